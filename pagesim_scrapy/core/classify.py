@@ -1,0 +1,307 @@
+"""Classify pages against a few template pages per label.
+
+A user gives two or three example pages per page type, not a labelled training set, so the
+decision threshold of a label is derived ("auto") from what is known without labels:
+
+* the similarity of the label's templates to each other (``within``: how alike pages of this
+  type are at least);
+* a background level (``background``): the similarity of the label's templates to the other
+  labels' templates when there are any, else the similarity two unrelated pages typically have
+  under this measure (measured on the pages in ../shared/data by ``benchmarks/calibrate.py``);
+* once enough pages have been scored, the distribution of their scores: on a real crawl it is
+  bimodal (the label's pages near the top, the rest lower), and the widest gap between the
+  background and ``within`` is where the threshold goes.
+
+The prior threshold sits at ``background + prior_weight * (within - background)``.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from pagesim_scrapy.core.similarity import get_measure
+from pagesim_scrapy.core.summary import DEFAULT_OPTIONS, PageSummary, SummaryOptions, summarize
+
+#: Similarity two pages of unrelated sites have under each measure (90th percentile of 300
+#: random cross-site pairs of ../shared/data/recipe_scrapers_testdata, default parameters;
+#: reproduce with ``python benchmarks/calibrate.py``).
+BACKGROUND_SIMILARITY: dict[str, float] = {
+    "lcs": 0.15,
+    "layers": 0.61,
+    "style": 0.16,
+    "combined": 0.15,
+    "ted": 0.35,
+}
+
+AGGREGATES = ("max", "mean")
+
+
+@dataclass
+class Verdict:
+    """The classifier's decision for one page (``response.meta["pagesim"]`` in a crawl)."""
+
+    label: str | None
+    score: float
+    scores: dict[str, float]
+    method: str
+    margin: float  # best score minus the runner-up label's score (1.0 with one label)
+    runner_up: str | None = None
+    threshold: float | None = None  # the threshold the best label had to reach
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "score": round(self.score, 6),
+            "scores": {label: round(score, 6) for label, score in self.scores.items()},
+            "method": self.method,
+            "margin": round(self.margin, 6),
+            "runner_up": self.runner_up,
+            "threshold": None if self.threshold is None else round(self.threshold, 6),
+        }
+
+
+@dataclass
+class LabelThreshold:
+    """How a label's threshold was set, for logs and reports."""
+
+    value: float
+    source: str  # "given", "prior" or "distribution"
+    within: float | None = None
+    background: float | None = None
+
+
+def gap_split(
+    scores: Sequence[float], low: float, high: float, min_gap: float, near: float = 0.6
+) -> float | None:
+    """Where to cut a label's score distribution into "other pages" below and "its pages" above.
+
+    Candidates are the gaps between consecutive sorted scores whose midpoint lies in
+    [low, high] and that are at least ``min_gap`` wide. Of those at least ``near`` times as
+    wide as the widest, the lowest wins: a type's own pages spread out above the cut (one odd
+    page can leave a gap inside them), while the rest of a site crowds below it.
+    """
+    ordered = sorted(scores)
+    gaps = [
+        (upper - lower, (lower + upper) / 2)
+        for lower, upper in zip(ordered, ordered[1:])
+        if upper - lower >= min_gap and low <= (lower + upper) / 2 <= high
+    ]
+    if not gaps:
+        return None
+    widest = max(width for width, _ in gaps)
+    return min(mid for width, mid in gaps if width >= near * widest)
+
+
+@dataclass
+class _LabelState:
+    templates: list[PageSummary]
+    within: float | None = None
+    background: float = 0.0
+    prior: float = 0.0
+    given: float | None = None
+    observed: deque[float] = field(default_factory=lambda: deque(maxlen=2000))
+    adapted: float | None = None
+
+
+class TemplateClassifier:
+    """Labels -> template pages; ``classify(page)`` returns a :class:`Verdict`.
+
+    ``threshold`` is a number (all labels), a ``{label: number}`` dict (missing labels use
+    "auto"), or ``"auto"``. Template summaries are computed once, here.
+    """
+
+    def __init__(
+        self,
+        templates: Mapping[str, Iterable[Any]],
+        *,
+        method: str = "lcs",
+        params: Mapping[str, Any] | None = None,
+        threshold: float | str | Mapping[str, float] = "auto",
+        aggregate: str = "max",
+        summary_options: SummaryOptions = DEFAULT_OPTIONS,
+        prior_weight: float = 0.5,
+        adapt_after: int = 30,
+        min_gap: float = 0.05,
+    ) -> None:
+        self.measure = get_measure(method)
+        self.method = method
+        self.params = self.measure.check_params(dict(params or {}))
+        if aggregate not in AGGREGATES:
+            raise ValueError(f"aggregate must be one of {AGGREGATES}, not {aggregate!r}")
+        if not 0.0 < prior_weight < 1.0:
+            raise ValueError("prior_weight must be within (0, 1)")
+        self.aggregate = aggregate
+        self.summary_options = summary_options
+        self.prior_weight = prior_weight
+        self.adapt_after = adapt_after
+        self.min_gap = min_gap
+        self._lock = threading.Lock()
+        self._labels: dict[str, _LabelState] = {}
+        for label, pages in templates.items():
+            summaries = [summarize(page, summary_options) for page in pages]
+            if not summaries:
+                raise ValueError(f"label {label!r} has no template page")
+            self._labels[label] = _LabelState(summaries)
+        if not self._labels:
+            raise ValueError("no templates given")
+        self._set_given_thresholds(threshold)
+        self._compute_priors()
+
+    # -- construction ---------------------------------------------------------------------
+
+    def _set_given_thresholds(self, threshold: float | str | Mapping[str, float]) -> None:
+        if isinstance(threshold, str):
+            if threshold != "auto":
+                raise ValueError(f"threshold must be a number, a dict or 'auto', not {threshold!r}")
+            return
+        if isinstance(threshold, Mapping):
+            unknown = set(threshold) - set(self._labels)
+            if unknown:
+                raise ValueError(f"threshold given for unknown label(s): {sorted(unknown)}")
+            for label, value in threshold.items():
+                if isinstance(value, str) and value == "auto":
+                    continue
+                self._labels[label].given = _check_threshold(value, label)
+            return
+        value = _check_threshold(threshold, None)
+        for state in self._labels.values():
+            state.given = value
+
+    def _sim(self, a: PageSummary, b: PageSummary) -> float:
+        return self.measure.func(a, b, **self.params)
+
+    def _compute_priors(self) -> None:
+        default_background = BACKGROUND_SIMILARITY.get(self.method, 0.3)
+        for label, state in self._labels.items():
+            pairs = list(combinations(state.templates, 2))
+            if pairs:
+                state.within = min(self._sim(a, b) for a, b in pairs)
+            cross = [
+                self._sim(mine, theirs)
+                for other, other_state in self._labels.items()
+                if other != label
+                for mine in state.templates
+                for theirs in other_state.templates
+            ]
+            state.background = max(cross) if cross else default_background
+            top = state.within if state.within is not None else 1.0
+            if top <= state.background:
+                # Templates of this label are no more alike than other labels' pages: only the
+                # nearest-label rule can tell them apart; accept anything above the background.
+                state.prior = state.background
+            else:
+                state.prior = state.background + self.prior_weight * (top - state.background)
+
+    # -- thresholds ------------------------------------------------------------------------
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self._labels)
+
+    def threshold(self, label: str) -> LabelThreshold:
+        state = self._labels[label]
+        if state.given is not None:
+            return LabelThreshold(state.given, "given", state.within, state.background)
+        if state.adapted is not None:
+            return LabelThreshold(state.adapted, "distribution", state.within, state.background)
+        return LabelThreshold(state.prior, "prior", state.within, state.background)
+
+    def observe(self, scores: Mapping[str, float]) -> None:
+        """Feed one page's per-label scores into the distributions that adapt auto thresholds."""
+        with self._lock:
+            for label, score in scores.items():
+                state = self._labels.get(label)
+                if state is None or state.given is not None:
+                    continue
+                state.observed.append(score)
+                count = len(state.observed)
+                # re-split now and then, not on every page: cost stays flat in a long crawl
+                if count >= self.adapt_after and (count < 200 or count % 50 == 0):
+                    self._adapt(state)
+
+    def fit_distribution(self, pages_scores: Iterable[Mapping[str, float]]) -> None:
+        """Batch form of :meth:`observe`: adapt auto thresholds from many pages' scores at once."""
+        with self._lock:
+            for scores in pages_scores:
+                for label, score in scores.items():
+                    state = self._labels.get(label)
+                    if state is not None and state.given is None:
+                        state.observed.append(score)
+            for state in self._labels.values():
+                if state.given is None and len(state.observed) >= self.adapt_after:
+                    self._adapt(state)
+
+    def _adapt(self, state: _LabelState) -> None:
+        # The cut may land above ``within``: a page can be closer to one template than the
+        # templates are to each other.
+        state.adapted = gap_split(state.observed, state.background, 1.0, self.min_gap)
+
+    # -- classification --------------------------------------------------------------------
+
+    def scores(self, page: Any) -> dict[str, float]:
+        """Per-label similarity of ``page`` (aggregated over each label's templates)."""
+        summary = page if isinstance(page, PageSummary) else summarize(page, self.summary_options)
+        result: dict[str, float] = {}
+        for label, state in self._labels.items():
+            values = [self._sim(summary, template) for template in state.templates]
+            if self.aggregate == "max":
+                result[label] = max(values)
+            else:
+                result[label] = math.fsum(values) / len(values)
+        return result
+
+    def decide(self, scores: Mapping[str, float]) -> Verdict:
+        """Turn per-label scores into a verdict with the current thresholds."""
+        ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)
+        best_label, best_score = ranked[0]
+        runner_up, second = ranked[1] if len(ranked) > 1 else (None, 0.0)
+        margin = best_score - second if len(ranked) > 1 else 1.0
+        threshold = self.threshold(best_label).value
+        label = best_label if best_score >= threshold else None
+        return Verdict(
+            label=label,
+            score=best_score,
+            scores=dict(scores),
+            method=self.method,
+            margin=margin,
+            runner_up=runner_up,
+            threshold=threshold,
+        )
+
+    def classify(self, page: Any, *, learn: bool = True) -> Verdict:
+        """Score ``page`` against every label and decide; ``learn`` feeds the auto thresholds."""
+        scores = self.scores(page)
+        if learn:
+            self.observe(scores)
+        return self.decide(scores)
+
+    def describe(self) -> dict[str, Any]:
+        """Labels, template counts and thresholds, for logs and reports."""
+        out: dict[str, Any] = {"method": self.method, "params": self.params, "labels": {}}
+        for label, state in self._labels.items():
+            th = self.threshold(label)
+            out["labels"][label] = {
+                "templates": len(state.templates),
+                "threshold": round(th.value, 4),
+                "threshold_source": th.source,
+                "within": None if th.within is None else round(th.within, 4),
+                "background": None if th.background is None else round(th.background, 4),
+            }
+        return out
+
+
+def _check_threshold(value: Any, label: str | None) -> float:
+    where = f" for label {label!r}" if label else ""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"threshold{where} must be a number in [0, 1], not {value!r}") from None
+    if not 0.0 <= number <= 1.0 or math.isnan(number):
+        raise ValueError(f"threshold{where} must be in [0, 1], not {number}")
+    return number

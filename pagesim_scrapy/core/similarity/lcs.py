@@ -1,0 +1,25 @@
+"""Seed 002 (Deng & He, MFPSDDP): LCS of two traversal sequences over a node relation.
+
+similarity = LCS(seq1, seq2) / ((len1 + len2) / 2). The sequences are strings of node codes
+(see :mod:`pagesim_scrapy.core.summary`), so rapidfuzz's bit-parallel LCS does the work.
+"""
+
+from __future__ import annotations
+
+from rapidfuzz.distance import LCSseq
+
+from pagesim_scrapy.core.summary import PageSummary
+
+
+def lcs_ratio(seq1: str, seq2: str) -> float:
+    """LCS length over the mean length; 1.0 for two empty sequences."""
+    total = len(seq1) + len(seq2)
+    if total == 0:
+        return 1.0
+    return 2.0 * LCSseq.similarity(seq1, seq2) / total
+
+
+def lcs_similarity(
+    a: PageSummary, b: PageSummary, *, relation: str = "csr", order: str = "bfs"
+) -> float:
+    return lcs_ratio(a.sequence(relation, order), b.sequence(relation, order))

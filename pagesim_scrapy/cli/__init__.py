@@ -60,4 +60,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m pagesim_scrap
     except CommandError as exc:
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head` and closed early: not an error
+        sys.stderr.close()
+        return 0
     return result

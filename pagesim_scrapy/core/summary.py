@@ -293,6 +293,13 @@ def parse_html(data: bytes | str, encoding: str | None = None) -> Any:
 
     Raises :class:`PageParseError` for input with no element at all (empty, whitespace only).
     """
+    if isinstance(data, bytes) and encoding is not None:
+        # Decode here rather than in libxml2: Python knows every codec name and never fails
+        # on bad bytes with errors="replace".
+        try:
+            data = data.decode(encoding, errors="replace")
+        except LookupError:
+            pass  # unknown codec name: let libxml2 detect the encoding from the page
     if isinstance(data, str):
         if not data.strip():
             raise PageParseError("empty document")
@@ -301,6 +308,8 @@ def parse_html(data: bytes | str, encoding: str | None = None) -> Any:
         encoding = "utf-8"
     elif not data.strip():
         raise PageParseError("empty document")
+    else:
+        encoding = None
     parser = etree.HTMLParser(encoding=encoding, **_PARSER_KWARGS)
     try:
         root = etree.fromstring(data, parser)

@@ -1,0 +1,124 @@
+"""``classify --template LABEL=PATH … PATH…``: label pages by their nearest templates."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+from typing import Any
+
+from pagesim_scrapy.cli._common import (
+    CommandError,
+    add_output_argument,
+    output_stream,
+    page_paths,
+    write_jsonl,
+)
+from pagesim_scrapy.cli._method import add_method_arguments, method_params
+from pagesim_scrapy.core.classify import TemplateClassifier
+from pagesim_scrapy.core.pageio import PageReadError
+from pagesim_scrapy.core.summary import PageParseError, summarize
+
+logger = logging.getLogger(__name__)
+
+
+def add_threshold_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-t",
+        "--threshold",
+        default="auto",
+        help="a number in [0, 1], or 'auto' (default): derived from the templates and the "
+        "score distribution of the classified pages",
+    )
+
+
+def parse_threshold(text: str) -> float | str:
+    if text == "auto":
+        return "auto"
+    try:
+        return float(text)
+    except ValueError:
+        raise CommandError(f"--threshold must be a number or 'auto', not {text!r}") from None
+
+
+def parse_templates(items: list[str]) -> dict[str, list[Path]]:
+    templates: dict[str, list[Path]] = {}
+    for item in items:
+        label, sep, path = item.partition("=")
+        if not sep or not label or not path:
+            raise CommandError(f"--template wants LABEL=PATH, not {item!r}")
+        templates.setdefault(label, []).extend(page_paths([path]))
+    if not templates:
+        raise CommandError("give at least one --template LABEL=PATH")
+    return templates
+
+
+def build_classifier(
+    templates: dict[str, list[Path]], args: argparse.Namespace
+) -> TemplateClassifier:
+    try:
+        return TemplateClassifier(
+            {label: [summarize(p) for p in paths] for label, paths in templates.items()},
+            method=args.method,
+            params=method_params(args),
+            threshold=parse_threshold(args.threshold),
+        )
+    except (PageReadError, PageParseError, ValueError) as exc:
+        raise CommandError(f"templates: {exc}") from exc
+
+
+def score_pages(
+    classifier: TemplateClassifier, paths: list[Path]
+) -> list[tuple[Path, dict[str, float] | None, str | None]]:
+    """Per-label scores of every page; a page that cannot be read gets its error instead."""
+    out: list[tuple[Path, dict[str, float] | None, str | None]] = []
+    for path in paths:
+        try:
+            out.append((path, classifier.scores(summarize(path)), None))
+        except (PageReadError, PageParseError) as exc:
+            logger.warning("skipping %s: %s", path, exc)
+            out.append((path, None, str(exc)))
+    return out
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "classify",
+        help="label pages by their similarity to template pages",
+        description="Label each page with its nearest template label, or null when no label's "
+        "threshold is reached. Writes one JSON object per page.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="pages or folders of pages")
+    parser.add_argument(
+        "--template",
+        action="append",
+        default=[],
+        metavar="LABEL=PATH",
+        help="a template page (or folder of them) for LABEL; repeatable",
+    )
+    add_method_arguments(parser)
+    add_threshold_argument(parser)
+    add_output_argument(parser, "one JSON object per page")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    classifier = build_classifier(parse_templates(args.template), args)
+    scored = score_pages(classifier, page_paths(args.paths))
+    classifier.fit_distribution(scores for _, scores, _ in scored if scores is not None)
+    for label, info in classifier.describe()["labels"].items():
+        logger.info(
+            "label %s: threshold %.3f (%s)", label, info["threshold"], info["threshold_source"]
+        )
+    with output_stream(args.output) as stream:
+        for path, scores, error in scored:
+            record: dict[str, Any] = {"path": str(path)}
+            if scores is None:
+                record.update(label=None, score=None, scores={}, error=error)
+            else:
+                verdict = classifier.decide(scores).as_dict()
+                record.update(
+                    label=verdict["label"], score=verdict["score"], scores=verdict["scores"]
+                )
+            write_jsonl(stream, record)
+    return 0

@@ -1,0 +1,118 @@
+"""``evaluate ROOT``: classify labelled folders and print precision / recall / F1 per label."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from pagesim_scrapy.cli._common import CommandError
+from pagesim_scrapy.cli._method import add_method_arguments, method_params
+from pagesim_scrapy.cli.classify import add_threshold_argument, parse_threshold
+from pagesim_scrapy.core.classify import TemplateClassifier
+from pagesim_scrapy.core.evaluate import (
+    accuracy,
+    format_table,
+    label_scores,
+    labelled_folders,
+    threshold_sweep,
+)
+from pagesim_scrapy.core.pageio import PageReadError
+from pagesim_scrapy.core.summary import PageParseError, PageSummary, summarize
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="precision/recall/F1 of classification on labelled folders",
+        description="ROOT holds one folder per label (the folder name is the label). The first "
+        "--templates pages of each folder (sorted by name) are its templates; every other page "
+        "is classified and judged.",
+    )
+    parser.add_argument("root", metavar="ROOT", help="folder of labelled sub-folders")
+    parser.add_argument(
+        "-k", "--templates", type=int, default=2, metavar="K", help="templates per label (2)"
+    )
+    parser.add_argument(
+        "--labels",
+        metavar="A,B",
+        help="only these labels get templates (the others' pages must come out unlabelled)",
+    )
+    add_method_arguments(parser)
+    add_threshold_argument(parser)
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.templates < 1:
+        raise CommandError("--templates must be >= 1")
+    try:
+        folders = labelled_folders(args.root)
+        pages = {
+            label: [(path, summarize(path)) for path in paths] for label, paths in folders.items()
+        }
+    except (ValueError, PageReadError, PageParseError) as exc:
+        raise CommandError(str(exc)) from exc
+    chosen = args.labels.split(",") if args.labels else list(pages)
+    missing = [label for label in chosen if label not in pages]
+    if missing:
+        raise CommandError(f"no folder for label(s): {', '.join(missing)}")
+    templates: dict[str, list[PageSummary]] = {}
+    tests: list[tuple[Path, str, PageSummary]] = []
+    for label, items in pages.items():
+        k = args.templates if label in chosen else 0
+        if label in chosen and len(items) <= k:
+            raise CommandError(f"label {label!r} has {len(items)} pages: none left to test")
+        templates_here = [summary for _, summary in items[:k]]
+        if templates_here:
+            templates[label] = templates_here
+        tests.extend((path, label, summary) for path, summary in items[k:])
+    try:
+        classifier = TemplateClassifier(
+            templates,
+            method=args.method,
+            params=method_params(args),
+            threshold=parse_threshold(args.threshold),
+        )
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+    all_scores = [classifier.scores(summary) for _, _, summary in tests]
+    classifier.fit_distribution(all_scores)
+    predicted = [classifier.decide(scores).label for scores in all_scores]
+    truth = [label if label in templates else None for _, label, _ in tests]
+    rows = []
+    for result in label_scores(truth, predicted, list(templates)):
+        row = result.as_dict()
+        th = classifier.threshold(result.label)
+        row["threshold"] = round(th.value, 4)
+        row["source"] = th.source
+        _, best = threshold_sweep(
+            [scores[result.label] for scores in all_scores],
+            [t == result.label for t in truth],
+        )
+        row["best_threshold"] = round(best.threshold, 3)
+        row["best_f1"] = round(best.f1, 4)
+        rows.append(row)
+    acc = accuracy(truth, predicted)
+    if args.json:
+        print(json.dumps({"method": args.method, "accuracy": acc, "labels": rows}, indent=2))
+        return 0
+    print(
+        f"method {args.method}, {sum(len(v) for v in templates.values())} templates, "
+        f"{len(tests)} test pages, accuracy {acc:.3f}"
+    )
+    columns = [
+        "label",
+        "precision",
+        "recall",
+        "f1",
+        "support",
+        "predicted",
+        "threshold",
+        "source",
+        "best_threshold",
+        "best_f1",
+    ]
+    print(format_table(rows, columns))
+    return 0

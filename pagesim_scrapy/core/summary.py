@@ -121,6 +121,19 @@ class _LabelCache:
         self.limit = limit
         self.entries: dict[Any, _Labels] = {}
 
+    @cached_property
+    def value_names(self) -> frozenset[str]:
+        """Attributes besides class and id whose values shape a label (with normalisation on)."""
+        rpsa = {attr for attrs in self.options._rpsa_by_tag.values() for attr in attrs}
+        return frozenset((STRUCTURAL_ATTRIBUTES | rpsa) - {"class", "id"})
+
+    def store(self, key: Any, tag: str, items: list[tuple[str, str]]) -> _Labels:
+        entry = self._compute(tag, items)
+        if len(self.entries) >= self.limit:
+            self.entries.clear()
+        self.entries[key] = entry
+        return entry
+
     def labels(self, tag: str, items: list[tuple[str, str]]) -> _Labels:
         key = (tag, *items) if items else tag
         entry = self.entries.get(key)
@@ -357,7 +370,9 @@ def summarize_tree(
     max_depth = options.max_depth
 
     entries_get = cache.entries.get
-    compute = cache.labels
+    compute = cache.store
+    short_key = options.normalise_volatile
+    value_names = cache.value_names
     node_labels: list[_Labels] = []
     tags: list[str] = []
     parent_bfs: list[int] = []
@@ -376,10 +391,19 @@ def summarize_tree(
             tag = element.tag
             if tag.__class__ is not str:  # lxml.html may hand back exotic tag types
                 tag = str(tag)
-            items = element.items()
-            entry = entries_get((tag, *items) if items else tag)
+            keys = element.keys()
+            if not keys:
+                key: Any = tag
+            elif short_key and value_names.isdisjoint(keys):
+                # Only class and id values matter here: a key without the other values
+                # (hrefs, srcs, titles) is much cheaper to hash, and they are blanked anyway.
+                get = element.get
+                key = (tag, get("class"), get("id"), *keys)
+            else:
+                key = (tag, *element.items())
+            entry = entries_get(key)
             if entry is None:
-                entry = compute(tag, items)
+                entry = compute(key, tag, element.items())
             node_labels.append(entry)
             tags.append(tag)
             if descend:

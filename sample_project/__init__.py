@@ -1,0 +1,1 @@
+"""Sample Scrapy project: a crawl of a bundled offline demo shop with pagesim enabled."""

@@ -1,0 +1,59 @@
+"""Settings of the demo shop crawl: pagesim classifies every page, only products are kept.
+
+Template pages are part of the bundled site; their absolute paths are computed at import
+time from this file's location, so the settings work from any checkout.
+"""
+
+from __future__ import annotations
+
+from sample_project.demo_shop import DEMO_LABELS_FILE as labels_path
+from sample_project.demo_shop import DEMO_SITE_DIR as site_dir
+
+BOT_NAME = "demo_shop"
+SPIDER_MODULES = ["sample_project.demo_shop.spiders"]
+NEWSPIDER_MODULE = "sample_project.demo_shop.spiders"
+
+# The site is local (file:// or a local HTTP server): no robots.txt, no politeness delay.
+ROBOTSTXT_OBEY = False
+LOG_LEVEL = "INFO"
+FEED_EXPORT_ENCODING = "utf-8"
+# Nothing in the sample project may open a port (Scrapy 2.19's remote control extension
+# also writes a job file with its token into the user's profile).
+TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False
+
+# --- pagesim ------------------------------------------------------------------------------
+
+ADDONS = {"pagesim_scrapy.Addon": 0}
+
+PAGESIM_ENABLED = True
+
+#: A few example pages per page type, chosen from the demo site (two product pages with
+#: different optional blocks, a sub-category listing and a top-level category page, one
+#: search result page, one help article).
+PAGESIM_TEMPLATES = {
+    "product": [
+        str(site_dir / "p" / "13391.html"),
+        str(site_dir / "item" / "brio-prime-wooden-puzzle-ii-13646.html"),
+    ],
+    "category": [
+        str(site_dir / "shop" / "apparel" / "shirts" / "index.html"),
+        str(site_dir / "shop" / "kitchen" / "index.html"),
+    ],
+    "search": [str(site_dir / "search" / "backpack.html")],
+    "help": [str(site_dir / "help" / "shipping.html")],
+}
+PAGESIM_TARGETS = ["product"]
+PAGESIM_METHOD = "lcs"
+PAGESIM_THRESHOLD = "auto"
+# Non-target pages still reach the callback (their links must be followed) ...
+PAGESIM_ACTION = "tag"
+# ... but the items the spider yields for them are dropped by the filter pipeline.
+PAGESIM_FILTER_ITEMS = True
+PAGESIM_PAGE_ITEMS = False
+
+# --- demo scoring -------------------------------------------------------------------------
+
+EXTENSIONS = {"sample_project.demo_shop.extensions.LabelAccuracyReport": 500}
+#: Ground truth the LabelAccuracyReport extension scores pagesim's verdicts against.
+DEMO_LABELS_FILE = str(labels_path)

@@ -1,0 +1,3 @@
+document.addEventListener('click', function (event) {
+  if (event.target.matches('.quick-add')) { event.target.textContent = 'Added'; }
+});

@@ -124,7 +124,8 @@ def recipes(methods: list[str], all_pairs: bool) -> None:
             if site_f1[-1] < 0.95:
                 worst.append(f"{site}={site_f1[-1]:.2f}")
         print(
-            f"  {name:12s} mean F1 {statistics.mean(site_f1):.3f}  below 0.95: {', '.join(worst) or 'none'}"
+            f"  {name:12s} mean F1 {statistics.mean(site_f1):.3f}  "
+            f"below 0.95: {', '.join(worst) or 'none'}"
         )
 
 

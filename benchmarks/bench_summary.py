@@ -51,14 +51,17 @@ def main() -> None:
             continue
         if root is None:
             continue
-        t_parse = median_time(lambda: etree.fromstring(raw, etree.HTMLParser(huge_tree=True)))
-        t_build = median_time(lambda: summarize_tree(root))
+        t_parse = median_time(
+            lambda raw=raw: etree.fromstring(raw, etree.HTMLParser(huge_tree=True))
+        )
+        t_build = median_time(lambda root=root: summarize_tree(root))
         ratios.append(t_build / t_parse)
         parse_ms.append(t_parse * 1000)
         build_ms.append(t_build * 1000)
         nodes.append(summarize_tree(root).n_nodes)
     print(
-        f"pages: {len(ratios)} from {len(sets)} data sets; median elements {statistics.median(nodes):.0f}"
+        f"pages: {len(ratios)} from {len(sets)} data sets; "
+        f"median elements {statistics.median(nodes):.0f}"
     )
     print(f"lxml parse      median {statistics.median(parse_ms):.3f} ms")
     print(f"summary build   median {statistics.median(build_ms):.3f} ms")

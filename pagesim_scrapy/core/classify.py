@@ -22,7 +22,7 @@ import threading
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, pairwise
 from typing import Any
 
 from pagesim_scrapy.core.similarity import get_measure
@@ -89,7 +89,7 @@ def gap_split(
     ordered = sorted(scores)
     gaps = [
         (upper - lower, (lower + upper) / 2)
-        for lower, upper in zip(ordered, ordered[1:])
+        for lower, upper in pairwise(ordered)
         if upper - lower >= min_gap and low <= (lower + upper) / 2 <= high
     ]
     if not gaps:

@@ -26,7 +26,7 @@ def is_page_file(path: Path) -> bool:
 
 
 def iter_page_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
-    """Yield page files: each path as given if it is a file, else the pages below a folder, sorted."""
+    """Yield page files: a file as given, or the pages below a folder, sorted."""
     for raw in paths:
         path = Path(raw)
         if path.is_dir():

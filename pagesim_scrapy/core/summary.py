@@ -17,6 +17,7 @@ Derived views (document order, parents, per-level lists) are computed lazily fro
 
 from __future__ import annotations
 
+import contextlib
 import re
 import zlib
 from collections.abc import Iterable
@@ -309,10 +310,8 @@ def parse_html(data: bytes | str, encoding: str | None = None) -> Any:
     if isinstance(data, bytes) and encoding is not None:
         # Decode here rather than in libxml2: Python knows every codec name and never fails
         # on bad bytes with errors="replace".
-        try:
+        with contextlib.suppress(LookupError):  # unknown codec: libxml2 detects it instead
             data = data.decode(encoding, errors="replace")
-        except LookupError:
-            pass  # unknown codec name: let libxml2 detect the encoding from the page
     if isinstance(data, str):
         if not data.strip():
             raise PageParseError("empty document")

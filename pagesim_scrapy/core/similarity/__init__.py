@@ -39,9 +39,8 @@ class Measure:
         merged = {**self.defaults, **params}
         for name, allowed in self.choices.items():
             if merged[name] not in allowed:
-                raise ValueError(
-                    f"{self.name}: {name}={merged[name]!r} is not one of {', '.join(map(repr, allowed))}"
-                )
+                options = ", ".join(map(repr, allowed))
+                raise ValueError(f"{self.name}: {name}={merged[name]!r} is not one of {options}")
         return merged
 
 

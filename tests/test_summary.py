@@ -153,3 +153,12 @@ def test_real_pages(stackoverflow: Path):
         s = summarize(path)
         assert s.n_nodes > 100
         assert len(s.sequence("rsn")) == len(s.sequence("csr", "dfs")) == s.n_nodes
+
+
+def test_max_nodes_keeps_the_top_of_the_tree():
+    s = summarize(PAGE, SummaryOptions(max_nodes=4))
+    assert s.tags == ["body", "div", "ul", "p"]
+    assert s.parent_bfs == [-1, 0, 0, 1]
+    assert s.parents == [-1, 0, 1, 0]
+    with pytest.raises(ValueError):
+        SummaryOptions(max_nodes=0)

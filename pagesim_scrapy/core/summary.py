@@ -92,6 +92,9 @@ class SummaryOptions:
     rpsa_attributes: tuple[str, ...] = DEFAULT_RPSA_ATTRIBUTES
     normalise_volatile: bool = True
     max_depth: int | None = None  # levels below <body> to keep; None keeps all
+    #: Stop the breadth-first walk after this many elements: the top of the tree, where page
+    #: types differ, is kept and crawl-time cost is bounded. None keeps all.
+    max_nodes: int | None = None
 
     def __post_init__(self) -> None:
         for spec in self.rpsa_attributes:
@@ -99,6 +102,8 @@ class SummaryOptions:
                 raise ValueError(f"RPSA attribute {spec!r} must look like 'tag.attribute'")
         if self.max_depth is not None and self.max_depth < 0:
             raise ValueError("max_depth must be >= 0 or None")
+        if self.max_nodes is not None and self.max_nodes < 1:
+            raise ValueError("max_nodes must be >= 1 or None")
 
     @cached_property
     def _rpsa_by_tag(self) -> dict[str, tuple[str, ...]]:
@@ -380,11 +385,23 @@ def summarize_tree(
     level = [start]
     level_parents = [-1]
     depth = 0
+    budget = options.max_nodes
     while level:
+        if budget is not None:
+            room = budget - len(tags)
+            if room <= 0:
+                break
+            if len(level) > room:
+                level = level[:room]
+                level_parents = level_parents[:room]
         level_starts.append(len(tags))
         next_level: list[Any] = []
         next_parents: list[int] = []
         descend = max_depth is None or depth < max_depth
+        # children beyond the node budget would be cut at the next level: do not collect them
+        room_below = None if budget is None else budget - len(tags) - len(level)
+        if room_below is not None and room_below <= 0:
+            descend = False
         index = len(tags)
         for element in level:
             tag = element.tag
@@ -411,6 +428,8 @@ def summarize_tree(
                     if child_tag.__class__ is str and child_tag not in skip:
                         next_level.append(child)
                         next_parents.append(index)
+                if room_below is not None and len(next_level) >= room_below:
+                    descend = False
             index += 1
         parent_bfs += level_parents
         level = next_level

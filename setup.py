@@ -6,6 +6,8 @@ optional: without a C compiler (or Python headers) ``pip install .`` still succe
 gives the same results, only much more slowly.
 """
 
+import sys
+
 from setuptools import Extension, setup
 
 setup(
@@ -13,7 +15,7 @@ setup(
         Extension(
             "pagesim_scrapy.core.similarity._ted",
             sources=["pagesim_scrapy/core/similarity/_ted.c"],
-            extra_compile_args=["-O3"],
+            extra_compile_args=[] if sys.platform == "win32" else ["-O3"],
             optional=True,
         )
     ]

@@ -143,7 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         if peer is None:
             continue
         p_med, _, p_dist = timed(peer, 3)
-        c_med, _, c_dist = timed(lambda: ted.tree_edit_distance(*small1, *small2), args.repeat)
+        c_med, _, c_dist = timed(
+            lambda s1=small1, s2=small2: ted.tree_edit_distance(*s1, *s2), args.repeat
+        )
         print(
             f"\n# {module_name} on {len(small1[0])} x {len(small2[0])} nodes: {p_med:.1f} ms "
             f"(distance {p_dist}); ours {c_med:.2f} ms (distance {c_dist:.0f})"

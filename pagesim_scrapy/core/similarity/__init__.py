@@ -62,7 +62,7 @@ def get_measure(name: str) -> Measure:
         ) from None
 
 
-def _ted(a: PageSummary, b: PageSummary, **params: Any) -> float:
+def _ted_measure(a: PageSummary, b: PageSummary, **params: Any) -> float:
     from pagesim_scrapy.core.similarity.ted import ted_similarity
 
     return ted_similarity(a, b, **params)
@@ -106,11 +106,11 @@ register(
 register(
     Measure(
         "ted",
-        _ted,
+        _ted_measure,
         {
-            "relation": "rsn",
+            "relation": "csr",
             "variant": "seed004",
-            "gamma_max": 1.0,
+            "gamma_max": None,
             "insert_cost": 1.0,
             "delete_cost": 1.0,
             "rename_cost": 1.0,

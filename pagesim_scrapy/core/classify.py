@@ -1,18 +1,19 @@
 """Classify pages against a few template pages per label.
 
-A user gives two or three example pages per page type, not a labelled training set, so the
-decision threshold of a label is derived ("auto") from what is known without labels:
+A user gives two or three example pages per page type, not a labelled training set, so each
+label's decision threshold is derived ("auto") from what is known without labels:
 
-* the similarity of the label's templates to each other (``within``: how alike pages of this
-  type are at least);
-* a background level (``background``): the similarity of the label's templates to the other
-  labels' templates when there are any, else the similarity two unrelated pages typically have
-  under this measure (measured on the pages in ../shared/data by ``benchmarks/calibrate.py``);
-* once enough pages have been scored, the distribution of their scores: on a real crawl it is
-  bimodal (the label's pages near the top, the rest lower), and the widest gap between the
-  background and ``within`` is where the threshold goes.
+* ``within``: how similar the label's templates are to each other;
+* ``background``: how similar the label's templates are to the other labels' templates, or,
+  with a single label, how similar two unrelated pages typically are under the measure
+  (measured on ../shared/data, see ``BACKGROUND_SIMILARITY``);
+* once enough pages have been scored, the distribution of the scores of the pages nearest to
+  the label: on a real crawl it is bimodal (the label's pages near the top, pages of other,
+  unconfigured types lower) and the threshold moves into the gap between the two.
 
-The prior threshold sits at ``background + prior_weight * (within - background)``.
+With other labels, the nearest label decides the type and the prior threshold is
+``background``: a page must be closer to the label's templates than the other labels'
+templates are. With one label it is ``background + prior_weight * (within - background)``.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ class TemplateClassifier:
         aggregate: str = "max",
         summary_options: SummaryOptions = DEFAULT_OPTIONS,
         prior_weight: float = 0.5,
-        adapt_after: int = 30,
+        adapt_after: int = 20,
         min_gap: float = 0.05,
     ) -> None:
         self.measure = get_measure(method)
@@ -191,9 +192,11 @@ class TemplateClassifier:
             ]
             state.background = max(cross) if cross else default_background
             top = state.within if state.within is not None else 1.0
-            if top <= state.background:
-                # Templates of this label are no more alike than other labels' pages: only the
-                # nearest-label rule can tell them apart; accept anything above the background.
+            if cross or top <= state.background:
+                # With other labels the nearest-label rule already separates the types; the
+                # threshold only turns away pages no closer to this label's templates than
+                # the other labels' templates are. (Measured on the demo shop: a type's pages
+                # spread far below ``within`` but stay above that level.)
                 state.prior = state.background
             else:
                 state.prior = state.background + self.prior_weight * (top - state.background)
@@ -212,35 +215,44 @@ class TemplateClassifier:
             return LabelThreshold(state.adapted, "distribution", state.within, state.background)
         return LabelThreshold(state.prior, "prior", state.within, state.background)
 
+    def _record(self, scores: Mapping[str, float]) -> _LabelState | None:
+        """Keep a page's score for its nearest label only: a label's threshold decides only
+        among the pages nearest to it, so only their scores shape it."""
+        if not scores:
+            return None
+        label = max(scores, key=scores.__getitem__)
+        state = self._labels.get(label)
+        if state is None or state.given is not None:
+            return None
+        state.observed.append(scores[label])
+        return state
+
     def observe(self, scores: Mapping[str, float]) -> None:
         """Feed one page's per-label scores into the distributions that adapt auto thresholds."""
         with self._lock:
-            for label, score in scores.items():
-                state = self._labels.get(label)
-                if state is None or state.given is not None:
-                    continue
-                state.observed.append(score)
-                count = len(state.observed)
-                # re-split now and then, not on every page: cost stays flat in a long crawl
-                if count >= self.adapt_after and (count < 200 or count % 50 == 0):
-                    self._adapt(state)
+            state = self._record(scores)
+            if state is None:
+                return
+            count = len(state.observed)
+            # re-split now and then, not on every page: cost stays flat in a long crawl
+            if count >= self.adapt_after and (count < 200 or count % 50 == 0):
+                self._adapt(state)
 
     def fit_distribution(self, pages_scores: Iterable[Mapping[str, float]]) -> None:
         """Batch form of :meth:`observe`: adapt auto thresholds from many pages' scores at once."""
         with self._lock:
             for scores in pages_scores:
-                for label, score in scores.items():
-                    state = self._labels.get(label)
-                    if state is not None and state.given is None:
-                        state.observed.append(score)
+                self._record(scores)
             for state in self._labels.values():
                 if state.given is None and len(state.observed) >= self.adapt_after:
                     self._adapt(state)
 
     def _adapt(self, state: _LabelState) -> None:
-        # The cut may land above ``within``: a page can be closer to one template than the
-        # templates are to each other.
-        state.adapted = gap_split(state.observed, state.background, 1.0, self.min_gap)
+        # The cut may land above ``within`` (a page can be closer to one template than the
+        # templates are to each other), but not far above it: a type's own pages spread out
+        # there, and a gap among them is no border.
+        high = max(state.within or 0.0, state.prior + 0.75 * (1.0 - state.prior))
+        state.adapted = gap_split(state.observed, state.background, high, self.min_gap)
 
     # -- classification --------------------------------------------------------------------
 

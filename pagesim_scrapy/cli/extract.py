@@ -1,0 +1,62 @@
+"""``extract --wrapper wrapper.json PATH...``: one JSON line per page with its record."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from pagesim_scrapy.cli._common import (
+    CommandError,
+    add_output_argument,
+    output_stream,
+    page_paths,
+    write_jsonl,
+)
+from pagesim_scrapy.core.induce import Wrapper, WrapperError
+from pagesim_scrapy.core.pageio import PageReadError, read_page_bytes
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "extract",
+        help="extract records from pages with a learned wrapper",
+        description=(
+            'Apply a wrapper (from `induce`) to saved pages: one line {"path", "record", "fit"} '
+            'per page, plus "records" (the main region\'s groups, the records of a list page) '
+            'with --records, and "reason" when a page does not fit.'
+        ),
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="saved pages or folders")
+    parser.add_argument("-w", "--wrapper", required=True, metavar="WRAPPER.json")
+    parser.add_argument(
+        "--records",
+        action="store_true",
+        help="also emit the main region's groups as separate records",
+    )
+    add_output_argument(parser, "records")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        wrapper = Wrapper.load(args.wrapper)
+    except WrapperError as exc:
+        raise CommandError(str(exc)) from exc
+    if wrapper.pages == 0:
+        raise CommandError(f"{args.wrapper}: the wrapper has not learned any page")
+    paths = page_paths(args.paths)
+    with output_stream(args.output) as out:
+        for path in paths:
+            line: dict[str, Any] = {"path": str(path)}
+            try:
+                result = wrapper.extract(read_page_bytes(path))
+            except PageReadError as exc:
+                line.update(record={}, fit=0.0, reason=str(exc))
+            else:
+                line.update(record=result.record, fit=round(result.fit, 4))
+                if args.records:
+                    line["records"] = result.records
+                if result.reason:
+                    line["reason"] = result.reason
+            write_jsonl(out, line)
+    return 0

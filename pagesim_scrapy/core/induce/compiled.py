@@ -1,0 +1,611 @@
+"""Compile a learned template into the read-only form extraction uses.
+
+Compiling applies seed 003's rule — drop nodes whose appearCount is below
+``ceil((n + 1) · λ)`` — marks optional nodes (found on fewer than all pages, or in fewer than
+all groups of their region), decides which text nodes, attributes and regions are data,
+names the fields, and picks the main repeating region (the records of a list page).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from pagesim_scrapy.core.induce.naming import best_class, label_text, snake, unique_name
+from pagesim_scrapy.core.induce.template import (
+    DATA_ATTRS,
+    ELEMENT,
+    REPEAT,
+    TEXT,
+    TemplateTree,
+    TNode,
+)
+
+__all__ = ["CNode", "Compiled", "FieldInfo", "compile_tree", "min_count"]
+
+#: A region is a list of records only if it has at least this many groups per page on average.
+MIN_GROUPS = 2.0
+#: …and at most this share of its text inside links (menus, tag clouds are link lists).
+MAX_LINK_SHARE = 0.6
+#: A region is a key/value table (rows "Price | £3" with the same labels on every page)
+#: when at least this share of its groups start with a text seen on two pages or more.
+KV_SHARE = 0.6
+#: …a label counting as constant when found on at least this share of the region's pages.
+KV_PAGE_SHARE = 0.5
+#: A page is a list page when its main region holds at least this share of the page's text.
+LIST_PAGE_SHARE = 0.4
+
+GROUP_TEXT_FIELD = "text"
+
+
+def min_count(pages: int, lam: float) -> int:
+    """Seed 003's threshold: nodes found on fewer pages than this are discarded."""
+    return max(1, math.ceil((pages + 1) * lam - 1e-9))
+
+
+class CNode:
+    """A compiled template node (only the kept ones)."""
+
+    __slots__ = (
+        "attr_fields",
+        "children",
+        "count",
+        "counted",
+        "deep_token",
+        "field",
+        "flat",
+        "gcount",
+        "has_data",
+        "has_list",
+        "implicit",
+        "index",
+        "kind",
+        "known",
+        "kv",
+        "loose",
+        "n_required",
+        "optional",
+        "parent",
+        "path",
+        "scope",
+        "sig",
+        "src",
+        "tag",
+        "token",
+        "tokens",
+    )
+
+    def __init__(self, src: TNode, parent: CNode | None, scope: CNode | None) -> None:
+        self.src = src
+        self.kind = src.kind
+        self.tag = src.tag
+        self.sig = src.sig
+        self.token = src.token
+        self.deep_token = src.deep_token
+        self.loose = src.loose
+        self.count = src.count
+        self.gcount = src.gcount
+        self.parent = parent
+        self.scope = scope  # the repeat whose records this node belongs to (None: the page)
+        self.children: list[CNode] = []
+        self.index = 0
+        self.optional = False
+        self.field: str | None = None
+        self.attr_fields: list[tuple[str, str]] = []
+        self.has_data = False
+        self.counted = False  # required, holds or leads to data, in the page record
+        self.has_list = False  # a data region somewhere below
+        self.flat = False  # a region with no region inside its records
+        self.implicit: frozenset[str] = frozenset()
+        self.known: frozenset[tuple[str, ...]] = frozenset()
+        self.kv: dict[str, str] | None = None  # a key/value table: leading label → field
+        self.n_required = 0
+        self.tokens: list[int] = []
+        self.path = ""
+
+    @property
+    def info(self) -> dict[str, str]:
+        return self.src.info
+
+    def __repr__(self) -> str:
+        return f"CNode({self.kind}, {self.path!r}, field={self.field!r})"
+
+
+@dataclass
+class FieldInfo:
+    """One field of the page record (or of a region's records), for people and evaluation."""
+
+    name: str
+    kind: str  # "text", "attribute", "list"
+    path: str
+    scope: str | None  # the list field this is a sub-field of, or None
+    attribute: str | None = None
+    optional: bool = False
+    pages: int = 0
+    samples: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Compiled:
+    root: CNode
+    pages: int
+    min_count: int
+    fields: list[FieldInfo]
+    blank: dict[str, Any]
+    main: CNode | None
+    kind: str  # "list" or "detail"
+    optional_nodes: list[CNode]
+    discarded: int
+    anchors: frozenset[str]  # signatures with a class or id found once in the template
+    required_data: int  # required page-level nodes that hold or lead to data (fit's base)
+    repairable: list[CNode]  # required page-level fields (text and lists) worth a second look
+    #: per region, the extraction plans of the group structures met so far
+    plans: dict[int, dict[tuple[Any, ...], Any]] = field(default_factory=dict)
+    #: per region, the empty record of one group
+    group_blanks: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
+def _segment(node: TNode) -> str:
+    if node.kind == TEXT:
+        return "text()"
+    if node.kind == REPEAT:
+        return "(" + " + ".join(p.split("[")[0] for p in node.pattern) + ")*"
+    seg = node.tag
+    cls = best_class(node)
+    if cls and node.info.get("class") and cls in node.info.get("class", ""):
+        seg += "." + cls
+    elif node.info.get("id"):
+        seg += "#" + node.info["id"][:30]
+    return seg
+
+
+def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
+    if tree.root is None:
+        raise ValueError("the template has learned no page")
+    n = tree.pages
+    threshold = min_count(n, lam)
+    discarded = 0
+    root = CNode(tree.root, None, None)
+    root.path = tree.root.tag
+    stack: list[CNode] = [root]
+    order: list[CNode] = []  # document order
+    while stack:
+        c = stack.pop()
+        order.append(c)
+        src = c.src
+        scope = c if c.kind == REPEAT else c.scope
+        kept: list[CNode] = []
+        for child in src.children:
+            if child.count < threshold:
+                discarded += 1
+                continue
+            cc = CNode(child, c, scope)
+            cc.index = len(kept)
+            if c.kind == REPEAT:
+                cc.optional = child.gcount < src.gcount
+            elif scope is not None:
+                cc.optional = child.gcount < c.gcount
+            else:
+                cc.optional = child.count < n
+            seg = _segment(child)
+            cc.path = f"{c.path} > {seg}" if c.path else seg
+            kept.append(cc)
+        c.children = kept
+        c.tokens = [k.token for k in kept]
+        c.known = frozenset(k.src.pattern for k in kept if k.kind == REPEAT)
+        c.n_required = sum(1 for k in kept if not k.optional)
+        stack.extend(reversed(kept))
+
+    _mark_data(order, n, threshold)
+    fields = _name_fields(order, n)
+    blank = _blank(root)
+    main, kind = _main_region(order, tree)
+    optional_nodes = [c for c in order if c.optional and c.kind != TEXT]
+    counts: dict[str, int] = {}
+    for c in order:
+        if c.kind == ELEMENT and c.scope is None and ("." in c.sig or "#" in c.sig):
+            counts[c.sig] = counts.get(c.sig, 0) + 1
+    anchors = frozenset(sig for sig, k in counts.items() if k == 1)
+    required_data = 0
+    for c in order:
+        c.counted = c.has_data and c.scope is None and not c.optional
+        required_data += c.counted
+    return Compiled(
+        root,
+        n,
+        threshold,
+        fields,
+        blank,
+        main,
+        kind,
+        optional_nodes,
+        discarded,
+        anchors,
+        required_data,
+        [c for c in order if c.scope is None and c.field and not c.optional],
+    )
+
+
+# --- which nodes hold data -----------------------------------------------------------------
+
+
+def _unknown(node: TNode, n: int, scope: CNode | None) -> bool:
+    """Seen only once, so constant and varying cannot be told apart: treated as data,
+    except on a one-page template outside lists (everything would be data)."""
+    if scope is not None:
+        return node.gcount <= 1 and scope.gcount <= 1
+    return n >= 2 and node.count == 1
+
+
+def _kv_labels(src: TNode, n: int, threshold: int) -> dict[str, str] | None:
+    """The labels of a key/value region whose values vary, or None if it is a real list."""
+    if n < 2 or src.count < 2 or not src.kv:
+        return None
+    total = sum(entry[1] for entry in src.kv.values())
+    # a label of a key/value table is on most pages that have the table; a heading that
+    # merely recurs (for the sauce) is not
+    needed = max(2, math.ceil(KV_PAGE_SHARE * src.count))
+    constant = sum(entry[1] for lead, entry in src.kv.items() if lead and entry[0] >= needed)
+    if not total or constant / total < KV_SHARE:
+        return None
+    return {
+        lead: ""
+        for lead, (pages, _groups, values) in src.kv.items()
+        if lead and pages >= max(2, threshold) and len(values) >= 2 and label_text(lead)
+    }
+
+
+def _mark_data(order: list[CNode], n: int, threshold: int) -> None:
+    for c in order:
+        src = c.src
+        if c.scope is not None and not _scope_is_data(c.scope, n):
+            continue
+        if c.kind == REPEAT:
+            c.kv = _kv_labels(src, n, threshold)
+            if c.kv is not None:
+                continue
+        if c.kind == TEXT:
+            if src.varies() or _unknown(src, n, c.scope):
+                c.field = ""  # named later
+        elif c.kind == ELEMENT:
+            for attr in DATA_ATTRS.get(c.tag, ()):
+                values = src.avals.get(attr)
+                if values and (len(values) >= 2 or _unknown(src, n, c.scope)):
+                    c.attr_fields.append((attr, ""))
+        elif c.kind == REPEAT and _scope_is_data(c, n) and src.tchars + len(src.samples) > 0:
+            c.field = ""
+    for c in reversed(order):  # children before parents
+        if c.field is not None or c.attr_fields or c.kv or any(k.has_data for k in c.children):
+            c.has_data = True
+        if (c.kind == REPEAT and c.field is not None) or any(k.has_list for k in c.children):
+            c.has_list = True
+    for c in reversed(order):
+        if c.kind == REPEAT:
+            c.flat = not _has_region_below(c)
+    for c in order:
+        if c.kind == ELEMENT and c.children:
+            sigs = [k.sig for k in c.children if k.kind == ELEMENT]
+            c.implicit = frozenset(
+                k.sig
+                for k in c.children
+                if k.kind == ELEMENT and k.has_list and k.scope is None and sigs.count(k.sig) == 1
+            )
+
+
+def _has_region_below(c: CNode) -> bool:
+    stack = list(c.children)
+    while stack:
+        k = stack.pop()
+        if k.kind == REPEAT:
+            return True
+        stack.extend(k.children)
+    return False
+
+
+def _scope_is_data(rep: CNode, n: int) -> bool:
+    """A region is data when its content differs between pages (a menu repeated identically
+    on every page is template), or when it cannot be known (one page, or seen once)."""
+    src = rep.src
+    if rep.kv is not None:
+        return False
+    if len(src.hashes) >= 2 or n == 1 or src.count == 1:
+        return rep.scope is None or _scope_is_data(rep.scope, n)
+    return False
+
+
+# --- naming ----------------------------------------------------------------------------------
+
+
+def _const_label(c: CNode) -> str | None:
+    """The text of a constant node usable as a label, or None."""
+    if c.has_data:
+        return None
+    if c.kind == TEXT:
+        return label_text(c.src.samples[0]) if c.src.samples else None
+    if c.kind != ELEMENT:
+        return None
+    texts: list[str] = []
+    stack = list(c.children)
+    while stack:
+        k = stack.pop()
+        if k.kind == TEXT and k.src.samples:
+            texts.append(k.src.samples[0])
+        elif k.kind == ELEMENT:
+            stack.extend(k.children)
+        if len(texts) > 2:
+            return None
+    if not texts:
+        return None
+    return label_text(" ".join(reversed(texts)))
+
+
+def _label_before(c: CNode) -> str | None:
+    parent = c.parent
+    if parent is None:
+        return None
+    for k in reversed(parent.children[: c.index]):
+        if k.has_data:
+            return None
+        label = _const_label(k)
+        if label:
+            return label
+        if k.kind == ELEMENT and k.children:
+            return None  # a non-label block sits between
+    return None
+
+
+#: Tags too generic to add meaning to an ancestor's class in a field name.
+_PLAIN_TAGS = frozenset(
+    {"div", "span", "section", "article", "main", "aside", "header", "footer", "nav", "body"}
+)
+
+
+def _context_name(el: CNode, levels: int = 3, with_tag: bool = True) -> str | None:
+    """itemprop, label, or class of the element or of one of its close ancestors (then
+    followed by the element's tag when that says more: ``midcol_h1``, ``midcol_h2``)."""
+    prop = el.info.get("itemprop")
+    if prop:
+        return prop
+    label = _label_before(el)
+    if label:
+        return label
+    node: CNode | None = el
+    for _ in range(levels):
+        if node is None or node.kind != ELEMENT or node is node.scope:
+            break
+        cls = best_class(node)
+        if cls:
+            if with_tag and node is not el and el.tag not in _PLAIN_TAGS:
+                return f"{cls}_{el.tag}"
+            return cls
+        label = _label_before(node) if node is not el else None
+        if label:
+            return label
+        node = node.parent
+    return None
+
+
+_TAG_NAMES = {"title": "page_title", "h1": "heading", "a": "link", "img": "image", "p": "paragraph"}
+
+
+def _text_name(c: CNode) -> str:
+    label = _label_before(c)
+    if label:
+        return label
+    parent = c.parent
+    if parent is None or parent.kind != ELEMENT:
+        return "text"
+    if parent.tag == "title" and parent.scope is None:
+        return "page_title"
+    name = _context_name(parent)
+    if name:
+        return name
+    return _TAG_NAMES.get(parent.tag, parent.tag)
+
+
+def _attr_name(c: CNode, attr: str) -> str:
+    info = c.info
+    if c.tag == "meta":
+        return info.get("property") or info.get("name") or info.get("itemprop") or "meta_content"
+    if c.tag == "link":
+        return (info.get("rel") or "link") + "_url"
+    suffix = {"href": "_url", "src": "_src", "datetime": "_datetime"}.get(attr, "_" + attr)
+    if c.tag == "img":
+        base = _context_name(c, with_tag=False)
+        suffix = "_image" if attr == "src" else "_" + attr
+        return base + suffix if base else "image" + ("" if attr == "src" else suffix)
+    if c.tag == "a":
+        base = _context_name(c, with_tag=False) or "link"
+        return base + suffix
+    return (_context_name(c, with_tag=False) or c.tag) + suffix
+
+
+def _repeat_name(c: CNode) -> str:
+    proto = next((k for k in c.children if k.kind == ELEMENT), None)
+    if proto is not None and proto.info.get("itemprop"):
+        return proto.info["itemprop"]
+    parent = c.parent
+    if parent is not None and parent.kind == ELEMENT and parent is not parent.scope:
+        cls = best_class(parent)
+        if cls:
+            return cls
+    label = _label_before(c) or (_label_before(parent) if parent is not None else None)
+    if label:
+        return label
+    if proto is not None:
+        cls = best_class(proto)
+        if cls:
+            return cls
+        return "list_" + proto.tag
+    return "list"
+
+
+def _name_fields(order: list[CNode], n: int) -> list[FieldInfo]:
+    taken: dict[int, set[str]] = {}
+
+    def scope_names(c: CNode) -> set[str]:
+        key = id(c.scope)
+        names = taken.get(key)
+        if names is None:
+            names = {GROUP_TEXT_FIELD} if c.scope is not None else set()
+            taken[key] = names
+        return names
+
+    # names given earlier stay (stable across learning more pages)
+    for c in order:
+        if c.field == "" and c.src.name and c.src.name not in scope_names(c):
+            c.field = c.src.name
+            scope_names(c).add(c.src.name)
+        if c.attr_fields:
+            kept: list[tuple[str, str]] = []
+            for attr, name in c.attr_fields:
+                prev = c.src.info.get("field:" + attr)
+                if prev and prev not in scope_names(c):
+                    scope_names(c).add(prev)
+                    kept.append((attr, prev))
+                else:
+                    kept.append((attr, name))
+            c.attr_fields = kept
+
+    fields: list[FieldInfo] = []
+    for c in order:
+        scope_field = _scope_path(c.scope)
+        if c.field == "":
+            base = _repeat_name(c) if c.kind == REPEAT else _text_name(c)
+            c.field = unique_name(snake(base), scope_names(c))
+            c.src.name = c.field
+        if c.field:
+            kind = "list" if c.kind == REPEAT else "text"
+            fields.append(
+                FieldInfo(
+                    c.field,
+                    kind,
+                    c.path,
+                    scope_field,
+                    None,
+                    c.optional,
+                    c.count,
+                    list(c.src.samples),
+                )
+            )
+        if c.kv:
+            for lead in list(c.kv):
+                stored = c.src.info.get("kv:" + lead)
+                names = scope_names(c)
+                if stored and stored not in names:
+                    names.add(stored)
+                    name = stored
+                else:
+                    name = unique_name(snake(lead), names)
+                    c.src.info["kv:" + lead] = name
+                c.kv[lead] = name
+                fields.append(
+                    FieldInfo(
+                        name,
+                        "text",
+                        f"{c.path} [{lead}]",
+                        scope_field,
+                        None,
+                        True,
+                        c.src.kv[lead][0],
+                        list(c.src.kv[lead][2]),
+                    )
+                )
+        if c.attr_fields:
+            named: list[tuple[str, str]] = []
+            for attr, name in c.attr_fields:
+                if not name:
+                    name = unique_name(snake(_attr_name(c, attr)), scope_names(c))
+                    c.src.info["field:" + attr] = name
+                named.append((attr, name))
+                fields.append(
+                    FieldInfo(
+                        name,
+                        "attribute",
+                        c.path,
+                        scope_field,
+                        attr,
+                        c.optional,
+                        c.count,
+                        list(c.src.avals.get(attr, [])),
+                    )
+                )
+            c.attr_fields = named
+    return fields
+
+
+def _scope_path(scope: CNode | None) -> str | None:
+    """``outer/inner``: the list fields a sub-field sits in, outermost first."""
+    names: list[str] = []
+    while scope is not None:
+        names.append(scope.field or "?")
+        scope = scope.scope
+    return "/".join(reversed(names)) if names else None
+
+
+def _blank(root: CNode) -> dict[str, Any]:
+    """The empty page record (every top-level field, None or [])."""
+    out: dict[str, Any] = {}
+    stack = [root]
+    while stack:
+        c = stack.pop()
+        if c.scope is not None:
+            continue
+        if c.field:
+            out[c.field] = [] if c.kind == REPEAT else None
+        for _, name in c.attr_fields:
+            out[name] = None
+        for name in (c.kv or {}).values():
+            out[name] = None
+        if c.kind != REPEAT:
+            stack.extend(reversed(c.children))
+    return out
+
+
+def group_blank(rep: CNode) -> dict[str, Any]:
+    """The empty record of one group of a region."""
+    out: dict[str, Any] = {GROUP_TEXT_FIELD: ""}
+    stack = list(reversed(rep.children))
+    while stack:
+        c = stack.pop()
+        if c.field:
+            out[c.field] = [] if c.kind == REPEAT else None
+        for _, name in c.attr_fields:
+            out[name] = None
+        for name in (c.kv or {}).values():
+            out[name] = None
+        if c.kind != REPEAT:
+            stack.extend(reversed(c.children))
+    return out
+
+
+# --- the main region -------------------------------------------------------------------------
+
+
+_FORM_TAGS = frozenset({"option", "optgroup", "select", "input", "button", "label"})
+
+
+def _main_region(order: list[CNode], tree: TemplateTree) -> tuple[CNode | None, str]:
+    best: CNode | None = None
+    best_score = 0.0
+    for c in order:
+        if c.kind != REPEAT or not c.field:
+            continue
+        src = c.src
+        pages = max(1, src.count)
+        if src.gcount / pages < MIN_GROUPS or src.tchars == 0:
+            continue
+        if src.lchars / src.tchars > MAX_LINK_SHARE:
+            continue
+        if any(p.split(".", 1)[0].split("[", 1)[0] in _FORM_TAGS for p in src.pattern):
+            continue  # the options of a drop-down are not records
+        # non-link text per page, weighted by how many of the learned pages have the region
+        score = (src.tchars - src.lchars) / pages * (src.count / max(1, tree.pages))
+        if score > best_score:
+            best, best_score = c, score
+    if best is None:
+        return None, "detail"
+    page_chars = tree.text_chars / max(1, tree.pages)
+    kind = "list" if page_chars and best_score >= LIST_PAGE_SHARE * page_chars else "detail"
+    return best, kind

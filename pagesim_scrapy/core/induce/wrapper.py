@@ -1,0 +1,328 @@
+"""The wrapper: a learned page-type template that extracts records, saves, loads and merges.
+
+>>> wrapper = induce([page1_bytes, page2_bytes, page3_bytes], label="recipe")
+>>> wrapper.extract(page4_bytes).record
+{'entry_title': 'Toona Melt', 'wprm_recipe_ingredients': [{'text': '2 celery stalks'}, …], …}
+>>> Wrapper.from_json(wrapper.to_json()).merge(other_wrapper)
+
+The JSON form keeps the whole learning state (counters, samples, names), so a loaded wrapper
+can keep learning and two wrappers of one page type (from two crawl workers) can be pooled.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pagesim_scrapy.core.induce.compiled import Compiled, FieldInfo, compile_tree
+from pagesim_scrapy.core.induce.dom import Element, PageParseError, parse_html
+from pagesim_scrapy.core.induce.extract import Extraction, extract_compiled
+from pagesim_scrapy.core.induce.template import REPEAT, TemplateTree, TNode
+
+__all__ = [
+    "DEFAULT_LAMBDA",
+    "DEFAULT_MIN_FIT",
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "Wrapper",
+    "WrapperError",
+    "induce",
+]
+
+logger = logging.getLogger(__name__)
+
+FORMAT_NAME = "pagesim-wrapper"
+FORMAT_VERSION = 1
+
+#: Seed 003's λ: a node must be found on at least ceil((n + 1) · λ) of n pages to stay.
+DEFAULT_LAMBDA = 0.25
+#: A page fits a wrapper when at least this share of its data skeleton is found on the page.
+DEFAULT_MIN_FIT = 0.5
+
+PageInput = bytes | str | Element
+
+
+class WrapperError(ValueError):
+    """A wrapper file that cannot be read, or wrappers that cannot be merged."""
+
+
+def _as_tree(page: PageInput) -> Element:
+    if isinstance(page, (bytes, str)):
+        return parse_html(page)
+    return page
+
+
+class Wrapper:
+    """A page type's template, learned incrementally from example pages."""
+
+    def __init__(
+        self,
+        label: str | None = None,
+        lam: float = DEFAULT_LAMBDA,
+        min_fit: float = DEFAULT_MIN_FIT,
+    ) -> None:
+        if not 0.0 <= lam <= 1.0:
+            raise ValueError(f"lambda must be within [0, 1], got {lam}")
+        self.label = label
+        self.lam = lam
+        self.min_fit = min_fit
+        self.tree = TemplateTree()
+        self._compiled: Compiled | None = None
+        self._lock = threading.Lock()
+
+    # --- learning -----------------------------------------------------------------------
+
+    @property
+    def pages(self) -> int:
+        return self.tree.pages
+
+    def add_page(self, page: PageInput) -> None:
+        """Learn from one more page (bytes, text, or a tree from :func:`parse_html`)."""
+        root = _as_tree(page)
+        with self._lock:
+            self.tree.add_page(root)
+            self._compiled = None
+
+    def add_pages(self, pages: Iterable[PageInput], largest_first: bool = True) -> int:
+        """Learn from several pages, the largest (most elements) first as seed 003 does.
+        Pages that cannot be parsed are logged and skipped; returns how many were learned."""
+        roots: list[Element] = []
+        for page in pages:
+            try:
+                roots.append(_as_tree(page))
+            except PageParseError as exc:
+                logger.warning("skipping a page that cannot be parsed: %s", exc)
+        if largest_first:
+            roots.sort(key=lambda r: sum(1 for _ in r.iter()), reverse=True)
+        for root in roots:
+            self.add_page(root)
+        return len(roots)
+
+    def merge(self, other: Wrapper) -> Wrapper:
+        """Pool what another wrapper of the same page type learned into this one."""
+        if self.label and other.label and self.label != other.label:
+            raise WrapperError(
+                f"cannot merge a wrapper for {other.label!r} into one for {self.label!r}"
+            )
+        copy = Wrapper.from_dict(other.to_dict())  # never share nodes between wrappers
+        with self._lock:
+            self.tree.merge(copy.tree)
+            self.label = self.label or other.label
+            self._compiled = None
+        return self
+
+    # --- using ------------------------------------------------------------------------------
+
+    def compiled(self) -> Compiled:
+        """The extraction form (cached until the wrapper learns more)."""
+        with self._lock:
+            if self._compiled is None:
+                if self.tree.root is None:
+                    raise WrapperError("the wrapper has not learned any page yet")
+                self._compiled = compile_tree(self.tree, self.lam)
+            return self._compiled
+
+    @property
+    def fields(self) -> list[FieldInfo]:
+        return self.compiled().fields
+
+    @property
+    def kind(self) -> str:
+        """``"list"`` when the main region holds most of a page's text, else ``"detail"``."""
+        return self.compiled().kind
+
+    @property
+    def main_region(self) -> str | None:
+        main = self.compiled().main
+        return main.field if main is not None else None
+
+    def extract(self, page: PageInput) -> Extraction:
+        """Apply the wrapper to a page. A page that cannot be parsed or does not fit gives an
+        empty record and a reason."""
+        try:
+            root = _as_tree(page)
+        except PageParseError as exc:
+            return Extraction({}, [], 0.0, str(exc))
+        if self.tree.root is None:
+            return Extraction({}, [], 0.0, "the wrapper has not learned any page yet")
+        return extract_compiled(self.compiled(), root, self.min_fit)
+
+    # --- serialisation ------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        nodes: list[dict[str, Any]] = []
+        if self.tree.root is not None:
+            stack: list[TNode] = [self.tree.root]
+            while stack:
+                node = stack.pop()
+                nodes.append(_node_to_dict(node))
+                stack.extend(reversed(node.children))
+        out: dict[str, Any] = {
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "label": self.label,
+            "pages": self.tree.pages,
+            "text_chars": self.tree.text_chars,
+            "lambda": self.lam,
+            "min_fit": self.min_fit,
+        }
+        if self.tree.root is not None:
+            comp = self.compiled()
+            out["kind"] = comp.kind
+            out["main_region"] = comp.main.field if comp.main is not None else None
+            out["fields"] = [
+                {"name": f.name, "kind": f.kind, "scope": f.scope, "path": f.path}
+                for f in comp.fields
+            ]
+        out["nodes"] = nodes
+        return out
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    def save(self, path: str | Path) -> None:
+        """Write the wrapper as JSON (through a temporary file, so readers never see half)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(self.to_json(), encoding="utf-8")
+        tmp.replace(path)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Wrapper:
+        if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
+            raise WrapperError("not a pagesim wrapper (missing format marker)")
+        version = data.get("version")
+        if version != FORMAT_VERSION:
+            raise WrapperError(
+                f"unsupported wrapper format version {version!r} (this code reads {FORMAT_VERSION})"
+            )
+        try:
+            wrapper = cls(
+                label=data.get("label"),
+                lam=float(data.get("lambda", DEFAULT_LAMBDA)),
+                min_fit=float(data.get("min_fit", DEFAULT_MIN_FIT)),
+            )
+            wrapper.tree.pages = int(data.get("pages", 0))
+            wrapper.tree.text_chars = int(data.get("text_chars", 0))
+            wrapper.tree.root = _nodes_from_list(data.get("nodes") or [])
+        except (TypeError, ValueError, KeyError) as exc:
+            raise WrapperError(f"corrupt wrapper: {exc}") from exc
+        if wrapper.tree.root is None and wrapper.tree.pages:
+            raise WrapperError("corrupt wrapper: pages learned but no template nodes")
+        return wrapper
+
+    @classmethod
+    def from_json(cls, text: str) -> Wrapper:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise WrapperError(f"wrapper is not valid JSON: {exc}") from exc
+        return cls.from_dict(data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Wrapper:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise WrapperError(f"cannot read wrapper {path}: {exc}") from exc
+        return cls.from_json(text)
+
+    def __repr__(self) -> str:
+        return f"Wrapper(label={self.label!r}, pages={self.pages})"
+
+
+def _node_to_dict(node: TNode) -> dict[str, Any]:
+    d: dict[str, Any] = {"k": node.kind, "n": node.count, "c": len(node.children)}
+    if node.kind == REPEAT:
+        d["p"] = list(node.pattern)
+    else:
+        d["s"] = node.sig
+        if node.tag != node.sig:
+            d["t"] = node.tag
+    if node.gcount != node.count:
+        d["g"] = node.gcount
+    if node.samples:
+        d["x"] = node.samples
+    if node.info:
+        d["i"] = node.info
+    if node.avals:
+        d["a"] = node.avals
+    if node.deep:
+        d["d"] = node.deep
+    if node.name:
+        d["m"] = node.name
+    if node.hashes:
+        d["h"] = node.hashes
+    if node.kv:
+        d["kv"] = node.kv
+    if node.tchars:
+        d["tc"] = node.tchars
+    if node.lchars:
+        d["lc"] = node.lchars
+    return d
+
+
+def _node_from_dict(d: dict[str, Any]) -> TNode:
+    kind = d["k"]
+    if kind not in ("e", "t", "r"):
+        raise ValueError(f"unknown node kind {kind!r}")
+    if kind == REPEAT:
+        pattern = tuple(str(p) for p in d["p"])
+        node = TNode(kind, "R:" + "|".join(pattern), "")
+        node.pattern = pattern
+    else:
+        sig = str(d["s"])
+        node = TNode(kind, sig, str(d.get("t", sig)))
+    node.count = int(d["n"])
+    node.gcount = int(d.get("g", node.count))
+    node.samples = [str(x) for x in d.get("x", [])]
+    node.info = {str(k): str(v) for k, v in d.get("i", {}).items()}
+    node.avals = {str(k): [str(x) for x in v] for k, v in d.get("a", {}).items()}
+    node.deep = {str(k): int(v) for k, v in d.get("d", {}).items()}
+    node.name = d.get("m")
+    node.hashes = [int(x) for x in d.get("h", [])]
+    node.kv = {
+        str(k): [int(v[0]), int(v[1]), [str(x) for x in v[2]]] for k, v in d.get("kv", {}).items()
+    }
+    node.tchars = int(d.get("tc", 0))
+    node.lchars = int(d.get("lc", 0))
+    return node
+
+
+def _nodes_from_list(items: list[Any]) -> TNode | None:
+    """Rebuild the tree from its preorder list (each node says how many children it has)."""
+    if not items:
+        return None
+    it = iter(items)
+    first = next(it)
+    root = _node_from_dict(first)
+    stack: list[tuple[TNode, int]] = [(root, int(first["c"]))]
+    for d in it:
+        while stack and len(stack[-1][0].children) >= stack[-1][1]:
+            stack.pop()
+        if not stack:
+            raise ValueError("more nodes than the tree structure allows")
+        node = _node_from_dict(d)
+        stack[-1][0].children.append(node)
+        stack.append((node, int(d["c"])))
+    while stack and len(stack[-1][0].children) >= stack[-1][1]:
+        stack.pop()
+    if stack:
+        raise ValueError("the node list ends before the tree is complete")
+    return root
+
+
+def induce(
+    pages: Iterable[PageInput],
+    label: str | None = None,
+    lam: float = DEFAULT_LAMBDA,
+    min_fit: float = DEFAULT_MIN_FIT,
+) -> Wrapper:
+    """Learn a wrapper from the pages of one page type (largest page first)."""
+    wrapper = Wrapper(label=label, lam=lam, min_fit=min_fit)
+    wrapper.add_pages(pages)
+    return wrapper

@@ -9,9 +9,7 @@ def jaccard(set1: frozenset[str], set2: frozenset[str]) -> float:
     """|A ∩ B| / |A ∪ B|; 1.0 when both are empty (two class-less pages look alike)."""
     if not set1 and not set2:
         return 1.0
-    if len(set1) > len(set2):
-        set1, set2 = set2, set1
-    common = sum(1 for name in set1 if name in set2)
+    common = len(set1 & set2)
     return common / (len(set1) + len(set2) - common)
 
 

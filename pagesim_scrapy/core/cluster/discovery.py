@@ -1,0 +1,249 @@
+"""Crawl-time page-type discovery: assign each fetched page to a discovered type, online.
+
+The leader procedure (see :mod:`~pagesim_scrapy.core.cluster.leader`) with bounded memory: only
+the representative of each type is kept (its summary, MinHash signature, optionally its HTML and
+a few example URLs), at most ``max_clusters`` of them. A page joins the most similar
+representative among its best LSH candidates if the similarity reaches ``threshold``, else it
+founds a new type ``cluster-N``; when ``max_clusters`` types exist, such a page is left
+unassigned (label None) instead. Representatives persist to JSON, so a later crawl continues
+with the same labels and a person can promote them to ``PAGESIM_TEMPLATES``.
+
+Thread-safe: the sketch of a page is made outside the lock; one lock then serialises the few
+exact comparisons and the update, so concurrent callers always agree on the types.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pagesim_scrapy.core.cluster.leader import Leader, LeaderClustering
+from pagesim_scrapy.core.cluster.persist import (
+    Representative,
+    read_representatives,
+    templates_snippet,
+    write_representatives,
+)
+from pagesim_scrapy.core.cluster.pipeline import DEFAULT_METHOD, measure_function, method_thresholds
+from pagesim_scrapy.core.cluster.sketch import Sketcher
+from pagesim_scrapy.core.summary import DEFAULT_OPTIONS, PageSummary, SummaryOptions
+
+logger = logging.getLogger(__name__)
+
+#: A page at least this similar to a representative joins it without further comparisons.
+NEAR_DUPLICATE = 0.9
+
+
+@dataclass
+class _TypeInfo:
+    label: str
+    source: str | None
+    title: str | None
+    html: str | None
+    examples: list[str] = field(default_factory=list)
+
+
+class OnlineDiscovery:
+    """Discovers page types one page at a time; see the module docstring.
+
+    ``threshold`` None takes the measured default of ``method`` for the online procedure.
+    ``examples`` is how many page sources each type remembers (for the templates snippet);
+    ``max_html_bytes`` caps the HTML stored per representative (larger pages keep the summary).
+    """
+
+    def __init__(
+        self,
+        method: str = DEFAULT_METHOD,
+        method_params: Mapping[str, Any] | None = None,
+        threshold: float | None = None,
+        *,
+        max_clusters: int = 200,
+        max_compare: int = 5,
+        lsh_threshold: float = 0.3,
+        examples: int = 3,
+        max_html_bytes: int = 2_000_000,
+        options: SummaryOptions = DEFAULT_OPTIONS,
+    ) -> None:
+        if max_clusters < 1:
+            raise ValueError("max_clusters must be >= 1")
+        if examples < 1:
+            raise ValueError("examples must be >= 1")
+        self.method = method
+        self.method_params = dict(method_params or {})
+        self.threshold = method_thresholds(method)["online"] if threshold is None else threshold
+        self.max_clusters = max_clusters
+        self.examples = examples
+        self.max_html_bytes = max_html_bytes
+        self.options = options
+        self.sketcher = Sketcher()
+        self._leaders = LeaderClustering(
+            measure_function(method, self.method_params),
+            self.threshold,
+            sketcher=self.sketcher,
+            lsh_threshold=lsh_threshold,
+            max_compare=max_compare,
+            max_leaders=max_clusters,
+            # a near-duplicate of a representative needs no look at the others
+            early_accept=max(self.threshold, NEAR_DUPLICATE),
+        )
+        self._info: dict[int, _TypeInfo] = {}
+        self._next_number = 1
+        self.pages = 0
+        self.unassigned = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._info)
+
+    def assign(
+        self,
+        summary: PageSummary,
+        *,
+        source: str | None = None,
+        html: str | bytes | None = None,
+    ) -> tuple[str | None, float, bool]:
+        """(label such as "cluster-3" or None when full, similarity to its representative, is_new).
+
+        ``source`` (the page's URL) and ``html`` are remembered for new representatives.
+        """
+        if summary.options != self.options:
+            raise ValueError("the page was summarised with other options than the discovery's")
+        source = source if source is not None else summary.source
+        minhash = self.sketcher.sketch(summary)  # outside the lock: the costly part
+        with self._lock:
+            self.pages += 1
+            assignment = self._leaders.add(summary, minhash)
+            if assignment.key is None:
+                self.unassigned += 1
+                return None, assignment.score, False
+            if assignment.is_new:
+                info = _TypeInfo(
+                    label=f"cluster-{self._next_number}",
+                    source=source,
+                    title=summary.title,
+                    html=self._keep_html(html),
+                )
+                self._next_number += 1
+                if source:
+                    info.examples.append(source)
+                self._info[assignment.key] = info
+                return info.label, assignment.score, True
+            info = self._info[assignment.key]
+            if source and len(info.examples) < self.examples and source not in info.examples:
+                info.examples.append(source)
+            return info.label, assignment.score, False
+
+    def _keep_html(self, html: str | bytes | None) -> str | None:
+        if html is None:
+            return None
+        if len(html) > self.max_html_bytes:
+            return None
+        if isinstance(html, bytes):
+            return html.decode("utf-8", errors="replace")
+        return html
+
+    def representatives(self) -> list[Representative]:
+        """The discovered types in label order."""
+        with self._lock:
+            pairs = [(self._leaders.leaders[key], info) for key, info in self._info.items()]
+        pairs.sort(key=lambda pair: _label_number(pair[1].label))
+        return [
+            Representative(
+                label=info.label,
+                size=leader.weight,
+                summary=leader.summary,
+                source=info.source,
+                title=info.title,
+                html=info.html,
+                examples=list(info.examples),
+            )
+            for leader, info in pairs
+        ]
+
+    def counts(self) -> dict[str, int]:
+        """Pages per discovered label."""
+        with self._lock:
+            return {
+                info.label: self._leaders.leaders[key].weight for key, info in self._info.items()
+            }
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "method_params": self.method_params,
+            "threshold": self.threshold,
+            "max_clusters": self.max_clusters,
+            "sketch": self.sketcher.describe(),
+        }
+
+    def save(self, path: str | Path, include_html: bool = True) -> None:
+        """Write the representatives (atomically) so a later run or a person can use them."""
+        write_representatives(
+            path,
+            self.representatives(),
+            options=self.options,
+            settings=self.settings(),
+            include_html=include_html,
+        )
+
+    @classmethod
+    def load(cls, path: str | Path, **kwargs: Any) -> OnlineDiscovery:
+        """A discovery seeded with saved representatives; its settings unless overridden.
+
+        Raises :class:`~pagesim_scrapy.core.cluster.persist.RepresentativesError` for a file
+        that cannot be used. Also reads the files the batch ``cluster`` command saves.
+        """
+        options = kwargs.get("options", DEFAULT_OPTIONS)
+        reps, settings, _ = read_representatives(path, options)
+        for name in ("method", "method_params", "threshold", "max_clusters"):
+            if name not in kwargs and settings.get(name) is not None:
+                kwargs[name] = settings[name]
+        discovery = cls(**kwargs)
+        discovery.add_representatives(reps)
+        return discovery
+
+    def add_representatives(self, reps: list[Representative]) -> None:
+        """Seed known types (labels kept; new types are numbered after the highest)."""
+        with self._lock:
+            known = {info.label for info in self._info.values()}
+            for rep in reps:
+                if rep.label in known:
+                    logger.warning("discovery: label %s is already known, skipped", rep.label)
+                    continue
+                if self._leaders.full:
+                    logger.warning(
+                        "discovery: %d types reached, %d saved ones left out",
+                        self.max_clusters,
+                        len(reps) - len(self._info),
+                    )
+                    break
+                leader: Leader = self._leaders.new_leader(
+                    rep.summary, self.sketcher.sketch(rep.summary), weight=max(1, rep.size)
+                )
+                self._info[leader.key] = _TypeInfo(
+                    rep.label, rep.source, rep.title, rep.html, list(rep.examples)
+                )
+                known.add(rep.label)
+                self._next_number = max(self._next_number, _label_number(rep.label) + 1)
+
+    def templates_snippet(self, examples: int | None = None) -> str:
+        """A ready ``PAGESIM_TEMPLATES = {...}`` with the sources of each discovered type."""
+        return templates_snippet(self.representatives(), examples or self.examples)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            **self.settings(),
+            "pages": self.pages,
+            "unassigned": self.unassigned,
+            "clusters": self.counts(),
+        }
+
+
+def _label_number(label: str) -> int:
+    """N of "cluster-N" (0 for labels of another form, which then sort first)."""
+    prefix, _, number = label.rpartition("-")
+    return int(number) if prefix and number.isdigit() else 0

@@ -1,0 +1,139 @@
+"""Single-pass leader clustering: each page joins the most similar leader or becomes one.
+
+This is the online procedure for crawl time, and also the first, condensing pass of the batch
+algorithms: with a tight threshold it folds near-duplicate pages into one weighted item, so the
+seed 003 / seed 004 procedures run over thousands of leaders instead of 10⁵ pages. Candidate
+leaders come from the LSH index of their sketches; only the best few by estimated Jaccard are
+compared exactly, so the cost per page does not grow with the number of leaders.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from datasketch import MinHash
+
+from pagesim_scrapy.core.cluster.sketch import Sketcher, SketchIndex
+from pagesim_scrapy.core.summary import PageSummary
+
+SimilarityFunc = Callable[[PageSummary, PageSummary], float]
+
+
+@dataclass
+class Leader:
+    """A leader page and the pages that joined it (counted, not kept)."""
+
+    key: int
+    summary: PageSummary
+    minhash: MinHash
+    weight: int = 1  # pages represented, the leader included
+    sim_sum: float = 0.0  # sum of the joined pages' similarity to the leader
+    sim_min: float = 1.0  # lowest of them (1.0 while alone)
+
+    @property
+    def cohesion(self) -> float:
+        """Mean similarity of the joined pages to the leader (1.0 while alone)."""
+        return self.sim_sum / (self.weight - 1) if self.weight > 1 else 1.0
+
+    def absorb(self, score: float, count: int = 1) -> None:
+        self.weight += count
+        self.sim_sum += score * count
+        self.sim_min = min(self.sim_min, score)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    key: int | None  # the leader's key; None when full and nothing was similar enough
+    score: float  # similarity to that leader (to the best candidate when key is None)
+    is_new: bool
+
+
+class LeaderClustering:
+    """Leaders indexed by sketch; ``add(summary)`` assigns a page and returns an Assignment.
+
+    ``max_compare`` bounds exact comparisons per page (the best LSH candidates by estimate);
+    with ``early_accept`` the first candidate scoring at least that much is taken without
+    looking further (for condensing, where any leader that close will do); ``max_leaders``
+    bounds memory: once reached, a page with no leader above the threshold is
+    left unassigned (``key=None``) rather than growing the set.
+    """
+
+    def __init__(
+        self,
+        similarity: SimilarityFunc,
+        threshold: float,
+        *,
+        sketcher: Sketcher | None = None,
+        lsh_threshold: float = 0.3,
+        max_compare: int = 5,
+        max_leaders: int | None = None,
+        early_accept: float | None = None,
+    ) -> None:
+        if not 0.0 <= threshold <= 1.0:
+            raise ValueError("threshold must be within [0, 1]")
+        if max_compare < 1:
+            raise ValueError("max_compare must be >= 1")
+        if max_leaders is not None and max_leaders < 1:
+            raise ValueError("max_leaders must be >= 1 or None")
+        self.similarity = similarity
+        self.threshold = threshold
+        self.sketcher = sketcher or Sketcher()
+        self.index = SketchIndex(self.sketcher.num_perm, lsh_threshold)
+        self.max_compare = max_compare
+        self.max_leaders = max_leaders
+        self.early_accept = early_accept
+        self.leaders: dict[int, Leader] = {}
+        self.comparisons = 0  # exact similarity computations made, for benchmarks
+        self._next_key = 0
+        self._lock = threading.RLock()
+
+    def __len__(self) -> int:
+        return len(self.leaders)
+
+    @property
+    def full(self) -> bool:
+        return self.max_leaders is not None and len(self.leaders) >= self.max_leaders
+
+    def best_leader(self, summary: PageSummary, minhash: MinHash) -> tuple[Leader | None, float]:
+        """The most similar of the best LSH candidates, and its exact similarity."""
+        best: Leader | None = None
+        best_score = -1.0
+        for candidate in self.index.candidates(minhash, self.max_compare):
+            leader = self.leaders[candidate.key]
+            score = self.similarity(summary, leader.summary)
+            self.comparisons += 1
+            if score > best_score:
+                best, best_score = leader, score
+            if self.early_accept is not None and score >= self.early_accept:
+                break
+        return best, max(best_score, 0.0)
+
+    def add(self, summary: PageSummary, minhash: MinHash | None = None) -> Assignment:
+        if minhash is None:
+            minhash = self.sketcher.sketch(summary)
+        with self._lock:
+            best, score = self.best_leader(summary, minhash)
+            if best is not None and score >= self.threshold:
+                best.absorb(score)
+                return Assignment(best.key, score, False)
+            if self.full:
+                return Assignment(None, score, False)
+            leader = self.new_leader(summary, minhash)
+            return Assignment(leader.key, 1.0, True)
+
+    def new_leader(self, summary: PageSummary, minhash: MinHash, weight: int = 1) -> Leader:
+        with self._lock:
+            key = self._next_key
+            self._next_key += 1
+            leader = Leader(key, summary, minhash, weight=weight)
+            self.leaders[key] = leader
+            self.index.add(key, minhash)
+            return leader
+
+    def remove(self, key: int) -> Leader:
+        with self._lock:
+            leader = self.leaders.pop(key)
+            self.index.remove(key)
+            return leader

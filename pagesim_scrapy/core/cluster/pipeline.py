@@ -1,0 +1,416 @@
+"""Clustering many pages without comparing all pairs: condense, compare candidates, cluster.
+
+1. **Condense** (one pass, streaming): every page is sketched (MinHash of tag-path shingles)
+   and joins the most similar *leader* among its best LSH candidates when the exact similarity
+   reaches ``condense``; otherwise it becomes a leader. Near-duplicates fold into weighted items;
+   only leaders keep their summary, so memory grows with the number of distinct layouts, not
+   with the number of pages.
+2. **Compare**: each leader is compared exactly with its best ``max_neighbors`` LSH candidates.
+3. **Cluster** the weighted leader graph with seed 003's agglomerative procedure or seed 004's
+   shared-nearest-neighbour procedure; ``online`` skips 2-3 and keeps the leaders of a pass run
+   at the clustering threshold (the crawl-time procedure).
+
+Every cluster gets a representative page: the leader most similar, weighted by pages, to the
+rest of its cluster (a medoid), which is the template the cluster proposes.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pagesim_scrapy.core.cluster.agglomerative import agglomerative
+from pagesim_scrapy.core.cluster.graph import ItemGraph, ProgressFunc, leader_graph
+from pagesim_scrapy.core.cluster.leader import Leader, LeaderClustering, SimilarityFunc
+from pagesim_scrapy.core.cluster.persist import (
+    Representative,
+    templates_snippet,
+    write_representatives,
+)
+from pagesim_scrapy.core.cluster.sketch import Sketcher
+from pagesim_scrapy.core.cluster.snn import shared_nearest_neighbours
+from pagesim_scrapy.core.similarity import get_measure
+from pagesim_scrapy.core.summary import DEFAULT_OPTIONS, PageSummary
+
+logger = logging.getLogger(__name__)
+
+ALGORITHMS: tuple[str, ...] = ("agglomerative", "snn", "online")
+
+#: Defaults chosen by measurement (``python benchmarks/bench_cluster.py --sweep``): seed 004's
+#: structure + style measure with its shared-nearest-neighbour procedure was the pairing that
+#: recovered both the Stack Overflow page types (ARI 1.0) and the recipe sites (ARI 0.90-0.94)
+#: over a range of near-neighbour thresholds (t_n 0.6-0.7; the default sits in the middle).
+#: lcs alone recovers the types but merges sites that share one publisher's templates.
+DEFAULT_METHOD = "combined"
+DEFAULT_ALGORITHM = "snn"
+
+#: Thresholds per similarity measure: every measure has its own scale (two unrelated pages score
+#: ~0.15 under lcs but ~0.6 under layers), so one set of numbers cannot serve all of them.
+#: Measured on ../shared/data (stackoverflow_page_types, recipe_scrapers_testdata).
+METHOD_THRESHOLDS: dict[str, dict[str, float]] = {
+    "combined": {"q_a": 0.6, "q_c": 0.55, "t_n": 0.65, "online": 0.6, "condense": 0.9},
+    "lcs": {"q_a": 0.5, "q_c": 0.4, "t_n": 0.45, "online": 0.45, "condense": 0.9},
+}
+
+#: For a measure not in METHOD_THRESHOLDS: thresholds placed between the similarity of unrelated
+#: pages under the measure (classify.BACKGROUND_SIMILARITY) and 1.0.
+_RELATIVE = {"q_a": 0.45, "q_c": 0.3, "t_n": 0.4, "online": 0.35, "condense": 0.8}
+
+
+def method_thresholds(method: str) -> dict[str, float]:
+    """Default thresholds for ``method`` (measured where known, else derived from background)."""
+    known = METHOD_THRESHOLDS.get(method)
+    if known is not None:
+        return dict(known)
+    from pagesim_scrapy.core.classify import BACKGROUND_SIMILARITY
+
+    background = BACKGROUND_SIMILARITY.get(method, 0.2)
+    return {name: background + share * (1.0 - background) for name, share in _RELATIVE.items()}
+
+
+@dataclass(frozen=True)
+class ClusterOptions:
+    """Parameters of :func:`cluster_pages`; None takes the method's default threshold."""
+
+    algorithm: str = DEFAULT_ALGORITHM
+    method: str = DEFAULT_METHOD
+    method_params: Mapping[str, Any] = field(default_factory=dict)
+    q_a: float | None = None  # seed 003: auto-similarity a merged group must exceed
+    q_c: float | None = None  # seed 003: similarity every pair inside a group must exceed
+    k: int = 30  # seed 004: near neighbours per item
+    t_n: float | None = None  # seed 004: similarity to count as a near neighbour
+    k_p: float = 0.85  # seed 004: shared share of the smaller neighbourhood to collapse
+    threshold: float | None = None  # online: similarity to join a cluster
+    condense: float | None = None  # batch: similarity to fold a page into a leader
+    lsh_threshold: float = 0.3  # Jaccard of shingle sets the LSH index aims to catch
+    max_compare: int = 5  # exact comparisons per page while condensing
+    max_neighbors: int = 50  # exact comparisons per leader for the leader graph
+    num_perm: int = 128
+    shingle_size: int = 2
+    shingle_relation: str = "rpsa"
+
+    def __post_init__(self) -> None:
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(
+                f"unknown algorithm {self.algorithm!r}; choose from {', '.join(ALGORITHMS)}"
+            )
+        get_measure(self.method).check_params(self.method_params)
+        for name in ("q_a", "q_c", "t_n", "threshold", "condense", "k_p"):
+            value = getattr(self, name)
+            if value is not None and not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be within [0, 1]")
+        if not 0.0 < self.lsh_threshold < 1.0:
+            raise ValueError("lsh_threshold must be within (0, 1)")
+        for name in ("k", "max_compare", "max_neighbors"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1")
+
+    def resolved(self) -> dict[str, float]:
+        """The thresholds in force: the given ones, else the method's defaults."""
+        base = method_thresholds(self.method)
+        out = {
+            "q_a": base["q_a"] if self.q_a is None else self.q_a,
+            "q_c": base["q_c"] if self.q_c is None else self.q_c,
+            "t_n": base["t_n"] if self.t_n is None else self.t_n,
+            "threshold": base["online"] if self.threshold is None else self.threshold,
+            "condense": base["condense"] if self.condense is None else self.condense,
+        }
+        # Folding pages that the clustering itself would keep apart would lose them for good.
+        floor = {"agglomerative": out["q_a"], "snn": out["t_n"], "online": out["threshold"]}
+        out["condense"] = max(out["condense"], floor[self.algorithm])
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"algorithm": self.algorithm, "method": self.method}
+        if self.method_params:
+            out["method_params"] = dict(self.method_params)
+        out.update({name: round(value, 4) for name, value in self.resolved().items()})
+        if self.algorithm == "snn":
+            out.update(k=self.k, k_p=self.k_p)
+        return out
+
+
+def measure_function(method: str, params: Mapping[str, Any] | None = None) -> SimilarityFunc:
+    """A two-argument similarity with the parameters checked once (the fast path)."""
+    measure = get_measure(method)
+    full = measure.check_params(dict(params or {}))
+    return functools.partial(measure.func, **full)
+
+
+@dataclass
+class Cluster:
+    label: str  # "cluster-1" is the largest
+    size: int  # pages
+    representative: int  # page index of the representative (a leader)
+    summary: PageSummary  # the representative's summary
+    leaders: list[int]  # indexes into Clustering.leaders
+    cohesion: float  # mean similarity of the cluster's pages to the representative (approx.)
+
+
+@dataclass
+class LeaderInfo:
+    page: int  # page index of the leader
+    weight: int
+    cluster: int  # index into Clustering.clusters
+    summary: PageSummary
+
+
+@dataclass
+class Clustering:
+    """The outcome: one cluster per page, the clusters with representatives, how it went."""
+
+    assignments: list[int]  # cluster index of every page, in input order
+    scores: list[float]  # each page's similarity to its leader
+    sources: list[str | None]
+    clusters: list[Cluster]
+    leaders: list[LeaderInfo]
+    graph: ItemGraph  # similarities among leaders (edges only where compared)
+    options: ClusterOptions
+    stats: dict[str, Any]
+
+    def labels(self) -> list[str]:
+        """The cluster label of every page, in input order."""
+        names = [cluster.label for cluster in self.clusters]
+        return [names[c] for c in self.assignments]
+
+    def members(self, cluster: int) -> list[int]:
+        """Page indexes of one cluster, in input order."""
+        return [page for page, c in enumerate(self.assignments) if c == cluster]
+
+    def representatives(self, examples: int = 3) -> list[Representative]:
+        """Each cluster's representative and the sources of a few more of its pages.
+
+        The extra examples are the cluster's other leaders, largest first (so they show the
+        cluster's variety), then its other pages in input order.
+        """
+        by_cluster: dict[int, list[int]] = {}
+        for page, c in enumerate(self.assignments):
+            members = by_cluster.setdefault(c, [])
+            if len(members) < examples:
+                members.append(page)
+        out = []
+        for number, cluster in enumerate(self.clusters):
+            leaders = sorted(
+                (self.leaders[i] for i in cluster.leaders), key=lambda info: -info.weight
+            )
+            pages = [cluster.representative]
+            pages += [info.page for info in leaders] + by_cluster.get(number, [])
+            sources: list[str] = []
+            for page in pages:
+                source = self.sources[page]
+                if source and source not in sources:
+                    sources.append(source)
+            out.append(
+                Representative(
+                    label=cluster.label,
+                    size=cluster.size,
+                    summary=cluster.summary,
+                    source=self.sources[cluster.representative],
+                    title=cluster.summary.title,
+                    examples=sources[:examples],
+                )
+            )
+        return out
+
+    def settings(self) -> dict[str, Any]:
+        """What a later :class:`OnlineDiscovery` needs to continue with these clusters."""
+        resolved = self.options.resolved()
+        online = (
+            resolved["threshold"]
+            if self.options.algorithm == "online"
+            else method_thresholds(self.options.method)["online"]
+        )
+        return {
+            "method": self.options.method,
+            "method_params": dict(self.options.method_params),
+            "threshold": online,
+            "clustering": self.options.describe(),
+        }
+
+    def save(
+        self,
+        path: str | Path,
+        *,
+        html: Mapping[int, str] | None = None,
+        examples: int = 3,
+    ) -> None:
+        """Write the representatives file (``html``: page index -> HTML to store with them)."""
+        reps = self.representatives(examples)
+        if html:
+            for rep, cluster in zip(reps, self.clusters):
+                rep.html = html.get(cluster.representative)
+        options = self.clusters[0].summary.options if self.clusters else DEFAULT_OPTIONS
+        write_representatives(path, reps, options=options, settings=self.settings())
+
+    def templates_snippet(self, examples: int = 3) -> str:
+        """A ready ``PAGESIM_TEMPLATES = {...}`` from the clusters' pages."""
+        return templates_snippet(self.representatives(examples), examples)
+
+
+class _Progress:
+    """Calls the user's progress function at most every ``interval`` seconds per stage."""
+
+    def __init__(self, func: ProgressFunc | None, interval: float = 0.5) -> None:
+        self.func = func
+        self.interval = interval
+        self.last: dict[str, float] = {}
+
+    def __call__(self, stage: str, done: int, total: int | None) -> None:
+        if self.func is None:
+            return
+        now = time.monotonic()
+        finished = total is not None and done >= total
+        if finished or now - self.last.get(stage, 0.0) >= self.interval:
+            self.last[stage] = now
+            self.func(stage, done, total)
+
+
+def cluster_pages(
+    pages: Iterable[PageSummary],
+    options: ClusterOptions | None = None,
+    *,
+    progress: ProgressFunc | None = None,
+    total: int | None = None,
+    **kwargs: Any,
+) -> Clustering:
+    """Cluster page summaries (any iterable; consumed once, in one pass).
+
+    ``options`` or keyword arguments (the fields of :class:`ClusterOptions`) choose the
+    algorithm, measure and thresholds. ``progress(stage, done, total)`` is called now and then.
+    """
+    if options is None:
+        options = ClusterOptions(**kwargs)
+    elif kwargs:
+        raise TypeError("give either options or keyword arguments, not both")
+    thresholds = options.resolved()
+    similarity = measure_function(options.method, options.method_params)
+    sketcher = Sketcher(options.num_perm, 1, options.shingle_size, options.shingle_relation)
+    online = options.algorithm == "online"
+    condenser = LeaderClustering(
+        similarity,
+        thresholds["threshold"] if online else thresholds["condense"],
+        sketcher=sketcher,
+        lsh_threshold=options.lsh_threshold,
+        max_compare=options.max_compare,
+        early_accept=None if online else thresholds["condense"],
+    )
+    report = _Progress(progress)
+    started = time.perf_counter()
+    leader_of: list[int] = []
+    scores: list[float] = []
+    sources: list[str | None] = []
+    leader_page: dict[int, int] = {}
+    for index, summary in enumerate(pages):
+        assignment = condenser.add(summary)
+        if assignment.key is None:  # cannot happen without max_leaders; never lose a page
+            raise RuntimeError("a page was left without a leader")
+        if assignment.is_new:
+            leader_page[assignment.key] = index
+        leader_of.append(assignment.key)
+        scores.append(assignment.score)
+        sources.append(summary.source)
+        report("condensing", index + 1, total)
+    condensed = time.perf_counter()
+    if not leader_of:
+        raise ValueError("no pages to cluster")
+
+    leaders: list[Leader] = sorted(condenser.leaders.values(), key=lambda leader: leader.key)
+    graph = leader_graph(
+        leaders,
+        similarity,
+        condenser.index,
+        max_neighbors=options.max_neighbors,
+        progress=report,
+    )
+    compared = time.perf_counter()
+    if online:
+        groups = list(range(len(leaders)))
+    elif options.algorithm == "agglomerative":
+        groups = agglomerative(graph, thresholds["q_a"], thresholds["q_c"])
+    else:
+        groups = shared_nearest_neighbours(graph, options.k, thresholds["t_n"], options.k_p)
+    clustered = time.perf_counter()
+
+    clusters, item_cluster = _build_clusters(leaders, graph, groups, leader_page)
+    position = {leader.key: i for i, leader in enumerate(leaders)}
+    assignments = [item_cluster[position[key]] for key in leader_of]
+    infos = [
+        LeaderInfo(leader_page[leader.key], leader.weight, item_cluster[i], leader.summary)
+        for i, leader in enumerate(leaders)
+    ]
+    stats = {
+        "pages": len(leader_of),
+        "leaders": len(leaders),
+        "clusters": len(clusters),
+        "leader_edges": graph.n_edges,
+        "comparisons": condenser.comparisons + graph.n_edges,
+        "seconds_condense": round(condensed - started, 3),
+        "seconds_compare": round(compared - condensed, 3),
+        "seconds_cluster": round(clustered - compared, 3),
+    }
+    logger.debug("clustering stats: %s", stats)
+    return Clustering(assignments, scores, sources, clusters, infos, graph, options, stats)
+
+
+def _build_clusters(
+    leaders: list[Leader],
+    graph: ItemGraph,
+    groups: list[int],
+    leader_page: Mapping[int, int],
+) -> tuple[list[Cluster], list[int]]:
+    """Clusters sorted by size (largest first, ties by first page) with medoid representatives."""
+    by_group: dict[int, list[int]] = {}
+    for item, group in enumerate(groups):
+        by_group.setdefault(group, []).append(item)
+
+    def first_page(items: list[int]) -> int:
+        return min(leader_page[leaders[i].key] for i in items)
+
+    ordered = sorted(
+        by_group.values(),
+        key=lambda items: (-sum(graph.weights[i] for i in items), first_page(items)),
+    )
+    clusters: list[Cluster] = []
+    item_cluster = [0] * len(leaders)
+    for number, items in enumerate(ordered):
+        size = sum(graph.weights[i] for i in items)
+        best, centrality = _medoid(graph, items, size)
+        for item in items:
+            item_cluster[item] = number
+        leader = leaders[best]
+        clusters.append(
+            Cluster(
+                label=f"cluster-{number + 1}",
+                size=size,
+                representative=leader_page[leader.key],
+                summary=leader.summary,
+                leaders=sorted(items),
+                cohesion=centrality,
+            )
+        )
+    return clusters, item_cluster
+
+
+def _medoid(graph: ItemGraph, items: list[int], size: int) -> tuple[int, float]:
+    """The item with the highest page-weighted mean similarity to the rest of its cluster."""
+    if size <= 1:
+        return items[0], 1.0
+    best, best_score = items[0], -1.0
+    weights = graph.weights
+    for i in items:
+        total = (weights[i] - 1) * graph.cohesion[i]
+        edges = graph.edges[i]
+        for j in items:
+            if j != i:
+                total += weights[j] * edges.get(j, 0.0)
+        score = total / (size - 1)
+        if score > best_score + 1e-12 or (
+            abs(score - best_score) <= 1e-12 and weights[i] > weights[best]
+        ):
+            best, best_score = i, score
+    return best, best_score

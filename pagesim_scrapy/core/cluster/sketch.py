@@ -1,0 +1,190 @@
+"""MinHash sketches of a page's structure, for finding candidate pairs without comparing all pairs.
+
+A page is reduced to the set of its *tag-path shingles*: for every node, the last ``size`` steps
+of its root-to-node path, each step labelled under a node relation of seed 002 (default RPSA:
+tag plus class and id of div and span, volatile values normalised by the summary). Two steps
+(parent, child) are enough to tell one page type's layout from another's, and unlike whole paths
+they survive a changed wrapper high up the tree. The Jaccard index of two such sets is estimated
+from MinHash signatures (datasketch); an LSH index over the signatures returns the pages likely
+to be above a Jaccard threshold in time independent of the number of pages indexed.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from datasketch import MinHash, MinHashLSH
+
+from pagesim_scrapy.core.summary import RELATIONS, PageSummary
+
+_MASK32 = 0xFFFFFFFF
+_MIX = 0x9E3779B1  # Knuth's multiplicative constant: spreads a step's code before adding the next
+
+
+def path_shingles(summary: PageSummary, size: int = 2, relation: str = "rpsa") -> set[int]:
+    """The page's tag-path shingles (the last ``size`` steps of every node's path) as 32-bit ints.
+
+    The root's shorter paths are kept as they are, so a one-node page still has one shingle.
+    """
+    return {int(value) for value in shingle_array(summary, size, relation)}
+
+
+def shingle_array(summary: PageSummary, size: int = 2, relation: str = "rpsa") -> np.ndarray:
+    """:func:`path_shingles` as a sorted numpy array of distinct values (computed vectorised)."""
+    if size < 1:
+        raise ValueError("shingle size must be >= 1")
+    if relation not in RELATIONS:
+        raise ValueError(f"unknown node relation {relation!r}; choose from {RELATIONS}")
+    sequence = summary.sequence(relation, "bfs")
+    if not sequence:
+        return np.zeros(0, dtype=np.uint64)
+    # Node codes are single characters; lone surrogates among them are valid code points here.
+    codes = np.frombuffer(sequence.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(
+        np.uint64
+    )
+    parents = np.asarray(summary.parent_bfs, dtype=np.int64)
+    parents[0] = 0  # BFS: node 0 is the root and the only parentless node
+    current = codes
+    mix, mask = np.uint64(_MIX), np.uint64(_MASK32)
+    for _ in range(size - 1):
+        # fold the code of one more ancestor into every node's value (the root keeps its own);
+        # uint64 products wrap modulo 2**64, which leaves the low 32 bits exact
+        step = (current[parents] * mix + codes) & mask
+        step[0] = current[0]
+        current = step
+    return np.unique(current)
+
+
+class Sketcher:
+    """Builds MinHash signatures of pages with one shared set of permutations (built once)."""
+
+    def __init__(
+        self, num_perm: int = 128, seed: int = 1, shingle_size: int = 2, relation: str = "rpsa"
+    ) -> None:
+        if num_perm < 8:
+            raise ValueError("num_perm must be >= 8")
+        if relation not in RELATIONS:
+            raise ValueError(f"unknown node relation {relation!r}; choose from {RELATIONS}")
+        if shingle_size < 1:
+            raise ValueError("shingle_size must be >= 1")
+        self.num_perm = num_perm
+        self.seed = seed
+        self.shingle_size = shingle_size
+        self.relation = relation
+        self._prototype = MinHash(num_perm=num_perm, seed=seed, hashfunc=int)
+
+    def shingles(self, summary: PageSummary) -> set[int]:
+        return path_shingles(summary, self.shingle_size, self.relation)
+
+    def sketch(self, summary: PageSummary) -> MinHash:
+        """The MinHash signature of the page's tag-path shingles."""
+        proto = self._prototype
+        minhash = MinHash(
+            num_perm=self.num_perm,
+            seed=self.seed,
+            hashfunc=int,
+            permutations=proto.permutations,
+            scheme=proto.scheme,
+        )
+        shingles = shingle_array(summary, self.shingle_size, self.relation)
+        if len(shingles):
+            minhash.update_batch(shingles.tolist())
+        return minhash
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "num_perm": self.num_perm,
+            "seed": self.seed,
+            "shingle_size": self.shingle_size,
+            "relation": self.relation,
+        }
+
+
+@dataclass(frozen=True)
+class Candidate:
+    key: int
+    estimate: float  # estimated Jaccard of the two shingle sets
+
+
+class SketchIndex:
+    """An LSH index of signatures plus a signature matrix to rank the hits by estimated Jaccard.
+
+    LSH (banding) returns keys whose Jaccard with the query is likely above ``threshold``; the
+    matrix then orders those hits so that callers can compare exactly with the few best only.
+    Thread-safe: a lock guards every change and query.
+    """
+
+    def __init__(self, num_perm: int = 128, threshold: float = 0.3) -> None:
+        if not 0.0 < threshold < 1.0:
+            raise ValueError("the LSH threshold must be within (0, 1)")
+        self.num_perm = num_perm
+        self.threshold = threshold
+        # Missing a similar pair costs more than checking a dissimilar one: weight false negatives.
+        self._lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=(0.3, 0.7))
+        self._rows: dict[int, int] = {}
+        self._keys: list[int] = []
+        self._matrix: np.ndarray | None = None  # one row of hash values per key
+        self._lock = threading.RLock()
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._rows
+
+    def add(self, key: int, minhash: MinHash) -> None:
+        with self._lock:
+            if key in self._rows:
+                raise KeyError(f"key {key} is already indexed")
+            values = minhash.hashvalues
+            if len(values) != self.num_perm:
+                raise ValueError(f"signature has {len(values)} values, the index {self.num_perm}")
+            row = len(self._keys)
+            if self._matrix is None:
+                self._matrix = np.zeros((16, self.num_perm), dtype=values.dtype)
+            elif row >= self._matrix.shape[0]:
+                grown = np.zeros((2 * row, self.num_perm), dtype=self._matrix.dtype)
+                grown[:row] = self._matrix[:row]
+                self._matrix = grown
+            self._matrix[row] = values
+            self._rows[key] = row
+            self._keys.append(key)
+            self._lsh.insert(key, minhash, check_duplication=False)
+
+    def remove(self, key: int) -> None:
+        """Drop a key (its matrix row is reused by the last row, so memory stays bounded)."""
+        with self._lock:
+            row = self._rows.pop(key)
+            self._lsh.remove(key)
+            last = len(self._keys) - 1
+            if row != last and self._matrix is not None:
+                moved = self._keys[last]
+                self._matrix[row] = self._matrix[last]
+                self._keys[row] = moved
+                self._rows[moved] = row
+            self._keys.pop()
+
+    def estimates(self, minhash: MinHash, keys: list[int]) -> list[float]:
+        """Estimated Jaccard of the query with each of ``keys`` (all must be indexed)."""
+        with self._lock:
+            rows = [self._rows[key] for key in keys]
+            if not rows or self._matrix is None:
+                return []
+            equal = self._matrix[rows] == minhash.hashvalues
+            return [float(v) for v in equal.mean(axis=1)]
+
+    def candidates(self, minhash: MinHash, limit: int | None = None) -> list[Candidate]:
+        """Indexed keys that collide with the query, best estimate first, at most ``limit``."""
+        with self._lock:
+            hits = list(self._lsh.query(minhash))
+            if not hits:
+                return []
+            hits.sort()  # a stable order, whatever the set's iteration order
+            scores = self.estimates(minhash, hits)
+        ranked = sorted(zip(scores, hits), key=lambda pair: (-pair[0], pair[1]))
+        if limit is not None:
+            ranked = ranked[:limit]
+        return [Candidate(key, score) for score, key in ranked]

@@ -9,8 +9,13 @@ runs of identical siblings collapsed, pruning time included).  If ``zss`` or ``a
 to be importable, they are timed on a small pair for comparison (neither is a dependency).
 Target (issue 2): median <= 50 ms for two ~1,000-node pages.
 
+Where the vectorised kernel runs (``ted.c_kernel() == "avx2"``), the full-tree pairs are also
+timed with its band turned off and with the scalar C kernel, with the ratios: the same
+distances, three implementations.
+
 Medians are wall-clock: on a shared machine they move with its load; the minimum shows
-what the code does when it has a core to itself.
+what the code does when it has a core to itself.  ``--cpu`` times with process CPU time
+instead, which moves much less with the load.
 """
 
 from __future__ import annotations
@@ -19,14 +24,18 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import lxml.etree
 
 from pagesim_scrapy.core.similarity import ted
 
 ROOT = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
 SKIP = {"script", "style", "noscript"}
 TAGS: dict[str, int] = {}
 
@@ -52,15 +61,32 @@ def page_tree(path: Path) -> tuple[list[int], list[int]]:
     return labels, parents
 
 
-def timed(func: Callable[[], object], repeat: int) -> tuple[float, float, object]:
-    """(median ms, min ms, result) over `repeat` calls."""
+CLOCK = time.perf_counter
+
+
+def timed(func: Callable[[], T], repeat: int) -> tuple[float, float, T]:
+    """(median ms, min ms, result) over `repeat` (>= 1) calls."""
     times = []
-    result = None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = func()
-        times.append((time.perf_counter() - start) * 1000)
+    for _ in range(max(1, repeat) - 1):
+        start = CLOCK()
+        func()
+        times.append((CLOCK() - start) * 1000)
+    start = CLOCK()
+    result = func()
+    times.append((CLOCK() - start) * 1000)
     return statistics.median(times), min(times), result
+
+
+@contextmanager
+def kernel(simd: bool, band: int) -> Iterator[None]:
+    """The C extension with its vector kernel on/off and a first band (0: automatic)."""
+    c = ted._ted_c
+    old_simd, old_band = c.set_simd(simd), c.set_band(band)
+    try:
+        yield
+    finally:
+        c.set_simd(old_simd)
+        c.set_band(old_band)
 
 
 def pick_pairs(data: Path) -> list[tuple[str, Path, Path]]:
@@ -89,9 +115,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--cpu", action="store_true", help="time with process CPU time")
     args = parser.parse_args(argv)
+    global CLOCK
+    if args.cpu:
+        CLOCK = time.process_time
 
     print(f"C extension: {'yes' if ted.HAVE_C_EXTENSION else 'NO (pure-Python fallback)'}")
+    print(f"kernel for unit costs: {ted.c_kernel()}; clock: {'CPU' if args.cpu else 'wall'}")
     pairs = pick_pairs(args.data)
     if not pairs:
         print(f"no pages under {args.data}")
@@ -102,16 +133,29 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'pair':42} {'n1':>5} {'n2':>5} {'TED':>6} {'median ms':>10} {'min ms':>8}")
     medians = []
     for name, (t1, t2) in trees.items():
-        med, low, dist = timed(lambda t1=t1, t2=t2: ted.tree_edit_distance(*t1, *t2), args.repeat)
+        med, low, dist = timed(partial(ted.tree_edit_distance, *t1, *t2), args.repeat)
         medians.append(med)
         print(f"{name:42} {len(t1[0]):5} {len(t2[0]):5} {dist:6.0f} {med:10.1f} {low:8.1f}")
     print(f"median over pairs: {statistics.median(medians):.1f} ms (target <= 50 ms)")
+
+    if ted.c_kernel() == "avx2":
+        print("\n# the same pairs: vector kernel without its band, and the scalar C kernel")
+        print(f"{'pair':42} {'no band ms':>10} {'scalar ms':>10} {'band x':>7} {'total x':>8}")
+        for (name, (t1, t2)), med in zip(trees.items(), medians):
+            with kernel(simd=True, band=1 << 30):
+                wide, _, d_wide = timed(partial(ted.tree_edit_distance, *t1, *t2), 5)
+            with kernel(simd=False, band=0):
+                scal, _, d_scal = timed(partial(ted.tree_edit_distance, *t1, *t2), 5)
+            assert d_wide == d_scal, (name, d_wide, d_scal)
+            print(f"{name:42} {wide:10.1f} {scal:10.1f} {wide / med:7.1f} {scal / med:8.1f}")
 
     print("\n# crawl time: pruned trees (max_depth=8, collapse_runs=True), pruning included")
     print(f"{'pair':42} {'n1':>5} {'n2':>5} {'TED':>6} {'median ms':>10} {'min ms':>8}")
     for name, (t1, t2) in trees.items():
 
-        def pruned(t1=t1, t2=t2):
+        def pruned(
+            t1: tuple[list[int], list[int]] = t1, t2: tuple[list[int], list[int]] = t2
+        ) -> tuple[float, int, int]:
             p1 = ted.prune_tree(*t1, max_depth=8, collapse_runs=True)
             p2 = ted.prune_tree(*t2, max_depth=8, collapse_runs=True)
             return ted.tree_edit_distance(*p1, *p2), len(p1[0]), len(p2[0])
@@ -143,9 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         if peer is None:
             continue
         p_med, _, p_dist = timed(peer, 3)
-        c_med, _, c_dist = timed(
-            lambda s1=small1, s2=small2: ted.tree_edit_distance(*s1, *s2), args.repeat
-        )
+        c_med, _, c_dist = timed(partial(ted.tree_edit_distance, *small1, *small2), args.repeat)
         print(
             f"\n# {module_name} on {len(small1[0])} x {len(small2[0])} nodes: {p_med:.1f} ms "
             f"(distance {p_dist}); ours {c_med:.2f} ms (distance {c_dist:.0f})"

@@ -1,7 +1,8 @@
-"""Tree edit distance: worked examples, properties, C vs Python, big and deep trees, pruning."""
+"""Tree edit distance: worked examples, properties, C vs Python, C kernels, big trees, pruning."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import random
 from pathlib import Path
@@ -24,6 +25,10 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SO_PAGES = DATA / "stackoverflow_page_types"
 
 needs_c = pytest.mark.skipif(not ted.HAVE_C_EXTENSION, reason="C extension not built")
+needs_kernel_switches = pytest.mark.skipif(
+    not (ted.HAVE_C_EXTENSION and hasattr(ted._ted_c, "set_band")),
+    reason="C extension not built, or built from an older _ted.c",
+)
 
 BOTH = [pytest.param(tree_edit_distance_py, id="python")]
 if ted.HAVE_C_EXTENSION:
@@ -285,6 +290,145 @@ def test_c_and_python_agree_on_larger_random_trees():
                 path.append(i)
             pair += [labels, parents]
         assert tree_edit_distance(*pair) == tree_edit_distance_py(*pair)
+
+
+# --- the C kernels: vector (AVX2) with an exact band, scalar -----------------------------------
+# The vector kernel runs only for small integer costs on CPUs with AVX2; elsewhere these tests
+# compare the scalar kernel with itself and with Python, and still pass.
+
+
+@contextlib.contextmanager
+def kernel_settings(simd: bool = True, band: int = 0):
+    """Run the C code with the vector kernel on or off and a given first band (0: automatic)."""
+    old_simd = ted._ted_c.set_simd(simd)
+    old_band = ted._ted_c.set_band(band)
+    try:
+        yield
+    finally:
+        ted._ted_c.set_simd(old_simd)
+        ted._ted_c.set_band(old_band)
+
+
+@st.composite
+def similar_pair(draw, max_nodes: int = 60):
+    """A random tree and a copy changed by a few renames, leaf insertions and node deletions."""
+    labels, parents = draw(trees(max_nodes, 3))
+    n = len(labels)
+    children: list[list[list]] = [[] for _ in range(n)]
+    nodes = [[labels[i], children[i]] for i in range(n)]
+    for i in range(1, n):
+        children[parents[i]].append(nodes[i])
+    for _ in range(draw(st.integers(0, 8)) if n else 0):
+        op = draw(st.sampled_from(["rename", "insert", "delete"]))
+        node = nodes[draw(st.integers(0, n - 1))]
+        if op == "rename":
+            node[0] = draw(st.integers(0, 3))
+        elif op == "insert":
+            node[1].insert(draw(st.integers(0, len(node[1]))), [draw(st.integers(0, 3)), []])
+        elif node[1]:  # delete a child, its children take its place
+            k = draw(st.integers(0, len(node[1]) - 1))
+            node[1][k : k + 1] = node[1][k][1]
+    out_labels: list[int] = []
+    out_parents: list[int] = []
+    stack = [(nodes[0], -1)] if n else []
+    while stack:
+        node, parent = stack.pop()
+        out_labels.append(node[0])
+        out_parents.append(parent)
+        stack.extend((child, len(out_labels) - 1) for child in reversed(node[1]))
+    return (labels, parents), (out_labels, out_parents)
+
+
+@needs_kernel_switches
+def test_kernel_switches():
+    assert ted._ted_c.simd_kernel() in ("avx2", "none")
+    assert ted.c_kernel() in ("avx2", "c")
+    with kernel_settings(simd=False):
+        assert ted._ted_c.simd_kernel() == "none"
+        assert ted.c_kernel() == "c"
+    with pytest.raises(ValueError):
+        ted._ted_c.set_band(-1)
+
+
+@needs_kernel_switches
+@settings(max_examples=250, deadline=None)
+@given(
+    pair=similar_pair(),
+    band=st.sampled_from([1, 2, 3, 5, 8, 13]),
+    costs=st.sampled_from([(1, 1, 1), (2, 1, 3), (1, 3, 1), (0, 1, 1), (1, 0, 2), (5, 5, 1)]),
+)
+def test_band_gives_the_exact_distance(pair, band, costs):
+    # a first band far too narrow forces the second run; both ways round (orientation)
+    kw = dict(zip(("insert_cost", "delete_cost", "rename_cost"), costs))
+    (t1, t2) = pair
+    with kernel_settings(band=band):
+        assert tree_edit_distance(*t1, *t2, **kw) == tree_edit_distance_py(*t1, *t2, **kw)
+        assert tree_edit_distance(*t2, *t1, **kw) == tree_edit_distance_py(*t2, *t1, **kw)
+
+
+@needs_kernel_switches
+def test_vector_rows_longer_than_a_register():
+    # fan-outs of 15 to 70: rows of 1 to 5 vectors, partial last vectors, both orientations
+    rng = random.Random(11)
+    for n1, n2 in [(16, 17), (33, 31), (70, 40), (40, 70), (64, 65)]:
+        a = ([rng.randrange(3) for _ in range(n1)], [-1] + [0] * (n1 - 1))
+        b = ([rng.randrange(3) for _ in range(n2)], [-1] + [0] * (n2 - 1))
+        for band in (0, 2, 9):
+            with kernel_settings(band=band):
+                assert tree_edit_distance(*a, *b) == tree_edit_distance_py(*a, *b)
+
+
+@needs_kernel_switches
+def test_any_int64_labels():
+    rng = random.Random(5)
+    pool = [-(2**63), -(2**40), -1, 0, 7, 2**40, 2**63 - 1]
+    for _ in range(10):
+        pair = []
+        for n in (rng.randint(20, 60), rng.randint(20, 60)):
+            parents, path = [-1], [0]
+            for i in range(1, n):
+                path = path[: rng.randint(1, len(path))]
+                parents.append(path[-1])
+                path.append(i)
+            pair += [[rng.choice(pool) for _ in range(n)], parents]
+        with kernel_settings(band=3):
+            assert tree_edit_distance(*pair) == tree_edit_distance_py(*pair)
+
+
+@needs_kernel_switches
+def test_vector_kernel_near_its_int16_limit():
+    # int16 is used while max cost * (n1 + n2 + 2) < 32,000: a chain and a star of 5,000 nodes
+    # with costs 3 are just inside it, costs 4 just outside (int32, scalar)
+    n = 5_000
+    chain_ = chain(n, 1)
+    star = ([2] * n, [-1] + [0] * (n - 1))
+    unit = tree_edit_distance(*chain_, *star)
+    with kernel_settings(simd=False):
+        assert tree_edit_distance(*chain_, *star) == unit
+    for cost in (3.0, 4.0):
+        kw = {"insert_cost": cost, "delete_cost": cost, "rename_cost": cost}
+        assert tree_edit_distance(*chain_, *star, **kw) == cost * unit
+    assert unit == 2 * n - 2  # root and one leaf renamed, 4,998 deletions and 4,998 insertions
+
+
+@needs_kernel_switches
+def test_vector_and_scalar_kernels_agree_on_real_pages():
+    pages = [
+        lxml_arrays(so_page(kind, k))
+        for kind, k in [
+            ("newest_questions", 1),
+            ("newest_questions", 2),
+            ("users", 1),
+            ("users", 2),
+        ]
+    ]
+    for a, b in [(0, 1), (2, 3), (0, 2)]:
+        with kernel_settings(simd=False):
+            expected = tree_edit_distance(*pages[a], *pages[b])
+        for band in (0, 4, 50):
+            with kernel_settings(band=band):
+                assert tree_edit_distance(*pages[a], *pages[b]) == expected
+                assert tree_edit_distance(*pages[b], *pages[a]) == expected
 
 
 # --- the measure ----------------------------------------------------------------------------------

@@ -6,6 +6,14 @@ runs in the optional C extension :mod:`pagesim_scrapy.core.similarity._ted` when
 (``pip install .`` builds it where a C compiler is available) and in the pure-Python fallback
 below otherwise; both give the same numbers, the C one a few hundred times faster.
 
+For small integer costs (unit costs included) on x86-64 CPUs with AVX2, the C extension runs a
+vectorised kernel (:func:`c_kernel` says which one runs): 16 DP cells per instruction, and an
+exact band: it first computes only the cells whose two prefixes differ in length by at most k
+nodes, and keeps that answer only when it proves that no optimal edit script leaves the band
+(at most k deletions and k insertions), else widens the band once.  Pages of one type, whose
+distance is much smaller than the trees, then cost a fraction of the full DP.  The comments in
+``_ted.c`` give the argument.
+
 Trees are flat arrays in document order (preorder): ``labels[i]`` is an int code of node
 ``i`` and ``parents[i]`` the index of its parent, ``-1`` for the root at index 0.  Everything
 here is iterative, so trees nested 10,000 or more deep are fine.
@@ -42,6 +50,7 @@ __all__ = [
     "HAVE_C_EXTENSION",
     "VARIANTS",
     "TreeTooLargeError",
+    "c_kernel",
     "prune_tree",
     "ted_similarity",
     "tree_edit_distance",
@@ -52,7 +61,7 @@ __all__ = [
 HAVE_C_EXTENSION: bool = _ted_c is not None
 
 #: Refuse a pair of trees whose node counts multiply to more than this (the DP needs two
-#: matrices of that many cells: 4 bytes each for unit costs on trees below ~16,000 nodes
+#: matrices of that many cells: 2 bytes each for unit costs on trees below ~16,000 nodes
 #: together, else 4 or 8).  400 million cells is 20,000 x 20,000 nodes.
 DEFAULT_MAX_CELLS = 400_000_000
 
@@ -62,6 +71,19 @@ VARIANTS = ("seed004", "seed003")
 
 class TreeTooLargeError(ValueError):
     """A tree is larger than the exact tree edit distance is allowed to handle."""
+
+
+def c_kernel() -> str:
+    """Which implementation runs small-integer-cost distances, for logs and benchmarks.
+
+    "avx2" (the vectorised, banded C kernel), "c" (the scalar C code: no AVX2 on this CPU, or
+    an extension built without it) or "python" (no C extension).
+    """
+    if _ted_c is None:
+        return "python"
+    kernel = getattr(_ted_c, "simd_kernel", None)  # absent in builds of an older _ted.c
+    name = kernel() if kernel is not None else "none"
+    return "c" if name == "none" else str(name)
 
 
 class _Summary(Protocol):  # what ted_similarity needs from a page summary

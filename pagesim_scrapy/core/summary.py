@@ -116,7 +116,9 @@ class SummaryOptions:
 
 DEFAULT_OPTIONS = SummaryOptions()
 
-_Labels = tuple[str, str, str, tuple[str, ...]]  # rsn char, rpsa char, csr char, class tokens
+# (the rsn, rpsa and csr code characters as one 3-character string, class tokens): one join
+# and three slices then give the three sequences of a page.
+_Labels = tuple[str, tuple[str, ...]]
 
 
 class _LabelCache:
@@ -138,16 +140,6 @@ class _LabelCache:
         if len(self.entries) >= self.limit:
             self.entries.clear()
         self.entries[key] = entry
-        return entry
-
-    def labels(self, tag: str, items: list[tuple[str, str]]) -> _Labels:
-        key = (tag, *items) if items else tag
-        entry = self.entries.get(key)
-        if entry is None:
-            entry = self._compute(tag, items)
-            if len(self.entries) >= self.limit:
-                self.entries.clear()
-            self.entries[key] = entry
         return entry
 
     def _compute(self, tag: str, items: list[tuple[str, str]]) -> _Labels:
@@ -181,7 +173,7 @@ class _LabelCache:
             csr = code_char("\x1f".join(parts))
         else:
             csr = rsn
-        return rsn, rpsa, csr, classes
+        return rsn + rpsa + csr, classes
 
 
 _caches: dict[SummaryOptions, _LabelCache] = {}
@@ -382,31 +374,25 @@ def summarize_tree(
     parent_bfs: list[int] = []
     level_starts: list[int] = []
 
-    level = [start]
-    level_parents = [-1]
+    # Each level is collected with C-level ``extend`` (children of every kept element, comments
+    # and skipped tags included) and filtered while it is walked: no Python loop per child.
+    level: list[Any] = [start]
+    level_parents: list[int] = [-1]
     depth = 0
-    budget = options.max_nodes
-    while level:
-        if budget is not None:
-            room = budget - len(tags)
-            if room <= 0:
-                break
-            if len(level) > room:
-                level = level[:room]
-                level_parents = level_parents[:room]
+    budget = options.max_nodes if options.max_nodes is not None else -1
+    full = False
+    while level and not full:
         level_starts.append(len(tags))
         next_level: list[Any] = []
         next_parents: list[int] = []
         descend = max_depth is None or depth < max_depth
-        # children beyond the node budget would be cut at the next level: do not collect them
-        room_below = None if budget is None else budget - len(tags) - len(level)
-        if room_below is not None and room_below <= 0:
-            descend = False
-        index = len(tags)
-        for element in level:
+        for element, parent in zip(level, level_parents):
             tag = element.tag
-            if tag.__class__ is not str:  # lxml.html may hand back exotic tag types
-                tag = str(tag)
+            if tag.__class__ is not str or tag in skip:
+                continue  # comment, processing instruction, script/style/...
+            if len(tags) == budget:
+                full = True
+                break
             keys = element.keys()
             if not keys:
                 key: Any = tag
@@ -420,29 +406,26 @@ def summarize_tree(
             entry = entries_get(key)
             if entry is None:
                 entry = compute(key, tag, element.items())
+            if descend:
+                count = len(element)
+                if count:
+                    next_level.extend(element)
+                    next_parents.extend([len(tags)] * count)
             node_labels.append(entry)
             tags.append(tag)
-            if descend:
-                for child in element:
-                    child_tag = child.tag
-                    if child_tag.__class__ is str and child_tag not in skip:
-                        next_level.append(child)
-                        next_parents.append(index)
-                if room_below is not None and len(next_level) >= room_below:
-                    descend = False
-            index += 1
-        parent_bfs += level_parents
+            parent_bfs.append(parent)
+        if level_starts[-1] == len(tags):
+            level_starts.pop()  # nothing kept at this depth
         level = next_level
         level_parents = next_parents
         depth += 1
 
     class_tokens: set[str] = set()
     for entry in node_labels:
-        if entry[3]:
-            class_tokens.update(entry[3])
-    rsn = "".join([entry[0] for entry in node_labels])
-    rpsa = "".join([entry[1] for entry in node_labels])
-    csr = "".join([entry[2] for entry in node_labels])
+        if entry[1]:
+            class_tokens.update(entry[1])
+    codes = "".join([entry[0] for entry in node_labels])
+    rsn, rpsa, csr = codes[0::3], codes[1::3], codes[2::3]
 
     return PageSummary(
         bfs={"rsn": rsn, "rpsa": rpsa, "csr": csr},

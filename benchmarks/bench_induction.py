@@ -3,8 +3,8 @@
 Run: ``python benchmarks/bench_induction.py [--repeat N]``. Prints medians over the repeats.
 
 * synthetic: 50 generated pages of one template with ~1,000 elements each (optional
-  blocks, lists of different lengths, varying text): induction of all 50 pages, then
-  extraction from each (parsing included and excluded);
+  blocks, lists of different lengths, varying text, a JSON-LD block): induction of all 50
+  pages, then extraction from each (parsing included and excluded);
 * real: ../shared/data/recipe_scrapers_testdata, per site a wrapper from all its pages, then
   extraction from each of them (skipped if the data is absent).
 
@@ -15,6 +15,7 @@ pages/s.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -77,7 +78,21 @@ def synthetic_page(rng: random.Random) -> str:
         '<link rel="canonical" href="https://example.com/r/',
         str(rng.randrange(10**6)),
         '">',
-        "</head><body class='page'>",
+        "<script type='application/ld+json'>",
+        json.dumps(
+            {
+                "@context": "https://schema.org",
+                "@type": "Recipe",
+                "name": _words(rng, 4),
+                "author": {"@type": "Person", "name": _words(rng, 2)},
+                "recipeIngredient": [_words(rng, 4) for _ in range(rng.randrange(4, 16))],
+                "recipeInstructions": [
+                    {"@type": "HowToStep", "text": _words(rng, 20)}
+                    for _ in range(rng.randrange(3, 10))
+                ],
+            }
+        ),
+        "</script></head><body class='page'>",
     ]
     out.append("<header class='site-header'><nav class='menu'><ul>")
     for k in range(80):

@@ -108,3 +108,23 @@ def test_python_dash_m_entry_point(site: Path, tmp_path: Path):
         timeout=120,
     )
     assert shown.returncode == 0 and "ingredients" in shown.stdout
+
+
+def test_jsonld_fields_by_default_and_not_with_no_jsonld(tmp_path: Path):
+    from tests.test_induce_structured import _spa_recipe
+
+    rng = random.Random(8)
+    folder = tmp_path / "spa"
+    folder.mkdir()
+    for k, title in enumerate(["Tomato Soup", "Lemon Cake", "Rice Salad", "Onion Tart"]):
+        (folder / f"p{k}.html").write_text(_spa_recipe(rng, title, 3 + k), encoding="utf-8")
+    pages_ = sorted(folder.iterdir())
+    with_ld, without = tmp_path / "with.json", tmp_path / "without.json"
+    assert main(["induce", *map(str, pages_[:3]), "-o", str(with_ld)]) == 0
+    assert main(["induce", *map(str, pages_[:3]), "--no-jsonld", "-o", str(without)]) == 0
+    assert json.loads(without.read_text())["structured"] is False
+    for wrapper_path, expect in ((with_ld, "Onion Tart"), (without, None)):
+        out = tmp_path / "out.jsonl"
+        assert main(["extract", "-w", str(wrapper_path), str(pages_[3]), "-o", str(out)]) == 0
+        record = json.loads(out.read_text())["record"]
+        assert record.get("jsonld_recipe_name") == expect

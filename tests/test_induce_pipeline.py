@@ -51,11 +51,12 @@ def test_settings_defaults_validation_and_not_configured():
 
     config = InductionConfig.from_settings(Settings())
     assert config.enabled is False and config.min_pages == 5 and not config.keep_html
+    assert config.jsonld is True
     assert set(SETTING_DEFAULTS) == {
         "PAGESIM_INDUCTION_ENABLED", "PAGESIM_INDUCTION_MIN_PAGES", "PAGESIM_INDUCTION_MAX_PAGES",
         "PAGESIM_INDUCTION_LAMBDA", "PAGESIM_INDUCTION_MIN_FIT", "PAGESIM_INDUCTION_BUFFER_SIZE",
         "PAGESIM_INDUCTION_WAIT", "PAGESIM_INDUCTION_STORE", "PAGESIM_INDUCTION_DIR",
-        "PAGESIM_PAGE_ITEMS_KEEP_HTML",
+        "PAGESIM_INDUCTION_JSONLD", "PAGESIM_PAGE_ITEMS_KEEP_HTML",
     }  # fmt: skip
     with pytest.raises(NotConfigured):
         TemplateInductionPipeline.from_crawler(get_crawler(settings_dict={}))
@@ -255,6 +256,21 @@ def test_a_label_that_never_gets_enough_pages_is_released_not_lost(
     assert stat(result, "errors/parse") == 1
     # released because the crawl had nothing left to do, not after PAGESIM_INDUCTION_WAIT
     assert result["seconds"] < 60
+
+
+def test_a_page_fetched_twice_is_learned_once_and_links_come_out_absolute(tmp_path: Path):
+    routes = _pages()
+    routes["/recipes/0.html?ref=menu"] = routes["/recipes/0.html"]  # the same document
+    for base in _serve(routes):
+        urls = [base + path for path in routes]
+        result = crawl(tmp_path, urls, {"PAGESIM_INDUCTION_MIN_PAGES": 3})
+        items = page_items(result)
+        assert len(items) == len(urls)
+        assert stat(result, "duplicates/recipe") == 1
+        assert stat(result, "learned/recipe") == len(urls) - 1
+        for item in items:
+            assert item["record"]["recipe_title"] in TITLES
+            assert item["record"]["by_url"].startswith(base + "/u/"), item["record"]
 
 
 def test_real_recipe_pages_of_one_site(tmp_path: Path):

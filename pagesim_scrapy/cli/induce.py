@@ -44,6 +44,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="F",
         help="share of required nodes a page must show to fit (default: %(default)s)",
     )
+    parser.add_argument(
+        "--no-jsonld",
+        action="store_true",
+        help="ignore the pages' embedded JSON-LD (by default its values are fields too)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -53,20 +58,26 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 <= args.min_fit <= 1.0:
         raise CommandError(f"--min-fit must be within [0, 1], got {args.min_fit}")
     paths = page_paths(args.paths)
-    wrapper = Wrapper(label=args.label, lam=args.lam, min_fit=args.min_fit)
+    wrapper = Wrapper(
+        label=args.label, lam=args.lam, min_fit=args.min_fit, structured=not args.no_jsonld
+    )
     roots = []
     for path in paths:
         try:
-            roots.append(parse_html(read_page_bytes(path)))
+            roots.append(parse_html(read_page_bytes(path), structured=wrapper.structured))
         except (PageReadError, PageParseError) as exc:
             logger.warning("skipping %s: %s", path, exc)
     if not roots:
         raise CommandError("no page could be read")
     wrapper.add_pages(roots)
+    if wrapper.tree.duplicates:
+        logger.warning(
+            "%d page(s) skipped: the same document as another page", wrapper.tree.duplicates
+        )
     if wrapper.pages == 1:
         logger.warning(
             "one page only: template text and data cannot be told apart, "
-            "only repeated regions become fields"
+            "only repeated regions and the page's name become fields"
         )
     if args.output and args.output != "-":
         try:

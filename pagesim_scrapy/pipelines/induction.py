@@ -71,6 +71,7 @@ SETTING_DEFAULTS: dict[str, Any] = {
     "PAGESIM_INDUCTION_WAIT": 60.0,
     "PAGESIM_INDUCTION_STORE": "pagesim_scrapy.pipelines.induction.JsonFileWrapperStore",
     "PAGESIM_INDUCTION_DIR": "",
+    "PAGESIM_INDUCTION_JSONLD": True,
     "PAGESIM_PAGE_ITEMS_KEEP_HTML": False,
 }
 
@@ -89,6 +90,8 @@ SETTING_DOCS: dict[str, str] = {
     "PAGESIM_INDUCTION_STORE": "Import path of the wrapper store class.",
     "PAGESIM_INDUCTION_DIR": "Folder of the JSON wrapper store (default: the project's "
     "data dir, .scrapy/pagesim/wrappers).",
+    "PAGESIM_INDUCTION_JSONLD": "Offer the pages' embedded JSON-LD (schema.org Product, "
+    "Recipe…) as fields too (jsonld_product_name, …).",
     "PAGESIM_PAGE_ITEMS_KEEP_HTML": "Keep the page HTML in page items after extraction.",
 }
 
@@ -112,6 +115,7 @@ class InductionConfig:
     wait: float = SETTING_DEFAULTS["PAGESIM_INDUCTION_WAIT"]
     store: str = SETTING_DEFAULTS["PAGESIM_INDUCTION_STORE"]
     directory: str = SETTING_DEFAULTS["PAGESIM_INDUCTION_DIR"]
+    jsonld: bool = SETTING_DEFAULTS["PAGESIM_INDUCTION_JSONLD"]
     keep_html: bool = SETTING_DEFAULTS["PAGESIM_PAGE_ITEMS_KEEP_HTML"]
 
     @classmethod
@@ -133,6 +137,7 @@ class InductionConfig:
             wait=settings.getfloat("PAGESIM_INDUCTION_WAIT", d["PAGESIM_INDUCTION_WAIT"]),
             store=str(settings.get("PAGESIM_INDUCTION_STORE") or d["PAGESIM_INDUCTION_STORE"]),
             directory=str(settings.get("PAGESIM_INDUCTION_DIR") or ""),
+            jsonld=settings.getbool("PAGESIM_INDUCTION_JSONLD", d["PAGESIM_INDUCTION_JSONLD"]),
             keep_html=settings.getbool(
                 "PAGESIM_PAGE_ITEMS_KEEP_HTML", d["PAGESIM_PAGE_ITEMS_KEEP_HTML"]
             ),
@@ -275,12 +280,14 @@ class TemplateInductionPipeline:
             return item
         state = self._label(item.label)
         if state.pages < self.config.max_pages:
-            learned = await run_in_thread(self._learn, state, item.html)
-            if learned:
+            outcome = await run_in_thread(self._learn, state, item.html, item.url)
+            if outcome == "learned":
                 self.stats.inc_value(f"{STATS_PREFIX}/learned/{state.label}")
                 if state.pages >= self.config.min_pages:
                     self._release_label(state.label, "ready")
-            else:
+            elif outcome == "duplicate":
+                self.stats.inc_value(f"{STATS_PREFIX}/duplicates/{state.label}")
+            elif outcome == "error":
                 self.stats.inc_value(f"{STATS_PREFIX}/errors/parse")
         if state.pages < self.config.min_pages and self.config.buffer_size > 0:
             mode = await self._hold(item, state.label)
@@ -335,36 +342,40 @@ class TemplateInductionPipeline:
             wrapper = Wrapper(label=label)
         wrapper.lam = self.config.lam
         wrapper.min_fit = self.config.min_fit
+        wrapper.structured = self.config.jsonld
         state = self.labels[label] = _Label(label, wrapper, wrapper.pages)
         return state
 
-    def _learn(self, state: _Label, html: str) -> bool:
-        """Worker thread: parse and learn one page (and recompile)."""
+    def _learn(self, state: _Label, html: str, url: str | None) -> str:
+        """Worker thread: parse and learn one page (and recompile). Returns ``"learned"``,
+        ``"duplicate"`` (a page learned already), ``"full"`` (the wrapper reached
+        ``PAGESIM_INDUCTION_MAX_PAGES`` meanwhile) or ``"error"`` (not parseable)."""
         try:
-            root = parse_html(html)
+            root = parse_html(html, structured=state.wrapper.structured, base_url=url)
         except PageParseError as exc:
             logger.warning("page item of %r not learned: %s", state.label, exc)
-            return False
+            return "error"
         with state.lock:
             if state.pages >= self.config.max_pages:
-                return True
-            state.wrapper.add_page(root)
+                return "full"
+            if not state.wrapper.add_page(root):
+                return "duplicate"
             state.learned += 1
             state.wrapper.compiled()
-        return True
+        return "learned"
 
     async def _extract_into(self, item: PageItem, state: _Label, mode: str) -> None:
         ready = state.pages >= self.config.min_pages
         result: Extraction | None = None
         if state.pages > 0 and item.html:
-            result = await run_in_thread(self._extract, state, item.html)
+            result = await run_in_thread(self._extract, state, item.html, item.url)
         status = "ready" if ready else "partial"
         self._finish(item, result, state, status if mode != "skipped" else mode)
         self.stats.inc_value(f"{STATS_PREFIX}/extracted/{status}")
 
     @staticmethod
-    def _extract(state: _Label, html: str) -> Extraction:
-        return state.wrapper.extract(html)
+    def _extract(state: _Label, html: str, url: str | None) -> Extraction:
+        return state.wrapper.extract(html, url=url)
 
     def _finish(
         self, item: PageItem, result: Extraction | None, state: _Label | None, status: str

@@ -50,7 +50,16 @@ PAGESIM_THRESHOLD = "auto"
 PAGESIM_ACTION = "tag"
 # ... but the items the spider yields for them are dropped by the filter pipeline.
 PAGESIM_FILTER_ITEMS = True
-PAGESIM_PAGE_ITEMS = False
+# Every product page also becomes a PageItem; the induction pipeline (enabled by the add-on
+# when PAGESIM_INDUCTION_ENABLED is on) learns the product template from the first pages and
+# fills each item's ``record`` (name, price, sku, …) with no hand-written selector.
+PAGESIM_PAGE_ITEMS = True
+PAGESIM_INDUCTION_ENABLED = True
+#: Pages learned before records come out (earlier items wait, bounded) and at most.
+PAGESIM_INDUCTION_MIN_PAGES = 5
+PAGESIM_INDUCTION_MAX_PAGES = 50
+#: Records only: the page HTML is not exported.
+PAGESIM_PAGE_ITEMS_KEEP_HTML = False
 
 # --- demo scoring -------------------------------------------------------------------------
 

@@ -9,14 +9,17 @@ names the fields, and picks the main repeating region (the records of a list pag
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from pagesim_scrapy.core.induce.naming import best_class, label_text, snake, unique_name
+from pagesim_scrapy.core.induce.structured import JSONLD_PREFIX, JSONLD_TAG
 from pagesim_scrapy.core.induce.template import (
     DATA_ATTRS,
     ELEMENT,
     REPEAT,
+    SAMPLE_CHARS,
     TEXT,
     TemplateTree,
     TNode,
@@ -74,6 +77,8 @@ class CNode:
         "tag",
         "token",
         "tokens",
+        "trim",
+        "trim_field",
     )
 
     def __init__(self, src: TNode, parent: CNode | None, scope: CNode | None) -> None:
@@ -103,6 +108,9 @@ class CNode:
         self.n_required = 0
         self.tokens: list[int] = []
         self.path = ""
+        #: constant (prefix, suffix) around a text field's data, and the field without them
+        self.trim: tuple[str, str] | None = None
+        self.trim_field: str | None = None
 
     @property
     def info(self) -> dict[str, str]:
@@ -151,6 +159,9 @@ def _segment(node: TNode) -> str:
         return "text()"
     if node.kind == REPEAT:
         return "(" + " + ".join(p.split("[")[0] for p in node.pattern) + ")*"
+    prop = node.info.get("itemprop", "")
+    if prop.startswith(JSONLD_PREFIX + "."):
+        return prop.rsplit(".", 1)[-1]  # html > jsonld > Recipe > name > text()
     seg = node.tag
     cls = best_class(node)
     if cls and node.info.get("class") and cls in node.info.get("class", ""):
@@ -238,6 +249,57 @@ def _unknown(node: TNode, n: int, scope: CNode | None) -> bool:
     return n >= 2 and node.count == 1
 
 
+#: A separator that may end a constant prefix ("Recipe: ", "Site | ") …
+_PREFIX_SEP = re.compile(r"\s*[|\-–—:·•»~/]+\s+")
+#: … or start a constant suffix (" | Site", " - Site").
+_SUFFIX_SEP = re.compile(r"\s+[|\-–—:·•»~/]+\s*")
+
+
+def _common_prefix(texts: list[str]) -> str:
+    first = min(texts, key=len)
+    for k, char in enumerate(first):
+        if any(t[k] != char for t in texts):
+            return first[:k]
+    return first
+
+
+def constant_affixes(samples: list[str]) -> tuple[str, str] | None:
+    """The constant prefix and suffix, each ending / starting at a separator, that every
+    sample of a varying text shares: "X | Deliciously Ella" and "Y | Deliciously Ella" give
+    ``("", " | Deliciously Ella")``. Seed 003's rule (constant text is template, varying text
+    is data) applied inside one text; None when there is none."""
+    if len(set(samples)) < 2 or any(len(x) >= SAMPLE_CHARS for x in samples):
+        return None  # a sample cut short cannot show its suffix
+    head = _common_prefix(samples)
+    prefix = ""
+    for found in _PREFIX_SEP.finditer(head):
+        prefix = head[: found.end()]
+    tail = _common_prefix([x[::-1] for x in samples])[::-1]
+    match = _SUFFIX_SEP.search(tail)
+    suffix = tail[match.start() :] if match is not None else ""
+    if not prefix and not suffix:
+        return None
+    if any(len(x) <= len(prefix) + len(suffix) for x in samples):
+        return None
+    return prefix, suffix
+
+
+def trim_affixes(value: str, affixes: tuple[str, str]) -> str:
+    """``value`` without the constant prefix / suffix (each only where the value has it)."""
+    prefix, suffix = affixes
+    if prefix and value.startswith(prefix) and len(value) > len(prefix):
+        value = value[len(prefix) :]
+    if suffix and value.endswith(suffix) and len(value) > len(suffix):
+        value = value[: -len(suffix)]
+    return value.strip()
+
+
+def _page_name(node: TNode, n: int, scope: CNode | None) -> bool:
+    """On a template learned from a single page, constant and varying text cannot be told
+    apart; a text that is the page's name (its title, or a part of it) is data anyway."""
+    return n == 1 and scope is None and node.named > 0
+
+
 def _kv_labels(src: TNode, n: int, threshold: int) -> dict[str, str] | None:
     """The labels of a key/value region whose values vary, or None if it is a real list."""
     if n < 2 or src.count < 2 or not src.kv:
@@ -266,8 +328,10 @@ def _mark_data(order: list[CNode], n: int, threshold: int) -> None:
             if c.kv is not None:
                 continue
         if c.kind == TEXT:
-            if src.varies() or _unknown(src, n, c.scope):
+            if src.varies() or _unknown(src, n, c.scope) or _page_name(src, n, c.scope):
                 c.field = ""  # named later
+                if c.scope is None:
+                    c.trim = constant_affixes(src.samples)
         elif c.kind == ELEMENT:
             for attr in DATA_ATTRS.get(c.tag, ()):
                 values = src.avals.get(attr)
@@ -275,6 +339,7 @@ def _mark_data(order: list[CNode], n: int, threshold: int) -> None:
                     c.attr_fields.append((attr, ""))
         elif c.kind == REPEAT and _scope_is_data(c, n) and src.tchars + len(src.samples) > 0:
             c.field = ""
+    _drop_echoes(order)
     for c in reversed(order):  # children before parents
         if c.field is not None or c.attr_fields or c.kv or any(k.has_data for k in c.children):
             c.has_data = True
@@ -291,6 +356,27 @@ def _mark_data(order: list[CNode], n: int, threshold: int) -> None:
                 for k in c.children
                 if k.kind == ELEMENT and k.has_list and k.scope is None and sigs.count(k.sig) == 1
             )
+
+
+def _drop_echoes(order: list[CNode]) -> None:
+    """A record group whose only text is one data slot: that slot would repeat the group's
+    ``text`` field word for word, so it is not a field of its own."""
+    for c in order:
+        if c.kind != REPEAT or c.field is None:
+            continue
+        texts: list[CNode | None] = []
+        stack = list(c.children)
+        while stack and len(texts) < 2:
+            k = stack.pop()
+            if k.kind == TEXT:
+                texts.append(k)
+            elif k.kind == ELEMENT:
+                stack.extend(k.children)
+            else:
+                texts.append(None)  # a region inside: the group text is more than one slot
+        only = texts[0] if len(texts) == 1 else None
+        if only is not None and only.field == "":
+            only.field = None
 
 
 def _has_region_below(c: CNode) -> bool:
@@ -457,6 +543,11 @@ def _name_fields(order: list[CNode], n: int) -> list[FieldInfo]:
         if c.field == "" and c.src.name and c.src.name not in scope_names(c):
             c.field = c.src.name
             scope_names(c).add(c.src.name)
+        if c.trim is not None:
+            prev = c.src.info.get("field:core")
+            if prev and prev not in scope_names(c):
+                scope_names(c).add(prev)
+                c.trim_field = prev
         if c.attr_fields:
             kept: list[tuple[str, str]] = []
             for attr, name in c.attr_fields:
@@ -487,6 +578,22 @@ def _name_fields(order: list[CNode], n: int) -> list[FieldInfo]:
                     c.optional,
                     c.count,
                     list(c.src.samples),
+                )
+            )
+        if c.trim is not None and c.field:
+            if c.trim_field is None:
+                c.trim_field = unique_name(f"{c.field}_core", scope_names(c))
+                c.src.info["field:core"] = c.trim_field
+            fields.append(
+                FieldInfo(
+                    c.trim_field,
+                    "text",
+                    f"{c.path} [constant affixes removed]",
+                    scope_field,
+                    None,
+                    c.optional,
+                    c.count,
+                    [trim_affixes(x, c.trim) for x in c.src.samples],
                 )
             )
         if c.kv:
@@ -554,6 +661,8 @@ def _blank(root: CNode) -> dict[str, Any]:
             continue
         if c.field:
             out[c.field] = [] if c.kind == REPEAT else None
+        if c.trim_field:
+            out[c.trim_field] = None
         for _, name in c.attr_fields:
             out[name] = None
         for name in (c.kv or {}).values():
@@ -586,6 +695,15 @@ def group_blank(rep: CNode) -> dict[str, Any]:
 _FORM_TAGS = frozenset({"option", "optgroup", "select", "input", "button", "label"})
 
 
+def _in_jsonld(c: CNode) -> bool:
+    node: CNode | None = c.parent
+    while node is not None:
+        if node.tag == JSONLD_TAG:
+            return True
+        node = node.parent
+    return False
+
+
 def _main_region(order: list[CNode], tree: TemplateTree) -> tuple[CNode | None, str]:
     best: CNode | None = None
     best_score = 0.0
@@ -600,6 +718,8 @@ def _main_region(order: list[CNode], tree: TemplateTree) -> tuple[CNode | None, 
             continue
         if any(p.split(".", 1)[0].split("[", 1)[0] in _FORM_TAGS for p in src.pattern):
             continue  # the options of a drop-down are not records
+        if _in_jsonld(c):
+            continue  # embedded JSON-LD repeats the page's data: not the page's list
         # non-link text per page, weighted by how many of the learned pages have the region
         score = (src.tchars - src.lchars) / pages * (src.count / max(1, tree.pages))
         if score > best_score:

@@ -36,16 +36,21 @@ def describe(wrapper: Wrapper, max_optional: int = 30) -> str:
     if wrapper.pages == 0 or wrapper.tree.root is None:
         return f"wrapper {wrapper.label!r}: nothing learned yet"
     comp = wrapper.compiled()
+    skipped = wrapper.tree.duplicates
     lines = [
         f"wrapper {wrapper.label or '(no label)'}: format {FORMAT_VERSION}, learned from "
-        f"{comp.pages} page(s), lambda {wrapper.lam:g} (nodes found on fewer than "
-        f"{comp.min_count} page(s) dropped: {comp.discarded}), min fit {wrapper.min_fit:g}",
+        f"{comp.pages} page(s)"
+        + (f" ({skipped} duplicate page(s) skipped)" if skipped else "")
+        + f", lambda {wrapper.lam:g} (nodes found on fewer than "
+        f"{comp.min_count} page(s) dropped: {comp.discarded}), min fit {wrapper.min_fit:g}, "
+        f"JSON-LD {'on' if wrapper.structured else 'off'}",
         f"page kind: {comp.kind}; main region: "
         f"{comp.main.field if comp.main is not None else 'none'}",
     ]
     if comp.pages == 1:
         lines.append(
-            "note: one page cannot tell template text from data: only repeated regions are data"
+            "note: one page cannot tell template text from data: only repeated regions and "
+            "the page's name (its title) are data"
         )
     lines.append(f"fields ({len(comp.fields)}):")
     width = max([len(f.name) for f in comp.fields] + [4]) + 2

@@ -4,7 +4,8 @@ A page is an lxml ``etree`` tree (not ``lxml.html``: its element proxies walk ~2
 Every element's content is seen as a flat list of *items*: child elements and cleaned text
 pieces. Formatting-only inline elements (``<b>``, ``<em>``…) are folded into the text around
 them, so "Price: <b>£3</b>" is one text value rather than three unstable nodes. Script, style,
-noscript and template elements and comments are removed at parse time.
+noscript and template elements and comments are removed at parse time; the data of JSON-LD
+scripts is kept as a synthetic subtree (:mod:`.structured`).
 """
 
 from __future__ import annotations
@@ -14,14 +15,18 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urljoin
 
 from lxml import etree
 from rapidfuzz.distance import Indel
+
+from pagesim_scrapy.core.induce.structured import add_jsonld, jsonld_blocks
 
 __all__ = [
     "TEXT_SIG",
     "PageParseError",
     "Run",
+    "absolutise_links",
     "clean_text",
     "decode_html",
     "element_sig",
@@ -115,10 +120,15 @@ def decode_html(data: bytes) -> str:
         return data.decode("cp1252", "replace")
 
 
-def parse_html(page: bytes | str) -> Element:
+def parse_html(page: bytes | str, structured: bool = True, base_url: str | None = None) -> Element:
     """Parse a page into an lxml tree with script/style/noscript/template removed.
 
-    Raises :class:`PageParseError` when there is nothing to build a tree from.
+    With ``structured``, the page's JSON-LD blocks are kept as a synthetic ``<jsonld>``
+    subtree at the end of ``<html>`` (see :mod:`.structured`): data the page carries for
+    machines becomes fields like any other. With ``base_url`` (the page's URL), links and
+    image sources are made absolute, so a site-wide link is the same value on every page
+    (template, not data) and extracted URLs are usable as they are. Raises
+    :class:`PageParseError` when there is nothing to build a tree from.
     """
     text = decode_html(page) if isinstance(page, bytes) else page
     if not text or not text.strip():
@@ -131,13 +141,57 @@ def parse_html(page: bytes | str) -> Element:
         raise PageParseError(f"cannot parse HTML: {exc}") from exc
     if root is None:
         raise PageParseError("no element found")
+    blocks = jsonld_blocks(root) if structured else []
     etree.strip_elements(root, *SKIP_TAGS, with_tail=False)
+    if blocks:
+        add_jsonld(root, blocks)
+    if base_url:
+        absolutise_links(root, base_url)
     for leaf in root.iter(*LEAF_TAGS):
         # an icon's drawing or an embedded document is not page structure
         if len(leaf):
             for child in list(leaf):
                 leaf.remove(child)
     return root
+
+
+#: The link-like attributes made absolute by :func:`absolutise_links`.
+URL_ATTRS: dict[str, tuple[str, ...]] = {
+    "a": ("href",),
+    "area": ("href",),
+    "link": ("href",),
+    "img": ("src", "data-src", "data-lazy-src", "data-original"),
+    "iframe": ("src",),
+    "source": ("src",),
+    "video": ("src",),
+    "audio": ("src",),
+}
+_NOT_RELATIVE = ("#", "data:", "javascript:", "mailto:", "tel:")
+_HAS_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def absolutise_links(root: Element, base_url: str) -> None:
+    """Resolve relative ``href``/``src`` values against the page URL (and its ``<base>``)."""
+    base = root.find("head/base[@href]")
+    if base is not None:
+        base_url = urljoin(base_url, (base.get("href") or "").strip())
+    resolved: dict[str, str] = {}
+    for el in root.iter(*URL_ATTRS):
+        for attr in URL_ATTRS[str(el.tag)]:
+            value = el.get(attr)
+            if not value:
+                continue
+            value = value.strip()
+            if not value or value.startswith(_NOT_RELATIVE) or _HAS_SCHEME.match(value):
+                continue
+            new = resolved.get(value)
+            if new is None:
+                try:
+                    new = urljoin(base_url, value)
+                except ValueError:  # a malformed URL (bad IPv6 host…) stays as it is
+                    new = value
+                resolved[value] = new
+            el.set(attr, new)
 
 
 def clean_text(text: str) -> str:

@@ -14,7 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pagesim_scrapy.core.induce.compiled import GROUP_TEXT_FIELD, CNode, Compiled, group_blank
+from pagesim_scrapy.core.induce.compiled import (
+    GROUP_TEXT_FIELD,
+    CNode,
+    Compiled,
+    group_blank,
+    trim_affixes,
+)
 from pagesim_scrapy.core.induce.dom import (
     Element,
     PageItem,
@@ -84,6 +90,8 @@ class _Walk:
                 if c.field and isinstance(item, str) and rec.get(c.field) is None:
                     rec[c.field] = item
                     self.filled += 1
+                    if c.trim_field and c.trim is not None:
+                        rec[c.trim_field] = trim_affixes(item, c.trim)
             elif c.kind == REPEAT:
                 if c.kv is not None:
                     self._key_values(c, item, rec)

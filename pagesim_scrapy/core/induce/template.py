@@ -18,6 +18,7 @@ All walks are iterative: page depth is not limited by Python's recursion limit.
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -37,6 +38,7 @@ from pagesim_scrapy.core.induce.dom import (
     page_items,
     sig_id,
 )
+from pagesim_scrapy.core.induce.structured import JSONLD_TAG
 
 __all__ = [
     "DATA_ATTRS",
@@ -48,6 +50,8 @@ __all__ = [
     "TemplateTree",
     "attr_value",
     "deep_key",
+    "page_fingerprint",
+    "page_names",
 ]
 
 ELEMENT = "e"
@@ -140,6 +144,7 @@ class TNode:
         "kv",
         "lchars",
         "name",
+        "named",
         "pattern",
         "samples",
         "sig",
@@ -161,6 +166,7 @@ class TNode:
         self.avals: dict[str, list[str]] = {}
         self.deep: dict[str, int] = {}
         self.name: str | None = None
+        self.named = 0  # pages on which this text was the page's name (its <title>)
         self.pattern: tuple[str, ...] = ()
         self.hashes: list[int] = []
         self.kv: dict[str, list[Any]] = {}
@@ -378,6 +384,76 @@ def _observe_leads(kv: dict[str, list[Any]], groups: Iterable[Iterable[Element |
         entry[1] += unlabelled
 
 
+#: Page fingerprints remembered to skip pages learned already (a URL variant, a re-fetch).
+MAX_DOCS = 10_000
+#: Separators between the parts of a document title ("Tomato Risotto | Feasting At Home").
+_TITLE_PARTS = re.compile(r"\s+[|\-–—:·•»~/]+\s+")
+_NAME_META = ("og:title", "twitter:title")
+
+
+_SITE_META = ("og:site_name", "application-name")
+
+
+def _head_values(root: Element) -> tuple[str, str, list[str], str]:
+    """``(title, canonical URL, [og:title, twitter:title], site name)`` from the head."""
+    head = root.find("head")
+    if head is None:
+        return "", "", [], ""
+    title = clean_text(head.findtext("title") or "")
+    canonical = ""
+    site = ""
+    metas: list[str] = []
+    for el in head:
+        tag = el.tag
+        if tag == "link" and not canonical:
+            if "canonical" in (el.get("rel") or "").lower().split():
+                canonical = (el.get("href") or "").strip()
+        elif tag == "meta":
+            prop = el.get("property") or el.get("name")
+            if prop in _NAME_META:
+                metas.append(clean_text(el.get("content") or ""))
+            elif prop in _SITE_META and not site:
+                site = clean_text(el.get("content") or "")
+            elif prop == "og:url" and not canonical:
+                canonical = (el.get("content") or "").strip()
+    return title, canonical, metas, site
+
+
+def page_fingerprint(root: Element, body_text: str) -> int:
+    """What makes two fetched pages the same document: the same canonical URL and the same
+    title, or — without a canonical URL — the same text and embedded data. (A title is
+    needed with the canonical URL: some sites point every canonical link to the home page.)"""
+    title, canonical, _, _ = _head_values(root)
+    if canonical:
+        key = f"{canonical}\x1f{title}"
+    else:
+        # the embedded data too: a client-side rendered page may show only "Loading…"
+        embedded = root.find(JSONLD_TAG)
+        extra = element_text(embedded) if embedded is not None else ""
+        key = f"\x1e{title}\x1f{body_text}\x1f{extra}"
+    raw = key.encode("utf-8", "replace")
+    return (zlib.crc32(raw) << 32) | zlib.adler32(raw)
+
+
+def page_names(root: Element) -> frozenset[str]:
+    """The page's name as its head states it: the title, og:title, twitter:title and their
+    parts around separators except the site's name (og:site_name), case-folded. Without a
+    stated site name, the site-name part of the title is among them: only a page with no
+    other page to compare to uses these."""
+    title, _, metas, site = _head_values(root)
+    site = site.casefold()
+    out: set[str] = set()
+    for text in (title, *metas):
+        if not text:
+            continue
+        folded = text.casefold()
+        out.add(folded)
+        for part in _TITLE_PARTS.split(folded):
+            if len(part) >= 3 and part != site:
+                out.add(part)
+    return frozenset(out)
+
+
 class TemplateTree:
     """The mutable learning state: the template tree and how many pages built it."""
 
@@ -387,17 +463,30 @@ class TemplateTree:
         self._claimed: set[Element] = set()
         self.pages = 0
         self.text_chars = 0  # total cleaned body text over the pages (for list-page detection)
+        self.docs: set[int] = set()  # fingerprints of the learned pages
+        self.duplicates = 0  # pages skipped as already learned
         self._stamp = 0
 
     # --- adding a page -------------------------------------------------------------------
 
-    def add_page(self, root: Element) -> None:
-        """Align one parsed page with the template and fold it in."""
+    def add_page(self, root: Element) -> bool:
+        """Align one parsed page with the template and fold it in. A page already learned
+        (the same document fetched again, see :func:`page_fingerprint`) is skipped: it
+        would make its data look constant. Returns whether the page was learned."""
+        body = root.find("body")
+        body_text = element_text(body if body is not None else root)
+        fingerprint = page_fingerprint(root, body_text)
+        if fingerprint in self.docs:
+            self.duplicates += 1
+            return False
+        if len(self.docs) < MAX_DOCS:
+            self.docs.add(fingerprint)
         self.pages += 1
         self._stamp += 1
         stamp = self._stamp
-        body = root.find("body")
-        self.text_chars += len(element_text(body if body is not None else root))
+        self.text_chars += len(body_text)
+        names = page_names(root)
+        longest = max((len(x) for x in names), default=0)
         if self.root is None:
             self.root = self._new_node(root)
         self._claimed = set()
@@ -413,6 +502,8 @@ class TemplateTree:
             self._touch(node, stamp)
             if node.kind == TEXT:
                 _add_sample(node.samples, item)
+                if not grouped and len(item) <= longest and item.casefold() in names:
+                    node.named += 1
                 continue
             items, sigs = page_items(item)
             self._observe_element(node, item, sigs)
@@ -429,6 +520,7 @@ class TemplateTree:
             p_tok = page_tokens(pitems, sigs if len(pitems) == len(items) else None)
             self._merge_children(node.children, pitems, stamp, stack, grouped, p_tok)
         self._claimed = set()
+        return True
 
     @staticmethod
     def _touch(node: TNode, stamp: int) -> None:
@@ -612,6 +704,11 @@ class TemplateTree:
             return
         self.pages += other.pages
         self.text_chars += other.text_chars
+        self.duplicates += other.duplicates
+        for fingerprint in other.docs:
+            if len(self.docs) >= MAX_DOCS:
+                break
+            self.docs.add(fingerprint)
         self._sig_counts = None
         if self.root is None:
             self.root = other.root
@@ -642,6 +739,7 @@ def _upgrade_to_repeat(node: TNode, pattern: tuple[str, ...]) -> TNode:
 def _merge_stats(a: TNode, b: TNode) -> None:
     a.count += b.count
     a.gcount += b.gcount
+    a.named += b.named
     for value in b.samples:
         _add_sample(a.samples, value)
     for attr, values in b.avals.items():

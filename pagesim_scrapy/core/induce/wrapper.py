@@ -50,9 +50,9 @@ class WrapperError(ValueError):
     """A wrapper file that cannot be read, or wrappers that cannot be merged."""
 
 
-def _as_tree(page: PageInput) -> Element:
+def _as_tree(page: PageInput, url: str | None = None, structured: bool = True) -> Element:
     if isinstance(page, (bytes, str)):
-        return parse_html(page)
+        return parse_html(page, structured=structured, base_url=url)
     return page
 
 
@@ -64,12 +64,16 @@ class Wrapper:
         label: str | None = None,
         lam: float = DEFAULT_LAMBDA,
         min_fit: float = DEFAULT_MIN_FIT,
+        structured: bool = True,
     ) -> None:
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"lambda must be within [0, 1], got {lam}")
         self.label = label
         self.lam = lam
         self.min_fit = min_fit
+        #: pages given as bytes or text are parsed with their JSON-LD as fields
+        #: (see :func:`~pagesim_scrapy.core.induce.dom.parse_html`)
+        self.structured = structured
         self.tree = TemplateTree()
         self._compiled: Compiled | None = None
         self._lock = threading.Lock()
@@ -80,27 +84,32 @@ class Wrapper:
     def pages(self) -> int:
         return self.tree.pages
 
-    def add_page(self, page: PageInput) -> None:
-        """Learn from one more page (bytes, text, or a tree from :func:`parse_html`)."""
-        root = _as_tree(page)
+    def add_page(self, page: PageInput, url: str | None = None) -> bool:
+        """Learn from one more page (bytes, text, or a tree from :func:`parse_html`).
+
+        ``url``, the page's address, makes its links absolute (for bytes and text; a tree
+        is taken as it was parsed). Returns False when the page was skipped as one learned
+        already (the same document fetched twice would make its data look constant)."""
+        root = _as_tree(page, url, self.structured)
         with self._lock:
-            self.tree.add_page(root)
-            self._compiled = None
+            learned = self.tree.add_page(root)
+            if learned:
+                self._compiled = None
+        return learned
 
     def add_pages(self, pages: Iterable[PageInput], largest_first: bool = True) -> int:
         """Learn from several pages, the largest (most elements) first as seed 003 does.
-        Pages that cannot be parsed are logged and skipped; returns how many were learned."""
+        Pages that cannot be parsed are logged and skipped, so are pages learned already;
+        returns how many were learned."""
         roots: list[Element] = []
         for page in pages:
             try:
-                roots.append(_as_tree(page))
+                roots.append(_as_tree(page, None, self.structured))
             except PageParseError as exc:
                 logger.warning("skipping a page that cannot be parsed: %s", exc)
         if largest_first:
             roots.sort(key=lambda r: sum(1 for _ in r.iter()), reverse=True)
-        for root in roots:
-            self.add_page(root)
-        return len(roots)
+        return sum(self.add_page(root) for root in roots)
 
     def merge(self, other: Wrapper) -> Wrapper:
         """Pool what another wrapper of the same page type learned into this one."""
@@ -140,11 +149,12 @@ class Wrapper:
         main = self.compiled().main
         return main.field if main is not None else None
 
-    def extract(self, page: PageInput) -> Extraction:
+    def extract(self, page: PageInput, url: str | None = None) -> Extraction:
         """Apply the wrapper to a page. A page that cannot be parsed or does not fit gives an
-        empty record and a reason."""
+        empty record and a reason. ``url`` makes the page's links absolute, as for
+        :meth:`add_page` (give it to both or to neither)."""
         try:
-            root = _as_tree(page)
+            root = _as_tree(page, url, self.structured)
         except PageParseError as exc:
             return Extraction({}, [], 0.0, str(exc))
         if self.tree.root is None:
@@ -167,8 +177,11 @@ class Wrapper:
             "label": self.label,
             "pages": self.tree.pages,
             "text_chars": self.tree.text_chars,
+            "duplicates": self.tree.duplicates,
+            "docs": sorted(self.tree.docs),
             "lambda": self.lam,
             "min_fit": self.min_fit,
+            "structured": self.structured,
         }
         if self.tree.root is not None:
             comp = self.compiled()
@@ -205,9 +218,12 @@ class Wrapper:
                 label=data.get("label"),
                 lam=float(data.get("lambda", DEFAULT_LAMBDA)),
                 min_fit=float(data.get("min_fit", DEFAULT_MIN_FIT)),
+                structured=bool(data.get("structured", True)),
             )
             wrapper.tree.pages = int(data.get("pages", 0))
             wrapper.tree.text_chars = int(data.get("text_chars", 0))
+            wrapper.tree.duplicates = int(data.get("duplicates", 0))
+            wrapper.tree.docs = {int(x) for x in data.get("docs") or []}
             wrapper.tree.root = _nodes_from_list(data.get("nodes") or [])
         except (TypeError, ValueError, KeyError) as exc:
             raise WrapperError(f"corrupt wrapper: {exc}") from exc
@@ -263,6 +279,8 @@ def _node_to_dict(node: TNode) -> dict[str, Any]:
         d["tc"] = node.tchars
     if node.lchars:
         d["lc"] = node.lchars
+    if node.named:
+        d["nm"] = node.named
     return d
 
 
@@ -290,6 +308,7 @@ def _node_from_dict(d: dict[str, Any]) -> TNode:
     }
     node.tchars = int(d.get("tc", 0))
     node.lchars = int(d.get("lc", 0))
+    node.named = int(d.get("nm", 0))
     return node
 
 
@@ -321,8 +340,10 @@ def induce(
     label: str | None = None,
     lam: float = DEFAULT_LAMBDA,
     min_fit: float = DEFAULT_MIN_FIT,
+    structured: bool = True,
 ) -> Wrapper:
-    """Learn a wrapper from the pages of one page type (largest page first)."""
-    wrapper = Wrapper(label=label, lam=lam, min_fit=min_fit)
+    """Learn a wrapper from the pages of one page type (largest page first); with
+    ``structured``, their embedded JSON-LD becomes fields too."""
+    wrapper = Wrapper(label=label, lam=lam, min_fit=min_fit, structured=structured)
     wrapper.add_pages(pages)
     return wrapper

@@ -1,0 +1,130 @@
+"""The sample project's demo crawl writes extracted product records (issue 4, item 7).
+
+Runs the real ``scrapy crawl shop`` command of the sample project, as a user would, and
+checks the output against the demo site's own ground truth (``labels.json`` and the product
+pages' HTML on disk): one page item per product page with its record filled by the learned
+wrapper, a field holding the product name, and every item accounted for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lxml import html as lxml_html
+
+from sample_project.demo_shop import DEMO_LABELS_FILE, DEMO_SITE_DIR
+from sample_project.demo_shop import settings as demo_settings
+from sample_project.demo_shop.extensions import page_key
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.skipif(
+    not DEMO_LABELS_FILE.is_file(), reason="the demo site is not generated"
+)
+
+_STAT = re.compile(r"'([\w/.-]+)': (\d+)[,}]")
+
+
+def _stats(log: str) -> dict[str, int]:
+    """The integer stats of Scrapy's end-of-crawl stats dump."""
+    return {name: int(value) for name, value in _STAT.findall(log)}
+
+
+def _truth(key: str) -> tuple[str, str]:
+    """Name (the ``<h1>``) and price (``itemprop=price`` content) of a product page."""
+    tree = lxml_html.parse(str(DEMO_SITE_DIR / key))
+    name = (tree.findtext(".//h1") or "").strip()
+    price = str(tree.xpath("//*[@itemprop='price']/@content")[0])
+    return name, price
+
+
+@pytest.fixture(scope="module")
+def demo_crawl(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str, Any]], str]:
+    tmp = tmp_path_factory.mktemp("demo")
+    out = tmp / "items.jsonl"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "shop",
+            "-O",
+            str(out),
+            # a fresh wrapper store: the crawl learns from scratch, whatever ran before
+            "-s",
+            f"PAGESIM_INDUCTION_DIR={tmp / 'wrappers'}",
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp / "wrappers" / "product.json").is_file(), "the learned wrapper was not saved"
+    items = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return items, result.stderr
+
+
+def test_every_product_page_gets_one_page_item_with_a_record(demo_crawl) -> None:
+    items, log = demo_crawl
+    labels: dict[str, str] = json.loads(DEMO_LABELS_FILE.read_text(encoding="utf-8"))
+    products = sorted(k for k, label in labels.items() if label == "product")
+    page_items = [item for item in items if "record" in item]
+    keys = [page_key(item["url"], labels) for item in page_items]
+    assert sorted(k for k in keys if k) == products  # one per product page, nothing else
+    for item in page_items:
+        assert item["label"] == "product"
+        assert item["html"] is None  # PAGESIM_PAGE_ITEMS_KEEP_HTML is off
+        assert item["record"], item["verdict"].get("induction")
+        assert item["verdict"]["induction"]["wrapper"] == "ready"
+    assert "Traceback" not in log and "ERROR" not in log
+
+
+def test_records_hold_the_product_name_and_price(demo_crawl) -> None:
+    items, _ = demo_crawl
+    labels = json.loads(DEMO_LABELS_FILE.read_text(encoding="utf-8"))
+    page_items = [item for item in items if "record" in item]
+    names: Counter[str] = Counter()
+    prices: Counter[str] = Counter()
+    for item in page_items:
+        name, price = _truth(page_key(item["url"], labels) or "")
+        for field, value in item["record"].items():
+            if not isinstance(value, str):
+                continue
+            if value == name:
+                names[field] += 1
+            if price in value.replace(",", ""):
+                prices[field] += 1
+    assert names, "no field holds the product name"
+    field, hits = names.most_common(1)[0]
+    assert hits >= 0.9 * len(page_items), (field, hits, len(page_items))
+    price_field, price_hits = prices.most_common(1)[0]
+    assert price_hits >= 0.9 * len(page_items), (price_field, price_hits)
+
+
+def test_every_item_is_accounted_for(demo_crawl) -> None:
+    items, log = demo_crawl
+    stats = _stats(log)
+    page_items = [item for item in items if "record" in item]
+    spider_items = [item for item in items if "record" not in item]
+    pages = stats["response_received_count"]
+    # the spider yields one item per page: exported (product pages) or dropped (the rest)
+    assert len(spider_items) + stats.get("item_dropped_count", 0) == pages
+    assert len(page_items) == len(spider_items)  # a page item for every product page
+    assert stats["pagesim/induction/items"] == len(page_items)
+    extracted = sum(v for k, v in stats.items() if k.startswith("pagesim/induction/extracted/"))
+    assert extracted == len(page_items)
+    learned = stats["pagesim/induction/learned/product"]
+    assert learned == min(demo_settings.PAGESIM_INDUCTION_MAX_PAGES, len(page_items))
+    assert stats.get("pagesim/induction/held", 0) == sum(
+        v for k, v in stats.items() if k.startswith("pagesim/induction/released/")
+    )

@@ -1,0 +1,294 @@
+"""Crawl-time cost of pagesim: CPU time of the same crawl with and without it.
+
+    python benchmarks/bench_crawl.py [--pages 2000] [--rounds 3]
+
+A local HTTP server (its own process, so its CPU time is not counted) serves ``--pages`` pages
+made from the real pages in ../shared/data: each base page in several variants whose links,
+image sources and element ids differ (so no two served pages are byte-identical, as on a real
+site). The same crawl then runs ``--rounds`` times in each of two configurations, alternating
+A, B, A, B..., each crawl in a fresh process that measures its own CPU time
+(``resource.getrusage``, user + system) from the start of the crawl to its end:
+
+* A: no pagesim; the callback parses the page (``response.css("title::text")``);
+* B: pagesim with 10 templates (2 pages of each of the 5 Stack Overflow page types), the default
+  method and settings, tag mode; the same callback. ``-s NAME=VALUE`` changes a setting of B.
+
+It prints the median CPU time of each configuration, per page, and the ratio B / A
+(goal <= 1.25, stretch 1.10); the median of the per-round ratios (each B against the A run just
+before it); and pagesim's own CPU time per page from its ``pagesim/time_ms`` stat (summary and
+classification, not the parse the callback shares), which is the least noisy figure on a busy
+machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO.parent / "shared" / "data"
+SO = SHARED_DATA / "stackoverflow_page_types"
+PAGE_SUFFIXES = (".html", ".htm", ".html.gz", ".testhtml")
+SO_TYPES = ("jobs", "newest_questions", "question", "tags", "users")
+
+
+def base_pages() -> list[Path]:
+    if not SHARED_DATA.is_dir():
+        sys.exit(f"{SHARED_DATA} not found: the benchmark serves the pages in ../shared/data")
+    return sorted(
+        p for p in SHARED_DATA.rglob("*") if p.is_file() and p.name.lower().endswith(PAGE_SUFFIXES)
+    )
+
+
+def read_page(path: Path) -> bytes:
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.name.lower().endswith(".gz") else data
+
+
+def templates() -> dict[str, list[str]]:
+    return {kind: [str(SO / kind / "01.html"), str(SO / kind / "02.html")] for kind in SO_TYPES}
+
+
+# --- the server process ------------------------------------------------------------------------
+
+_LINK = re.compile(rb'((?:href|src)\s*=\s*["\'])')
+_ID = re.compile(rb'(\sid\s*=\s*["\'])')
+
+
+def variant(body: bytes, number: int) -> bytes:
+    """The page with its links, image sources and element ids made unique to this variant.
+
+    Pages of a real site differ in their URLs and in numbered ids (``post-123``); so must
+    the served variants of one base page, or caches keyed on them would hit unrealistically.
+    """
+    mark = str(number).encode()
+    body = _LINK.sub(rb"\1/v" + mark + b"/", body)
+    return _ID.sub(rb"\1v" + mark + b"-", body)
+
+
+def serve(pages_file: str) -> None:
+    """Serve /page/<i> (i < len(index)) until killed; print the port on stdout."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    index: list[tuple[int, int]] = json.loads(Path(pages_file).read_text())["index"]
+    paths = [Path(p) for p in json.loads(Path(pages_file).read_text())["base"]]
+    bodies = [read_page(p) for p in paths]
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            try:
+                base, number = index[int(self.path.rsplit("/", 1)[1])]
+                body = variant(bodies[base], number)
+                status = 200
+            except (ValueError, IndexError):
+                body, status = b"not found", 404
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+# --- the crawl process -------------------------------------------------------------------------
+
+
+def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
+    """Crawl http://127.0.0.1:port/page/0..count-1 once; print CPU seconds and stats as JSON."""
+    import resource
+
+    from scrapy.utils.reactor import install_reactor
+
+    install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+    import scrapy
+    from scrapy.crawler import AsyncCrawlerRunner
+    from scrapy.utils.defer import deferred_from_coro
+    from twisted.internet import reactor
+
+    class BenchSpider(scrapy.Spider):
+        name = "bench"
+
+        async def start(self):  # type: ignore[override]
+            for i in range(count):
+                yield scrapy.Request(f"http://127.0.0.1:{port}/page/{i}", callback=self.parse)
+
+        def parse(self, response):  # type: ignore[override]
+            response.css("title::text").get()
+            return None
+
+    settings: dict[str, Any] = {
+        "LOG_LEVEL": "WARNING",
+        "TELNETCONSOLE_ENABLED": False,
+        "REMOTE_CONTROL_ENABLED": False,
+        "ROBOTSTXT_OBEY": False,
+        "CONCURRENT_REQUESTS": 16,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 16,
+    }
+    if mode == "pagesim":
+        import pagesim_scrapy.middlewares  # noqa: F401  (import cost outside the measurement)
+
+        settings["ADDONS"] = {"pagesim_scrapy.Addon": 0}
+        settings["PAGESIM_TEMPLATES"] = templates()
+        settings["PAGESIM_ACTION"] = "tag"
+        settings.update(extra)
+    result: dict[str, Any] = {}
+
+    async def run() -> None:
+        runner = AsyncCrawlerRunner(settings)
+        crawler = runner.create_crawler(BenchSpider)
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        started = time.perf_counter()
+        await crawler.crawl_async()
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        result["wall"] = time.perf_counter() - started
+        result["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        stats = crawler.stats.get_stats()
+        result["responses"] = stats.get("response_received_count", 0)
+        result["pagesim_ms"] = stats.get("pagesim/time_ms")
+        result["classified"] = stats.get("pagesim/response_count")
+
+    def done(outcome: Any) -> None:
+        if not result:
+            print(outcome, file=sys.stderr)
+        print(json.dumps(result), flush=True)
+        reactor.stop()  # type: ignore[attr-defined]
+
+    deferred_from_coro(run()).addBoth(done)
+    reactor.run()  # type: ignore[attr-defined]
+
+
+# --- the driver --------------------------------------------------------------------------------
+
+
+def run_crawl(mode: str, port: int, count: int, extra: list[str]) -> dict[str, Any]:
+    options = [f"--set={item}" for item in extra]
+    out = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            *("--crawl", mode, "--port", str(port), "--pages", str(count)),
+            *options,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if out.returncode != 0 or not out.stdout.strip():
+        sys.exit(f"crawl {mode} failed:\n{out.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    if result.get("responses") != count:
+        sys.exit(f"crawl {mode} got {result.get('responses')} responses, expected {count}")
+    return result
+
+
+def parse_settings(items: list[str]) -> dict[str, Any]:
+    settings: dict[str, Any] = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        try:
+            settings[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            settings[name.strip()] = value
+    return settings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=2000, help="pages per crawl (default 2000)")
+    parser.add_argument("--rounds", type=int, default=3, help="crawls per configuration")
+    parser.add_argument(
+        "-s",
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an extra PAGESIM_* setting for crawl B, e.g. PAGESIM_MAX_NODES=none (JSON value)",
+    )
+    parser.add_argument("--crawl", choices=("plain", "pagesim"), help=argparse.SUPPRESS)
+    parser.add_argument("--serve", metavar="INDEX", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve)
+        return
+    if args.crawl:
+        crawl(args.crawl, args.port, args.pages, parse_settings(args.set))
+        return
+
+    bases = base_pages()
+    rng = random.Random(20240601)
+    index = [(i % len(bases), i // len(bases)) for i in range(args.pages)]
+    rng.shuffle(index)
+    sizes = [len(read_page(bases[b])) for b, _ in index[:300]]
+    with tempfile.TemporaryDirectory() as tmp:
+        pages_file = Path(tmp) / "pages.json"
+        pages_file.write_text(json.dumps({"base": [str(p) for p in bases], "index": index}))
+        server = subprocess.Popen(
+            [sys.executable, __file__, "--serve", str(pages_file)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert server.stdout is not None
+            port = int(server.stdout.readline())
+            print(
+                f"{args.pages} pages from {len(bases)} real pages in ../shared/data "
+                f"(median size of a sample: {statistics.median(sizes) / 1024:.0f} KB), "
+                f"server on 127.0.0.1:{port}; load average {os.getloadavg()[0]:.1f}; "
+                f"{args.rounds} rounds of A (no pagesim) and "
+                f"B (pagesim, 10 templates, lcs, tag{''.join(', ' + s for s in args.set)})",
+                flush=True,
+            )
+            runs: dict[str, list[dict[str, Any]]] = {"plain": [], "pagesim": []}
+            for round_number in range(1, args.rounds + 1):
+                for mode in ("plain", "pagesim"):
+                    result = run_crawl(mode, port, args.pages, args.set)
+                    runs[mode].append(result)
+                    print(
+                        f"  round {round_number} {mode:8s} cpu {result['cpu']:6.2f} s  "
+                        f"wall {result['wall']:6.2f} s",
+                        flush=True,
+                    )
+        finally:
+            server.terminate()
+            server.wait(10)
+
+    plain = statistics.median(r["cpu"] for r in runs["plain"])
+    with_pagesim = statistics.median(r["cpu"] for r in runs["pagesim"])
+    own = statistics.median(r["pagesim_ms"] for r in runs["pagesim"])
+    n = args.pages
+    print(f"A  no pagesim : median CPU {plain:.2f} s  ({plain / n * 1000:.2f} ms/page)")
+    print(
+        f"B  pagesim    : median CPU {with_pagesim:.2f} s  ({with_pagesim / n * 1000:.2f} ms/page)"
+    )
+    print(f"pagesim's own time (pagesim/time_ms): {own / n:.2f} ms/page")
+    paired = statistics.median(b["cpu"] / a["cpu"] for a, b in zip(runs["plain"], runs["pagesim"]))
+    print(f"ratio B / A = {with_pagesim / plain:.3f}  (goal <= 1.25, stretch <= 1.10)")
+    print(f"median of the per-round ratios = {paired:.3f}")
+    print(f"1 + pagesim's own time / A = {1 + own / 1000 / plain:.3f}")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (other processes skew CPU times)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,455 @@
+"""Classify every HTML response against the template pages, and hand verdicts to items.
+
+``PageSimDownloaderMiddleware`` (priority ~545: after decompression, redirects and retries)
+builds a page summary from the response's own selector (the one parse the spider callback
+reuses), classifies it, writes the verdict to ``request.meta["pagesim"]`` (the callback reads
+``response.meta["pagesim"]``), adds a ``pagesim:<label>`` response flag, and tags or drops
+non-target pages. ``PageSimSpiderMiddleware`` adds :class:`~pagesim_scrapy.items.PageItem`\\ s
+for target pages and remembers which page each of the spider's items came from, so that
+:class:`~pagesim_scrapy.pipelines.filter.PageSimFilterPipeline` can judge them.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from collections import Counter, defaultdict
+from collections.abc import AsyncIterator, Mapping
+from time import thread_time
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
+
+from scrapy import Request, signals
+from scrapy.exceptions import CloseSpider, IgnoreRequest, NotConfigured
+from scrapy.http import HtmlResponse, Response, TextResponse
+from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.defer import Deferred
+
+from pagesim_scrapy.core.classify import TemplateClassifier
+from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize_tree
+from pagesim_scrapy.items import PageItem
+from pagesim_scrapy.settings import PageSimConfig, PageSimConfigError
+from pagesim_scrapy.templates import TemplateError, load_templates
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+    from typing_extensions import Self
+
+logger = logging.getLogger(__name__)
+
+#: Request meta key holding the verdict; the callback reads ``response.meta[META_KEY]``.
+META_KEY = "pagesim"
+#: Request meta key that, when true, makes pagesim leave the request and its response alone.
+DONT_META_KEY = "dont_pagesim"
+#: Prefix of the response flag naming the label (shown in the "Crawled" log line).
+FLAG_PREFIX = "pagesim:"
+#: Flag label of pages no label matched.
+UNMATCHED_FLAG = "unmatched"
+
+#: How a threshold was set, in words (keys: LabelThreshold.source).
+_THRESHOLD_SOURCES = {
+    "given": "set",
+    "prior": "auto, from the templates",
+    "distribution": "auto, from the scores seen",
+}
+
+#: Spider close reasons when pagesim cannot start.
+CLOSE_REASON_TEMPLATES = "pagesim_template_error"
+CLOSE_REASON_CONFIG = "pagesim_config_error"
+
+
+def explore_selected(url: str, fraction: float) -> bool:
+    """Whether a dropped page is let through to explore: a stable hash of the URL decides."""
+    if fraction <= 0.0:
+        return False
+    if fraction >= 1.0:
+        return True
+    return zlib.crc32(url.encode("utf-8", "surrogatepass")) < fraction * 4294967296.0
+
+
+class CrawlState:
+    """What the pagesim components of one crawl share.
+
+    ``targets`` are the target labels once the spider is open (spider attributes may change
+    them); ``filtering`` is set by the filter pipeline, and only then does the spider
+    middleware remember item verdicts (by ``id(item)``, holding the item so the id stays
+    unique) until the pipeline or a drop/error signal consumes them.
+    """
+
+    def __init__(self) -> None:
+        self.targets: frozenset[str] | None = None
+        self.filtering = False
+        self._verdicts: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+    def remember(self, item: Any, verdict: dict[str, Any]) -> None:
+        self._verdicts[id(item)] = (item, verdict)
+
+    def pop(self, item: Any) -> dict[str, Any] | None:
+        entry = self._verdicts.pop(id(item), None)
+        if entry is None or entry[0] is not item:
+            return None
+        return entry[1]
+
+    def forget(self, item: Any) -> None:
+        """Signal handler (item_dropped, item_error): the item will not reach the filter."""
+        entry = self._verdicts.get(id(item))
+        if entry is not None and entry[0] is item:
+            del self._verdicts[id(item)]
+
+    def __len__(self) -> int:
+        return len(self._verdicts)
+
+
+_STATES: WeakKeyDictionary[Crawler, CrawlState] = WeakKeyDictionary()
+
+
+def crawl_state(crawler: Crawler) -> CrawlState:
+    """The shared :class:`CrawlState` of ``crawler`` (created on first use)."""
+    state = _STATES.get(crawler)
+    if state is None:
+        state = _STATES[crawler] = CrawlState()
+    return state
+
+
+def classifier_threshold(config: PageSimConfig) -> float | str | dict[str, float]:
+    """PAGESIM_THRESHOLD as the classifier takes it (labels left out of a dict are "auto")."""
+    threshold = config.threshold
+    if isinstance(threshold, Mapping):
+        return {label: v for label, v in threshold.items() if not isinstance(v, str)}
+    return threshold
+
+
+def verdict_of(response: Response | None) -> dict[str, Any] | None:
+    """The verdict pagesim gave ``response`` (None for unclassified responses)."""
+    request = response.request if response is not None else None
+    if request is None:
+        return None
+    verdict = request.meta.get(META_KEY)
+    return verdict if isinstance(verdict, dict) else None
+
+
+class PageSimDownloaderMiddleware:
+    """Classify HTML responses; tag (meta, flag, stats) or drop the non-target ones."""
+
+    def __init__(
+        self,
+        config: PageSimConfig,
+        stats: StatsCollector,
+        crawler: Crawler | None = None,
+    ) -> None:
+        self.config = config
+        self.stats = stats
+        self.crawler = crawler
+        self.options: SummaryOptions = config.summary_options()
+        self.classifier: TemplateClassifier | None = None
+        self.failed: str | None = None  # close reason when templates could not be loaded
+        self._waiters: list[Deferred[None]] = []
+        self._apply(config)
+        # running totals for the closing summary
+        self._label_counts: Counter[str | None] = Counter()
+        self._score_sums: defaultdict[str | None, float] = defaultdict(float)
+        self._seconds = 0.0
+        self._dropped = 0
+        self._explored = 0
+        self._skipped: Counter[str] = Counter()
+
+    def _apply(self, config: PageSimConfig) -> None:
+        self.config = config
+        self._targets = config.target_labels
+        self._drop = config.action == "drop"
+        self._explore = config.explore_fraction
+        self._max_body = config.max_body_size
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        config = PageSimConfig.from_settings(crawler.settings, crawler.spidercls)
+        if not config.enabled:
+            raise NotConfigured
+        middleware = cls(config, crawler.stats, crawler)
+        crawler.signals.connect(middleware.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(middleware.spider_closed, signal=signals.spider_closed)
+        return middleware
+
+    # -- start: templates ------------------------------------------------------------------
+
+    async def spider_opened(self, spider: Spider) -> None:
+        """Load the templates (URLs through the crawl) and build the classifier.
+
+        Raising CloseSpider here makes Scrapy close the spider before any request is sent.
+        """
+        try:
+            await self._start(spider)
+        except CloseSpider:
+            raise
+        except Exception as exc:  # a bug must not leave requests waiting forever
+            logger.error("pagesim could not start: %s", exc, exc_info=True)
+            self._fail(CLOSE_REASON_CONFIG)
+            raise CloseSpider(CLOSE_REASON_CONFIG) from exc
+
+    async def _start(self, spider: Spider) -> None:
+        try:
+            config = self.config.with_spider(spider)
+            config.check_ready()
+        except PageSimConfigError as exc:
+            logger.error("pagesim: invalid configuration, closing the spider: %s", exc)
+            self._fail(CLOSE_REASON_CONFIG)
+            raise CloseSpider(CLOSE_REASON_CONFIG) from None
+        self._apply(config)
+        if self.crawler is not None:
+            crawl_state(self.crawler).targets = self._targets
+        try:
+            summaries = await load_templates(config.templates, self.crawler, self.options)
+        except TemplateError as exc:
+            logger.error("pagesim: cannot load a template page, closing the spider: %s", exc)
+            self._fail(CLOSE_REASON_TEMPLATES)
+            raise CloseSpider(CLOSE_REASON_TEMPLATES) from None
+        try:
+            classifier = TemplateClassifier(
+                summaries,
+                method=config.method,
+                params=config.method_params,
+                threshold=classifier_threshold(config),
+                aggregate=config.aggregate,
+                summary_options=self.options,
+                adapt_after=config.adapt_after,
+            )
+        except ValueError as exc:
+            logger.error("pagesim: invalid configuration, closing the spider: %s", exc)
+            self._fail(CLOSE_REASON_CONFIG)
+            raise CloseSpider(CLOSE_REASON_CONFIG) from None
+        self.classifier = classifier
+        self._release()
+        logger.info(
+            "pagesim: classifying pages with %s against the templates of %s; targets: %s; "
+            "action: %s; "
+            "thresholds: %s",
+            config.method,
+            ", ".join(f"{label} ({len(pages)})" for label, pages in summaries.items()),
+            ", ".join(sorted(self._targets)),
+            config.action,
+            self._describe_thresholds(),
+        )
+
+    def _fail(self, reason: str) -> None:
+        self.failed = reason
+        self._release()
+
+    def _release(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            waiter.callback(None)
+
+    async def _wait_until_ready(self) -> TemplateClassifier | None:
+        """Responses that arrive before the templates are loaded wait for them."""
+        if self.classifier is None and self.failed is None:
+            waiter: Deferred[None] = Deferred()
+            self._waiters.append(waiter)
+            await maybe_deferred_to_future(waiter)
+        return self.classifier
+
+    # -- per response ----------------------------------------------------------------------
+
+    async def process_response(self, request: Request, response: Response) -> Response:
+        meta = request.meta
+        if meta.get(DONT_META_KEY):
+            return response
+        classifier = self.classifier
+        if classifier is None:
+            classifier = await self._wait_until_ready()
+            if classifier is None:
+                return self._skip(meta, response, "not_ready")
+        if not isinstance(response, HtmlResponse):
+            return self._skip(meta, response, "not_html")
+        if not 200 <= response.status < 300:
+            return self._skip(meta, response, "http_status")
+        body = response.body
+        if not body or body.isspace():
+            return self._skip(meta, response, "empty")
+        if self._max_body and len(body) > self._max_body:
+            return self._skip(meta, response, "too_large")
+
+        try:
+            # The parse is the callback's too (response.css() reuses it): not counted as ours.
+            root = response.selector.root
+            started = thread_time()
+            summary = summarize_tree(root, self.options)
+            verdict = classifier.classify(summary)
+        except PageParseError as exc:
+            logger.debug("pagesim: cannot parse %s: %s", response.url, exc)
+            return self._skip(meta, response, "unparseable")
+        except Exception:  # never let one odd page break the crawl
+            logger.warning("pagesim: cannot classify %s", response.url, exc_info=True)
+            return self._skip(meta, response, "error")
+        self._seconds += thread_time() - started
+
+        label = verdict.label
+        target = label is not None and label in self._targets
+        info = verdict.as_dict()
+        info["target"] = target
+        meta[META_KEY] = info
+        response.flags.append(FLAG_PREFIX + (label or UNMATCHED_FLAG))
+        stats = self.stats
+        stats.inc_value("pagesim/response_count")
+        if label is None:
+            stats.inc_value("pagesim/unmatched")
+        else:
+            stats.inc_value(f"pagesim/label_count/{label}")
+        self._label_counts[label] += 1
+        self._score_sums[label] += verdict.score
+        if target or not self._drop:
+            return response
+        if explore_selected(response.url, self._explore):
+            info["explored"] = True
+            self._explored += 1
+            stats.inc_value("pagesim/explored")
+            return response
+        self._dropped += 1
+        stats.inc_value("pagesim/dropped")
+        logger.debug(
+            "pagesim: dropped %s (label %s, score %.3f, not a target)",
+            response.url,
+            label,
+            verdict.score,
+        )
+        raise IgnoreRequest(
+            f"pagesim: {response.url} is not a target page (label {label}, "
+            f"score {verdict.score:.3f})"
+        )
+
+    def _skip(self, meta: dict[str, Any], response: Response, reason: str) -> Response:
+        meta.pop(META_KEY, None)  # a verdict copied from another response's meta is stale
+        self._skipped[reason] += 1
+        self.stats.inc_value(f"pagesim/skipped/{reason}")
+        logger.debug("pagesim: not classified (%s): %s", reason, response)
+        return response
+
+    # -- end: summary ----------------------------------------------------------------------
+
+    def _describe_thresholds(self) -> str:
+        if self.classifier is None:
+            return "none"
+        parts = []
+        for label, info in self.classifier.describe()["labels"].items():
+            how = _THRESHOLD_SOURCES.get(info["threshold_source"], info["threshold_source"])
+            parts.append(f"{label} {info['threshold']:.3f} ({how})")
+        return ", ".join(parts)
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        self.stats.set_value("pagesim/time_ms", round(self._seconds * 1000.0, 1))
+        if self.classifier is None:
+            return
+        logger.info("%s", self.summary())
+
+    def summary(self) -> str:
+        """One paragraph: pages per label with mean scores, drops, skips, thresholds."""
+        total = sum(self._label_counts.values())
+        per_page = self._seconds * 1000.0 / total if total else 0.0
+        assert self.classifier is not None
+        parts = []
+        for label in [*self.classifier.labels, None]:
+            count = self._label_counts.get(label, 0)
+            name = label if label is not None else "unmatched"
+            if count:
+                mean = self._score_sums[label] / count
+                parts.append(f"{name} {count} (mean score {mean:.3f})")
+            else:
+                parts.append(f"{name} 0")
+        skipped = sum(self._skipped.values())
+        skipped_text = (
+            f"{skipped} responses not classified ("
+            + ", ".join(f"{reason} {n}" for reason, n in sorted(self._skipped.items()))
+            + ")"
+            if skipped
+            else "no response skipped"
+        )
+        action = (
+            f"{self._dropped} non-target pages dropped, {self._explored} let through to explore"
+            if self._drop
+            else "non-target pages tagged, not dropped"
+        )
+        return (
+            f"pagesim summary: {total} pages classified with {self.config.method} in "
+            f"{self._seconds * 1000.0:.1f} ms ({per_page:.2f} ms/page); per label: "
+            f"{', '.join(parts)}; targets: {', '.join(sorted(self._targets))}; {action}; "
+            f"{skipped_text}; thresholds: {self._describe_thresholds()}."
+        )
+
+
+class PageSimSpiderMiddleware(BaseSpiderMiddleware):
+    """Emit page items for target pages; attach page verdicts to the spider's items."""
+
+    # Scrapy 2.19 prefers an inherited ``process_spider_output_async`` over our async
+    # ``process_spider_output``; without this the base class's would run instead of ours.
+    process_spider_output_async = None  # type: ignore[assignment]
+
+    def __init__(self, crawler: Crawler, config: PageSimConfig | None = None) -> None:
+        super().__init__(crawler)
+        if config is None:
+            config = PageSimConfig.from_settings(crawler.settings, crawler.spidercls)
+        self.page_items = config.page_items
+        self.label_field = config.item_label_field
+        self.state = crawl_state(crawler)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        config = PageSimConfig.from_settings(crawler.settings, crawler.spidercls)
+        if not config.enabled:
+            raise NotConfigured
+        return cls(crawler, config)
+
+    async def process_spider_output(  # type: ignore[override]  # the base one is sync
+        self, response: Response | None, result: AsyncIterator[Any]
+    ) -> AsyncIterator[Any]:
+        verdict = verdict_of(response)
+        if verdict is None:
+            async for obj in result:
+                yield obj
+            return
+        if self.page_items and verdict.get("target") and isinstance(response, TextResponse):
+            yield PageItem(
+                url=response.url,
+                label=verdict.get("label"),
+                score=float(verdict.get("score", 0.0)),
+                verdict=dict(verdict),
+                html=response.text,
+            )
+        state = self.state
+        field = self.label_field
+        # Only items of non-target pages need remembering: the filter lets the rest through.
+        remember = state.filtering and not verdict.get("target")
+        async for obj in result:
+            if not isinstance(obj, Request):
+                if remember:
+                    state.remember(obj, verdict)
+                if field:
+                    _set_field(obj, field, verdict.get("label"))
+            yield obj
+
+
+def _set_field(item: Any, field: str, value: Any) -> None:
+    """Write ``field`` if the item can hold it (dicts; items declaring the field)."""
+    from itemadapter import ItemAdapter
+
+    if not ItemAdapter.is_item(item):
+        return
+    adapter = ItemAdapter(item)
+    try:
+        adapter[field] = value
+    except KeyError:  # an item class without that field
+        logger.debug("pagesim: %s has no field %r for the page label", type(item).__name__, field)
+
+
+__all__ = [
+    "DONT_META_KEY",
+    "FLAG_PREFIX",
+    "META_KEY",
+    "CrawlState",
+    "PageSimDownloaderMiddleware",
+    "PageSimSpiderMiddleware",
+    "crawl_state",
+    "explore_selected",
+    "verdict_of",
+]

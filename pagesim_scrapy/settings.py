@@ -1,0 +1,437 @@
+"""Every ``PAGESIM_*`` setting in one place: type, default, meaning, and a validated config.
+
+Components never call ``settings.get(NAME, default)`` themselves: they build a
+:class:`PageSimConfig` with :meth:`PageSimConfig.from_settings`, which reads each setting with
+Scrapy's typed getters (so ``-s NAME=VALUE`` works), applies the defaults declared here and
+raises :class:`PageSimConfigError` naming the setting at fault. Importing this module does not
+import Scrapy.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from os import PathLike
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+    from pagesim_scrapy.core.summary import SummaryOptions
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    """One setting: its name, the type a user writes, its default and a one-line meaning."""
+
+    name: str
+    type: str
+    default: Any
+    doc: str
+
+
+#: Crawl-time node budget: on the labelled pages in ../shared/data, 500 gives the same accuracy
+#: as whole trees (Stack Overflow types, recipe sites, the demo shop) at half the cost per page
+#: (benchmarks/bench_crawl.py).
+DEFAULT_MAX_NODES = 500
+
+#: Responses bigger than this are not classified (a real page is ~100 KB; 10 MiB is generous).
+DEFAULT_MAX_BODY_SIZE = 10 * 1024 * 1024
+
+SETTINGS: tuple[SettingSpec, ...] = (
+    SettingSpec("PAGESIM_ENABLED", "bool", True, "Turn the whole extension on or off."),
+    SettingSpec(
+        "PAGESIM_TEMPLATES",
+        "dict",
+        {},
+        "`{label: [source, ...]}`: example pages per page type. A source is an http(s) URL "
+        "(downloaded through the crawl, so headers, proxies, cookies and retries apply), a "
+        "`file://` URL, a local file or a folder of saved pages.",
+    ),
+    SettingSpec(
+        "PAGESIM_TARGETS",
+        "list",
+        [],
+        "Labels that count as target pages; empty means every label.",
+    ),
+    SettingSpec(
+        "PAGESIM_METHOD",
+        "str",
+        "lcs",
+        "Similarity measure: `lcs`, `layers`, `ted`, `style` or `combined` "
+        "(`python -m pagesim_scrapy compare --help`).",
+    ),
+    SettingSpec(
+        "PAGESIM_METHOD_PARAMS",
+        "dict",
+        {},
+        'Parameters of the measure, e.g. `{"relation": "rsn"}`; unknown names are an error.',
+    ),
+    SettingSpec(
+        "PAGESIM_THRESHOLD",
+        'number, dict or "auto"',
+        "auto",
+        "Score a page needs to get a label: a number in [0, 1], `{label: number}` (missing "
+        'labels are "auto"), or `"auto"` (derived from the templates, then from the scores seen).',
+    ),
+    SettingSpec(
+        "PAGESIM_AGGREGATE",
+        "str",
+        "max",
+        "How a label's score combines its templates' similarities: `max` or `mean`.",
+    ),
+    SettingSpec(
+        "PAGESIM_ADAPT_AFTER",
+        "int",
+        30,
+        'Pages to score before "auto" thresholds start following the score distribution.',
+    ),
+    SettingSpec(
+        "PAGESIM_ACTION",
+        "str",
+        "tag",
+        "What happens to non-target pages: `tag` (they reach the callback with their verdict) "
+        "or `drop` (IgnoreRequest, counted, logged at DEBUG).",
+    ),
+    SettingSpec(
+        "PAGESIM_EXPLORE_FRACTION",
+        "float",
+        0.0,
+        "In `drop` mode, the share of non-target pages let through anyway so drift stays "
+        "visible; chosen by a hash of the URL, so the same pages every run.",
+    ),
+    SettingSpec(
+        "PAGESIM_MAX_BODY_SIZE",
+        "int",
+        DEFAULT_MAX_BODY_SIZE,
+        "Bodies larger than this many bytes are not classified (`pagesim/skipped/too_large`); "
+        "0 means no limit.",
+    ),
+    SettingSpec(
+        "PAGESIM_MAX_NODES",
+        "int or None",
+        DEFAULT_MAX_NODES,
+        "Summarise at most this many elements per page (templates too), breadth-first from "
+        "`<body>`: the top of the tree, where page types differ, is kept and the cost per page "
+        "is bounded. None: every element (slower on large pages).",
+    ),
+    SettingSpec(
+        "PAGESIM_MAX_DEPTH",
+        "int or None",
+        None,
+        "Summarise only this many levels below `<body>`. None: every level.",
+    ),
+    SettingSpec(
+        "PAGESIM_PAGE_ITEMS",
+        "bool",
+        False,
+        "Add a `PageItem` (url, label, score, verdict, html) to the callback's output for every "
+        "target page, e.g. for the induction pipeline.",
+    ),
+    SettingSpec(
+        "PAGESIM_FILTER_ITEMS",
+        "bool",
+        False,
+        "Drop the items a spider yields from non-target pages (`PageSimFilterPipeline`).",
+    ),
+    SettingSpec(
+        "PAGESIM_ITEM_LABEL_FIELD",
+        "str or None",
+        None,
+        "When set, write the page's label into this field of every item the spider yields "
+        "(dicts, and items that declare the field).",
+    ),
+)
+
+#: name -> default, the single source of defaults.
+DEFAULTS: dict[str, Any] = {spec.name: spec.default for spec in SETTINGS}
+
+ACTIONS: tuple[str, ...] = ("tag", "drop")
+
+#: Spider attributes that override the corresponding settings for one spider.
+SPIDER_ATTRIBUTES: dict[str, str] = {
+    "pagesim_templates": "PAGESIM_TEMPLATES",
+    "pagesim_targets": "PAGESIM_TARGETS",
+}
+
+
+class PageSimConfigError(ValueError):
+    """A ``PAGESIM_*`` setting (or spider attribute) has an invalid value."""
+
+
+Threshold = float | str | Mapping[str, float | str]
+
+
+@dataclass(frozen=True)
+class PageSimConfig:
+    """The validated ``PAGESIM_*`` settings of one crawl (see :data:`SETTINGS`)."""
+
+    enabled: bool = DEFAULTS["PAGESIM_ENABLED"]
+    templates: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    targets: tuple[str, ...] = ()
+    method: str = DEFAULTS["PAGESIM_METHOD"]
+    method_params: Mapping[str, Any] = field(default_factory=dict)
+    threshold: Threshold = DEFAULTS["PAGESIM_THRESHOLD"]
+    aggregate: str = DEFAULTS["PAGESIM_AGGREGATE"]
+    adapt_after: int = DEFAULTS["PAGESIM_ADAPT_AFTER"]
+    action: str = DEFAULTS["PAGESIM_ACTION"]
+    explore_fraction: float = DEFAULTS["PAGESIM_EXPLORE_FRACTION"]
+    max_body_size: int = DEFAULTS["PAGESIM_MAX_BODY_SIZE"]
+    max_nodes: int | None = DEFAULTS["PAGESIM_MAX_NODES"]
+    max_depth: int | None = DEFAULTS["PAGESIM_MAX_DEPTH"]
+    page_items: bool = DEFAULTS["PAGESIM_PAGE_ITEMS"]
+    filter_items: bool = DEFAULTS["PAGESIM_FILTER_ITEMS"]
+    item_label_field: str | None = DEFAULTS["PAGESIM_ITEM_LABEL_FIELD"]
+
+    # -- construction ---------------------------------------------------------------------
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings, spider: Any = None) -> PageSimConfig:
+        """Read and check every setting; ``spider`` (class or instance) may override some.
+
+        Templates may still be empty here (a spider can set them in ``__init__``); call
+        :meth:`check_ready` once the spider exists.
+        """
+
+        def read(name: str, getter: str) -> Any:
+            try:
+                return getattr(settings, getter)(name, DEFAULTS[name])
+            except (TypeError, ValueError) as exc:
+                raise PageSimConfigError(f"{name}: {exc}") from None
+
+        config = cls(
+            enabled=read("PAGESIM_ENABLED", "getbool"),
+            templates=_parse_templates(read("PAGESIM_TEMPLATES", "getdict")),
+            targets=_parse_targets(read("PAGESIM_TARGETS", "getlist"), "PAGESIM_TARGETS"),
+            method=str(read("PAGESIM_METHOD", "get")).strip(),
+            method_params=dict(read("PAGESIM_METHOD_PARAMS", "getdict")),
+            threshold=_parse_threshold(read("PAGESIM_THRESHOLD", "get")),
+            aggregate=str(read("PAGESIM_AGGREGATE", "get")).strip().lower(),
+            adapt_after=read("PAGESIM_ADAPT_AFTER", "getint"),
+            action=str(read("PAGESIM_ACTION", "get")).strip().lower(),
+            explore_fraction=read("PAGESIM_EXPLORE_FRACTION", "getfloat"),
+            max_body_size=read("PAGESIM_MAX_BODY_SIZE", "getint"),
+            max_nodes=_optional_int(read("PAGESIM_MAX_NODES", "get"), "PAGESIM_MAX_NODES"),
+            max_depth=_optional_int(read("PAGESIM_MAX_DEPTH", "get"), "PAGESIM_MAX_DEPTH"),
+            page_items=read("PAGESIM_PAGE_ITEMS", "getbool"),
+            filter_items=read("PAGESIM_FILTER_ITEMS", "getbool"),
+            item_label_field=read("PAGESIM_ITEM_LABEL_FIELD", "get") or None,
+        )
+        if spider is not None:
+            config = config.with_spider(spider)
+        config.validate()
+        return config
+
+    def with_spider(self, spider: Any) -> PageSimConfig:
+        """This config with the spider's ``pagesim_templates`` / ``pagesim_targets``, if any."""
+        changes: dict[str, Any] = {}
+        templates = getattr(spider, "pagesim_templates", None)
+        if templates is not None:
+            if isinstance(templates, str):  # -a pagesim_templates='{"label": [...]}'
+                try:
+                    templates = json.loads(templates)
+                except json.JSONDecodeError as exc:
+                    raise PageSimConfigError(
+                        f"spider attribute pagesim_templates is not valid JSON: {exc}"
+                    ) from None
+            changes["templates"] = _parse_templates(templates, "spider attribute pagesim_templates")
+        targets = getattr(spider, "pagesim_targets", None)
+        if targets is not None:
+            if isinstance(targets, str):
+                targets = [part for part in targets.split(",")]
+            changes["targets"] = _parse_targets(targets, "spider attribute pagesim_targets")
+        return replace(self, **changes) if changes else self
+
+    # -- checks ---------------------------------------------------------------------------
+
+    def validate(self) -> None:
+        """Raise :class:`PageSimConfigError` for any value that cannot work."""
+        from pagesim_scrapy.core.classify import AGGREGATES
+        from pagesim_scrapy.core.similarity import get_measure
+
+        try:
+            measure = get_measure(self.method)
+        except ValueError as exc:
+            raise PageSimConfigError(f"PAGESIM_METHOD: {exc}") from None
+        try:
+            measure.check_params(self.method_params)
+        except (TypeError, ValueError) as exc:
+            raise PageSimConfigError(f"PAGESIM_METHOD_PARAMS: {exc}") from None
+        if self.aggregate not in AGGREGATES:
+            raise PageSimConfigError(
+                f"PAGESIM_AGGREGATE must be one of {', '.join(AGGREGATES)}, not {self.aggregate!r}"
+            )
+        if self.action not in ACTIONS:
+            raise PageSimConfigError(
+                f"PAGESIM_ACTION must be one of {', '.join(ACTIONS)}, not {self.action!r}"
+            )
+        if not 0.0 <= self.explore_fraction <= 1.0 or math.isnan(self.explore_fraction):
+            raise PageSimConfigError(
+                f"PAGESIM_EXPLORE_FRACTION must be within [0, 1], not {self.explore_fraction}"
+            )
+        if self.max_body_size < 0:
+            raise PageSimConfigError(
+                f"PAGESIM_MAX_BODY_SIZE must be >= 0 (0: no limit), not {self.max_body_size}"
+            )
+        if self.max_nodes is not None and self.max_nodes < 1:
+            raise PageSimConfigError(
+                f"PAGESIM_MAX_NODES must be >= 1 or None, not {self.max_nodes}"
+            )
+        if self.max_depth is not None and self.max_depth < 0:
+            raise PageSimConfigError(
+                f"PAGESIM_MAX_DEPTH must be >= 0 or None, not {self.max_depth}"
+            )
+        if self.adapt_after < 1:
+            raise PageSimConfigError(f"PAGESIM_ADAPT_AFTER must be >= 1, not {self.adapt_after}")
+        _check_threshold_values(self.threshold)
+        if self.templates:
+            labels = set(self.templates)
+            unknown = [t for t in self.targets if t not in labels]
+            if unknown:
+                raise PageSimConfigError(
+                    f"PAGESIM_TARGETS names label(s) {unknown} that have no templates in "
+                    f"PAGESIM_TEMPLATES (labels: {sorted(labels)})"
+                )
+            if isinstance(self.threshold, Mapping):
+                unknown = [t for t in self.threshold if t not in labels]
+                if unknown:
+                    raise PageSimConfigError(
+                        f"PAGESIM_THRESHOLD names label(s) {unknown} that have no templates "
+                        f"(labels: {sorted(labels)})"
+                    )
+
+    def check_ready(self) -> None:
+        """Raise when a crawl with this config could not classify anything."""
+        if not self.templates:
+            raise PageSimConfigError(
+                "PAGESIM_TEMPLATES is empty: give {label: [page URL or path, ...]} in the "
+                "settings or as the spider attribute pagesim_templates, or set "
+                "PAGESIM_ENABLED = False"
+            )
+        self.validate()
+
+    # -- derived --------------------------------------------------------------------------
+
+    def summary_options(self) -> SummaryOptions:
+        """How pages and templates are summarised (both sides must use the same options)."""
+        from pagesim_scrapy.core.summary import SummaryOptions
+
+        return SummaryOptions(max_nodes=self.max_nodes, max_depth=self.max_depth)
+
+    @property
+    def target_labels(self) -> frozenset[str]:
+        """The labels whose pages are targets (every label when PAGESIM_TARGETS is empty)."""
+        return frozenset(self.targets or self.templates)
+
+
+def _parse_templates(value: Any, where: str = "PAGESIM_TEMPLATES") -> dict[str, tuple[str, ...]]:
+    if not isinstance(value, Mapping):
+        raise PageSimConfigError(f"{where} must be a dict {{label: [source, ...]}}, not {value!r}")
+    templates: dict[str, tuple[str, ...]] = {}
+    for label, sources in value.items():
+        if not isinstance(label, str) or not label.strip():
+            raise PageSimConfigError(f"{where}: a label must be a non-empty string, not {label!r}")
+        if isinstance(sources, (str, PathLike)):
+            sources = [sources]
+        if not isinstance(sources, (list, tuple)) or not sources:
+            raise PageSimConfigError(
+                f"{where}[{label!r}] must be a non-empty list of URLs or paths, not {sources!r}"
+            )
+        cleaned: list[str] = []
+        for source in sources:
+            if not isinstance(source, (str, PathLike)) or not str(source).strip():
+                raise PageSimConfigError(
+                    f"{where}[{label!r}]: a source must be a URL or a path, not {source!r}"
+                )
+            cleaned.append(str(source).strip())
+        templates[label] = tuple(cleaned)
+    return templates
+
+
+def _parse_targets(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise PageSimConfigError(f"{where} must be a list of labels, not {value!r}")
+    targets: list[str] = []
+    for label in value:
+        if not isinstance(label, str):
+            raise PageSimConfigError(f"{where}: a label must be a string, not {label!r}")
+        label = label.strip()
+        if label and label not in targets:
+            targets.append(label)
+    return tuple(targets)
+
+
+def _optional_int(value: Any, where: str) -> int | None:
+    """An int, or None for None, "" and "none" (as ``-s NAME=none`` gives)."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
+        return None
+    if isinstance(value, bool):
+        raise PageSimConfigError(f"{where} must be an integer or None, not {value!r}")
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise PageSimConfigError(f"{where} must be an integer or None, not {value!r}") from None
+
+
+def _parse_threshold(value: Any) -> Threshold:
+    """A number, ``"auto"``, or ``{label: number | "auto"}``; strings from ``-s`` are parsed."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() == "auto":
+            return "auto"
+        if text.startswith("{"):
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise PageSimConfigError(f"PAGESIM_THRESHOLD is not valid JSON: {exc}") from None
+        else:
+            try:
+                return float(text)
+            except ValueError:
+                raise PageSimConfigError(
+                    f'PAGESIM_THRESHOLD must be a number in [0, 1], a dict or "auto", not {value!r}'
+                ) from None
+    if isinstance(value, Mapping):
+        parsed: dict[str, float | str] = {}
+        for label, number in value.items():
+            if isinstance(number, str) and number.strip().lower() == "auto":
+                parsed[str(label)] = "auto"
+            else:
+                parsed[str(label)] = _as_threshold_number(number, f"PAGESIM_THRESHOLD[{label!r}]")
+        return parsed
+    return _as_threshold_number(value, "PAGESIM_THRESHOLD")
+
+
+def _as_threshold_number(value: Any, where: str) -> float:
+    if isinstance(value, bool):
+        raise PageSimConfigError(f"{where} must be a number in [0, 1], not {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise PageSimConfigError(f"{where} must be a number in [0, 1], not {value!r}") from None
+
+
+def _check_threshold_values(threshold: Threshold) -> None:
+    values: list[tuple[str, Any]]
+    if isinstance(threshold, Mapping):
+        values = [(f"PAGESIM_THRESHOLD[{label!r}]", v) for label, v in threshold.items()]
+    else:
+        values = [("PAGESIM_THRESHOLD", threshold)]
+    for where, value in values:
+        if isinstance(value, str):
+            if value != "auto":
+                raise PageSimConfigError(f'{where} must be a number or "auto", not {value!r}')
+            continue
+        if math.isnan(value) or not 0.0 <= value <= 1.0:
+            raise PageSimConfigError(f"{where} must be within [0, 1], not {value}")
+
+
+__all__ = [
+    "DEFAULTS",
+    "SETTINGS",
+    "PageSimConfig",
+    "PageSimConfigError",
+    "SettingSpec",
+]

@@ -1,0 +1,209 @@
+"""Load the template pages of ``PAGESIM_TEMPLATES`` when the spider opens.
+
+URLs are downloaded through the running crawl (``crawler.engine.download_async``), so the
+project's headers, user agent, proxies, cookies, authentication and retries apply to them as
+to any page. Local files, folders and ``file://`` URLs are read from disk. Every template is
+summarised from an :class:`~scrapy.http.HtmlResponse` selector, exactly like crawled pages, so
+both sides of a comparison come from the same parser and encoding detection.
+
+Any template that cannot be fetched, read or parsed raises :class:`TemplateError`: a crawl that
+silently classified every page as unmatched would be worse than no crawl.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from pagesim_scrapy.core.pageio import PageReadError, iter_page_paths, read_page_bytes
+from pagesim_scrapy.core.summary import (
+    DEFAULT_OPTIONS,
+    PageParseError,
+    PageSummary,
+    SummaryOptions,
+    summarize_tree,
+)
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+logger = logging.getLogger(__name__)
+
+#: Request meta key marking a template download (its value is the label).
+TEMPLATE_META_KEY = "pagesim_template"
+
+
+class TemplateError(Exception):
+    """A template page could not be fetched, read or parsed."""
+
+    def __init__(self, label: str, source: str, why: str) -> None:
+        super().__init__(f"template {source!r} of label {label!r}: {why}")
+        self.label = label
+        self.source = source
+        self.why = why
+
+
+@dataclass(frozen=True)
+class TemplateSource:
+    """One entry of PAGESIM_TEMPLATES, resolved: a URL to download or a file to read."""
+
+    label: str
+    source: str  # as the user wrote it
+    url: str | None = None  # set for sources downloaded through the crawl
+    path: Path | None = None  # set for sources read from disk
+
+
+def resolve_sources(templates: Mapping[str, Sequence[str]]) -> list[TemplateSource]:
+    """Turn ``{label: [source, ...]}`` into downloadable URLs and existing files.
+
+    Folders expand to the saved pages inside them (``.html``, ``.htm``, ``.html.gz``...).
+    Raises :class:`TemplateError` for a missing file or an empty folder.
+    """
+    from w3lib.url import file_uri_to_path
+
+    resolved: list[TemplateSource] = []
+    for label, sources in templates.items():
+        for source in sources:
+            scheme = urlsplit(source).scheme.lower()
+            if scheme == "file":
+                location = Path(file_uri_to_path(source))
+            elif "://" in source or scheme in ("data", "about"):
+                resolved.append(TemplateSource(label, source, url=source))
+                continue
+            else:
+                location = Path(source).expanduser()
+            try:
+                paths = list(iter_page_paths([location]))
+            except PageReadError as exc:
+                raise TemplateError(label, source, str(exc)) from None
+            if not paths:
+                raise TemplateError(label, source, f"no saved pages in folder {location}")
+            resolved.extend(TemplateSource(label, source, path=path) for path in paths)
+    return resolved
+
+
+def summarize_html(
+    body: bytes,
+    url: str,
+    options: SummaryOptions = DEFAULT_OPTIONS,
+    *,
+    encoding: str | None = None,
+    headers: Any = None,
+) -> PageSummary:
+    """Summarise a page the way the middleware summarises a crawled HTML response.
+
+    Raises :class:`~pagesim_scrapy.core.summary.PageParseError` for an empty or element-less
+    page.
+    """
+    from scrapy.http import HtmlResponse
+
+    if not body or body.isspace():
+        raise PageParseError("empty document")
+    response = HtmlResponse(url=url, body=body, encoding=encoding, headers=headers)
+    root = response.selector.root
+    if root is None:
+        raise PageParseError("no HTML element found")
+    return summarize_tree(root, options, source=url)
+
+
+def summarize_template_response(
+    response: Response, label: str, source: str, options: SummaryOptions = DEFAULT_OPTIONS
+) -> PageSummary:
+    """Check a downloaded template response and summarise it, or raise TemplateError."""
+    from scrapy.http import TextResponse
+
+    if not 200 <= response.status < 300:
+        raise TemplateError(label, source, f"HTTP status {response.status} ({response.url})")
+    if not isinstance(response, TextResponse):
+        content_type = (response.headers.get(b"Content-Type") or b"none").decode("latin-1")
+        raise TemplateError(
+            label, source, f"not an HTML page (Content-Type: {content_type}, {response.url})"
+        )
+    try:
+        return summarize_html(response.body, response.url, options, encoding=response.encoding)
+    except PageParseError as exc:
+        raise TemplateError(label, source, f"{exc} ({response.url})") from None
+
+
+def load_file_template(
+    entry: TemplateSource, options: SummaryOptions = DEFAULT_OPTIONS
+) -> PageSummary:
+    assert entry.path is not None
+    try:
+        body = read_page_bytes(entry.path)
+        return summarize_html(body, entry.path.resolve().as_uri(), options)
+    except (PageReadError, PageParseError) as exc:
+        raise TemplateError(entry.label, entry.source, str(exc)) from None
+
+
+async def download_template(
+    crawler: Crawler, entry: TemplateSource, options: SummaryOptions = DEFAULT_OPTIONS
+) -> PageSummary:
+    """Fetch one template through the crawl's downloader (all downloader middlewares apply)."""
+    from scrapy import Request
+    from scrapy.http.request import NO_CALLBACK
+
+    assert entry.url is not None
+    try:
+        request = Request(
+            entry.url,
+            callback=NO_CALLBACK,
+            dont_filter=True,
+            meta={
+                "dont_pagesim": True,
+                TEMPLATE_META_KEY: entry.label,
+                "allow_offsite": True,
+            },
+        )
+    except ValueError as exc:  # malformed URL
+        raise TemplateError(entry.label, entry.source, str(exc)) from None
+    try:
+        response = await crawler.engine.download_async(request)
+    except Exception as exc:  # any download failure (refused, DNS, timeout, ignored...)
+        why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        raise TemplateError(entry.label, entry.source, f"download failed: {why}") from None
+    return summarize_template_response(response, entry.label, entry.source, options)
+
+
+async def load_templates(
+    templates: Mapping[str, Sequence[str]],
+    crawler: Crawler | None = None,
+    options: SummaryOptions = DEFAULT_OPTIONS,
+) -> dict[str, list[PageSummary]]:
+    """Summaries of every template, per label; raises TemplateError on the first failure.
+
+    ``crawler`` (with an open spider) is needed only when some sources are URLs.
+    """
+    summaries: dict[str, list[PageSummary]] = {label: [] for label in templates}
+    for entry in resolve_sources(templates):
+        if entry.path is not None:
+            summary = load_file_template(entry, options)
+        else:
+            if crawler is None:
+                raise TemplateError(
+                    entry.label, entry.source, "URL templates need a running crawl to fetch them"
+                )
+            summary = await download_template(crawler, entry, options)
+        logger.debug(
+            "Loaded pagesim template %s for label %r (%d nodes)",
+            entry.source,
+            entry.label,
+            summary.n_nodes,
+        )
+        summaries[entry.label].append(summary)
+    return summaries
+
+
+__all__ = [
+    "TEMPLATE_META_KEY",
+    "TemplateError",
+    "TemplateSource",
+    "load_templates",
+    "resolve_sources",
+    "summarize_html",
+]

@@ -116,9 +116,9 @@ class SummaryOptions:
 
 DEFAULT_OPTIONS = SummaryOptions()
 
-# (the rsn, rpsa and csr code characters as one 3-character string, class tokens): one join
-# and three slices then give the three sequences of a page.
-_Labels = tuple[str, tuple[str, ...]]
+# The rsn, rpsa and csr code characters of a node as one 3-character string: one join and
+# three slices then give the three sequences of a page.
+_Labels = str
 
 
 class _LabelCache:
@@ -128,12 +128,24 @@ class _LabelCache:
         self.options = options
         self.limit = limit
         self.entries: dict[Any, _Labels] = {}
+        # raw class/id value -> normalised value: keys built from normalised values make pages
+        # with counters in their ids ("answer-8312") hit the label cache
+        self.values: dict[str, str] = {}
 
     @cached_property
     def value_names(self) -> frozenset[str]:
         """Attributes besides class and id whose values shape a label (with normalisation on)."""
         rpsa = {attr for attrs in self.options._rpsa_by_tag.values() for attr in attrs}
         return frozenset((STRUCTURAL_ATTRIBUTES | rpsa) - {"class", "id"})
+
+    def normalised(self, value: str) -> str:
+        result = self.values.get(value)
+        if result is None:
+            result = normalise_value(" ".join(value.split()))
+            if len(self.values) >= self.limit:
+                self.values.clear()
+            self.values[value] = result
+        return result
 
     def store(self, key: Any, tag: str, items: list[tuple[str, str]]) -> _Labels:
         entry = self._compute(tag, items)
@@ -145,8 +157,6 @@ class _LabelCache:
     def _compute(self, tag: str, items: list[tuple[str, str]]) -> _Labels:
         options = self.options
         attrs = {name.lower(): value for name, value in items}
-        class_value = attrs.get("class", "")
-        classes = tuple(class_value.split()) if class_value else ()
         rsn = code_char(tag)
         wanted = options._rpsa_by_tag.get(tag)
         if wanted:
@@ -173,7 +183,7 @@ class _LabelCache:
             csr = code_char("\x1f".join(parts))
         else:
             csr = rsn
-        return rsn + rpsa + csr, classes
+        return rsn + rpsa + csr
 
 
 _caches: dict[SummaryOptions, _LabelCache] = {}
@@ -369,6 +379,9 @@ def summarize_tree(
     compute = cache.store
     short_key = options.normalise_volatile
     value_names = cache.value_names
+    values_get = cache.values.get
+    normalised = cache.normalised
+    raw_classes: list[str] = []
     node_labels: list[_Labels] = []
     tags: list[str] = []
     parent_bfs: list[int] = []
@@ -397,12 +410,25 @@ def summarize_tree(
             if not keys:
                 key: Any = tag
             elif short_key and value_names.isdisjoint(keys):
-                # Only class and id values matter here: a key without the other values
-                # (hrefs, srcs, titles) is much cheaper to hash, and they are blanked anyway.
+                # Only class and id values matter here, normalised as the labels use them: a
+                # key without the other values (hrefs, srcs, titles; blanked anyway) is cheap
+                # to hash and recurs from page to page.
                 get = element.get
-                key = (tag, get("class"), get("id"), *keys)
+                css = get("class")
+                ident = get("id")
+                if css is not None:
+                    raw_classes.append(css)
+                    normal = values_get(css)
+                    css = normal if normal is not None else normalised(css)
+                if ident is not None:
+                    normal = values_get(ident)
+                    ident = normal if normal is not None else normalised(ident)
+                key = (tag, css, ident, *keys)
             else:
                 key = (tag, *element.items())
+                css = element.get("class")
+                if css is not None:
+                    raw_classes.append(css)
             entry = entries_get(key)
             if entry is None:
                 entry = compute(key, tag, element.items())
@@ -420,11 +446,8 @@ def summarize_tree(
         level_parents = next_parents
         depth += 1
 
-    class_tokens: set[str] = set()
-    for entry in node_labels:
-        if entry[1]:
-            class_tokens.update(entry[1])
-    codes = "".join([entry[0] for entry in node_labels])
+    class_tokens = set(" ".join(set(raw_classes)).split())
+    codes = "".join(node_labels)
     rsn, rpsa, csr = codes[0::3], codes[1::3], codes[2::3]
 
     return PageSummary(

@@ -4,7 +4,10 @@
 builds a page summary from the response's own selector (the one parse the spider callback
 reuses), classifies it, writes the verdict to ``request.meta["pagesim"]`` (the callback reads
 ``response.meta["pagesim"]``), adds a ``pagesim:<label>`` response flag, and tags or drops
-non-target pages. ``PageSimSpiderMiddleware`` adds :class:`~pagesim_scrapy.items.PageItem`\\ s
+non-target pages. With ``PAGESIM_QUERY`` / ``PAGESIM_MAIN_TEXT`` target pages also get their
+relevance and main text (seed 001), and with ``PAGESIM_DISCOVERY_ENABLED`` every HTML response
+gets a discovered page type (``cluster``), with or without templates.
+``PageSimSpiderMiddleware`` adds :class:`~pagesim_scrapy.items.PageItem`\\ s
 for target pages and remembers which page each of the spider's items came from, so that
 :class:`~pagesim_scrapy.pipelines.filter.PageSimFilterPipeline` can judge them.
 """
@@ -15,6 +18,7 @@ import logging
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
 from time import thread_time
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
@@ -24,9 +28,12 @@ from scrapy.exceptions import CloseSpider, IgnoreRequest, NotConfigured
 from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.project import data_path
 from twisted.internet.defer import Deferred
 
 from pagesim_scrapy.core.classify import TemplateClassifier
+from pagesim_scrapy.core.cluster import OnlineDiscovery, RepresentativesError
+from pagesim_scrapy.core.content import ContentScorer
 from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize_tree
 from pagesim_scrapy.items import PageItem
 from pagesim_scrapy.settings import PageSimConfig, PageSimConfigError
@@ -59,6 +66,10 @@ _THRESHOLD_SOURCES = {
 #: Spider close reasons when pagesim cannot start.
 CLOSE_REASON_TEMPLATES = "pagesim_template_error"
 CLOSE_REASON_CONFIG = "pagesim_config_error"
+
+#: Where discovered page types are kept when PAGESIM_DISCOVERY_FILE is not set (in the
+#: project's data dir, ``.scrapy/``).
+DEFAULT_DISCOVERY_FILE = "pagesim/discovery.json"
 
 
 def explore_selected(url: str, fraction: float) -> bool:
@@ -145,6 +156,10 @@ class PageSimDownloaderMiddleware:
         self.crawler = crawler
         self.options: SummaryOptions = config.summary_options()
         self.classifier: TemplateClassifier | None = None
+        self.discovery: OnlineDiscovery | None = None
+        self.discovery_path: Path | None = None
+        self.content: ContentScorer | None = None
+        self.ready = False  # templates loaded (or none needed): responses may be classified
         self.failed: str | None = None  # close reason when templates could not be loaded
         self._waiters: list[Deferred[None]] = []
         self._apply(config)
@@ -155,6 +170,8 @@ class PageSimDownloaderMiddleware:
         self._dropped = 0
         self._explored = 0
         self._skipped: Counter[str] = Counter()
+        self._relevance_scored = 0
+        self._off_topic = 0
 
     def _apply(self, config: PageSimConfig) -> None:
         self.config = config
@@ -162,6 +179,12 @@ class PageSimDownloaderMiddleware:
         self._drop = config.action == "drop"
         self._explore = config.explore_fraction
         self._max_body = config.max_body_size
+        self._relevance_threshold = config.relevance_threshold if config.query is not None else None
+        if config.content_wanted:
+            # ValueError for a query without terms; validate() has refused those already
+            self.content = ContentScorer(config.query, learn=True, scope="main")
+        else:
+            self.content = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -198,6 +221,22 @@ class PageSimDownloaderMiddleware:
             self._fail(CLOSE_REASON_CONFIG)
             raise CloseSpider(CLOSE_REASON_CONFIG) from None
         self._apply(config)
+        if config.discovery_enabled:
+            self._start_discovery(config)
+        if not config.templates:  # discovery only: the discovered types are the labels
+            if self.crawler is not None:
+                crawl_state(self.crawler).targets = self._targets or None
+            self.ready = True
+            self._release()
+            logger.info(
+                "pagesim: no templates; discovering page types with %s (threshold %.3f); "
+                "targets: %s; action: %s",
+                config.discovery_method,
+                self.discovery.threshold if self.discovery is not None else 0.0,
+                ", ".join(sorted(self._targets)) or "every discovered type",
+                config.action,
+            )
+            return
         if self.crawler is not None:
             crawl_state(self.crawler).targets = self._targets
         try:
@@ -221,6 +260,7 @@ class PageSimDownloaderMiddleware:
             self._fail(CLOSE_REASON_CONFIG)
             raise CloseSpider(CLOSE_REASON_CONFIG) from None
         self.classifier = classifier
+        self.ready = True
         self._release()
         logger.info(
             "pagesim: classifying pages with %s against the templates of %s; targets: %s; "
@@ -233,6 +273,42 @@ class PageSimDownloaderMiddleware:
             self._describe_thresholds(),
         )
 
+    def _start_discovery(self, config: PageSimConfig) -> None:
+        """Build the online discovery, continuing from the saved types when there are some.
+
+        The discovery summarises with the classifier's options, so one summary per response
+        serves both. An unreadable file is logged and replaced at close.
+        """
+        path = Path(config.discovery_file or data_path(DEFAULT_DISCOVERY_FILE))
+        self.discovery_path = path
+        arguments: dict[str, Any] = {
+            "method": config.discovery_method,
+            "method_params": None,
+            "threshold": config.discovery_threshold,
+            "max_clusters": config.discovery_max_clusters,
+            "options": self.options,
+        }
+        discovery: OnlineDiscovery | None = None
+        if path.is_file():
+            try:
+                discovery = OnlineDiscovery.load(path, **arguments)
+            except RepresentativesError as exc:
+                logger.warning(
+                    "pagesim: cannot use the discovered page types in %s (%s); starting afresh, "
+                    "the file is replaced at close",
+                    path,
+                    exc,
+                )
+            else:
+                logger.info(
+                    "pagesim: continuing page-type discovery with %d types from %s",
+                    len(discovery),
+                    path,
+                )
+        if discovery is None:
+            discovery = OnlineDiscovery(**arguments)
+        self.discovery = discovery
+
     def _fail(self, reason: str) -> None:
         self.failed = reason
         self._release()
@@ -242,13 +318,13 @@ class PageSimDownloaderMiddleware:
         for waiter in waiters:
             waiter.callback(None)
 
-    async def _wait_until_ready(self) -> TemplateClassifier | None:
+    async def _wait_until_ready(self) -> bool:
         """Responses that arrive before the templates are loaded wait for them."""
-        if self.classifier is None and self.failed is None:
+        if not self.ready and self.failed is None:
             waiter: Deferred[None] = Deferred()
             self._waiters.append(waiter)
             await maybe_deferred_to_future(waiter)
-        return self.classifier
+        return self.ready
 
     # -- per response ----------------------------------------------------------------------
 
@@ -256,11 +332,10 @@ class PageSimDownloaderMiddleware:
         meta = request.meta
         if meta.get(DONT_META_KEY):
             return response
+        if not self.ready and not await self._wait_until_ready():
+            return self._skip(meta, response, "not_ready")
         classifier = self.classifier
-        if classifier is None:
-            classifier = await self._wait_until_ready()
-            if classifier is None:
-                return self._skip(meta, response, "not_ready")
+        discovery = self.discovery
         if not isinstance(response, HtmlResponse):
             return self._skip(meta, response, "not_html")
         if not 200 <= response.status < 300:
@@ -275,20 +350,41 @@ class PageSimDownloaderMiddleware:
             # The parse is the callback's too (response.css() reuses it): not counted as ours.
             root = response.selector.root
             started = thread_time()
-            summary = summarize_tree(root, self.options)
-            verdict = classifier.classify(summary)
+            summary = summarize_tree(root, self.options, source=response.url)
+            if classifier is not None:
+                info = classifier.classify(summary).as_dict()
+            else:
+                info = {"label": None, "score": 0.0, "scores": {}, "method": None}
+            if discovery is not None:
+                cluster, cluster_score, is_new = discovery.assign(
+                    summary, source=response.url, html=response.text
+                )
+                info["cluster"] = cluster
+                info["cluster_score"] = cluster_score
+                if classifier is None:
+                    info.update(
+                        label=cluster,
+                        score=cluster_score,
+                        scores={cluster: cluster_score} if cluster is not None else {},
+                        method=discovery.method,
+                    )
+                self._count_discovery(cluster, is_new)
         except PageParseError as exc:
             logger.debug("pagesim: cannot parse %s: %s", response.url, exc)
             return self._skip(meta, response, "unparseable")
         except Exception:  # never let one odd page break the crawl
             logger.warning("pagesim: cannot classify %s", response.url, exc_info=True)
             return self._skip(meta, response, "error")
-        self._seconds += thread_time() - started
-
-        label = verdict.label
-        target = label is not None and label in self._targets
-        info = verdict.as_dict()
+        label = info["label"]
+        score = float(info["score"])
+        if classifier is not None or self._targets:
+            target = label is not None and label in self._targets
+        else:  # discovery only, no PAGESIM_TARGETS: every page of a discovered type
+            target = label is not None
         info["target"] = target
+        if target and self.content is not None:
+            target = self._add_content(info, root, response.url)
+        self._seconds += thread_time() - started
         meta[META_KEY] = info
         response.flags.append(FLAG_PREFIX + (label or UNMATCHED_FLAG))
         stats = self.stats
@@ -298,7 +394,7 @@ class PageSimDownloaderMiddleware:
         else:
             stats.inc_value(f"pagesim/label_count/{label}")
         self._label_counts[label] += 1
-        self._score_sums[label] += verdict.score
+        self._score_sums[label] += score
         if target or not self._drop:
             return response
         if explore_selected(response.url, self._explore):
@@ -308,16 +404,49 @@ class PageSimDownloaderMiddleware:
             return response
         self._dropped += 1
         stats.inc_value("pagesim/dropped")
+        why = "off-topic" if info.get("off_topic") else "not a target"
         logger.debug(
-            "pagesim: dropped %s (label %s, score %.3f, not a target)",
-            response.url,
-            label,
-            verdict.score,
+            "pagesim: dropped %s (label %s, score %.3f, %s)", response.url, label, score, why
         )
         raise IgnoreRequest(
             f"pagesim: {response.url} is not a target page (label {label}, "
-            f"score {verdict.score:.3f})"
+            f"score {score:.3f}, {why})"
         )
+
+    def _count_discovery(self, cluster: str | None, is_new: bool) -> None:
+        stats = self.stats
+        stats.inc_value("pagesim/discovery/pages")
+        if is_new:
+            stats.inc_value("pagesim/discovery/new")
+        stats.inc_value(f"pagesim/discovery/{cluster or 'unassigned'}")
+
+    def _add_content(self, info: dict[str, Any], root: Any, url: str) -> bool:
+        """Add relevance / main text to a target page's verdict; False when it is off-topic.
+
+        The relevance threshold only applies once PAGESIM_RELEVANCE_MIN_PAGES pages have been
+        scored: the document frequencies learned from the first pages make a flat idf.
+        """
+        assert self.content is not None
+        relevance, main_text = self.content.score(root)
+        info["main_text"] = main_text
+        if self.config.query is None or relevance is None:
+            return True
+        info["relevance"] = relevance
+        self._relevance_scored += 1
+        self.stats.inc_value("pagesim/relevance/scored")
+        threshold = self._relevance_threshold
+        if (
+            threshold is None
+            or relevance >= threshold
+            or self._relevance_scored < self.config.relevance_min_pages
+        ):
+            return True
+        info["off_topic"] = True
+        info["target"] = False
+        self._off_topic += 1
+        self.stats.inc_value("pagesim/off_topic")
+        logger.debug("pagesim: %s is off-topic (relevance %.3f < %.3f)", url, relevance, threshold)
+        return False
 
     def _skip(self, meta: dict[str, Any], response: Response, reason: str) -> Response:
         meta.pop(META_KEY, None)  # a verdict copied from another response's meta is stale
@@ -339,9 +468,39 @@ class PageSimDownloaderMiddleware:
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         self.stats.set_value("pagesim/time_ms", round(self._seconds * 1000.0, 1))
-        if self.classifier is None:
+        if self.classifier is not None:
+            logger.info("%s", self.summary())
+        if self.discovery is not None and self.ready:
+            self._close_discovery(self.discovery)
+
+    def _close_discovery(self, discovery: OnlineDiscovery) -> None:
+        """Log the discovered types and a ready PAGESIM_TEMPLATES snippet; save them."""
+        counts = discovery.counts()
+        self.stats.set_value("pagesim/discovery/clusters", len(counts))
+        logger.info(
+            "pagesim: %d page types discovered over %d pages (%d unassigned): %s",
+            len(counts),
+            discovery.pages,
+            discovery.unassigned,
+            ", ".join(f"{label} {n}" for label, n in counts.items()) or "none",
+        )
+        if counts:
+            logger.info(
+                "pagesim: templates of the discovered types, ready for settings.py:\n%s",
+                discovery.templates_snippet(),
+            )
+        if self.discovery_path is None:
             return
-        logger.info("%s", self.summary())
+        try:
+            discovery.save(self.discovery_path)
+        except OSError as exc:
+            logger.error(
+                "pagesim: cannot save the discovered page types to %s: %s",
+                self.discovery_path,
+                exc,
+            )
+        else:
+            logger.info("pagesim: discovered page types saved to %s", self.discovery_path)
 
     def summary(self) -> str:
         """One paragraph: pages per label with mean scores, drops, skips, thresholds."""
@@ -415,6 +574,8 @@ class PageSimSpiderMiddleware(BaseSpiderMiddleware):
                 score=float(verdict.get("score", 0.0)),
                 verdict=dict(verdict),
                 html=response.text,
+                relevance=verdict.get("relevance"),
+                main_text=verdict.get("main_text"),
             )
         state = self.state
         field = self.label_field

@@ -40,6 +40,11 @@ DEFAULT_MAX_NODES = 500
 #: Responses bigger than this are not classified (a real page is ~100 KB; 10 MiB is generous).
 DEFAULT_MAX_BODY_SIZE = 10 * 1024 * 1024
 
+#: The induction defaults of the core (``core.induce.wrapper``), repeated here so that importing
+#: the settings stays light; a test checks they agree.
+DEFAULT_INDUCTION_LAMBDA = 0.25
+DEFAULT_INDUCTION_MIN_FIT = 0.5
+
 SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec("PAGESIM_ENABLED", "bool", True, "Turn the whole extension on or off."),
     SettingSpec(
@@ -143,6 +148,147 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "When set, write the page's label into this field of every item the spider yields "
         "(dicts, and items that declare the field).",
     ),
+    SettingSpec(
+        "PAGESIM_QUERY",
+        "str or None",
+        None,
+        "A topic: target pages get `relevance` (TF-IDF cosine of their main content with the "
+        "query, in [0, 1]; document frequencies learned over the target pages of the crawl) and "
+        "`main_text` in their verdict and page item.",
+    ),
+    SettingSpec(
+        "PAGESIM_RELEVANCE_THRESHOLD",
+        "float or None",
+        None,
+        "With `PAGESIM_QUERY`: target pages less relevant than this are off-topic "
+        '(`"off_topic": True`, not targets), then tagged or dropped per `PAGESIM_ACTION` '
+        "(`pagesim/off_topic`). None: no page is off-topic.",
+    ),
+    SettingSpec(
+        "PAGESIM_RELEVANCE_MIN_PAGES",
+        "int",
+        20,
+        "Target pages to score before the relevance threshold applies: idf is flat on the "
+        "first pages of a crawl, so early scores say little.",
+    ),
+    SettingSpec(
+        "PAGESIM_MAIN_TEXT",
+        "bool",
+        False,
+        "Add the main text (the page's main content block, seed 001) to the verdict and page "
+        "item of target pages, also without `PAGESIM_QUERY`.",
+    ),
+    SettingSpec(
+        "PAGESIM_DISCOVERY_ENABLED",
+        "bool",
+        False,
+        "Discover page types while crawling (online clustering): every HTML response gets "
+        "`cluster` (`cluster-N`) in its verdict, also with no templates (then `label` is the "
+        "cluster). The types found are saved for a later crawl and logged as a ready "
+        "`PAGESIM_TEMPLATES` snippet.",
+    ),
+    SettingSpec(
+        "PAGESIM_DISCOVERY_FILE",
+        "str or None",
+        None,
+        "Where the discovered types are loaded from at spider open (if the file exists) and "
+        "saved to at close. None: `.scrapy/pagesim/discovery.json` in the project data dir.",
+    ),
+    SettingSpec(
+        "PAGESIM_DISCOVERY_METHOD",
+        "str",
+        "combined",
+        "Similarity measure of the discovery (the names of `PAGESIM_METHOD`).",
+    ),
+    SettingSpec(
+        "PAGESIM_DISCOVERY_THRESHOLD",
+        "float or None",
+        None,
+        "Similarity a page needs to join a discovered type rather than found a new one. None: "
+        "the measured default of the method.",
+    ),
+    SettingSpec(
+        "PAGESIM_DISCOVERY_MAX_CLUSTERS",
+        "int",
+        200,
+        "Discovered types at most (memory bound); pages like none of them are left "
+        "unassigned (`cluster` None).",
+    ),
+    SettingSpec(
+        "PAGESIM_INDUCTION_ENABLED",
+        "bool",
+        False,
+        "Learn wrappers from page items and fill their records (`TemplateInductionPipeline`).",
+    ),
+    SettingSpec(
+        "PAGESIM_INDUCTION_MIN_PAGES",
+        "int",
+        5,
+        "Pages a label's wrapper learns before it is ready.",
+    ),
+    SettingSpec(
+        "PAGESIM_INDUCTION_MAX_PAGES",
+        "int",
+        50,
+        "Pages a label's wrapper learns at most (stored ones count).",
+    ),
+    SettingSpec(
+        "PAGESIM_INDUCTION_LAMBDA",
+        "float",
+        DEFAULT_INDUCTION_LAMBDA,
+        "Seed 003's lambda: nodes on fewer than ceil((n+1)*lambda) of n pages are dropped.",
+    ),
+    SettingSpec(
+        "PAGESIM_INDUCTION_MIN_FIT",
+        "float",
+        DEFAULT_INDUCTION_MIN_FIT,
+        "Share of the template's data skeleton a page must show to get a record.",
+    ),
+    SettingSpec(
+        "PAGESIM_INDUCTION_BUFFER_SIZE",
+        "int",
+        100,
+        "Page items held at most while wrappers are not ready.",
+    ),
+    SettingSpec(
+        "PAGESIM_INDUCTION_WAIT",
+        "float",
+        60.0,
+        "Seconds an item is held at most before it is released with the wrapper learned so far.",
+    ),
+    SettingSpec(
+        "PAGESIM_INDUCTION_STORE",
+        "str",
+        "pagesim_scrapy.pipelines.induction.JsonFileWrapperStore",
+        "Import path of the wrapper store class.",
+    ),
+    SettingSpec(
+        "PAGESIM_INDUCTION_DIR",
+        "str",
+        "",
+        "Folder of the JSON wrapper store (empty: the project's data dir, "
+        "`.scrapy/pagesim/wrappers`).",
+    ),
+    SettingSpec(
+        "PAGESIM_INDUCTION_JSONLD",
+        "bool",
+        True,
+        "Offer the pages' embedded JSON-LD (schema.org Product, Recipe…) as fields too "
+        "(`jsonld_product_name`, …).",
+    ),
+    SettingSpec(
+        "PAGESIM_PAGE_ITEMS_KEEP_HTML",
+        "bool",
+        False,
+        "Keep the page HTML in page items after extraction.",
+    ),
+)
+
+#: The settings of the induction pipeline (read by ``pipelines.induction.InductionConfig``).
+INDUCTION_SETTINGS: tuple[str, ...] = tuple(
+    spec.name
+    for spec in SETTINGS
+    if spec.name.startswith("PAGESIM_INDUCTION_") or spec.name == "PAGESIM_PAGE_ITEMS_KEEP_HTML"
 )
 
 #: name -> default, the single source of defaults.
@@ -184,6 +330,15 @@ class PageSimConfig:
     page_items: bool = DEFAULTS["PAGESIM_PAGE_ITEMS"]
     filter_items: bool = DEFAULTS["PAGESIM_FILTER_ITEMS"]
     item_label_field: str | None = DEFAULTS["PAGESIM_ITEM_LABEL_FIELD"]
+    query: str | None = DEFAULTS["PAGESIM_QUERY"]
+    relevance_threshold: float | None = DEFAULTS["PAGESIM_RELEVANCE_THRESHOLD"]
+    relevance_min_pages: int = DEFAULTS["PAGESIM_RELEVANCE_MIN_PAGES"]
+    main_text: bool = DEFAULTS["PAGESIM_MAIN_TEXT"]
+    discovery_enabled: bool = DEFAULTS["PAGESIM_DISCOVERY_ENABLED"]
+    discovery_file: str | None = DEFAULTS["PAGESIM_DISCOVERY_FILE"]
+    discovery_method: str = DEFAULTS["PAGESIM_DISCOVERY_METHOD"]
+    discovery_threshold: float | None = DEFAULTS["PAGESIM_DISCOVERY_THRESHOLD"]
+    discovery_max_clusters: int = DEFAULTS["PAGESIM_DISCOVERY_MAX_CLUSTERS"]
 
     # -- construction ---------------------------------------------------------------------
 
@@ -218,6 +373,19 @@ class PageSimConfig:
             page_items=read("PAGESIM_PAGE_ITEMS", "getbool"),
             filter_items=read("PAGESIM_FILTER_ITEMS", "getbool"),
             item_label_field=read("PAGESIM_ITEM_LABEL_FIELD", "get") or None,
+            query=_optional_str(read("PAGESIM_QUERY", "get")),
+            relevance_threshold=_optional_float(
+                read("PAGESIM_RELEVANCE_THRESHOLD", "get"), "PAGESIM_RELEVANCE_THRESHOLD"
+            ),
+            relevance_min_pages=read("PAGESIM_RELEVANCE_MIN_PAGES", "getint"),
+            main_text=read("PAGESIM_MAIN_TEXT", "getbool"),
+            discovery_enabled=read("PAGESIM_DISCOVERY_ENABLED", "getbool"),
+            discovery_file=_optional_str(read("PAGESIM_DISCOVERY_FILE", "get")),
+            discovery_method=str(read("PAGESIM_DISCOVERY_METHOD", "get")).strip(),
+            discovery_threshold=_optional_float(
+                read("PAGESIM_DISCOVERY_THRESHOLD", "get"), "PAGESIM_DISCOVERY_THRESHOLD"
+            ),
+            discovery_max_clusters=read("PAGESIM_DISCOVERY_MAX_CLUSTERS", "getint"),
         )
         if spider is not None:
             config = config.with_spider(spider)
@@ -286,6 +454,8 @@ class PageSimConfig:
         if self.adapt_after < 1:
             raise PageSimConfigError(f"PAGESIM_ADAPT_AFTER must be >= 1, not {self.adapt_after}")
         _check_threshold_values(self.threshold)
+        self._validate_content()
+        self._validate_discovery()
         if self.templates:
             labels = set(self.templates)
             unknown = [t for t in self.targets if t not in labels]
@@ -302,12 +472,43 @@ class PageSimConfig:
                         f"(labels: {sorted(labels)})"
                     )
 
+    def _validate_content(self) -> None:
+        if self.query is not None:
+            from pagesim_scrapy.core.content import tokenize
+
+            if not tokenize(self.query):
+                raise PageSimConfigError(
+                    f"PAGESIM_QUERY {self.query!r} has no searchable terms (words of letters "
+                    "or digits)"
+                )
+        _check_unit(self.relevance_threshold, "PAGESIM_RELEVANCE_THRESHOLD")
+        if self.relevance_min_pages < 0:
+            raise PageSimConfigError(
+                f"PAGESIM_RELEVANCE_MIN_PAGES must be >= 0, not {self.relevance_min_pages}"
+            )
+
+    def _validate_discovery(self) -> None:
+        if not self.discovery_enabled:
+            return
+        from pagesim_scrapy.core.similarity import get_measure
+
+        try:
+            get_measure(self.discovery_method)
+        except ValueError as exc:
+            raise PageSimConfigError(f"PAGESIM_DISCOVERY_METHOD: {exc}") from None
+        _check_unit(self.discovery_threshold, "PAGESIM_DISCOVERY_THRESHOLD")
+        if self.discovery_max_clusters < 1:
+            raise PageSimConfigError(
+                f"PAGESIM_DISCOVERY_MAX_CLUSTERS must be >= 1, not {self.discovery_max_clusters}"
+            )
+
     def check_ready(self) -> None:
-        """Raise when a crawl with this config could not classify anything."""
-        if not self.templates:
+        """Raise when a crawl with this config could neither classify nor discover anything."""
+        if not self.templates and not self.discovery_enabled:
             raise PageSimConfigError(
                 "PAGESIM_TEMPLATES is empty: give {label: [page URL or path, ...]} in the "
-                "settings or as the spider attribute pagesim_templates, or set "
+                "settings or as the spider attribute pagesim_templates, set "
+                "PAGESIM_DISCOVERY_ENABLED = True to discover page types, or set "
                 "PAGESIM_ENABLED = False"
             )
         self.validate()
@@ -324,6 +525,11 @@ class PageSimConfig:
     def target_labels(self) -> frozenset[str]:
         """The labels whose pages are targets (every label when PAGESIM_TARGETS is empty)."""
         return frozenset(self.targets or self.templates)
+
+    @property
+    def content_wanted(self) -> bool:
+        """Whether target pages get a relevance score or a main text."""
+        return self.query is not None or self.main_text
 
 
 def _parse_templates(value: Any, where: str = "PAGESIM_TEMPLATES") -> dict[str, tuple[str, ...]]:
@@ -373,6 +579,31 @@ def _optional_int(value: Any, where: str) -> int | None:
         return int(value)
     except (TypeError, ValueError):
         raise PageSimConfigError(f"{where} must be an integer or None, not {value!r}") from None
+
+
+def _optional_str(value: Any) -> str | None:
+    """A stripped string, or None for None and blank strings."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def _optional_float(value: Any, where: str) -> float | None:
+    """A float, or None for None, "" and "none" (as ``-s NAME=none`` gives)."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
+        return None
+    if isinstance(value, bool):
+        raise PageSimConfigError(f"{where} must be a number or None, not {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise PageSimConfigError(f"{where} must be a number or None, not {value!r}") from None
+
+
+def _check_unit(value: float | None, where: str) -> None:
+    if value is not None and (math.isnan(value) or not 0.0 <= value <= 1.0):
+        raise PageSimConfigError(f"{where} must be within [0, 1] or None, not {value}")
 
 
 def _parse_threshold(value: Any) -> Threshold:
@@ -430,6 +661,7 @@ def _check_threshold_values(threshold: Threshold) -> None:
 
 __all__ = [
     "DEFAULTS",
+    "INDUCTION_SETTINGS",
     "SETTINGS",
     "PageSimConfig",
     "PageSimConfigError",

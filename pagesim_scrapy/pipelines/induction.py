@@ -42,8 +42,6 @@ from scrapy.utils.project import data_path
 from twisted.internet.defer import Deferred
 
 from pagesim_scrapy.core.induce import (
-    DEFAULT_LAMBDA,
-    DEFAULT_MIN_FIT,
     Extraction,
     PageParseError,
     Wrapper,
@@ -51,6 +49,7 @@ from pagesim_scrapy.core.induce import (
     parse_html,
 )
 from pagesim_scrapy.items import PageItem
+from pagesim_scrapy.settings import DEFAULTS, INDUCTION_SETTINGS, SETTINGS
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -60,39 +59,13 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The induction settings and their defaults (to be folded into ``pagesim_scrapy.settings``).
-SETTING_DEFAULTS: dict[str, Any] = {
-    "PAGESIM_INDUCTION_ENABLED": False,
-    "PAGESIM_INDUCTION_MIN_PAGES": 5,
-    "PAGESIM_INDUCTION_MAX_PAGES": 50,
-    "PAGESIM_INDUCTION_LAMBDA": DEFAULT_LAMBDA,
-    "PAGESIM_INDUCTION_MIN_FIT": DEFAULT_MIN_FIT,
-    "PAGESIM_INDUCTION_BUFFER_SIZE": 100,
-    "PAGESIM_INDUCTION_WAIT": 60.0,
-    "PAGESIM_INDUCTION_STORE": "pagesim_scrapy.pipelines.induction.JsonFileWrapperStore",
-    "PAGESIM_INDUCTION_DIR": "",
-    "PAGESIM_INDUCTION_JSONLD": True,
-    "PAGESIM_PAGE_ITEMS_KEEP_HTML": False,
-}
+#: The induction settings and their defaults; the one place they are declared is
+#: :data:`pagesim_scrapy.settings.SETTINGS`.
+SETTING_DEFAULTS: dict[str, Any] = {name: DEFAULTS[name] for name in INDUCTION_SETTINGS}
 
-#: What each setting means (for the README and ``settings.py``).
+#: What each setting means (from :data:`pagesim_scrapy.settings.SETTINGS`).
 SETTING_DOCS: dict[str, str] = {
-    "PAGESIM_INDUCTION_ENABLED": "Learn wrappers from page items and fill their records.",
-    "PAGESIM_INDUCTION_MIN_PAGES": "Pages a label's wrapper learns before it is ready.",
-    "PAGESIM_INDUCTION_MAX_PAGES": "Pages a label's wrapper learns at most (stored ones count).",
-    "PAGESIM_INDUCTION_LAMBDA": "Seed 003's lambda: nodes on fewer than ceil((n+1)*lambda) "
-    "of n pages are dropped.",
-    "PAGESIM_INDUCTION_MIN_FIT": "Share of the template's data skeleton a page must show to "
-    "get a record.",
-    "PAGESIM_INDUCTION_BUFFER_SIZE": "Page items held at most while wrappers are not ready.",
-    "PAGESIM_INDUCTION_WAIT": "Seconds an item is held at most before it is released with "
-    "the wrapper learned so far.",
-    "PAGESIM_INDUCTION_STORE": "Import path of the wrapper store class.",
-    "PAGESIM_INDUCTION_DIR": "Folder of the JSON wrapper store (default: the project's "
-    "data dir, .scrapy/pagesim/wrappers).",
-    "PAGESIM_INDUCTION_JSONLD": "Offer the pages' embedded JSON-LD (schema.org Product, "
-    "Recipe…) as fields too (jsonld_product_name, …).",
-    "PAGESIM_PAGE_ITEMS_KEEP_HTML": "Keep the page HTML in page items after extraction.",
+    spec.name: spec.doc for spec in SETTINGS if spec.name in SETTING_DEFAULTS
 }
 
 STATS_PREFIX = "pagesim/induction"

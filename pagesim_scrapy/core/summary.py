@@ -309,29 +309,37 @@ class PageSummary:
 _PARSER_KWARGS: dict[str, Any] = {"huge_tree": True, "remove_comments": False}
 
 
-def parse_html(data: bytes | str, encoding: str | None = None) -> Any:
+def parse_html(data: bytes | bytearray | memoryview | str, encoding: str | None = None) -> Any:
     """Parse HTML with lxml into an ``lxml.etree`` root element (fast proxies, no html classes).
 
-    Raises :class:`PageParseError` for input with no element at all (empty, whitespace only).
+    ``encoding`` decodes bytes in Python (any codec name, bad bytes replaced); without it, bytes
+    that are valid UTF-8 are read as UTF-8 and others are left to libxml2's ``<meta charset>``
+    detection. Raises :class:`PageParseError` for input with no element at all (empty,
+    whitespace only, binary data).
     """
+    if isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
     if isinstance(data, bytes) and encoding is not None:
-        # Decode here rather than in libxml2: Python knows every codec name and never fails
-        # on bad bytes with errors="replace".
-        with contextlib.suppress(LookupError):  # unknown codec: libxml2 detects it instead
+        with contextlib.suppress(LookupError):  # unknown codec: detected below instead
             data = data.decode(encoding, errors="replace")
     if isinstance(data, str):
-        if not data.strip():
-            raise PageParseError("empty document")
         # lxml refuses str input carrying an XML encoding declaration; bytes avoid that.
-        data = data.encode("utf-8")
-        encoding = "utf-8"
-    elif not data.strip():
-        raise PageParseError("empty document")
+        raw = data.encode("utf-8", "surrogatepass")
+        parse_encoding: str | None = "utf-8"
     else:
-        encoding = None
-    parser = etree.HTMLParser(encoding=encoding, **_PARSER_KWARGS)
+        raw = data
+        try:
+            raw.decode("utf-8")
+            parse_encoding = "utf-8"
+        except UnicodeDecodeError:
+            parse_encoding = None
+    if not raw.strip():
+        raise PageParseError("empty document")
+    if b"\x00" in raw[:1024] and b"<" not in raw[:1024]:
+        raise PageParseError("binary data, not HTML")
+    parser = etree.HTMLParser(encoding=parse_encoding, **_PARSER_KWARGS)
     try:
-        root = etree.fromstring(data, parser)
+        root = etree.fromstring(raw, parser)
     except (etree.ParserError, ValueError) as exc:
         raise PageParseError(f"not parseable as HTML: {exc}") from exc
     if root is None:

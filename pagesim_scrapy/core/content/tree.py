@@ -39,6 +39,9 @@ from typing import Any
 
 from lxml import etree
 
+from pagesim_scrapy.core.summary import PageParseError
+from pagesim_scrapy.core.summary import parse_html as summary_parse_html
+
 #: Elements that open a CST block (see the module docstring for why these).
 BLOCK_TAGS: frozenset[str] = frozenset(
     {
@@ -131,7 +134,7 @@ LINK = "link"
 IMAGE = "image"
 
 
-class ContentInputError(ValueError):
+class ContentInputError(PageParseError):
     """The input is not something a CST can be built from (empty, not HTML, wrong type)."""
 
 
@@ -198,33 +201,15 @@ class ContentTree:
 def parse_html(data: bytes | bytearray | memoryview | str) -> Any:
     """Parse HTML into a plain ``lxml.etree`` root (faster to walk than ``lxml.html`` trees).
 
-    Bytes that decode as UTF-8 are parsed as UTF-8; others are left to libxml2's ``<meta
-    charset>`` detection. Raises :class:`ContentInputError` when no element comes out.
+    The page summary's parser (:func:`pagesim_scrapy.core.summary.parse_html`), with its
+    errors raised as :class:`ContentInputError`.
     """
-    if isinstance(data, str):
-        raw = data.encode("utf-8", "surrogatepass")
-        encoding: str | None = "utf-8"
-    elif isinstance(data, (bytes, bytearray, memoryview)):
-        raw = bytes(data)
-        try:
-            raw.decode("utf-8")
-            encoding = "utf-8"
-        except UnicodeDecodeError:
-            encoding = None
-    else:
+    if not isinstance(data, (bytes, bytearray, memoryview, str)):
         raise ContentInputError(f"expected HTML bytes or str, got {type(data).__name__}")
-    if not raw.strip():
-        raise ContentInputError("empty document")
-    if b"\x00" in raw[:1024] and b"<" not in raw[:1024]:
-        raise ContentInputError("binary data, not HTML")
-    parser = etree.HTMLParser(encoding=encoding, huge_tree=True, remove_comments=False)
     try:
-        root = etree.fromstring(raw, parser)
-    except (etree.ParserError, ValueError) as exc:
-        raise ContentInputError(f"not parseable as HTML: {exc}") from exc
-    if root is None:
-        raise ContentInputError("no HTML element found")
-    return root
+        return summary_parse_html(data)
+    except PageParseError as exc:
+        raise ContentInputError(str(exc)) from exc
 
 
 def _root_element(source: Any) -> Any:

@@ -21,6 +21,7 @@ from lxml import etree
 from rapidfuzz.distance import Indel
 
 from pagesim_scrapy.core.induce.structured import add_jsonld, jsonld_blocks
+from pagesim_scrapy.core.summary import PageParseError
 
 __all__ = [
     "TEXT_SIG",
@@ -75,10 +76,6 @@ _XML_DECL_RE = re.compile(rb"""^\s*<\?xml[^>]+encoding\s*=\s*["']([a-zA-Z0-9_.:-
 _SPLIT_PARTS = re.compile(r"[-_:/.]+")
 _HAS_DIGIT = re.compile(r"\d")
 _DIGITS = re.compile(r"\d+")
-
-
-class PageParseError(ValueError):
-    """The input is not an HTML page lxml can build a tree from (empty, binary, …)."""
 
 
 _local = threading.local()

@@ -502,8 +502,8 @@ def test_filter_pipeline_judges_by_label_field():
 # --- documentation ----------------------------------------------------------------------------
 
 
-def test_settings_table_in_docs_matches_the_settings_module():
-    docs = Path(__file__).resolve().parent.parent / "docs" / "scrapy.md"
+def test_settings_table_in_readme_matches_the_settings_module():
+    docs = Path(__file__).resolve().parent.parent / "README.md"
     rows = [
         line.split("|")[1:-1]
         for line in docs.read_text(encoding="utf-8").splitlines()

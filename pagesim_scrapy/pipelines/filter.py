@@ -64,8 +64,10 @@ class PageSimFilterPipeline:
             label = _get_field(item, self.label_field)
             if label is _MISSING:
                 return item
-            # spider attributes may have changed the targets when the spider opened
-            target = label in (self.state.targets or self.targets)
+            # spider attributes may have changed the targets when the spider opened; no
+            # targets at all (a discovery-only crawl) makes every labelled page a target
+            targets = self.state.targets or self.targets
+            target = label is not None and (not targets or label in targets)
         else:
             return item
         if target:

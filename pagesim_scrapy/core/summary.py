@@ -63,9 +63,16 @@ STRUCTURAL_ATTRIBUTES: frozenset[str] = frozenset(
 )
 
 _DIGITS = re.compile(r"\d+")
-# A token that mixes letters and digits, at least 6 long, looks like a generated hash
+_HAS_DIGIT = re.compile(r"\d").search
+_HAS_LETTER = re.compile(r"[A-Za-z]").search
+# A word of at least 6 characters that mixes letters and digits looks like a generated hash
 # ("css-1x9f3a", "a7f9c2e1"): replaced by one placeholder.
-_HASHLIKE = re.compile(r"(?=[A-Za-z_-]*\d)(?=\d*[A-Za-z])[A-Za-z0-9_]{6,}")
+_LONG_WORD = re.compile(r"[A-Za-z0-9_]{6,}")
+
+
+def _fold_hash(match: re.Match[str]) -> str:
+    word = match.group()
+    return "~" if _HAS_DIGIT(word) and _HAS_LETTER(word) else word
 
 
 class PageParseError(ValueError):
@@ -80,7 +87,9 @@ def code_char(label: str) -> str:
 
 def normalise_value(value: str) -> str:
     """Fold the volatile parts of an attribute value: hash-like tokens and digit runs."""
-    value = _HASHLIKE.sub("~", value)
+    if not _HAS_DIGIT(value):  # most values: nothing volatile, no regex work
+        return value
+    value = _LONG_WORD.sub(_fold_hash, value)
     return _DIGITS.sub("0", value)
 
 
@@ -445,6 +454,9 @@ def summarize_tree(
                 if count:
                     next_level.extend(element)
                     next_parents.extend([len(tags)] * count)
+                    # with a node budget, children past it would only be cut: stop collecting
+                    if budget >= 0 and len(next_level) >= budget - len(tags):
+                        descend = False
             node_labels.append(entry)
             tags.append(tag)
             parent_bfs.append(parent)

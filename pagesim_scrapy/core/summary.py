@@ -398,6 +398,7 @@ def summarize_tree(
     value_names = cache.value_names
     values_get = cache.values.get
     normalised = cache.normalised
+    key_value_names = value_names | {"class", "id"}
     raw_classes: list[str] = []
     node_labels: list[_Labels] = []
     tags: list[str] = []
@@ -441,6 +442,18 @@ def summarize_tree(
                     normal = values_get(ident)
                     ident = normal if normal is not None else normalised(ident)
                 key = (tag, css, ident, *keys)
+            elif short_key:
+                # Other structural attributes too (type, role, rel, itemprop, ...): their
+                # normalised values join the key, the rest (hrefs, srcs) stay out of it.
+                get = element.get
+                css = get("class")
+                if css is not None:
+                    raw_classes.append(css)
+                key = (
+                    tag,
+                    *keys,
+                    *[normalised(get(name)) for name in keys if name in key_value_names],
+                )
             else:
                 key = (tag, *element.items())
                 css = element.get("class")

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import re
 import zlib
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -518,9 +517,3 @@ def summarize(
     if hasattr(page, "tag") and hasattr(page, "iterchildren"):
         return summarize_tree(page, options, source)
     raise TypeError(f"cannot summarise a {type(page).__name__}: give an lxml element, HTML or Path")
-
-
-def summarize_many(
-    pages: Iterable[Any], options: SummaryOptions = DEFAULT_OPTIONS
-) -> list[PageSummary]:
-    return [summarize(page, options) for page in pages]

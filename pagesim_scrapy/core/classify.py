@@ -37,7 +37,7 @@ BACKGROUND_SIMILARITY: dict[str, float] = {
     "layers": 0.61,
     "style": 0.16,
     "combined": 0.15,
-    "ted": 0.35,
+    "ted": 0.37,
 }
 
 AGGREGATES = ("max", "mean")

@@ -1,9 +1,11 @@
-"""Build the optional C accelerator of the tree edit distance.
+"""Build the optional C accelerators: the tree edit distance and the summary walk.
 
 All metadata lives in pyproject.toml; this file only declares the extension module.  It is
 optional: without a C compiler (or Python headers) ``pip install .`` still succeeds and
-``pagesim_scrapy.core.similarity.ted`` falls back to its pure-Python implementation, which
-gives the same results, only much more slowly.
+``pagesim_scrapy.core.similarity.ted`` and ``pagesim_scrapy.core.summary`` fall back to their
+pure-Python implementations, which give the same results, only more slowly. The summary walk
+reads lxml's libxml2 tree, so it is compiled against the libxml2 headers lxml ships (lxml is
+a build requirement in pyproject.toml).
 
 The C file holds an AVX2 kernel selected at run time (a function target attribute, no -march
 flag, so the built module also runs on CPUs without AVX2).  A compiler that cannot build that
@@ -38,8 +40,24 @@ class BuildExtScalarRetry(build_ext):
             super().build_extension(ext)
 
 
+def libxml2_include_dirs() -> list[str]:
+    """libxml2's headers: the copies lxml ships (the walker reads lxml's own tree structs)."""
+    try:
+        import lxml
+    except ImportError:
+        return ["/usr/include/libxml2"]
+    return list(lxml.get_include())
+
+
 setup(
     ext_modules=[
+        Extension(
+            "pagesim_scrapy.core._walk",
+            sources=["pagesim_scrapy/core/_walk.c"],
+            include_dirs=libxml2_include_dirs(),
+            extra_compile_args=[] if sys.platform == "win32" else ["-O2"],
+            optional=True,
+        ),
         Extension(
             "pagesim_scrapy.core.similarity._ted",
             sources=["pagesim_scrapy/core/similarity/_ted.c"],

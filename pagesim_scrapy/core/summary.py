@@ -18,6 +18,7 @@ Derived views (document order, parents, per-level lists) are computed lazily fro
 from __future__ import annotations
 
 import contextlib
+import importlib
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -28,6 +29,14 @@ from typing import Any
 from lxml import etree
 
 from pagesim_scrapy.core.pageio import read_page_bytes
+
+try:  # the optional compiled walk (setup.py); without it the Python walk below does the work
+    _walk_c: Any = importlib.import_module("pagesim_scrapy.core._walk")
+except ImportError:
+    _walk_c = None
+
+#: Whether the compiled summary walk is in use (same summaries, a fraction of the time).
+HAVE_COMPILED_WALK = _walk_c is not None
 
 RELATIONS: tuple[str, ...] = ("rsn", "rpsa", "csr")
 
@@ -154,6 +163,33 @@ class _LabelCache:
                 self.values.clear()
             self.values[value] = result
         return result
+
+    @cached_property
+    def walker(self) -> Any:
+        """The compiled walk for these options; it remembers descriptors across pages."""
+        options = self.options
+        names = sorted(self.value_names | {"class", "id"}) if options.normalise_volatile else None
+        return _walk_c.Walker(tuple(options.skip_tags), names, self.resolve, self.limit)
+
+    def resolve(self, tag: str, items: tuple[tuple[str, str | None], ...]) -> _Labels:
+        """Codes of a node the compiled walk describes; a value is None when it is not read.
+
+        Values come normalised by the walk when they are ASCII and raw otherwise; normalising
+        is idempotent, so both give the labels of the Python walk.
+        """
+        normalised = self.normalised
+        if self.options.normalise_volatile:
+            key: Any = (
+                "\x00",
+                tag,
+                *[(name, value if value is None else normalised(value)) for name, value in items],
+            )
+        else:
+            key = ("\x00", tag, *items)
+        entry = self.entries.get(key)
+        if entry is None:
+            entry = self.store(key, tag, [(name, value or "") for name, value in items])
+        return entry
 
     def store(self, key: Any, tag: str, items: list[tuple[str, str]]) -> _Labels:
         entry = self._compute(tag, items)
@@ -385,8 +421,40 @@ def _find_title(root: Any) -> str | None:
 def summarize_tree(
     root: Any, options: SummaryOptions = DEFAULT_OPTIONS, source: str | None = None
 ) -> PageSummary:
-    """Summarise an lxml element tree (``lxml.etree`` or ``lxml.html``, e.g. a parsel root)."""
+    """Summarise an lxml element tree (``lxml.etree`` or ``lxml.html``, e.g. a parsel root).
+
+    The compiled walk does this without one Python object per element when it is built; the
+    Python walk gives the same summary and is used otherwise.
+    """
     start = _start_element(root)
+    if _walk_c is not None:
+        with contextlib.suppress(_walk_c.Unsupported):
+            return _summarize_compiled(start, options, source)
+    return _summarize_python(start, options, source)
+
+
+def _summarize_compiled(start: Any, options: SummaryOptions, source: str | None) -> PageSummary:
+    rsn, rpsa, csr, tags, parent_bfs, level_starts, class_values = _label_cache(
+        options
+    ).walker.walk(
+        start,
+        -1 if options.max_depth is None else options.max_depth,
+        -1 if options.max_nodes is None else options.max_nodes,
+    )
+    return PageSummary(
+        bfs={"rsn": rsn, "rpsa": rpsa, "csr": csr},
+        parent_bfs=parent_bfs,
+        level_starts=level_starts,
+        tags=tags,
+        classes=frozenset(" ".join(set(class_values)).split()),
+        options=options,
+        title=_find_title(start),
+        source=source,
+    )
+
+
+def _summarize_python(start: Any, options: SummaryOptions, source: str | None) -> PageSummary:
+    """The reference walk in Python: one lxml proxy per element."""
     skip = options.skip_tags
     cache = _label_cache(options)
     max_depth = options.max_depth

@@ -1,0 +1,720 @@
+/*
+ * Breadth-first summary walk over the libxml2 tree behind an lxml element.
+ *
+ * Why: walking a parsed page from Python creates one lxml proxy object per element and calls
+ * into lxml for its tag and attributes; on real pages that costs as much as parsing the page.
+ * This module reads the libxml2 nodes directly (lxml's public `LxmlElement` struct holds the
+ * node pointer), groups elements by their raw "descriptor" (tag plus attribute names, plus
+ * the values of the attributes that shape labels) and calls back into Python once per distinct
+ * descriptor of the page to get its three label codes.  Per element, no Python object is made.
+ *
+ * The result is identical to pagesim_scrapy.core.summary's pure-Python walk, which stays as the
+ * fallback (and the reference the tests compare against).  Anything this walker does not
+ * expect (attribute values made of entity references, ...) raises `Unsupported` and the caller
+ * falls back to the Python walk.
+ *
+ * The tree must not change during the call: the GIL is held throughout, and the only Python
+ * code run is the `resolve` callback, which must not touch the tree.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "libxml/tree.h"
+
+/* lxml's public element layout (lxml/lxml.etree.h): the node pointer follows the document. */
+typedef struct {
+    PyObject_HEAD
+    void *doc;
+    xmlNode *c_node;
+    PyObject *tag;
+} LxmlElementLayout;
+
+static PyObject *element_type = NULL; /* lxml.etree._Element */
+static PyObject *Unsupported = NULL;
+
+/* ---- growable byte buffer ------------------------------------------------------------ */
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+} Buffer;
+
+static int buf_reserve(Buffer *b, size_t extra) {
+    if (b->len + extra <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra) cap *= 2;
+    char *data = PyMem_Realloc(b->data, cap);
+    if (!data) { PyErr_NoMemory(); return -1; }
+    b->data = data;
+    b->cap = cap;
+    return 0;
+}
+
+static int buf_add(Buffer *b, const char *s, size_t n) {
+    if (buf_reserve(b, n) < 0) return -1;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    return 0;
+}
+
+static int buf_add_str(Buffer *b, const char *s) { return buf_add(b, s, strlen(s) + 1); }
+
+/* ---- growable arrays ----------------------------------------------------------------- */
+
+typedef struct {
+    xmlNode **node;
+    Py_ssize_t *parent;
+    Py_ssize_t len, cap;
+} Level;
+
+static int level_push(Level *l, xmlNode *node, Py_ssize_t parent) {
+    if (l->len == l->cap) {
+        Py_ssize_t cap = l->cap ? l->cap * 2 : 64;
+        xmlNode **nodes = PyMem_Realloc(l->node, (size_t)cap * sizeof(xmlNode *));
+        if (!nodes) { PyErr_NoMemory(); return -1; }
+        l->node = nodes;
+        Py_ssize_t *parents = PyMem_Realloc(l->parent, (size_t)cap * sizeof(Py_ssize_t));
+        if (!parents) { PyErr_NoMemory(); return -1; }
+        l->parent = parents;
+        l->cap = cap;
+    }
+    l->node[l->len] = node;
+    l->parent[l->len] = parent;
+    l->len++;
+    return 0;
+}
+
+static void level_free(Level *l) {
+    PyMem_Free(l->node);
+    PyMem_Free(l->parent);
+    l->node = NULL;
+    l->parent = NULL;
+    l->len = l->cap = 0;
+}
+
+/* ---- string tables: bytes -> index, open addressing over an arena -------------------- */
+
+typedef struct {
+    uint64_t hash;
+    size_t offset, length; /* into the arena */
+    Py_ssize_t index;      /* -1: empty slot */
+} Slot;
+
+typedef struct {
+    Slot *slots;
+    size_t mask;
+    Py_ssize_t count;
+    Buffer arena;
+} StrTable;
+
+/* A multiplicative hash over 8-byte words (signatures run to hundreds of bytes of classes). */
+static uint64_t hash_bytes(const char *s, size_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+    while (n >= 8) {
+        uint64_t word;
+        memcpy(&word, s, 8);
+        h = (h ^ word) * 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 32;
+        s += 8;
+        n -= 8;
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, s, n);
+    h = (h ^ tail) * 0xC4CEB9FE1A85EC53ULL;
+    return h ^ (h >> 29);
+}
+
+static int table_init(StrTable *t) {
+    t->mask = 255;
+    t->slots = PyMem_Malloc((t->mask + 1) * sizeof(Slot));
+    if (!t->slots) { PyErr_NoMemory(); return -1; }
+    for (size_t i = 0; i <= t->mask; i++) t->slots[i].index = -1;
+    t->count = 0;
+    t->arena = (Buffer){0};
+    return 0;
+}
+
+static void table_free(StrTable *t) {
+    PyMem_Free(t->slots);
+    PyMem_Free(t->arena.data);
+    *t = (StrTable){0};
+}
+
+static int table_grow(StrTable *t) {
+    size_t mask = t->mask * 2 + 1;
+    Slot *slots = PyMem_Malloc((mask + 1) * sizeof(Slot));
+    if (!slots) { PyErr_NoMemory(); return -1; }
+    for (size_t i = 0; i <= mask; i++) slots[i].index = -1;
+    for (size_t i = 0; i <= t->mask; i++) {
+        Slot s = t->slots[i];
+        if (s.index < 0) continue;
+        size_t j = (size_t)s.hash & mask;
+        while (slots[j].index >= 0) j = (j + 1) & mask;
+        slots[j] = s;
+    }
+    PyMem_Free(t->slots);
+    t->slots = slots;
+    t->mask = mask;
+    return 0;
+}
+
+/* Index of `key` (`*is_new` set when it was added now); -1 on error. */
+static Py_ssize_t table_intern(StrTable *t, const char *key, size_t n, int *is_new) {
+    uint64_t h = hash_bytes(key, n);
+    size_t j = (size_t)h & t->mask;
+    *is_new = 0;
+    while (t->slots[j].index >= 0) {
+        Slot *s = &t->slots[j];
+        if (s->hash == h && s->length == n && memcmp(t->arena.data + s->offset, key, n) == 0)
+            return s->index;
+        j = (j + 1) & t->mask;
+    }
+    size_t offset = t->arena.len;
+    if (buf_add(&t->arena, key, n) < 0) return -1;
+    Py_ssize_t index = t->count++;
+    t->slots[j] = (Slot){h, offset, n, index};
+    *is_new = 1;
+    if ((size_t)t->count * 2 > t->mask && table_grow(t) < 0) return -1;
+    return index;
+}
+
+/* ---- reading nodes ------------------------------------------------------------------- */
+
+/* lxml's notion of a child it iterates over (and counts in len()). */
+static int is_lxml_child(const xmlNode *n) {
+    return n->type == XML_ELEMENT_NODE || n->type == XML_COMMENT_NODE ||
+           n->type == XML_ENTITY_REF_NODE || n->type == XML_PI_NODE;
+}
+
+/* Append a node's or attribute's name as lxml spells it ("{href}name" when namespaced), \0. */
+static int add_name(Buffer *b, const xmlNs *ns, const xmlChar *name) {
+    if (ns && ns->href) {
+        const char *href = (const char *)ns->href;
+        if (buf_add(b, "{", 1) < 0 || buf_add(b, href, strlen(href)) < 0 || buf_add(b, "}", 1) < 0)
+            return -1;
+    }
+    return buf_add_str(b, (const char *)name);
+}
+
+/* An attribute's value as xmlGetNsProp gives it (no \0); 1 when it cannot be read here. */
+static int read_value(Buffer *b, const xmlAttr *attr) {
+    b->len = 0;
+    for (const xmlNode *c = attr->children; c; c = c->next) {
+        if (c->type != XML_TEXT_NODE && c->type != XML_CDATA_SECTION_NODE) return 1;
+        if (c->content && buf_add(b, (const char *)c->content, strlen((const char *)c->content)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Whitespace as Python's str.split() sees it, for ASCII. */
+static int is_space(unsigned char c) {
+    return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
+}
+
+static int is_word(unsigned char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/*
+ * Append summary.normalise_value(" ".join(value.split())) for an ASCII value, then \0: words
+ * of >= 6 word characters mixing letters and digits become "~", digit runs "0".  Values with
+ * other bytes are appended raw; Python normalises those (normalisation is idempotent, so
+ * normalising a value twice is harmless).
+ */
+static int add_normalised(Buffer *out, const char *v, size_t n) {
+    /* Most values (class lists) hold no digit, no odd whitespace, nothing but ASCII: copied. */
+    unsigned odd = 0, prev_space = 1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)v[i];
+        unsigned is_blank = c == ' ';
+        odd |= c >= 0x80 || (c >= '0' && c <= '9') || (c < ' ' && is_space(c)) || (is_blank & prev_space);
+        prev_space = is_blank;
+    }
+    if (!odd && !(n && (unsigned char)v[n - 1] == ' '))
+        return buf_add(out, v, n) < 0 ? -1 : buf_add(out, "", 1);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)v[i] >= 0x80) return buf_add(out, v, n) < 0 ? -1 : buf_add(out, "", 1);
+    if (buf_reserve(out, n + 1) < 0) return -1;
+    char *w = out->data + out->len;
+    size_t i = 0, k = 0;
+    int first = 1;
+    while (i < n) {
+        while (i < n && is_space((unsigned char)v[i])) i++;
+        if (i == n) break;
+        if (!first) w[k++] = ' ';
+        first = 0;
+        while (i < n && !is_space((unsigned char)v[i])) {
+            unsigned char c = (unsigned char)v[i];
+            if (!is_word(c)) { w[k++] = (char)c; i++; continue; }
+            size_t j = i;
+            int digit = 0, letter = 0;
+            while (j < n && is_word((unsigned char)v[j])) {
+                unsigned char d = (unsigned char)v[j];
+                digit |= d >= '0' && d <= '9';
+                letter |= (d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z');
+                j++;
+            }
+            if (j - i >= 6 && digit && letter) {
+                w[k++] = '~';
+            } else {
+                for (size_t m = i; m < j; m++) {
+                    unsigned char d = (unsigned char)v[m];
+                    if (d >= '0' && d <= '9') {
+                        if (m == i || !(v[m - 1] >= '0' && v[m - 1] <= '9')) w[k++] = '0';
+                    } else {
+                        w[k++] = (char)d;
+                    }
+                }
+            }
+            i = j;
+        }
+    }
+    w[k++] = '\0';
+    out->len += k;
+    return 0;
+}
+
+/* ---- the walker ------------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    char **skip;        /* tag names whose subtrees are left out */
+    Py_ssize_t n_skip;
+    char **names;       /* attributes whose values shape labels; NULL: every value, raw */
+    Py_ssize_t n_names;
+    PyObject *resolve;  /* (tag, ((name, value or None), ...)) -> 3-character codes */
+    Py_ssize_t limit;   /* descriptors kept before the table starts afresh */
+    StrTable table;     /* descriptor signature -> index, kept across pages */
+    PyObject *tags;     /* index -> tag str */
+    PyObject *entries;  /* index -> codes */
+    Buffer sig, value;  /* scratch */
+} Walker;
+
+static int wanted_value(const Walker *w, const xmlAttr *attr) {
+    if (!w->names) return 1;
+    if (attr->ns) return 0; /* a namespaced name never equals a plain structural name */
+    const char *name = (const char *)attr->name;
+    for (Py_ssize_t i = 0; i < w->n_names; i++)
+        if (name[0] == w->names[i][0] && strcmp(name, w->names[i]) == 0) return 1;
+    return 0;
+}
+
+static int skipped_tag(const Walker *w, const xmlNode *node) {
+    if (node->ns) return 0;
+    const char *name = (const char *)node->name;
+    for (Py_ssize_t i = 0; i < w->n_skip; i++)
+        if (name[0] == w->skip[i][0] && strcmp(name, w->skip[i]) == 0) return 1;
+    return 0;
+}
+
+/*
+ * Signature of an element into w->sig: name \0, then per attribute its name \0 and either \1
+ * value \0 (a value that shapes labels, normalised) or \2.  A raw class value goes into
+ * `classes` (the page's class set).  Returns 0, -1 (error) or 1 (unsupported input).
+ */
+static int signature(Walker *w, const xmlNode *node, StrTable *classes, PyObject *class_values) {
+    Buffer *b = &w->sig;
+    b->len = 0;
+    if (add_name(b, node->ns, node->name) < 0) return -1;
+    for (const xmlAttr *attr = node->properties; attr; attr = attr->next) {
+        if (add_name(b, attr->ns, attr->name) < 0) return -1;
+        if (!wanted_value(w, attr)) {
+            if (buf_add(b, "\2", 1) < 0) return -1;
+            continue;
+        }
+        int rc = read_value(&w->value, attr);
+        if (rc) return rc;
+        const char *v = w->value.data ? w->value.data : "";
+        size_t n = w->value.len;
+        if (buf_add(b, "\1", 1) < 0) return -1;
+        if (w->names) {
+            if (add_normalised(b, v, n) < 0) return -1;
+        } else if (buf_add(b, v, n) < 0 || buf_add(b, "", 1) < 0) {
+            return -1;
+        }
+        if (!attr->ns && strcmp((const char *)attr->name, "class") == 0) {
+            int is_new;
+            if (table_intern(classes, v, n, &is_new) < 0) return -1;
+            if (is_new) {
+                PyObject *css = PyUnicode_DecodeUTF8(v, (Py_ssize_t)n, "replace");
+                if (!css || PyList_Append(class_values, css) < 0) { Py_XDECREF(css); return -1; }
+                Py_DECREF(css);
+            }
+        }
+    }
+    return 0;
+}
+
+/* Decode a signature into (tag, ((name, value or None), ...)) for the resolve callback. */
+static PyObject *decode_signature(const char *s, size_t n, PyObject **tag_out) {
+    const char *end = s + n;
+    size_t len = strlen(s);
+    PyObject *tag = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "replace");
+    if (!tag) return NULL;
+    s += len + 1;
+    PyObject *items = PyList_New(0);
+    if (!items) { Py_DECREF(tag); return NULL; }
+    while (s < end) {
+        len = strlen(s);
+        PyObject *name = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "replace");
+        if (!name) goto fail;
+        s += len + 1;
+        PyObject *value;
+        if (*s++ == '\1') {
+            len = strlen(s);
+            value = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "replace");
+            s += len + 1;
+            if (!value) { Py_DECREF(name); goto fail; }
+        } else {
+            value = Py_NewRef(Py_None);
+        }
+        PyObject *pair = PyTuple_Pack(2, name, value);
+        Py_DECREF(name);
+        Py_DECREF(value);
+        if (!pair || PyList_Append(items, pair) < 0) { Py_XDECREF(pair); goto fail; }
+        Py_DECREF(pair);
+    }
+    PyObject *result = PyList_AsTuple(items);
+    Py_DECREF(items);
+    if (!result) { Py_DECREF(tag); return NULL; }
+    *tag_out = tag;
+    return result;
+fail:
+    Py_DECREF(tag);
+    Py_DECREF(items);
+    return NULL;
+}
+
+/* Index of the node's descriptor, resolving new ones through Python; -1 error, -2 unsupported. */
+static Py_ssize_t descriptor_of(Walker *w, const xmlNode *node, StrTable *classes, PyObject *class_values) {
+    int rc = signature(w, node, classes, class_values);
+    if (rc < 0) return -1;
+    if (rc > 0) return -2;
+    int is_new;
+    Py_ssize_t index = table_intern(&w->table, w->sig.data, w->sig.len, &is_new);
+    if (index < 0 || !is_new) return index;
+    PyObject *tag = NULL;
+    PyObject *items = decode_signature(w->sig.data, w->sig.len, &tag);
+    PyObject *entry = items ? PyObject_CallFunctionObjArgs(w->resolve, tag, items, NULL) : NULL;
+    Py_XDECREF(items);
+    if (entry && (!PyUnicode_Check(entry) || PyUnicode_GET_LENGTH(entry) != 3)) {
+        PyErr_SetString(PyExc_TypeError, "resolve must return a 3-character str");
+        Py_CLEAR(entry);
+    }
+    int ok = entry && PyList_Append(w->tags, tag) == 0 && PyList_Append(w->entries, entry) == 0;
+    Py_XDECREF(tag);
+    Py_XDECREF(entry);
+    if (!ok) {
+        /* forget the half-added descriptor: start the table afresh */
+        table_free(&w->table);
+        if (table_init(&w->table) == 0) {
+            PyList_SetSlice(w->tags, 0, PY_SSIZE_T_MAX, NULL);
+            PyList_SetSlice(w->entries, 0, PY_SSIZE_T_MAX, NULL);
+        }
+        return -1;
+    }
+    return index;
+}
+
+static PyObject *build_codes(const Py_ssize_t *ids, Py_ssize_t n, PyObject *entries, int which) {
+    Py_UCS4 *buf = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_UCS4));
+    if (!buf) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++)
+        buf[i] = PyUnicode_READ_CHAR(PyList_GET_ITEM(entries, ids[i]), which);
+    PyObject *s = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, n);
+    PyMem_Free(buf);
+    return s;
+}
+
+static PyObject *int_list(const Py_ssize_t *values, Py_ssize_t n) {
+    PyObject *list = PyList_New(n);
+    if (!list) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromSsize_t(values[i]);
+        if (!v) { Py_DECREF(list); return NULL; }
+        PyList_SET_ITEM(list, i, v);
+    }
+    return list;
+}
+
+typedef struct {
+    Py_ssize_t *data;
+    Py_ssize_t len, cap;
+} IntArray;
+
+static int ints_push(IntArray *a, Py_ssize_t v) {
+    if (a->len == a->cap) {
+        Py_ssize_t cap = a->cap ? a->cap * 2 : 256;
+        Py_ssize_t *data = PyMem_Realloc(a->data, (size_t)cap * sizeof(Py_ssize_t));
+        if (!data) { PyErr_NoMemory(); return -1; }
+        a->data = data;
+        a->cap = cap;
+    }
+    a->data[a->len++] = v;
+    return 0;
+}
+
+PyDoc_STRVAR(walk_doc,
+"walk(start, max_depth, max_nodes)\n"
+"-> (rsn, rpsa, csr, tags, parent_bfs, level_starts, class_values)\n\n"
+"Breadth-first walk from the lxml element `start`; `max_depth`/`max_nodes` are -1 for no\n"
+"limit.  Raises Unsupported when the tree holds something this walker does not read.");
+
+static PyObject *Walker_walk(Walker *w, PyObject *args) {
+    PyObject *start;
+    Py_ssize_t max_depth, max_nodes;
+    if (!PyArg_ParseTuple(args, "Onn", &start, &max_depth, &max_nodes)) return NULL;
+    int is_element = PyObject_IsInstance(start, element_type);
+    if (is_element < 0) return NULL;
+    if (!is_element) {
+        PyErr_SetString(PyExc_TypeError, "start must be an lxml element");
+        return NULL;
+    }
+    xmlNode *root = ((LxmlElementLayout *)start)->c_node;
+    if (!root || root->type != XML_ELEMENT_NODE) {
+        PyErr_SetString(Unsupported, "start is not an element node");
+        return NULL;
+    }
+    if (w->table.count > w->limit) { /* bounded memory: ids and hrefs can make many descriptors */
+        table_free(&w->table);
+        if (table_init(&w->table) < 0) return NULL;
+        if (PyList_SetSlice(w->tags, 0, PY_SSIZE_T_MAX, NULL) < 0 ||
+            PyList_SetSlice(w->entries, 0, PY_SSIZE_T_MAX, NULL) < 0)
+            return NULL;
+    }
+
+    PyObject *result = NULL, *tags = NULL, *class_values = NULL;
+    IntArray ids = {0}, parents = {0}, starts = {0};
+    Level level = {0}, next = {0};
+    StrTable classes = {0};
+    Py_ssize_t n = 0;
+
+    if (table_init(&classes) < 0) goto done;
+    tags = PyList_New(0);
+    class_values = PyList_New(0);
+    if (!tags || !class_values) goto done;
+    if (level_push(&level, root, -1) < 0) goto done;
+
+    Py_ssize_t depth = 0;
+    int full = 0;
+    while (level.len && !full) {
+        Py_ssize_t level_start = n;
+        next.len = 0;
+        int descend = max_depth < 0 || depth < max_depth;
+        for (Py_ssize_t k = 0; k < level.len; k++) {
+            xmlNode *node = level.node[k];
+            if (node->type != XML_ELEMENT_NODE || skipped_tag(w, node)) continue;
+            if (n == max_nodes) { full = 1; break; }
+            Py_ssize_t index = descriptor_of(w, node, &classes, class_values);
+            if (index == -2) {
+                PyErr_SetString(Unsupported, "an attribute value holds entity references");
+                goto done;
+            }
+            if (index < 0) goto done;
+            if (descend) {
+                Py_ssize_t before = next.len;
+                for (xmlNode *c = node->children; c; c = c->next)
+                    if (is_lxml_child(c) && level_push(&next, c, n) < 0) goto done;
+                /* with a node budget, children past it would only be cut: stop collecting */
+                if (next.len > before && max_nodes >= 0 && next.len >= max_nodes - n) descend = 0;
+            }
+            if (ints_push(&ids, index) < 0 || ints_push(&parents, level.parent[k]) < 0) goto done;
+            if (PyList_Append(tags, PyList_GET_ITEM(w->tags, index)) < 0) goto done;
+            n++;
+        }
+        if (n > level_start && ints_push(&starts, level_start) < 0) goto done;
+        Level swap = level;
+        level = next;
+        next = swap;
+        depth++;
+    }
+
+    {
+        PyObject *rsn = build_codes(ids.data, n, w->entries, 0);
+        PyObject *rpsa = rsn ? build_codes(ids.data, n, w->entries, 1) : NULL;
+        PyObject *csr = rpsa ? build_codes(ids.data, n, w->entries, 2) : NULL;
+        PyObject *parent_list = csr ? int_list(parents.data, n) : NULL;
+        PyObject *start_list = parent_list ? int_list(starts.data, starts.len) : NULL;
+        if (start_list)
+            result = PyTuple_Pack(7, rsn, rpsa, csr, tags, parent_list, start_list, class_values);
+        Py_XDECREF(rsn);
+        Py_XDECREF(rpsa);
+        Py_XDECREF(csr);
+        Py_XDECREF(parent_list);
+        Py_XDECREF(start_list);
+    }
+
+done:
+    PyMem_Free(ids.data);
+    PyMem_Free(parents.data);
+    PyMem_Free(starts.data);
+    level_free(&level);
+    level_free(&next);
+    table_free(&classes);
+    Py_XDECREF(tags);
+    Py_XDECREF(class_values);
+    return result;
+}
+
+static PyObject *Walker_normalise(PyObject *self, PyObject *arg) {
+    Py_ssize_t n;
+    const char *v = PyUnicode_AsUTF8AndSize(arg, &n);
+    if (!v) return NULL;
+    Buffer b = {0};
+    if (add_normalised(&b, v, (size_t)n) < 0) { PyMem_Free(b.data); return NULL; }
+    PyObject *s = PyUnicode_DecodeUTF8(b.data, (Py_ssize_t)strlen(b.data), "strict");
+    PyMem_Free(b.data);
+    return s;
+}
+
+static char **copy_strings(PyObject *seq, Py_ssize_t *n) {
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence of str");
+    if (!fast) return NULL;
+    *n = PySequence_Fast_GET_SIZE(fast);
+    char **out = PyMem_Calloc((size_t)(*n ? *n : 1), sizeof(char *));
+    if (!out) { Py_DECREF(fast); PyErr_NoMemory(); return NULL; }
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        Py_ssize_t len;
+        const char *s = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &len) : NULL;
+        if (!s || len == 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "expected non-empty str");
+            goto fail;
+        }
+        out[i] = PyMem_Malloc((size_t)len + 1);
+        if (!out[i]) { PyErr_NoMemory(); goto fail; }
+        memcpy(out[i], s, (size_t)len + 1);
+    }
+    Py_DECREF(fast);
+    return out;
+fail:
+    for (Py_ssize_t i = 0; i < *n; i++) PyMem_Free(out[i]);
+    PyMem_Free(out);
+    Py_DECREF(fast);
+    return NULL;
+}
+
+static void free_strings(char **strings, Py_ssize_t n) {
+    if (!strings) return;
+    for (Py_ssize_t i = 0; i < n; i++) PyMem_Free(strings[i]);
+    PyMem_Free(strings);
+}
+
+static int Walker_init(Walker *w, PyObject *args, PyObject *kwds) {
+    static char *keywords[] = {"skip_tags", "value_names", "resolve", "limit", NULL};
+    PyObject *skip, *names, *resolve;
+    Py_ssize_t limit = 100000;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|n", keywords, &skip, &names, &resolve, &limit))
+        return -1;
+    if (!PyCallable_Check(resolve)) {
+        PyErr_SetString(PyExc_TypeError, "resolve must be callable");
+        return -1;
+    }
+    if (w->tags) {
+        PyErr_SetString(PyExc_RuntimeError, "Walker is initialised once");
+        return -1;
+    }
+    w->skip = copy_strings(skip, &w->n_skip);
+    if (!w->skip) return -1;
+    if (names != Py_None && !(w->names = copy_strings(names, &w->n_names))) return -1;
+    w->resolve = Py_NewRef(resolve);
+    w->limit = limit;
+    w->tags = PyList_New(0);
+    w->entries = PyList_New(0);
+    if (!w->tags || !w->entries || table_init(&w->table) < 0) return -1;
+    return 0;
+}
+
+static void Walker_dealloc(Walker *w) {
+    PyObject_GC_UnTrack(w);
+    free_strings(w->skip, w->n_skip);
+    free_strings(w->names, w->n_names);
+    table_free(&w->table);
+    PyMem_Free(w->sig.data);
+    PyMem_Free(w->value.data);
+    Py_XDECREF(w->resolve);
+    Py_XDECREF(w->tags);
+    Py_XDECREF(w->entries);
+    Py_TYPE(w)->tp_free((PyObject *)w);
+}
+
+static int Walker_traverse(Walker *w, visitproc visit, void *arg) {
+    Py_VISIT(w->resolve);
+    Py_VISIT(w->tags);
+    Py_VISIT(w->entries);
+    return 0;
+}
+
+static int Walker_clear(Walker *w) {
+    Py_CLEAR(w->resolve);
+    Py_CLEAR(w->tags);
+    Py_CLEAR(w->entries);
+    return 0;
+}
+
+static PyObject *Walker_size(Walker *w, PyObject *unused) { return PyLong_FromSsize_t(w->table.count); }
+
+static PyMethodDef walker_methods[] = {
+    {"walk", (PyCFunction)Walker_walk, METH_VARARGS, walk_doc},
+    {"size", (PyCFunction)Walker_size, METH_NOARGS, "Descriptors held now."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(walker_doc,
+"Walker(skip_tags, value_names, resolve, limit=100000)\n\n"
+"Holds one summary option set: `skip_tags` (tag names whose subtrees are left out),\n"
+"`value_names` (attributes whose normalised values shape labels; None: every raw value),\n"
+"`resolve(tag, ((name, value or None), ...))` giving a node's 3-character label codes.\n"
+"Descriptors are remembered across pages (at most `limit`, then the memory starts afresh),\n"
+"so on a crawl of one site `resolve` is rarely called.");
+
+static PyTypeObject WalkerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pagesim_scrapy.core._walk.Walker",
+    .tp_basicsize = sizeof(Walker),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = walker_doc,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Walker_init,
+    .tp_dealloc = (destructor)Walker_dealloc,
+    .tp_traverse = (traverseproc)Walker_traverse,
+    .tp_clear = (inquiry)Walker_clear,
+    .tp_methods = walker_methods,
+};
+
+static PyMethodDef methods[] = {
+    {"normalise", Walker_normalise, METH_O, "The C normalisation of an attribute value (for tests)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_walk",
+    "Compiled breadth-first summary walk over lxml's libxml2 tree (see summary.py).",
+    -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__walk(void) {
+    PyObject *etree = PyImport_ImportModule("lxml.etree");
+    if (!etree) return NULL;
+    element_type = PyObject_GetAttrString(etree, "_Element");
+    Py_DECREF(etree);
+    if (!element_type) return NULL;
+    /* The struct above must match lxml's: refuse to load when the element size says otherwise. */
+    if (((PyTypeObject *)element_type)->tp_basicsize != (Py_ssize_t)sizeof(LxmlElementLayout)) {
+        PyErr_SetString(PyExc_ImportError, "lxml's element layout is not the one this module was built for");
+        return NULL;
+    }
+    if (PyType_Ready(&WalkerType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Unsupported = PyErr_NewException("pagesim_scrapy.core._walk.Unsupported", PyExc_ValueError, NULL);
+    if (!Unsupported || PyModule_AddObjectRef(m, "Unsupported", Unsupported) < 0 ||
+        PyModule_AddObjectRef(m, "Walker", (PyObject *)&WalkerType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -148,6 +148,7 @@ class _LabelCache:
         # raw class/id value -> normalised value: keys built from normalised values make pages
         # with counters in their ids ("answer-8312") hit the label cache
         self.values: dict[str, str] = {}
+        self.tag_codes: dict[str, str] = {}
 
     @cached_property
     def value_names(self) -> frozenset[str]:
@@ -200,8 +201,13 @@ class _LabelCache:
 
     def _compute(self, tag: str, items: list[tuple[str, str]]) -> _Labels:
         options = self.options
+        normalised = self.normalised  # memoised: a value is folded once, not per relation
         attrs = {name.lower(): value for name, value in items}
-        rsn = code_char(tag)
+        rsn = self.tag_codes.get(tag)
+        if rsn is None:
+            if len(self.tag_codes) >= self.limit:  # custom elements can make many tag names
+                self.tag_codes.clear()
+            rsn = self.tag_codes[tag] = code_char(tag)
         wanted = options._rpsa_by_tag.get(tag)
         if wanted:
             parts = [tag]
@@ -209,7 +215,7 @@ class _LabelCache:
                 value = attrs.get(name)
                 if value is not None:
                     if options.normalise_volatile:
-                        value = normalise_value(" ".join(value.split()))
+                        value = normalised(value)
                     parts.append(f"{name}={value}")
             rpsa = code_char("\x1f".join(parts))
         else:
@@ -219,10 +225,7 @@ class _LabelCache:
             for name in sorted(attrs):
                 value = attrs[name]
                 if options.normalise_volatile:
-                    if name in STRUCTURAL_ATTRIBUTES:
-                        value = normalise_value(" ".join(value.split()))
-                    else:
-                        value = ""
+                    value = normalised(value) if name in STRUCTURAL_ATTRIBUTES else ""
                 parts.append(f"{name}={value}")
             csr = code_char("\x1f".join(parts))
         else:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pagesim_scrapy.core.similarity import METHODS, get_measure, similarity
 from pagesim_scrapy.core.similarity.lcs import lcs_ratio
 from pagesim_scrapy.core.similarity.style import jaccard
-from pagesim_scrapy.core.summary import summarize
+from pagesim_scrapy.core.summary import SummaryOptions, summarize
 
 FAST_METHODS = ["lcs", "layers", "style", "combined"]
 
@@ -137,3 +137,18 @@ def test_nearest_label_on_real_pages(stackoverflow: Path):
             for method in [*FAST_METHODS, "ted"]:
                 scores = {label: similarity(s, tpl, method) for label, tpl in templates.items()}
                 assert max(scores, key=scores.__getitem__) == t, (method, page)
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_one_against_many_equals_pairwise(stackoverflow: Path, method: str):
+    pages = [summarize(p) for p in sorted(stackoverflow.glob("*/0[12].html"))]
+    if method == "ted":
+        pages = [summarize(p, SummaryOptions(max_nodes=150)) for p in pages[:4]]
+    measure = get_measure(method)
+    for relation in ("rsn", "csr") if "relation" in measure.defaults else (None,):
+        params = measure.check_params({"relation": relation} if relation else {})
+        for page in pages[:3]:
+            expected = [measure.func(page, other, **params) for other in pages]
+            assert measure.similarities(page, pages, **params) == expected
+    empty = summarize(b"<body></body>")
+    assert measure.similarities(empty, [], **measure.check_params({})) == []

@@ -260,8 +260,9 @@ class TemplateClassifier:
         """Per-label similarity of ``page`` (aggregated over each label's templates)."""
         summary = page if isinstance(page, PageSummary) else summarize(page, self.summary_options)
         result: dict[str, float] = {}
+        similarities = self.measure.similarities
         for label, state in self._labels.items():
-            values = [self._sim(summary, template) for template in state.templates]
+            values = similarities(summary, state.templates, **self.params)
             if self.aggregate == "max":
                 result[label] = max(values)
             else:

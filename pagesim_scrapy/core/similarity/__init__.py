@@ -7,16 +7,18 @@ declared defaults, so a misspelt option is an error rather than silently ignored
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pagesim_scrapy.core.similarity.layers import layers_similarity
-from pagesim_scrapy.core.similarity.lcs import lcs_similarity
+from pagesim_scrapy.core.similarity.lcs import lcs_similarity, lcs_similarity_many
 from pagesim_scrapy.core.similarity.style import style_similarity
 from pagesim_scrapy.core.summary import PageSummary, summarize
 
 MeasureFunc = Callable[..., float]
+#: ``many(page, others, **params)``: the measure of ``page`` against each of ``others`` at once.
+ManyFunc = Callable[..., list[float]]
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,16 @@ class Measure:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     summary: str = ""
+    #: Optional faster form for one page against many (the classifier's templates).
+    many: ManyFunc | None = None
+
+    def similarities(
+        self, page: PageSummary, others: Sequence[PageSummary], **params: Any
+    ) -> list[float]:
+        """The measure of ``page`` against each of ``others`` (params already checked)."""
+        if self.many is not None:
+            return self.many(page, others, **params)
+        return [self.func(page, other, **params) for other in others]
 
     def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Return the full parameter set, raising ValueError for unknown names or bad choices."""
@@ -92,6 +104,7 @@ register(
         {"relation": "csr", "order": "bfs"},
         {"relation": ("rsn", "rpsa", "csr"), "order": ("bfs", "dfs")},
         "seed 002: LCS of node sequences / mean length",
+        many=lcs_similarity_many,
     )
 )
 register(

@@ -145,3 +145,17 @@ def test_descriptor_memory_is_bounded():
         sizes.append(walker.size())
     assert max(sizes) <= 50 + 21
     assert any(later < earlier for earlier, later in itertools.pairwise(sizes))  # started afresh
+
+
+@needs_walk
+def test_walks_from_many_threads_match_one_thread():
+    from concurrent.futures import ThreadPoolExecutor
+
+    pages = [read_page_bytes(p) for p in iter_page_paths([FIXTURES])]
+    options = SummaryOptions(max_nodes=500)  # its own walker, fresh descriptor memory
+    roots = [parse_html(raw) for raw in pages] * 4
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        threaded = list(pool.map(lambda root: summary.summarize_tree(root, options), roots))
+    for root, result in zip(roots, threaded):
+        start = summary._start_element(root)
+        assert fields(result) == fields(summary._summarize_python(start, options, None))

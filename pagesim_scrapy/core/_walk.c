@@ -5,8 +5,9 @@
  * into lxml for its tag and attributes; on real pages that costs as much as parsing the page.
  * This module reads the libxml2 nodes directly (lxml's public `LxmlElement` struct holds the
  * node pointer), groups elements by their raw "descriptor" (tag plus attribute names, plus
- * the values of the attributes that shape labels) and calls back into Python once per distinct
- * descriptor of the page to get its three label codes.  Per element, no Python object is made.
+ * the values of the attributes that shape labels, normalised) and calls back into Python once
+ * per distinct descriptor to get its three label codes; descriptors are remembered across
+ * pages, so on a crawl of one site the callback is rare.  Per element, no Python object is made.
  *
  * The result is identical to pagesim_scrapy.core.summary's pure-Python walk, which stays as the
  * fallback (and the reference the tests compare against).  Anything this walker does not
@@ -14,7 +15,8 @@
  * falls back to the Python walk.
  *
  * The tree must not change during the call: the GIL is held throughout, and the only Python
- * code run is the `resolve` callback, which must not touch the tree.
+ * code run is the `resolve` callback, which must not touch the tree.  A Walker is not
+ * reentrant (the callback may let other threads run): callers serialise walks on one Walker.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

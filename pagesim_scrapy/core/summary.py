@@ -12,6 +12,10 @@ one per node relation of seed 002 (Deng & He):
 
 Codes are single characters (``chr`` of a stable CRC of the label), so a node sequence is a
 ``str``: rapidfuzz compares strings fastest, and a summary of 1,000 nodes weighs a few KB.
+
+The walk itself runs in the optional C extension ``_walk`` when it is built (it reads lxml's
+libxml2 nodes without a Python object per element); the Python walk below is the fallback and
+the reference the tests hold it to.
 Derived views (document order, parents, per-level lists) are computed lazily from the BFS arrays.
 """
 
@@ -20,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import re
+import threading
 import zlib
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -149,6 +154,9 @@ class _LabelCache:
         # with counters in their ids ("answer-8312") hit the label cache
         self.values: dict[str, str] = {}
         self.tag_codes: dict[str, str] = {}
+        # The compiled walker's scratch buffers and descriptor table are shared, and its
+        # Python callback can let another thread run: one walk at a time.
+        self.walk_lock = threading.Lock()
 
     @cached_property
     def value_names(self) -> frozenset[str]:
@@ -437,13 +445,13 @@ def summarize_tree(
 
 
 def _summarize_compiled(start: Any, options: SummaryOptions, source: str | None) -> PageSummary:
-    rsn, rpsa, csr, tags, parent_bfs, level_starts, class_values = _label_cache(
-        options
-    ).walker.walk(
-        start,
-        -1 if options.max_depth is None else options.max_depth,
-        -1 if options.max_nodes is None else options.max_nodes,
-    )
+    cache = _label_cache(options)
+    with cache.walk_lock:
+        rsn, rpsa, csr, tags, parent_bfs, level_starts, class_values = cache.walker.walk(
+            start,
+            -1 if options.max_depth is None else options.max_depth,
+            -1 if options.max_nodes is None else options.max_nodes,
+        )
     return PageSummary(
         bfs={"rsn": rsn, "rpsa": rpsa, "csr": csr},
         parent_bfs=parent_bfs,

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from time import thread_time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 from weakref import WeakKeyDictionary
 
 from scrapy import Request, signals
@@ -31,9 +32,10 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.project import data_path
 from twisted.internet.defer import Deferred
 
-from pagesim_scrapy.core.classify import TemplateClassifier
+from pagesim_scrapy.core.classify import TemplateClassifier, build_classifier
 from pagesim_scrapy.core.cluster import OnlineDiscovery, RepresentativesError
 from pagesim_scrapy.core.content import ContentScorer
+from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize_tree
 from pagesim_scrapy.items import PageItem
 from pagesim_scrapy.settings import PageSimConfig, PageSimConfigError
@@ -142,6 +144,12 @@ def verdict_of(response: Response | None) -> dict[str, Any] | None:
     return verdict if isinstance(verdict, dict) else None
 
 
+def _site_of(url: str) -> str:
+    """The site a page belongs to for the site model: its host (without a leading www.)."""
+    host = urlsplit(url).hostname or ""
+    return host[4:] if host.startswith("www.") else host
+
+
 class PageSimDownloaderMiddleware:
     """Classify HTML responses; tag (meta, flag, stats) or drop the non-target ones."""
 
@@ -155,7 +163,7 @@ class PageSimDownloaderMiddleware:
         self.stats = stats
         self.crawler = crawler
         self.options: SummaryOptions = config.summary_options()
-        self.classifier: TemplateClassifier | None = None
+        self.classifier: TemplateClassifier | SiteAwareClassifier | None = None
         self.discovery: OnlineDiscovery | None = None
         self.discovery_path: Path | None = None
         self.content: ContentScorer | None = None
@@ -246,7 +254,7 @@ class PageSimDownloaderMiddleware:
             self._fail(CLOSE_REASON_TEMPLATES)
             raise CloseSpider(CLOSE_REASON_TEMPLATES) from None
         try:
-            classifier = TemplateClassifier(
+            classifier = build_classifier(
                 summaries,
                 method=config.method,
                 params=config.method_params,
@@ -352,7 +360,7 @@ class PageSimDownloaderMiddleware:
             started = thread_time()
             summary = summarize_tree(root, self.options, source=response.url)
             if classifier is not None:
-                info = classifier.classify(summary).as_dict()
+                info = classifier.classify(summary, site=_site_of(response.url)).as_dict()
             else:
                 info = {"label": None, "score": 0.0, "scores": {}, "method": None}
             if discovery is not None:

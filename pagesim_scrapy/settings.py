@@ -65,9 +65,11 @@ SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec(
         "PAGESIM_METHOD",
         "str",
-        "lcs",
-        "Similarity measure: `lcs`, `layers`, `ted`, `style` or `combined` "
-        "(`python -m pagesim_scrapy compare --help`).",
+        "site",
+        "How pages are compared with the templates: `site` (default: structure weighted by "
+        "each site's own pages, so its chrome counts for nothing, and thresholds from each "
+        "site's own score distribution) or one of the seed measures `lcs`, `layers`, `ted`, "
+        "`style`, `combined` (`python -m pagesim_scrapy compare --help`).",
     ),
     SettingSpec(
         "PAGESIM_METHOD_PARAMS",
@@ -420,14 +422,23 @@ class PageSimConfig:
         from pagesim_scrapy.core.classify import AGGREGATES
         from pagesim_scrapy.core.similarity import get_measure
 
-        try:
-            measure = get_measure(self.method)
-        except ValueError as exc:
-            raise PageSimConfigError(f"PAGESIM_METHOD: {exc}") from None
-        try:
-            measure.check_params(self.method_params)
-        except (TypeError, ValueError) as exc:
-            raise PageSimConfigError(f"PAGESIM_METHOD_PARAMS: {exc}") from None
+        if self.method == "site":
+            if self.method_params:
+                raise PageSimConfigError(
+                    "PAGESIM_METHOD_PARAMS: unknown parameter(s) for method 'site', which "
+                    f"takes none: {', '.join(sorted(self.method_params))}"
+                )
+        else:
+            try:
+                measure = get_measure(self.method)
+            except ValueError as exc:
+                raise PageSimConfigError(
+                    f"PAGESIM_METHOD: {exc} (or 'site', the default)"
+                ) from None
+            try:
+                measure.check_params(self.method_params)
+            except (TypeError, ValueError) as exc:
+                raise PageSimConfigError(f"PAGESIM_METHOD_PARAMS: {exc}") from None
         if self.aggregate not in AGGREGATES:
             raise PageSimConfigError(
                 f"PAGESIM_AGGREGATE must be one of {', '.join(AGGREGATES)}, not {self.aggregate!r}"

@@ -47,6 +47,7 @@ def test_classify_writes_jsonl(stackoverflow: Path, tmp_path: Path, capsys):
             str(stackoverflow / "tags"),
             str(stackoverflow / "users"),
             "--output", str(out),
+            "--method", "lcs",
         ]
     )  # fmt: skip
     assert code == 0

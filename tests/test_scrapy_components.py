@@ -69,7 +69,7 @@ def test_defaults_live_in_one_place():
     names = [spec.name for spec in SETTINGS]
     assert len(names) == len(set(names)) and all(n.startswith("PAGESIM_") for n in names)
     assert all(spec.type and spec.doc for spec in SETTINGS)
-    assert DEFAULTS["PAGESIM_METHOD"] == config.method == "lcs"
+    assert DEFAULTS["PAGESIM_METHOD"] == config.method == "site"
 
 
 def test_settings_given_as_command_line_strings():
@@ -77,6 +77,7 @@ def test_settings_given_as_command_line_strings():
         {
             "PAGESIM_TEMPLATES": '{"a": "a.html", "b": ["b1.html", "b2.html"]}',
             "PAGESIM_TARGETS": "b, a",
+            "PAGESIM_METHOD": "lcs",
             "PAGESIM_METHOD_PARAMS": '{"relation": "rsn"}',
             "PAGESIM_THRESHOLD": '{"a": 0.4, "b": "auto"}',
             "PAGESIM_ENABLED": "False",

@@ -212,7 +212,7 @@ def test_tag_mode_labels_every_page_with_templates_fetched_through_the_crawl(
     for page in crawled:
         verdict = seen[page["url"]]["pagesim"]
         assert verdict["label"] == page["kind"], (page["url"], verdict)
-        assert verdict["target"] is True and verdict["method"] == "lcs"
+        assert verdict["target"] is True and verdict["method"] == "site"
         assert set(verdict["scores"]) == set(TYPES)
         assert verdict["score"] == max(verdict["scores"].values())
         assert verdict["runner_up"] in TYPES and 0.0 < verdict["margin"] <= 1.0

@@ -273,7 +273,7 @@ def test_discovery_without_templates_then_with_templates_from_the_saved_file(
     for page in second["seen"]:
         verdict = page["pagesim"]
         assert verdict["label"] == kind_of(page["url"])  # the classifier's label
-        assert verdict["method"] == "lcs"
+        assert verdict["method"] == "site"
         assert verdict["cluster"] == first_cluster[page["url"]]
     stats = pagesim_stats(second)
     assert stats["pagesim/discovery/pages"] == 10

@@ -8,16 +8,35 @@ from typing import Any
 
 from pagesim_scrapy.cli._common import CommandError
 from pagesim_scrapy.core.similarity import METHODS, get_measure
+from pagesim_scrapy.core.summary import SummaryOptions
+from pagesim_scrapy.settings import DEFAULT_MAX_NODES
+
+#: The classifier's own method besides the pairwise measures (site-weighted, per site).
+SITE_METHOD = "site"
 
 
-def add_method_arguments(parser: argparse.ArgumentParser, default: str = "lcs") -> None:
+def add_method_arguments(
+    parser: argparse.ArgumentParser, default: str = "lcs", *, site: bool = False
+) -> None:
+    """``--method``/``--param``; ``site`` offers the site-aware classifier (and the crawl's
+    summary options through ``--max-nodes``), for commands that classify many pages."""
+    choices = sorted(METHODS) + ([SITE_METHOD] if site else [])
     parser.add_argument(
         "-m",
         "--method",
         default=default,
-        choices=sorted(METHODS),
+        choices=choices,
         help=f"similarity measure (default: {default})",
     )
+    if site:
+        parser.add_argument(
+            "--max-nodes",
+            type=_max_nodes,
+            default=DEFAULT_MAX_NODES,
+            metavar="N",
+            help="summarise at most N elements per page, as the crawl does "
+            f"(PAGESIM_MAX_NODES, default {DEFAULT_MAX_NODES}; 'none' for whole trees)",
+        )
     parser.add_argument(
         "-p",
         "--param",
@@ -26,6 +45,23 @@ def add_method_arguments(parser: argparse.ArgumentParser, default: str = "lcs") 
         metavar="NAME=VALUE",
         help="a method parameter, e.g. relation=rsn, depth=8, kappa=0.5 (repeatable)",
     )
+
+
+def _max_nodes(text: str) -> int | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number or 'none', not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be >= 1")
+    return value
+
+
+def summary_options(args: argparse.Namespace) -> SummaryOptions:
+    """The crawl's summary options (same node budget), so offline figures predict the crawl."""
+    return SummaryOptions(max_nodes=getattr(args, "max_nodes", DEFAULT_MAX_NODES))
 
 
 def _parse_value(text: str) -> Any:
@@ -43,6 +79,10 @@ def method_params(args: argparse.Namespace) -> dict[str, Any]:
         if not sep or not name:
             raise CommandError(f"--param wants NAME=VALUE, not {item!r}")
         params[name.strip()] = _parse_value(value.strip())
+    if args.method == SITE_METHOD:
+        if params:
+            raise CommandError("method 'site' takes no --param")
+        return params
     try:
         get_measure(args.method).check_params(params)
     except ValueError as exc:

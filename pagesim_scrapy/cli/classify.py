@@ -14,10 +14,10 @@ from pagesim_scrapy.cli._common import (
     page_paths,
     write_jsonl,
 )
-from pagesim_scrapy.cli._method import add_method_arguments, method_params
-from pagesim_scrapy.core.classify import TemplateClassifier
+from pagesim_scrapy.cli._method import add_method_arguments, method_params, summary_options
+from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.pageio import PageReadError
-from pagesim_scrapy.core.summary import PageParseError, summarize
+from pagesim_scrapy.core.summary import PageParseError, PageSummary, summarize
 
 logger = logging.getLogger(__name__)
 
@@ -53,28 +53,30 @@ def parse_templates(items: list[str]) -> dict[str, list[Path]]:
     return templates
 
 
-def build_classifier(
-    templates: dict[str, list[Path]], args: argparse.Namespace
-) -> TemplateClassifier:
+def make_classifier(templates: dict[str, list[Path]], args: argparse.Namespace) -> Any:
+    """The classifier the crawl would build from these settings (same summary options)."""
+    options = summary_options(args)
     try:
-        return TemplateClassifier(
-            {label: [summarize(p) for p in paths] for label, paths in templates.items()},
+        return build_classifier(
+            {label: [summarize(p, options) for p in paths] for label, paths in templates.items()},
             method=args.method,
             params=method_params(args),
             threshold=parse_threshold(args.threshold),
+            summary_options=options,
         )
     except (PageReadError, PageParseError, ValueError) as exc:
         raise CommandError(f"templates: {exc}") from exc
 
 
-def score_pages(
-    classifier: TemplateClassifier, paths: list[Path]
-) -> list[tuple[Path, dict[str, float] | None, str | None]]:
-    """Per-label scores of every page; a page that cannot be read gets its error instead."""
-    out: list[tuple[Path, dict[str, float] | None, str | None]] = []
+def summarise_pages(
+    paths: list[Path], args: argparse.Namespace
+) -> list[tuple[Path, PageSummary | None, str | None]]:
+    """Every page's summary; a page that cannot be read gets its error instead."""
+    options = summary_options(args)
+    out: list[tuple[Path, PageSummary | None, str | None]] = []
     for path in paths:
         try:
-            out.append((path, classifier.scores(summarize(path)), None))
+            out.append((path, summarize(path, options), None))
         except (PageReadError, PageParseError) as exc:
             logger.warning("skipping %s: %s", path, exc)
             out.append((path, None, str(exc)))
@@ -96,29 +98,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="LABEL=PATH",
         help="a template page (or folder of them) for LABEL; repeatable",
     )
-    add_method_arguments(parser)
+    add_method_arguments(parser, default="site", site=True)
     add_threshold_argument(parser)
     add_output_argument(parser, "one JSON object per page")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    classifier = build_classifier(parse_templates(args.template), args)
-    scored = score_pages(classifier, page_paths(args.paths))
-    classifier.fit_distribution(scores for _, scores, _ in scored if scores is not None)
+    classifier = make_classifier(parse_templates(args.template), args)
+    pages = summarise_pages(page_paths(args.paths), args)
+    # The pages given are the site: learned together, then each decided.
+    verdicts = iter(classifier.classify_all([s for _, s, _ in pages if s is not None]))
     for label, info in classifier.describe()["labels"].items():
         logger.info(
             "label %s: threshold %.3f (%s)", label, info["threshold"], info["threshold_source"]
         )
     with output_stream(args.output) as stream:
-        for path, scores, error in scored:
+        for path, summary, error in pages:
             record: dict[str, Any] = {"path": str(path)}
-            if scores is None:
+            if summary is None:
                 record.update(label=None, score=None, scores={}, error=error)
             else:
-                verdict = classifier.decide(scores).as_dict()
+                verdict = next(verdicts).as_dict()
                 record.update(
-                    label=verdict["label"], score=verdict["score"], scores=verdict["scores"]
+                    label=verdict["label"],
+                    score=verdict["score"],
+                    scores=verdict["scores"],
+                    threshold=verdict["threshold"],
                 )
             write_jsonl(stream, record)
     return 0

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from pagesim_scrapy.cli._common import CommandError
-from pagesim_scrapy.cli._method import add_method_arguments, method_params
+from pagesim_scrapy.cli._method import add_method_arguments, method_params, summary_options
 from pagesim_scrapy.cli.classify import add_threshold_argument, parse_threshold
-from pagesim_scrapy.core.classify import TemplateClassifier
+from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.evaluate import (
     accuracy,
     format_table,
@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="A,B",
         help="only these labels get templates (the others' pages must come out unlabelled)",
     )
-    add_method_arguments(parser)
+    add_method_arguments(parser, default="site", site=True)
     add_threshold_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(handler=run)
@@ -49,8 +49,10 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--templates must be >= 1")
     try:
         folders = labelled_folders(args.root)
+        options = summary_options(args)
         pages = {
-            label: [(path, summarize(path)) for path in paths] for label, paths in folders.items()
+            label: [(path, summarize(path, options)) for path in paths]
+            for label, paths in folders.items()
         }
     except (ValueError, PageReadError, PageParseError) as exc:
         raise CommandError(str(exc)) from exc
@@ -69,24 +71,26 @@ def run(args: argparse.Namespace) -> int:
             templates[label] = templates_here
         tests.extend((path, label, summary) for path, summary in items[k:])
     try:
-        classifier = TemplateClassifier(
+        classifier = build_classifier(
             templates,
             method=args.method,
             params=method_params(args),
             threshold=parse_threshold(args.threshold),
+            summary_options=options,
         )
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
-    all_scores = [classifier.scores(summary) for _, _, summary in tests]
-    classifier.fit_distribution(all_scores)
-    predicted = [classifier.decide(scores).label for scores in all_scores]
+    # The test pages are the site: learned together, then each decided.
+    verdicts = classifier.classify_all([summary for _, _, summary in tests])
+    all_scores = [verdict.scores for verdict in verdicts]
+    predicted = [verdict.label for verdict in verdicts]
     truth = [label if label in templates else None for _, label, _ in tests]
     rows = []
     for result in label_scores(truth, predicted, list(templates)):
         row = result.as_dict()
-        th = classifier.threshold(result.label)
-        row["threshold"] = round(th.value, 4)
-        row["source"] = th.source
+        value, source = classifier.threshold_info(result.label)
+        row["threshold"] = round(value, 4)
+        row["source"] = source
         _, best = threshold_sweep(
             [scores[result.label] for scores in all_scores],
             [t == result.label for t in truth],

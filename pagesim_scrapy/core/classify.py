@@ -256,7 +256,7 @@ class TemplateClassifier:
 
     # -- classification --------------------------------------------------------------------
 
-    def scores(self, page: Any) -> dict[str, float]:
+    def scores(self, page: Any, *, site: str | None = None) -> dict[str, float]:
         """Per-label similarity of ``page`` (aggregated over each label's templates)."""
         summary = page if isinstance(page, PageSummary) else summarize(page, self.summary_options)
         result: dict[str, float] = {}
@@ -269,7 +269,7 @@ class TemplateClassifier:
                 result[label] = math.fsum(values) / len(values)
         return result
 
-    def decide(self, scores: Mapping[str, float]) -> Verdict:
+    def decide(self, scores: Mapping[str, float], *, site: str | None = None) -> Verdict:
         """Turn per-label scores into a verdict with the current thresholds."""
         ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)
         best_label, best_score = ranked[0]
@@ -287,12 +287,26 @@ class TemplateClassifier:
             threshold=threshold,
         )
 
-    def classify(self, page: Any, *, learn: bool = True) -> Verdict:
-        """Score ``page`` against every label and decide; ``learn`` feeds the auto thresholds."""
+    def classify(self, page: Any, *, site: str | None = None, learn: bool = True) -> Verdict:
+        """Score ``page`` against every label and decide; ``learn`` feeds the auto thresholds.
+
+        ``site`` is accepted for the common classifier interface; these measures ignore it.
+        """
         scores = self.scores(page)
         if learn:
             self.observe(scores)
         return self.decide(scores)
+
+    def classify_all(self, pages: Iterable[Any], *, site: str | None = None) -> list[Verdict]:
+        """Batch form: score every page, adapt the auto thresholds to all of them, decide."""
+        all_scores = [self.scores(page) for page in pages]
+        self.fit_distribution(all_scores)
+        return [self.decide(scores) for scores in all_scores]
+
+    def threshold_info(self, label: str, site: str | None = None) -> tuple[float, str]:
+        """The threshold ``label`` must reach and how it was set (common interface)."""
+        threshold = self.threshold(label)
+        return threshold.value, threshold.source
 
     def describe(self) -> dict[str, Any]:
         """Labels, template counts and thresholds, for logs and reports."""
@@ -307,6 +321,52 @@ class TemplateClassifier:
                 "background": None if th.background is None else round(th.background, 4),
             }
         return out
+
+
+def build_classifier(
+    templates: Mapping[str, Iterable[Any]],
+    *,
+    method: str = "site",
+    params: Mapping[str, Any] | None = None,
+    threshold: float | str | Mapping[str, float] = "auto",
+    aggregate: str = "max",
+    summary_options: SummaryOptions = DEFAULT_OPTIONS,
+    prior_weight: float | None = None,
+    min_pages: int | None = None,
+    adapt_after: int = 20,
+) -> Any:
+    """The classifier for ``method``: site-aware for ``"site"``, else a pairwise measure's.
+
+    Both have ``classify(page, site=…)``, ``classify_all(pages, site=…)``, ``scores``,
+    ``decide``, ``threshold_info``, ``describe`` and ``labels``.
+    """
+    if method == "site":
+        from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+
+        if params:
+            raise ValueError(f"unknown parameter(s) for method 'site': {', '.join(sorted(params))}")
+        extra: dict[str, Any] = {}
+        if prior_weight is not None:
+            extra["prior_weight"] = prior_weight
+        if min_pages is not None:
+            extra["min_pages"] = min_pages
+        return SiteAwareClassifier(
+            templates,
+            threshold=threshold,
+            aggregate=aggregate,
+            summary_options=summary_options,
+            **extra,
+        )
+    return TemplateClassifier(
+        templates,
+        method=method,
+        params=params,
+        threshold=threshold,
+        aggregate=aggregate,
+        summary_options=summary_options,
+        prior_weight=0.5 if prior_weight is None else prior_weight,
+        adapt_after=adapt_after,
+    )
 
 
 def _check_threshold(value: Any, label: str | None) -> float:

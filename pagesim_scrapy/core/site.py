@@ -1,0 +1,126 @@
+"""A site model learned without labels: which structural features are a site's chrome.
+
+On a real site every page type shares the header, menus, footer and theme, so unweighted
+structural measures score a site's collections and help pages almost as high as its products.
+The pages a crawl meets tell what is common on *this* site: a feature found on most of its pages
+is chrome and says nothing about the page type; a feature that only the pages of one type carry
+is what tells the type apart.
+
+Features are parent -> child pairs of CSR node labels (seed 002's strictest node relation, with
+volatile values normalised by the summary), plus the start element's own label. Each feature is
+weighted by its rarity among the site's pages seen so far (an IDF); a feature seen on one page
+only can never be shared by two pages and would only dilute a score, so it weighs nothing, and
+one seen on two pages half.
+
+The weighted Jaccard of two pages' feature sets is then the site-aware similarity: the chrome
+cancels out and the type-specific structure decides. On ../shared/data/site_page_types this took
+the best-threshold F1 of two templates against the rest of a site from 0.94 to 0.97 (wiki) and
+0.96 to 0.99 (blog) against unweighted sets, see ``benchmarks/site_accuracy.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterable
+from operator import add
+
+from pagesim_scrapy.core.summary import PageSummary
+
+#: A page's structural features (2-character strings: parent code + child code).
+Features = frozenset[str]
+
+
+def structural_features(summary: PageSummary) -> Features:
+    """Parent -> child pairs of CSR labels, and the start element's label, of a page."""
+    codes = summary.bfs["csr"]
+    if not codes:
+        return frozenset()
+    parents = summary.parent_bfs
+    pairs = map(add, map(codes.__getitem__, parents[1:]), codes[1:])
+    features = set(pairs)
+    features.add(codes[0])
+    return frozenset(features)
+
+
+def _weight(df: int, pages: int) -> float:
+    """IDF of a feature found on ``df`` of ``pages`` pages, nothing for a feature on one page."""
+    if df <= 1:
+        return 0.0
+    ramp = 1.0 if df >= 3 else 0.5
+    return ramp * math.log((pages + 1) / (df + 0.5))
+
+
+class SiteModel:
+    """Document frequencies of structural features over the pages of one site seen so far.
+
+    Memory is bounded: at most ``max_features`` features (past that, features seen on a single
+    page, which weigh nothing, are forgotten), and the features of the last ``keep_pages`` pages
+    are kept so that their scores can be re-estimated as the weights settle.
+    """
+
+    def __init__(self, max_features: int = 200_000, keep_pages: int = 300) -> None:
+        self.pages = 0
+        self.df: dict[str, int] = {}
+        self.max_features = max_features
+        self.recent: deque[Features] = deque(maxlen=keep_pages)
+        self._table: list[float] = []
+        self._table_pages = -1
+
+    def add(self, features: Features, *, keep: bool = True) -> None:
+        """Count one page of the site (``keep``: also keep it for re-scoring)."""
+        self.pages += 1
+        df = self.df
+        get = df.get
+        for feature in features:
+            df[feature] = get(feature, 0) + 1
+        if len(df) > self.max_features:
+            self._forget_rare()
+        if keep:
+            self.recent.append(features)
+
+    def _forget_rare(self) -> None:
+        for feature in [f for f, count in self.df.items() if count <= 1]:
+            del self.df[feature]
+        if len(self.df) > self.max_features:  # still too many: drop the rarest half
+            ordered = sorted(self.df.items(), key=lambda item: item[1])
+            for feature, _ in ordered[: len(ordered) // 2]:
+                del self.df[feature]
+
+    def table(self) -> list[float]:
+        """Weight by document frequency at the current page count (cached until it changes)."""
+        pages = self.pages
+        if pages != self._table_pages:
+            self._table = [_weight(df, pages) for df in range(pages + 1)]
+            self._table_pages = pages
+        return self._table
+
+    def weights(self, features: Iterable[str]) -> dict[str, float]:
+        """Each feature's weight on this site."""
+        table = self.table()
+        top = len(table) - 1
+        get = self.df.get
+        return {f: table[min(get(f, 0), top)] for f in features}
+
+    def describe(self) -> dict[str, int]:
+        return {"pages": self.pages, "features": len(self.df), "kept": len(self.recent)}
+
+
+def weighted_jaccard(
+    page: dict[str, float], page_total: float, other: Features, other_total: float
+) -> float:
+    """Weighted Jaccard of a page (features -> weights, with their sum) and another page."""
+    shared = page.keys() & other
+    if not shared:
+        return 0.0
+    inter = math.fsum(page[f] for f in shared)
+    union = page_total + other_total - inter
+    return inter / union if union > 0.0 else 0.0
+
+
+def site_similarity(a: Features, b: Features, model: SiteModel) -> float:
+    """The site-weighted similarity of two pages' features under ``model``."""
+    weights = model.weights(a | b)
+    total_a = math.fsum(weights[f] for f in a)
+    total_b = math.fsum(weights[f] for f in b)
+    return weighted_jaccard({f: weights[f] for f in a}, total_a, b, total_b)

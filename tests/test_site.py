@@ -1,0 +1,142 @@
+"""The site model and site-aware decisions, on real multi-type sites."""
+
+from __future__ import annotations
+
+import csv
+import random
+
+import pytest
+
+from pagesim_scrapy.core.classify import build_classifier
+from pagesim_scrapy.core.site import SiteModel, site_similarity, structural_features
+from pagesim_scrapy.core.siteaware import SiteAwareClassifier, widest_gap_cut
+from pagesim_scrapy.core.summary import SummaryOptions, summarize
+from tests.conftest import FIXTURES, shared_data
+
+OPTIONS = SummaryOptions(max_nodes=300)
+
+
+def _site(name: str) -> list[tuple[str, object]]:
+    folder = shared_data("site_page_types", name)
+    with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
+        rows = sorted(csv.DictReader(handle), key=lambda row: row["path"])
+    return [(row["page_type"], summarize(folder / row["path"], OPTIONS)) for row in rows]
+
+
+def _f1(truth: list[bool], predicted: list[bool]) -> float:
+    tp = sum(t and p for t, p in zip(truth, predicted))
+    fp = sum(p and not t for t, p in zip(truth, predicted))
+    fn = sum(t and not p for t, p in zip(truth, predicted))
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def test_features_are_parent_child_pairs_and_the_start_label():
+    page = summarize(b"<html><body><div class='a'><p>x</p><p>y</p></div><ul><li/></ul></body>")
+    features = structural_features(page)
+    csr = page.bfs["csr"]
+    # body, body>div, body>ul, div>p (twice, one feature), ul>li
+    assert len(features) == 5 and csr[0] in features and csr[0] + csr[1] in features
+
+
+def test_chrome_weighs_nothing_and_single_page_features_weigh_nothing():
+    model = SiteModel()
+    chrome = frozenset({"ab", "ac"})
+    for i in range(10):
+        model.add(chrome | {f"x{i}"} | ({"tt"} if i < 3 else set()))
+    weights = model.weights({"ab", "x1", "tt", "zz"})
+    assert weights["x1"] == 0.0 and weights["zz"] == 0.0  # seen once / never
+    assert weights["ab"] < 0.1 < weights["tt"]  # on every page vs on three of ten
+
+
+def test_site_similarity_ignores_what_every_page_shares():
+    model = SiteModel()
+    pages = [frozenset({"c1", "c2", "c3", "p1", "p2"})] * 3 + [
+        frozenset({"c1", "c2", "c3", "q1"})
+    ] * 7
+    for page in pages:
+        model.add(page)
+    # two pages of the rare type are alike; a rare-type page and a common one share only chrome
+    assert site_similarity(pages[0], pages[1], model) == pytest.approx(1.0)
+    assert site_similarity(pages[0], pages[-1], model) < 0.2
+
+
+def test_widest_gap_cut_above_the_floor():
+    assert widest_gap_cut([0.1, 0.12, 0.13, 0.6, 0.7, 0.72], 0.12) == pytest.approx(0.365)
+    assert widest_gap_cut([0.5], 0.0) is None
+
+
+@pytest.mark.parametrize("site", ["android_stackexchange", "cc_opensource_blog"])
+def test_one_class_on_a_real_site_batch_and_shuffled(site: str):
+    pages = _site(site)
+    label = {"android_stackexchange": "question", "cc_opensource_blog": "blog_entry"}[site]
+    templates = [s for t, s in pages if t == label][:2]
+    tests = [(t == label, s) for t, s in pages if not any(s is x for x in templates)]
+    batch = build_classifier({label: templates}, summary_options=OPTIONS).classify_all(
+        [s for _, s in tests]
+    )
+    assert _f1([t for t, _ in tests], [v.label == label for v in batch]) >= 0.97
+    # the same pages one by one in a shuffled order, as a crawl meets them
+    online = build_classifier({label: templates}, summary_options=OPTIONS)
+    order = list(range(len(tests)))
+    random.Random(3).shuffle(order)
+    truth, predicted = [], []
+    for index in order:
+        positive, summary = tests[index]
+        truth.append(positive)
+        predicted.append(online.classify(summary, site=site).label == label)
+    assert _f1(truth, predicted) >= 0.9
+    info = online.describe(site)["labels"][label]
+    assert info["threshold_source"] == "distribution"
+
+
+def test_nearest_type_on_a_real_site():
+    pages = _site("android_stackexchange")
+    firsts: dict[str, object] = {}
+    for label, summary in pages:
+        firsts.setdefault(label, summary)
+    tests = [(t, s) for t, s in pages if s is not firsts[t]]
+    clf = build_classifier({t: [s] for t, s in firsts.items()}, summary_options=OPTIONS)
+    verdicts = clf.classify_all([s for _, s in tests])
+    nearest = sum(
+        max(v.scores, key=v.scores.__getitem__) == t for (t, _), v in zip(tests, verdicts)
+    )
+    assert nearest / len(tests) >= 0.97
+
+
+def test_sites_are_learned_apart_and_bounded():
+    question = [
+        summarize(FIXTURES / "stackoverflow" / "question" / f"0{n}.html") for n in (1, 2, 3)
+    ]
+    users = summarize(FIXTURES / "stackoverflow" / "users" / "01.html")
+    clf = SiteAwareClassifier({"question": question[:2]}, max_sites=2)
+    clf.classify(question[2], site="a")
+    clf.classify(users, site="b")
+    assert clf.site_model("a").pages == 3 and clf.site_model("b").pages == 3
+    clf.classify(users, site="c")  # a third site: the least recently seen ("a") is forgotten
+    assert clf.sites() == ["b", "c"]
+
+
+def test_given_thresholds_and_bad_arguments():
+    question = [summarize(FIXTURES / "stackoverflow" / "question" / f"0{n}.html") for n in (1, 2)]
+    clf = SiteAwareClassifier({"question": question}, threshold=0.99)
+    assert clf.threshold_info("question") == (0.99, "given")
+    with pytest.raises(ValueError, match="no template"):
+        SiteAwareClassifier({"x": []})
+    with pytest.raises(ValueError, match="parameter"):
+        build_classifier({"q": question}, method="site", params={"relation": "rsn"})
+
+
+def test_classify_command_treats_the_folder_as_the_site(stackoverflow, tmp_path):
+    import json
+
+    from pagesim_scrapy.cli import main
+
+    out = tmp_path / "out.jsonl"
+    question = stackoverflow / "question"
+    args = ["classify", "--template", f"question={question / '01.html'}"]
+    args += ["--template", f"question={question / '02.html'}", str(stackoverflow)]
+    assert main([*args, "--output", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    truth = ["/question/" in row["path"] for row in rows]
+    assert _f1(truth, [row["label"] == "question" for row in rows]) >= 0.95
+    assert all(row["threshold"] is not None for row in rows)

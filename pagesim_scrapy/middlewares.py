@@ -35,6 +35,7 @@ from twisted.internet.defer import Deferred
 from pagesim_scrapy.core.classify import TemplateClassifier, build_classifier
 from pagesim_scrapy.core.cluster import OnlineDiscovery, RepresentativesError
 from pagesim_scrapy.core.content import ContentScorer
+from pagesim_scrapy.core.guard import check_templates, format_warnings
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize_tree
 from pagesim_scrapy.items import PageItem
@@ -268,6 +269,7 @@ class PageSimDownloaderMiddleware:
             self._fail(CLOSE_REASON_CONFIG)
             raise CloseSpider(CLOSE_REASON_CONFIG) from None
         self.classifier = classifier
+        self._check_templates(summaries)
         self.ready = True
         self._release()
         logger.info(
@@ -280,6 +282,15 @@ class PageSimDownloaderMiddleware:
             config.action,
             self._describe_thresholds(),
         )
+
+    def _check_templates(self, summaries: dict[str, list[Any]]) -> None:
+        """Warn, by template, about degenerate templates (tiny, error pages, duplicates, unlike
+        each other); they are still used, as each warning says."""
+        warnings = check_templates(summaries)
+        for line in format_warnings(warnings):
+            logger.warning("pagesim: %s", line)
+        for warning in warnings:
+            self.stats.inc_value(f"pagesim/template_warnings/{warning.kind}")
 
     def _start_discovery(self, config: PageSimConfig) -> None:
         """Build the online discovery, continuing from the saved types when there are some.

@@ -604,3 +604,27 @@ def _worker(spec_path: str, out_path: str) -> None:
 
 if __name__ == "__main__":
     _worker(sys.argv[1], sys.argv[2])
+
+
+def test_degenerate_templates_are_named_in_a_warning_and_counted(so_site: Site, tmp_path: Path):
+    # the same saved page under two labels, and a saved 404 page as a template
+    not_found = tmp_path / "not-found.html"
+    not_found.write_text(
+        "<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>"
+    )
+    jobs = str(FIXTURES / "jobs" / "01.html")
+    result = run_crawl(
+        tmp_path,
+        {
+            **ADDON,
+            "PAGESIM_TEMPLATES": {"jobs": [jobs], "listing": [jobs], "gone": [str(not_found)]},
+        },
+        pages(so_site, kinds=("jobs",), numbers=(2,)),
+    )
+    assert result["finish_reason"] == "finished"
+    warnings = [m for m in log_messages(result, "WARNING") if "template check" in m]
+    assert any("duplicate" in m and "jobs" in m and "listing" in m for m in warnings), warnings
+    assert any("error_page" in m and "not-found.html" in m for m in warnings), warnings
+    stats = pagesim_stats(result)
+    assert stats["pagesim/template_warnings/duplicate"] == 1
+    assert stats["pagesim/template_warnings/error_page"] == 1

@@ -169,7 +169,7 @@ def main() -> None:
     parser.add_argument("--method", default="site")
     parser.add_argument("--sites", default="")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--prior-weight", type=float, default=0.7)
+    parser.add_argument("--prior-weight", type=float, default=0.85)
     parser.add_argument("--min-pages", type=int, default=20)
     parser.add_argument("--loso", action="store_true", help="leave-one-site-out constants")
     parser.add_argument("--per-type", action="store_true", help="print F1 per type")

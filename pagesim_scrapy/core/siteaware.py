@@ -100,7 +100,7 @@ class SiteAwareClassifier:
         threshold: float | str | Mapping[str, float] = "auto",
         aggregate: str = "max",
         summary_options: SummaryOptions = DEFAULT_OPTIONS,
-        prior_weight: float = 0.7,
+        prior_weight: float = 0.85,
         min_pages: int = 20,
         keep_pages: int = 300,
         max_sites: int = 1000,

@@ -157,22 +157,8 @@ class TemplateClassifier:
     # -- construction ---------------------------------------------------------------------
 
     def _set_given_thresholds(self, threshold: float | str | Mapping[str, float]) -> None:
-        if isinstance(threshold, str):
-            if threshold != "auto":
-                raise ValueError(f"threshold must be a number, a dict or 'auto', not {threshold!r}")
-            return
-        if isinstance(threshold, Mapping):
-            unknown = set(threshold) - set(self._labels)
-            if unknown:
-                raise ValueError(f"threshold given for unknown label(s): {sorted(unknown)}")
-            for label, value in threshold.items():
-                if isinstance(value, str) and value == "auto":
-                    continue
-                self._labels[label].given = _check_threshold(value, label)
-            return
-        value = _check_threshold(threshold, None)
-        for state in self._labels.values():
-            state.given = value
+        for label, value in given_thresholds(threshold, self._labels).items():
+            self._labels[label].given = value
 
     def _sim(self, a: PageSummary, b: PageSummary) -> float:
         return self.measure.func(a, b, **self.params)
@@ -321,6 +307,28 @@ class TemplateClassifier:
                 "background": None if th.background is None else round(th.background, 4),
             }
         return out
+
+
+def given_thresholds(
+    threshold: float | str | Mapping[str, float], labels: Iterable[str]
+) -> dict[str, float]:
+    """The fixed thresholds in a ``threshold`` argument, by label (auto labels left out)."""
+    labels = list(labels)
+    if isinstance(threshold, str):
+        if threshold != "auto":
+            raise ValueError(f"threshold must be a number, a dict or 'auto', not {threshold!r}")
+        return {}
+    if isinstance(threshold, Mapping):
+        unknown = set(threshold) - set(labels)
+        if unknown:
+            raise ValueError(f"threshold given for unknown label(s): {sorted(unknown)}")
+        return {
+            label: _check_threshold(value, label)
+            for label, value in threshold.items()
+            if not (isinstance(value, str) and value == "auto")
+        }
+    value = _check_threshold(threshold, None)
+    return dict.fromkeys(labels, value)
 
 
 def build_classifier(

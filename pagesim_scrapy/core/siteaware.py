@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from itertools import combinations, pairwise
 from typing import Any
 
-from pagesim_scrapy.core.classify import Verdict, _check_threshold
+from pagesim_scrapy.core.classify import Verdict, given_thresholds
 from pagesim_scrapy.core.site import (
     Features,
     SiteModel,
@@ -131,25 +131,8 @@ class SiteAwareClassifier:
             self._templates[label] = [structural_features(s) for s in summaries]
         if not self._templates:
             raise ValueError("no templates given")
-        self._given: dict[str, float] = {}
-        self._set_given_thresholds(threshold)
+        self._given = given_thresholds(threshold, self._templates)
         self._sites: OrderedDict[str | None, _Site] = OrderedDict()
-
-    def _set_given_thresholds(self, threshold: float | str | Mapping[str, float]) -> None:
-        if isinstance(threshold, str):
-            if threshold != "auto":
-                raise ValueError(f"threshold must be a number, a dict or 'auto', not {threshold!r}")
-            return
-        if isinstance(threshold, Mapping):
-            unknown = set(threshold) - set(self._templates)
-            if unknown:
-                raise ValueError(f"threshold given for unknown label(s): {sorted(unknown)}")
-            for label, value in threshold.items():
-                if not (isinstance(value, str) and value == "auto"):
-                    self._given[label] = _check_threshold(value, label)
-            return
-        value = _check_threshold(threshold, None)
-        self._given = dict.fromkeys(self._templates, value)
 
     @property
     def labels(self) -> list[str]:

@@ -1,0 +1,556 @@
+"""Page-type decisions on real multi-type sites, through real Scrapy crawls.
+
+    python benchmarks/site_crawl.py [--sites a,b] [--seed N] [--method NAME]
+
+The same protocols as ``benchmarks/site_accuracy.py``, but every decision is made by the
+add-on (``ADDONS = {"pagesim_scrapy.Addon": 0}``) in a real crawl, not by calling the core:
+the pages of ../shared/data/site_page_types (five real sites, 976 labelled pages) are served
+over HTTP on 127.0.0.1 (an ephemeral port, a server thread in this process; ``text/html``, an
+allow-all ``/robots.txt``), the templates are given to ``PAGESIM_TEMPLATES`` as http URLs on
+that server (downloaded through the crawl), and a spider requests the test pages, in a shuffled
+order kept by the scheduler (priority decreasing with position), with Scrapy's default
+concurrency, ``PAGESIM_ACTION = "tag"`` and the default method (``--method`` sets
+``PAGESIM_METHOD``). Its callback yields the verdict of each page (``response.meta["pagesim"]``:
+url, label, score, scores) to a JSON-lines feed, read back here. The wiki's <body> class names
+the page type (``ns-10``, ``mw-special-…``), so it is removed from the wiki's pages before they
+are served.
+
+Protocols, printed per site and pooled (over all sites, and over the sites whose labelled
+types each have their own template):
+
+* one-class: for every type with >= 5 pages, its first 2 pages (by path) are the templates
+  (``PAGESIM_TARGETS = [type]``) and every other page of the site is requested; one crawl per
+  type, each with a fresh classifier, in site_accuracy's online order
+  (``random.Random(f"{seed}:{label}")``). P/R/F1 of "label == the type", and the error rate
+  on the first 10 pages classified (feed order).
+* multi-type: one crawl per site; the first page of every type with >= 3 pages is its
+  template; the other pages of those types are requested in a shuffled order
+  (``random.Random(seed)``). Accuracy: the page's label is its type ("accepted"); beside it,
+  the label with the highest score is its type ("nearest"). site_accuracy decides this
+  protocol in one batch; here it is online, as a crawl decides.
+
+The crawls of one site run one after the other in a subprocess (``AsyncCrawlerRunner``, a new
+crawler, so new pagesim components, per crawl). Pages that are not classified (download
+errors, non-HTML, no item) count as "no label" and are reported, with the crawls' warnings.
+
+With concurrent downloads, pages are classified a few places away from the requested order
+(printed), and the order varies from run to run: so do the figures, slightly (the site-aware
+method learns from the pages in the order it meets them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+from _data import shared
+from site_accuracy import SHARED_TEMPLATE_SITES, Counts
+
+#: The wiki's <body> class names the page type: removed (first occurrence) before serving.
+HIDE_BODY_CLASS_SITES = ("awesomewm_wiki",)
+_BODY_CLASS = re.compile(rb"(<body\b[^>]*?)\sclass=(\"[^\"]*\"|'[^']*')", re.IGNORECASE)
+ROBOTS_TXT = b"User-agent: *\nDisallow:\n"
+#: The early error rate covers this many pages, the first classified in each one-class crawl.
+EARLY = 10
+#: Stats of each crawl worth reporting when something went wrong.
+_STAT_PREFIXES = (
+    "finish_reason",
+    "item_scraped_count",
+    "response_received_count",
+    "downloader/response_status_count/",
+    "downloader/exception_type_count/",
+    "pagesim/response_count",
+    "pagesim/skipped/",
+    "log_count/ERROR",
+    "log_count/WARNING",
+    "spider_exceptions/",
+)
+
+
+@dataclass
+class Page:
+    path: str
+    label: str
+
+
+@dataclass
+class Crawl:
+    """One crawl: its templates and target labels, the paths requested, in order."""
+
+    name: str
+    templates: dict[str, list[str]]
+    targets: list[str]
+    paths: list[str]
+
+
+@dataclass
+class Outcome:
+    """What one crawl classified: a verdict per path, in the order of the feed, and stats."""
+
+    verdicts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def by_path(self) -> dict[str, dict[str, Any]]:
+        return dict(self.verdicts)
+
+
+def load_site(folder: Path) -> list[Page]:
+    with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
+        pages = [Page(row["path"], row["page_type"]) for row in csv.DictReader(handle)]
+    pages.sort(key=lambda page: page.path)
+    return pages
+
+
+def site_bodies(folder: Path, pages: list[Page]) -> dict[str, bytes]:
+    bodies = {}
+    for page in pages:
+        data = (folder / page.path).read_bytes()
+        if folder.name in HIDE_BODY_CLASS_SITES:
+            data = _BODY_CLASS.sub(rb"\1", data, count=1)
+        bodies[page.path] = data
+    return bodies
+
+
+# --- the server (a thread of this process) -----------------------------------------------------
+
+
+class SiteServer(ThreadingHTTPServer):
+    daemon_threads = True
+    #: socketserver's default backlog (5) drops connections Scrapy opens at once; each dropped
+    #: SYN delays its page by a second, and takes it far out of the requested order
+    request_queue_size = 128
+
+    def __init__(self, bodies: dict[str, bytes]) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.bodies = bodies
+        self.hits: Counter[str] = Counter()
+        self.misses: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/"
+
+    def url(self, path: str) -> str:
+        return self.base + quote(path, safe="/")
+
+    def count(self, path: str, found: bool) -> None:
+        with self._lock:
+            (self.hits if found else self.misses)[path] += 1
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: SiteServer
+
+    def do_GET(self) -> None:
+        path = unquote(urlsplit(self.path).path).lstrip("/")
+        status, content_type = 200, "text/html"
+        if path == "robots.txt":
+            body, content_type = ROBOTS_TXT, "text/plain"
+        elif path in self.server.bodies:
+            body = self.server.bodies[path]
+            self.server.count(path, True)
+        else:
+            body, status, content_type = b"not found", 404, "text/plain"
+            self.server.count(path, False)
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+# --- the crawl subprocess ----------------------------------------------------------------------
+
+
+def run_crawls(job_file: str) -> None:
+    """Run the crawls of a job file one after the other; print each one's stats as JSON."""
+    from scrapy.utils.reactor import install_reactor
+
+    install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+    import scrapy
+    from scrapy.crawler import AsyncCrawlerRunner
+    from scrapy.utils.defer import deferred_from_coro
+    from scrapy.utils.log import configure_logging
+    from twisted.internet import reactor
+
+    # the runner does not set up logging: warnings and errors go to stderr, without times, so
+    # that the parent can count repeated lines (each crawler re-installs the handler with its
+    # own settings)
+    log_settings = {"LOG_LEVEL": "WARNING", "LOG_FORMAT": "%(levelname)s [%(name)s] %(message)s"}
+    configure_logging(log_settings)
+    job = json.loads(Path(job_file).read_text(encoding="utf-8"))
+
+    class PageTypeSpider(scrapy.Spider):
+        name = "site_crawl"
+
+        def __init__(self, urls: list[str], **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self.urls = urls
+
+        async def start(self):  # type: ignore[override]
+            # the scheduler pops the highest priority first: the shuffled order is kept
+            for position, url in enumerate(self.urls):
+                yield scrapy.Request(
+                    url, callback=self.parse, priority=len(self.urls) - position, dont_filter=True
+                )
+
+        def parse(self, response):  # type: ignore[override]
+            verdict = response.meta.get("pagesim")
+            if verdict is None:  # not classified (pagesim skipped it): reported as such
+                yield {"url": response.url, "label": None, "score": None, "unclassified": True}
+                return
+            yield {
+                "url": response.url,
+                "label": verdict["label"],
+                "score": verdict["score"],
+                "scores": verdict.get("scores", {}),
+            }
+
+    async def run() -> None:
+        for crawl in job["crawls"]:
+            settings: dict[str, Any] = {
+                "ADDONS": {"pagesim_scrapy.Addon": 0},
+                "PAGESIM_TEMPLATES": crawl["templates"],
+                "PAGESIM_TARGETS": crawl["targets"],
+                "PAGESIM_ACTION": "tag",
+                **log_settings,
+                "TELNETCONSOLE_ENABLED": False,
+                "FEEDS": {Path(crawl["feed"]).as_uri(): {"format": "jsonlines"}},
+            }
+            if job["method"]:
+                settings["PAGESIM_METHOD"] = job["method"]
+            crawler = AsyncCrawlerRunner(settings).create_crawler(PageTypeSpider)
+            await crawler.crawl_async(urls=crawl["urls"])
+            stats = crawler.stats.get_stats()
+            kept = {
+                key: value
+                for key, value in stats.items()
+                if key.startswith(_STAT_PREFIXES) and key != "finish_time"
+            }
+            print(json.dumps({"name": crawl["name"], "stats": kept}), flush=True)
+
+    failure: list[Any] = []
+
+    def done(outcome: Any) -> None:
+        if outcome is not None:
+            failure.append(outcome)
+        reactor.stop()  # type: ignore[attr-defined]
+
+    deferred_from_coro(run()).addBoth(done)
+    reactor.run()  # type: ignore[attr-defined]
+    if failure:
+        sys.exit(f"crawls failed: {failure[0]}")
+
+
+def crawl_site(
+    server: SiteServer, crawls: list[Crawl], method: str | None, tmp: Path
+) -> tuple[dict[str, Outcome], str]:
+    """Run the crawls of one site in a subprocess; their outcomes by name, and its stderr."""
+    job: dict[str, Any] = {"method": method, "crawls": []}
+    for number, crawl in enumerate(crawls):
+        job["crawls"].append(
+            {
+                "name": crawl.name,
+                "templates": {
+                    label: [server.url(path) for path in paths]
+                    for label, paths in crawl.templates.items()
+                },
+                "targets": crawl.targets,
+                "urls": [server.url(path) for path in crawl.paths],
+                "feed": str(tmp / f"feed-{number}.jsonl"),
+            }
+        )
+    job_file = tmp / "job.json"
+    job_file.write_text(json.dumps(job), encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, __file__, "--crawl", str(job_file)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    if out.returncode != 0:
+        sys.exit(f"the crawls failed (exit {out.returncode}):\n{out.stderr[-5000:]}")
+    stats = {}
+    for line in out.stdout.splitlines():
+        if line.startswith("{"):
+            record = json.loads(line)
+            stats[record["name"]] = record["stats"]
+    outcomes = {}
+    for spec in job["crawls"]:
+        outcome = Outcome(stats=stats.get(spec["name"], {}))
+        feed = Path(spec["feed"])
+        if feed.exists():
+            for line in feed.read_text(encoding="utf-8").splitlines():
+                item = json.loads(line)
+                path = unquote(urlsplit(item["url"]).path).lstrip("/")
+                outcome.verdicts.append((path, item))
+        outcomes[spec["name"]] = outcome
+    return outcomes, out.stderr
+
+
+# --- the protocols -----------------------------------------------------------------------------
+
+
+def one_class_crawls(pages: list[Page], seed: int) -> list[Crawl]:
+    """One crawl per type with >= 5 pages, in site_accuracy's online order."""
+    types = Counter(page.label for page in pages)
+    crawls = []
+    for label, count in sorted(types.items()):
+        if count < 5:
+            continue
+        templates = [page for page in pages if page.label == label][:2]
+        tests = [page for page in pages if page not in templates]
+        order = list(range(len(tests)))
+        random.Random(f"{seed}:{label}").shuffle(order)
+        crawls.append(
+            Crawl(
+                f"one-class:{label}",
+                {label: [page.path for page in templates]},
+                [label],
+                [tests[index].path for index in order],
+            )
+        )
+    return crawls
+
+
+def multi_type_crawl(pages: list[Page], seed: int) -> Crawl:
+    types = Counter(page.label for page in pages)
+    firsts: dict[str, Page] = {}
+    for page in pages:
+        if types[page.label] >= 3 and page.label not in firsts:
+            firsts[page.label] = page
+    tests = [p for p in pages if p.label in firsts and p is not firsts[p.label]]
+    random.Random(seed).shuffle(tests)
+    return Crawl(
+        "multi-type",
+        {label: [page.path] for label, page in firsts.items()},
+        [],  # every label is a target
+        [page.path for page in tests],
+    )
+
+
+@dataclass
+class SiteResult:
+    name: str
+    counts: Counts
+    early_errors: int
+    early_total: int
+    multi_accepted: int
+    multi_nearest: int
+    multi_total: int
+    seconds: float
+    problems: list[str]
+    log: Counter[str]
+    #: |position classified - position requested| of every page, over the site's crawls
+    displacements: list[int]
+
+
+def problems_of(crawl: Crawl, outcome: Outcome) -> list[str]:
+    """What went wrong in one crawl, in words (nothing when every page got a verdict)."""
+    problems = []
+    stats = outcome.stats
+    reason = stats.get("finish_reason")
+    if reason != "finished":
+        problems.append(f"finish reason {reason}")
+    got = outcome.by_path()
+    missing = [path for path in crawl.paths if path not in got]
+    if missing:
+        problems.append(f"{len(missing)} of {len(crawl.paths)} pages gave no item: {missing[:3]}")
+    unclassified = sum(1 for _, item in outcome.verdicts if item.get("unclassified"))
+    if unclassified:
+        problems.append(f"{unclassified} pages not classified")
+    requested = set(crawl.paths)
+    strays = [path for path, _ in outcome.verdicts if path not in requested]
+    if strays:
+        problems.append(f"{len(strays)} items for pages not requested: {strays[:3]}")
+    if len(got) < len(outcome.verdicts):
+        problems.append(f"{len(outcome.verdicts) - len(got)} pages classified twice")
+    if problems:
+        interesting = {k: v for k, v in stats.items() if k not in ("finish_reason",)}
+        problems.append(f"stats: {interesting}")
+    return [f"{crawl.name}: {problem}" for problem in problems]
+
+
+def evaluate_site(
+    name: str, folder: Path, seed: int, method: str | None, tmp: Path, verbose: bool
+) -> SiteResult:
+    started = time.perf_counter()
+    pages = load_site(folder)
+    truth = {page.path: page.label for page in pages}
+    server = SiteServer(site_bodies(folder, pages))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    crawls = [*one_class_crawls(pages, seed), multi_type_crawl(pages, seed)]
+    try:
+        outcomes, stderr = crawl_site(server, crawls, method, tmp)
+    finally:
+        server.shutdown()
+        server.server_close()
+    problems: list[str] = []
+    for crawl in crawls:
+        problems.extend(problems_of(crawl, outcomes[crawl.name]))
+    if server.misses:
+        problems.append(f"server: {sum(server.misses.values())} requests for unknown paths")
+    expected = Counter(path for crawl in crawls for path in crawl.paths)
+    for crawl in crawls:
+        expected.update(path for paths in crawl.templates.values() for path in paths)
+    if server.hits != expected:
+        extra = sum((server.hits - expected).values())
+        short = sum((expected - server.hits).values())
+        problems.append(f"server: {extra} requests more and {short} fewer than expected")
+    log = Counter(line[:300] for line in stderr.splitlines() if line.strip())
+
+    displacements = []
+    for crawl in crawls:
+        position = {path: index for index, path in enumerate(crawl.paths)}
+        displacements.extend(
+            abs(position[path] - index)
+            for index, (path, _) in enumerate(outcomes[crawl.name].verdicts)
+            if path in position
+        )
+    counts = Counts()
+    early_errors = early_total = 0
+    for crawl in crawls[:-1]:
+        (label,) = crawl.targets
+        outcome = outcomes[crawl.name]
+        verdicts = outcome.by_path()
+        type_counts = Counts()
+        for path in crawl.paths:  # a page without a verdict counts as "no label"
+            predicted = verdicts.get(path, {}).get("label") == label
+            type_counts.add(truth[path] == label, predicted)
+        counts.merge(type_counts)
+        for path, item in outcome.verdicts[:EARLY]:
+            early_total += 1
+            early_errors += (item.get("label") == label) != (truth[path] == label)
+        if verbose:
+            print(f"    {label:28} {type_counts!s:28} {len(crawl.paths)} pages")
+    multi = crawls[-1]
+    verdicts = outcomes[multi.name].by_path()
+    accepted = nearest = 0
+    for path in multi.paths:
+        item = verdicts.get(path, {})
+        accepted += item.get("label") == truth[path]
+        scores = item.get("scores") or {}
+        nearest += bool(scores) and max(scores, key=scores.__getitem__) == truth[path]
+    return SiteResult(
+        name,
+        counts,
+        early_errors,
+        early_total,
+        accepted,
+        nearest,
+        len(multi.paths),
+        time.perf_counter() - started,
+        problems,
+        log,
+        displacements,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sites", default="", help="comma-separated site folders (default all)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--method", default=None, help="PAGESIM_METHOD (default: pagesim's)")
+    parser.add_argument("--per-type", action="store_true", help="print one-class figures per type")
+    parser.add_argument("--crawl", metavar="JOB", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.crawl:
+        run_crawls(args.crawl)
+        return
+
+    from pagesim_scrapy.settings import PageSimConfig
+
+    root = shared("site_page_types")
+    available = sorted(p.name for p in root.iterdir() if p.is_dir())
+    names = [n for n in args.sites.split(",") if n] or available
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        sys.exit(f"unknown site(s) {unknown}; the sites are {', '.join(available)}")
+    method = args.method or f"{PageSimConfig().method} (the default)"
+    started = time.perf_counter()
+    results: list[SiteResult] = []
+    print(f"one-class (2 templates per type with >= 5 pages), a crawl per type, method {method}")
+    print(f"{'site':24} {'crawl (shuffled)':28} {'first 10 err':>12} {'time':>8}")
+    with tempfile.TemporaryDirectory(prefix="site_crawl-") as tmp:
+        for name in names:
+            work = Path(tmp) / name
+            work.mkdir()
+            result = evaluate_site(name, root / name, args.seed, args.method, work, args.per_type)
+            results.append(result)
+            mark = " *" if name in SHARED_TEMPLATE_SITES else ""
+            early = result.early_errors / result.early_total if result.early_total else 0.0
+            print(f"{name + mark:24} {result.counts!s:28} {early:12.3f} {result.seconds:7.1f}s")
+    pooled, distinct = Counts(), Counts()
+    pe = pt = de = dt = 0
+    for result in results:
+        pooled.merge(result.counts)
+        pe += result.early_errors
+        pt += result.early_total
+        if result.name not in SHARED_TEMPLATE_SITES:
+            distinct.merge(result.counts)
+            de += result.early_errors
+            dt += result.early_total
+    if dt:
+        print(f"{'pooled, distinct sites':24} {distinct!s:28} {de / dt:12.3f}")
+    print(f"{'pooled, all sites':24} {pooled!s:28} {pe / pt if pt else 0.0:12.3f}")
+    print("(* several labelled types share one template on this site: reported, not tuned to)")
+
+    print(f"\nmulti-type (first page of each type with >= 3 pages), one crawl per site, {method}")
+    for result in results:
+        total = result.multi_total or 1
+        print(
+            f"{result.name:24} accepted {result.multi_accepted / total:.3f}  "
+            f"nearest {result.multi_nearest / total:.3f}  ({result.multi_total} pages)"
+        )
+    for title, chosen in (
+        ("pooled, distinct sites", [r for r in results if r.name not in SHARED_TEMPLATE_SITES]),
+        ("pooled, all sites", results),
+    ):
+        total = sum(r.multi_total for r in chosen)
+        if total:
+            accepted = sum(r.multi_accepted for r in chosen) / total
+            nearest = sum(r.multi_nearest for r in chosen) / total
+            print(f"{title:24} accepted {accepted:.3f}  nearest {nearest:.3f}")
+
+    problems = [f"{r.name}: {p}" for r in results for p in r.problems]
+    print("\nproblems: " + ("none (every page requested got a verdict)" if not problems else ""))
+    for problem in problems:
+        print("  " + problem)
+    moves = [d for result in results for d in result.displacements]
+    if moves:
+        print(
+            f"classified vs requested order (default concurrency): pages moved "
+            f"{sum(moves) / len(moves):.1f} places on average, at most {max(moves)}"
+        )
+    log: Counter[str] = Counter()
+    for result in results:
+        log.update(result.log)
+    print(f"crawl log (level WARNING), distinct lines: {len(log) or 'none'}")
+    for line, count in log.most_common():
+        print(f"  {count:4d} x {line}")
+    print(f"wall time {time.perf_counter() - started:.1f} s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -17,6 +17,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "compare",
     "classify",
     "evaluate",
+    "explain",
     "cluster",
     "induce",
     "extract",

@@ -125,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
                     score=verdict["score"],
                     scores=verdict["scores"],
                     threshold=verdict["threshold"],
+                    threshold_source=verdict["threshold_source"],
+                    confidence=verdict["confidence"],
                 )
             write_jsonl(stream, record)
     return 0

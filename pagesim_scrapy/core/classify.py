@@ -54,6 +54,8 @@ class Verdict:
     margin: float  # best score minus the runner-up label's score (1.0 with one label)
     runner_up: str | None = None
     threshold: float | None = None  # the threshold the best label had to reach
+    threshold_source: str | None = None  # "given", "prior" or "distribution"
+    confidence: float | None = None  # probability the verdict is right (site method only)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -64,6 +66,8 @@ class Verdict:
             "margin": round(self.margin, 6),
             "runner_up": self.runner_up,
             "threshold": None if self.threshold is None else round(self.threshold, 6),
+            "threshold_source": self.threshold_source,
+            "confidence": None if self.confidence is None else round(self.confidence, 4),
         }
 
 
@@ -261,8 +265,8 @@ class TemplateClassifier:
         best_label, best_score = ranked[0]
         runner_up, second = ranked[1] if len(ranked) > 1 else (None, 0.0)
         margin = best_score - second if len(ranked) > 1 else 1.0
-        threshold = self.threshold(best_label).value
-        label = best_label if best_score >= threshold else None
+        chosen = self.threshold(best_label)
+        label = best_label if best_score >= chosen.value else None
         return Verdict(
             label=label,
             score=best_score,
@@ -270,7 +274,8 @@ class TemplateClassifier:
             method=self.method,
             margin=margin,
             runner_up=runner_up,
-            threshold=threshold,
+            threshold=chosen.value,
+            threshold_source=chosen.source,
         )
 
     def classify(self, page: Any, *, site: str | None = None, learn: bool = True) -> Verdict:

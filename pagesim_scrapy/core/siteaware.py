@@ -49,6 +49,48 @@ SITE_METHOD = "site"
 #: Pages of a site re-scored on every new page until the site has this many.
 EARLY_PAGES = 50
 
+#: Logistic weights of :func:`verdict_confidence`, in the order of :func:`confidence_features`.
+#: Fitted by ``benchmarks/calibrate_confidence.py`` on the 22,884 verdicts of issue 10's
+#: protocols over ../shared/data/site_page_types; fitted on four sites, the fifth's verdicts at
+#: 0.9-0.95 were right 94 % of the time (the script prints the whole reliability table).
+CONFIDENCE_WEIGHTS = (1.105, -1.665, 1.288, -7.651, 7.204, -2.486, 0.554)
+
+
+def confidence_features(
+    score: float,
+    threshold: float,
+    *,
+    accepted: bool,
+    margin: float,
+    labels: int,
+    early: bool,
+) -> tuple[float, ...]:
+    """What the confidence of a verdict is computed from.
+
+    The distance of the best score from its threshold, relative to the threshold (a page just
+    over or under the cut is a coin toss, one far from it is not); for an accepted page with
+    several labels, its margin over the runner-up relative to its score; and whether the cut
+    was still the prior (the site had too few pages for its own).
+    """
+    distance = max(-5.0, min(5.0, (score - threshold) / max(threshold, 0.05)))
+    several = labels > 1
+    relative_margin = margin / max(score, 1e-6) if several else 0.0
+    return (
+        float(accepted),
+        float(not accepted),
+        distance if accepted else 0.0,
+        0.0 if accepted else distance,
+        relative_margin if accepted else 0.0,
+        float(accepted and several),
+        float(early and not several),
+    )
+
+
+def verdict_confidence(features: tuple[float, ...]) -> float:
+    """Probability that a verdict is right, from :func:`confidence_features` (logistic)."""
+    z = math.fsum(w * x for w, x in zip(CONFIDENCE_WEIGHTS, features, strict=True))
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
 
 def widest_gap_cut(scores: list[float], floor: float, ceiling: float = 1.0) -> float | None:
     """Midpoint of the widest gap between consecutive sorted scores in [floor, ceiling]."""
@@ -155,6 +197,10 @@ class SiteAwareClassifier:
         if len(self._sites) > self.max_sites:
             self._sites.popitem(last=False)
         return state
+
+    def template_features(self, label: str) -> list[Features]:
+        """The structural features of ``label``'s templates (for explanations)."""
+        return list(self._templates[label])
 
     def site_model(self, site: str | None = None) -> SiteModel:
         with self._lock:
@@ -278,15 +324,26 @@ class SiteAwareClassifier:
         best_label, best_score = ranked[0]
         runner_up, second = ranked[1] if len(ranked) > 1 else (None, 0.0)
         margin = best_score - second if len(ranked) > 1 else 1.0
-        threshold, _ = self.threshold_info(best_label, site)
+        threshold, source = self.threshold_info(best_label, site)
+        accepted = best_score >= threshold
+        features = confidence_features(
+            best_score,
+            threshold,
+            accepted=accepted,
+            margin=margin,
+            labels=len(ranked),
+            early=source == "prior",
+        )
         return Verdict(
-            label=best_label if best_score >= threshold else None,
+            label=best_label if accepted else None,
             score=best_score,
             scores=dict(scores),
             method=SITE_METHOD,
             margin=margin,
             runner_up=runner_up,
             threshold=threshold,
+            threshold_source=source,
+            confidence=verdict_confidence(features),
         )
 
     def classify(self, page: Any, *, site: str | None = None, learn: bool = True) -> Verdict:
@@ -329,6 +386,7 @@ class SiteAwareClassifier:
                     "threshold_source": source,
                     "within": None if info.within is None else round(info.within, 4),
                     "background": None if info.cross is None else round(info.cross, 4),
+                    "pages_nearest": len(info.observed),
                 }
             out["site"] = {"name": site, **state.model.describe()}
         return out

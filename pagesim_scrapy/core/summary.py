@@ -26,6 +26,7 @@ import importlib
 import re
 import threading
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -228,17 +229,27 @@ class _LabelCache:
             rpsa = code_char("\x1f".join(parts))
         else:
             rpsa = rsn
-        if attrs:
-            parts = [tag]
-            for name in sorted(attrs):
-                value = attrs[name]
-                if options.normalise_volatile:
-                    value = normalised(value) if name in STRUCTURAL_ATTRIBUTES else ""
-                parts.append(f"{name}={value}")
-            csr = code_char("\x1f".join(parts))
-        else:
-            csr = rsn
+        csr = code_char(csr_label(tag, attrs, options, normalised)) if attrs else rsn
         return rsn + rpsa + csr
+
+
+def csr_label(
+    tag: str,
+    attrs: dict[str, str],
+    options: SummaryOptions,
+    normalised: Callable[[str], str] | None = None,
+) -> str:
+    """The text a node's csr code is the hash of: its tag and its attributes (lower-cased
+    names), with structural values normalised and the others blanked when
+    ``normalise_volatile`` is on. ``normalised`` is a memoised :func:`normalise_value`."""
+    fold = normalised or (lambda value: normalise_value(" ".join(value.split())))
+    parts = [tag]
+    for name in sorted(attrs):
+        value = attrs[name]
+        if options.normalise_volatile:
+            value = fold(value) if name in STRUCTURAL_ATTRIBUTES else ""
+        parts.append(f"{name}={value}")
+    return "\x1f".join(parts)
 
 
 _caches: dict[SummaryOptions, _LabelCache] = {}

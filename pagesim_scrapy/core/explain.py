@@ -1,0 +1,247 @@
+"""Why a page got its verdict: scores, thresholds and the structure behind them.
+
+The site-aware score of a page against a label is a weighted Jaccard over parent -> child pairs
+of node labels, weighted by how rare each pair is on the site (:mod:`pagesim_scrapy.core.site`).
+An explanation therefore lists, for the label the page came nearest to, the pairs that weigh on
+the site and that the page shares with the label's nearest template (what makes it that type),
+the ones the template has and the page lacks, and the ones only the page has. Pairs on at least
+half of the site's pages are its chrome: they are counted, not listed, since they weigh next to
+nothing. Pairs are listed by weight times the number of the site's pages carrying them, so the
+structure a group of pages shares comes before one-off rarities.
+
+Node labels are hashes; :func:`readable_codes` turns them back into ``div.price#main[itemprop=x]``
+by walking the page and the templates again.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pagesim_scrapy.core.classify import Verdict
+from pagesim_scrapy.core.site import Features, structural_features
+from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+from pagesim_scrapy.core.summary import (
+    PageSummary,
+    SummaryOptions,
+    code_char,
+    csr_label,
+)
+
+#: Pairs found on at least this share of the site's pages are reported as the site's chrome.
+CHROME_SHARE = 0.5
+
+
+def _readable(label: str) -> str:
+    """``div\\x1fclass=a b\\x1fid=x\\x1fhref=`` -> ``div.a.b#x[href]``."""
+    tag, *parts = label.split("\x1f")
+    text = tag
+    rest = []
+    for part in parts:
+        name, _, value = part.partition("=")
+        if name == "class" and value:
+            text += "".join(f".{token}" for token in value.split())
+        elif name == "id" and value:
+            text += f"#{value}"
+        else:
+            rest.append(f"[{name}={value}]" if value else f"[{name}]")
+    return text + "".join(rest)
+
+
+def readable_codes(roots: Iterable[Any], options: SummaryOptions) -> dict[str, str]:
+    """Node code -> readable node label, for every element of the given lxml trees."""
+    out: dict[str, str] = {}
+    skip = options.skip_tags
+    for root in roots:
+        for element in root.iter():
+            tag = element.tag
+            if not isinstance(tag, str) or tag in skip:
+                continue
+            attrs = {name.lower(): value or "" for name, value in element.items()}
+            label = csr_label(tag, attrs, options) if attrs else tag
+            out.setdefault(code_char(label), _readable(label))
+    return out
+
+
+@dataclass
+class FeatureNote:
+    """One parent -> child pair of node labels and its weight on the site."""
+
+    text: str
+    weight: float
+    pages: int  # pages of the site it is on
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"pair": self.text, "weight": round(self.weight, 4), "site_pages": self.pages}
+
+
+@dataclass
+class LabelNote:
+    """A label's score on the page, its threshold on the site and how that was set."""
+
+    label: str
+    score: float
+    threshold: float
+    source: str
+    how: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "score": round(self.score, 4),
+            "threshold": round(self.threshold, 4),
+            "threshold_source": self.source,
+            "how": self.how,
+        }
+
+
+@dataclass
+class Explanation:
+    verdict: Verdict
+    labels: list[LabelNote]
+    site_pages: int
+    nearest_label: str
+    nearest_template: int  # index among the label's templates
+    page_features: int
+    chrome_features: int
+    matching: list[FeatureNote] = field(default_factory=list)
+    missing: list[FeatureNote] = field(default_factory=list)
+    extra: list[FeatureNote] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.as_dict(),
+            "labels": [note.as_dict() for note in self.labels],
+            "site_pages": self.site_pages,
+            "nearest": {"label": self.nearest_label, "template": self.nearest_template},
+            "page_pairs": self.page_features,
+            "chrome_pairs": self.chrome_features,
+            "matching": [note.as_dict() for note in self.matching],
+            "missing": [note.as_dict() for note in self.missing],
+            "only_on_page": [note.as_dict() for note in self.extra],
+        }
+
+    def render(self) -> str:
+        """The explanation as text for a terminal."""
+        verdict = self.verdict
+        decided = verdict.label if verdict.label is not None else "none of these"
+        confidence = "" if verdict.confidence is None else f" (confidence {verdict.confidence:.2f})"
+        lines = [f"verdict: {decided}{confidence}", ""]
+        width = max(len(note.label) for note in self.labels)
+        lines.append(f"  {'label':{width}}  score  threshold  how the threshold was set")
+        for note in self.labels:
+            lines.append(
+                f"  {note.label:{width}}  {note.score:.3f}  {note.threshold:9.3f}  {note.how}"
+            )
+        lines += [
+            "",
+            f"site: {self.site_pages} pages; {self.chrome_features} of this page's "
+            f"{self.page_features} parent > child pairs are on at least half of them "
+            "(the site's chrome, weighing next to nothing)",
+            f"nearest: template {self.nearest_template + 1} of label {self.nearest_label!r}",
+        ]
+        lines.append("node pairs beyond the chrome (weight, pages of the site with the pair):")
+        for title, notes in (
+            ("shared with the template", self.matching),
+            ("in the template, missing from this page", self.missing),
+            ("on this page only", self.extra),
+        ):
+            lines.append(f"{title}:")
+            if not notes:
+                lines.append("  (none)")
+            lines += [f"  {note.weight:5.2f} {note.pages:6d}  {note.text}" for note in notes]
+        return "\n".join(lines)
+
+
+def _describe_pair(feature: str, names: Mapping[str, str]) -> str:
+    if len(feature) == 1:
+        return f"{names.get(feature, '?')} (start element)"
+    return f"{names.get(feature[0], '?')} > {names.get(feature[1], '?')}"
+
+
+def _how(classifier: SiteAwareClassifier, label: str, info: Mapping[str, Any]) -> str:
+    source = info["threshold_source"]
+    if source == "given":
+        return "given"
+    if source == "distribution":
+        return (
+            f"widest gap among the scores of the site's {info['pages_nearest']} pages nearest "
+            f"this label, above their median"
+        )
+    if info["background"] is not None:
+        return (
+            f"the most its templates score against other labels' templates "
+            f"({info['background']:.3f}): a page no nearer than that is none of these"
+        )
+    within = info["within"]
+    anchor = f"{within:.3f}" if within is not None else "1 (one template)"
+    return (
+        f"prior: {classifier.prior_weight} x its templates' similarity to each other ({anchor}); "
+        f"the site's own cut needs {classifier.min_pages} pages nearest it, "
+        f"{info['pages_nearest']} seen"
+    )
+
+
+def explain_page(
+    classifier: SiteAwareClassifier,
+    page: PageSummary,
+    *,
+    site: str | None = None,
+    names: Mapping[str, str] | None = None,
+    top: int = 10,
+) -> Explanation:
+    """Explain ``page``'s verdict on ``site`` as it stands (the page is not learned again)."""
+    names = names or {}
+    features = structural_features(page)
+    scores = classifier.scores(page, site=site)
+    verdict = classifier.decide(scores, site=site)
+    described = classifier.describe(site)
+    notes = []
+    for label, score in sorted(scores.items(), key=lambda item: -item[1]):
+        info = described["labels"][label]
+        notes.append(
+            LabelNote(
+                label,
+                score,
+                info["threshold"],
+                info["threshold_source"],
+                _how(classifier, label, info),
+            )
+        )
+    model = classifier.site_model(site)
+    nearest_label = max(scores, key=scores.__getitem__)
+    templates = classifier.template_features(nearest_label)
+    weights = model.weights(features.union(*templates))
+    page_total = math.fsum(weights[f] for f in features)
+    template_scores = []
+    for candidate in templates:
+        shared = math.fsum(weights[f] for f in features & candidate)
+        union = page_total + math.fsum(weights[f] for f in candidate) - shared
+        template_scores.append(shared / union if union > 0 else 0.0)
+    index = max(range(len(templates)), key=template_scores.__getitem__)
+    template: Features = templates[index]
+    chrome_df = CHROME_SHARE * model.pages
+    chrome = sum(model.df.get(f, 0) >= chrome_df for f in features)
+
+    def ranked(pairs: Iterable[str]) -> list[FeatureNote]:
+        # Ranked by weight x pages: structure a group of the site's pages share (a page type)
+        # comes before a rare one-off (a random sidebar link), which weighs more on its own.
+        df = model.df.get
+        kept = [f for f in pairs if weights[f] > 0.0 and df(f, 0) < chrome_df]
+        kept.sort(key=lambda f: (-weights[f] * df(f, 0), _describe_pair(f, names)))
+        return [FeatureNote(_describe_pair(f, names), weights[f], df(f, 0)) for f in kept[:top]]
+
+    return Explanation(
+        verdict=verdict,
+        labels=notes,
+        site_pages=model.pages,
+        nearest_label=nearest_label,
+        nearest_template=index,
+        page_features=len(features),
+        chrome_features=chrome,
+        matching=ranked(features & template),
+        missing=ranked(template - features),
+        extra=ranked(features - template),
+    )

@@ -101,14 +101,21 @@ def test_cluster_command_outputs(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("algorithm", ["agglomerative", "snn", "online"])
-def test_cluster_command_algorithms(algorithm: str) -> None:
+@pytest.mark.parametrize(
+    "method", [["--method", "site"], ["--method", "lcs", "--max-nodes", "none"]]
+)
+def test_cluster_command_algorithms(algorithm: str, method: list[str]) -> None:
     result = run_cli(
-        "cluster", str(STACKOVERFLOW), "--algorithm", algorithm, "--method", "lcs", "--no-progress"
+        "cluster", str(STACKOVERFLOW), "--algorithm", algorithm, *method, "--no-progress"
     )
     assert result.returncode == 0, result.stderr
-    clusters = {json.loads(line)["cluster"] for line in result.stdout.splitlines()}
-    assert len(clusters) == 5
-    assert f"({algorithm}, lcs;" in result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    by_cluster: dict[str, set[str]] = {}
+    for row in rows:
+        by_cluster.setdefault(row["cluster"], set()).add(Path(row["path"]).parent.name)
+    # one cluster per page type, each holding one type's pages
+    assert len(by_cluster) == 5 and all(len(types) == 1 for types in by_cluster.values())
+    assert f"({algorithm}, {method[1]};" in result.stderr
 
 
 def test_templates_snippet(tmp_path: Path) -> None:
@@ -149,8 +156,10 @@ def test_cluster_command_bad_input(tmp_path: Path) -> None:
     empty_dir.mkdir()
     no_pages = run_cli("cluster", str(empty_dir))
     assert no_pages.returncode == 2 and "no pages" in no_pages.stderr
-    bad_param = run_cli("cluster", str(folder), "-p", "kappa=2")
+    bad_param = run_cli("cluster", str(folder), "-m", "lcs", "-p", "kappa=2")
     assert bad_param.returncode == 2 and "kappa" in bad_param.stderr
+    site_param = run_cli("cluster", str(folder), "-p", "kappa=2")
+    assert site_param.returncode == 2 and "site" in site_param.stderr
     bad_threshold = run_cli("cluster", str(folder), "--t-n", "1.5")
     assert bad_threshold.returncode == 2 and "--t-n" in bad_threshold.stderr
     bad_verdicts = tmp_path / "v.jsonl"

@@ -140,3 +140,15 @@ def test_classify_command_treats_the_folder_as_the_site(stackoverflow, tmp_path)
     truth = ["/question/" in row["path"] for row in rows]
     assert _f1(truth, [row["label"] == "question" for row in rows]) >= 0.95
     assert all(row["threshold"] is not None for row in rows)
+
+
+@pytest.mark.parametrize("site", ["android_stackexchange", "cc_opensource_blog"])
+def test_clustering_a_real_site_groups_by_type_not_by_chrome(site: str):
+    from pagesim_scrapy.core.cluster import adjusted_rand_index, cluster_pages
+
+    pages = _site(site)
+    truth = [label for label, _ in pages]
+    summaries = [summary for _, summary in pages]
+    by_site = adjusted_rand_index(truth, cluster_pages(summaries, method="site").labels())
+    whole_page = adjusted_rand_index(truth, cluster_pages(summaries, method="combined").labels())
+    assert by_site >= 0.9 and by_site > whole_page + 0.3

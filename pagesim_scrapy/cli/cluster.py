@@ -24,11 +24,15 @@ from pagesim_scrapy.cli._common import (
     page_paths,
     write_jsonl,
 )
-from pagesim_scrapy.cli._method import add_method_arguments, method_params
+from pagesim_scrapy.cli._method import (
+    SITE_METHOD,
+    add_method_arguments,
+    method_params,
+    summary_options,
+)
 from pagesim_scrapy.core.cluster import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
-    DEFAULT_METHOD,
     METHOD_THRESHOLDS,
     Clustering,
     ClusterOptions,
@@ -75,7 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         'object per page: {"path", "cluster"}.',
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="pages or folders of pages")
-    add_method_arguments(parser, default=DEFAULT_METHOD)
+    add_method_arguments(parser, default=SITE_METHOD, site=True)
     parser.add_argument(
         "-a",
         "--algorithm",
@@ -205,10 +209,12 @@ def run(args: argparse.Namespace) -> int:
     errors: dict[int, str] = {}  # path index -> why it was left out
     clustered: list[int] = []  # path index of every clustered page, in order
 
+    summary_opts = summary_options(args)
+
     def summaries() -> Iterator[PageSummary]:
         for index, path in enumerate(paths):
             try:
-                summary = summarize(path)
+                summary = summarize(path, summary_opts)
             except (PageReadError, PageParseError) as exc:
                 logger.warning("skipping %s: %s", path, exc)
                 errors[index] = str(exc)

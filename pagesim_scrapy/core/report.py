@@ -559,7 +559,9 @@ def clustering_report(
         raise ValueError("truth must hold one label per clustered page")
     options = clustering.options
     if similarity is None:
-        similarity = measure_function(options.method, options.method_params)
+        similarity = clustering.similarity or measure_function(
+            options.method, options.method_params
+        )
     clusters = clustering.clusters
     n_pages = len(clustering.assignments)
     stats: list[tuple[str, object]] = [

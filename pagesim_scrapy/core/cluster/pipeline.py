@@ -35,6 +35,7 @@ from pagesim_scrapy.core.cluster.persist import (
 from pagesim_scrapy.core.cluster.sketch import Sketcher
 from pagesim_scrapy.core.cluster.snn import shared_nearest_neighbours
 from pagesim_scrapy.core.similarity import get_measure
+from pagesim_scrapy.core.site import Features, SiteModel, site_similarity, structural_features
 from pagesim_scrapy.core.summary import DEFAULT_OPTIONS, PageSummary
 
 logger = logging.getLogger(__name__)
@@ -52,10 +53,18 @@ DEFAULT_ALGORITHM = "snn"
 #: Thresholds per similarity measure: every measure has its own scale (two unrelated pages score
 #: ~0.15 under lcs but ~0.6 under layers), so one set of numbers cannot serve all of them.
 #: Measured on ../shared/data (stackoverflow_page_types, recipe_scrapers_testdata).
+#: ``site`` is the site-weighted similarity of issue 10 (:mod:`pagesim_scrapy.core.site`): the
+#: pages given are the site, so its chrome weighs nothing. Its near-neighbour threshold was the
+#: choice of four of five leave-one-site-out folds on ../shared/data/site_page_types
+#: (``python benchmarks/bench_cluster.py --sites``).
 METHOD_THRESHOLDS: dict[str, dict[str, float]] = {
     "combined": {"q_a": 0.6, "q_c": 0.55, "t_n": 0.65, "online": 0.6, "condense": 0.9},
     "lcs": {"q_a": 0.5, "q_c": 0.4, "t_n": 0.45, "online": 0.45, "condense": 0.9},
+    "site": {"q_a": 0.4, "q_c": 0.2, "t_n": 0.35, "online": 0.35, "condense": 0.95},
 }
+
+#: The site-weighted similarity, which needs all the pages first (their document frequencies).
+SITE_METHOD = "site"
 
 #: For a measure not in METHOD_THRESHOLDS: thresholds placed between the similarity of unrelated
 #: pages under the measure (classify.BACKGROUND_SIMILARITY) and 1.0.
@@ -99,7 +108,11 @@ class ClusterOptions:
             raise ValueError(
                 f"unknown algorithm {self.algorithm!r}; choose from {', '.join(ALGORITHMS)}"
             )
-        get_measure(self.method).check_params(self.method_params)
+        if self.method == SITE_METHOD:
+            if self.method_params:
+                raise ValueError("method 'site' takes no parameters")
+        else:
+            get_measure(self.method).check_params(self.method_params)
         for name in ("q_a", "q_c", "t_n", "threshold", "condense", "k_p"):
             value = getattr(self, name)
             if value is not None and not 0.0 <= value <= 1.0:
@@ -137,6 +150,8 @@ class ClusterOptions:
 
 def measure_function(method: str, params: Mapping[str, Any] | None = None) -> SimilarityFunc:
     """A two-argument similarity with the parameters checked once (the fast path)."""
+    if method == SITE_METHOD:
+        raise ValueError("method 'site' compares pages of one batch: use cluster_pages")
     measure = get_measure(method)
     full = measure.check_params(dict(params or {}))
     return functools.partial(measure.func, **full)
@@ -172,6 +187,7 @@ class Clustering:
     graph: ItemGraph  # similarities among leaders (edges only where compared)
     options: ClusterOptions
     stats: dict[str, Any]
+    similarity: SimilarityFunc | None = None  # the measure the pages were compared with
 
     def labels(self) -> list[str]:
         """The cluster label of every page, in input order."""
@@ -225,8 +241,14 @@ class Clustering:
             if self.options.algorithm == "online"
             else method_thresholds(self.options.method)["online"]
         )
+        method = self.options.method
+        if method == SITE_METHOD:
+            # Crawl-time discovery compares pages one by one with a pairwise measure: it
+            # continues these clusters under the default one.
+            method = DEFAULT_METHOD
+            online = method_thresholds(method)["online"]
         return {
-            "method": self.options.method,
+            "method": method,
             "method_params": dict(self.options.method_params),
             "threshold": online,
             "clustering": self.options.describe(),
@@ -288,7 +310,10 @@ def cluster_pages(
     elif kwargs:
         raise TypeError("give either options or keyword arguments, not both")
     thresholds = options.resolved()
-    similarity = measure_function(options.method, options.method_params)
+    if options.method == SITE_METHOD:
+        pages, similarity = _site_similarity(pages)
+    else:
+        similarity = measure_function(options.method, options.method_params)
     sketcher = Sketcher(options.num_perm, 1, options.shingle_size, options.shingle_relation)
     online = options.algorithm == "online"
     condenser = LeaderClustering(
@@ -354,7 +379,28 @@ def cluster_pages(
         "seconds_cluster": round(clustered - compared, 3),
     }
     logger.debug("clustering stats: %s", stats)
-    return Clustering(assignments, scores, sources, clusters, infos, graph, options, stats)
+    return Clustering(
+        assignments, scores, sources, clusters, infos, graph, options, stats, similarity
+    )
+
+
+def _site_similarity(
+    pages: Iterable[PageSummary],
+) -> tuple[list[PageSummary], SimilarityFunc]:
+    """The pages given as one site: their feature document frequencies, then the
+    site-weighted similarity of two of them (features kept per page, not summaries)."""
+    pages = list(pages)
+    model = SiteModel(max_features=10_000_000, keep_pages=0)
+    features: dict[int, Features] = {}
+    for page in pages:
+        page_features = structural_features(page)
+        features[id(page)] = page_features
+        model.add(page_features, keep=False)
+
+    def similarity(a: PageSummary, b: PageSummary) -> float:
+        return site_similarity(features[id(a)], features[id(b)], model)
+
+    return pages, similarity
 
 
 def _build_clusters(

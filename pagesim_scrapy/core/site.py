@@ -88,9 +88,15 @@ class SiteModel:
                 del self.df[feature]
 
     def table(self) -> list[float]:
-        """Weight by document frequency at the current page count (cached until it changes)."""
+        """Weight by document frequency at the current page count.
+
+        Rebuilt on every page of a small site, then whenever the site has grown by 1 % (every
+        weight moves by at most log(1.01) meanwhile): rebuilding costs one entry per page of
+        the site, which on every page would make a long crawl quadratic.
+        """
         pages = self.pages
-        if pages != self._table_pages:
+        built = self._table_pages
+        if pages != built and (pages < 100 or pages >= built * 1.01):
             self._table = [_weight(df, pages) for df in range(pages + 1)]
             self._table_pages = pages
         return self._table

@@ -49,6 +49,9 @@ SITE_METHOD = "site"
 #: Pages of a site re-scored on every new page until the site has this many.
 EARLY_PAGES = 50
 
+#: Past EARLY_PAGES, the kept pages are re-scored whenever the site has grown by this factor.
+REFRESH_GROWTH = 1.25
+
 #: Logistic weights of :func:`verdict_confidence`, in the order of :func:`confidence_features`.
 #: Fitted by ``benchmarks/calibrate_confidence.py`` on the 22,884 verdicts of issue 10's
 #: protocols over ../shared/data/site_page_types; fitted on four sites, the fifth's verdicts at
@@ -208,7 +211,12 @@ class SiteAwareClassifier:
 
     def _template_totals(self, state: _Site) -> dict[str, list[tuple[Features, float]]]:
         model = state.model
-        if state.totals_at != model.pages:
+        # The templates' weighted totals move by at most log(1.01) per feature while the site
+        # grows by 1 %: recomputed then (and on every early page), not on every page.
+        count = model.pages
+        if count != state.totals_at and (
+            count < EARLY_PAGES or count >= state.totals_at * 1.01 or state.totals_at < 0
+        ):
             table = model.table()
             top = len(table) - 1
             get = model.df.get
@@ -218,7 +226,7 @@ class SiteAwareClassifier:
                 ]
                 for label, pages in self._templates.items()
             }
-            state.totals_at = model.pages
+            state.totals_at = count
         return state.template_totals
 
     def _scores_of(self, features: Features, state: _Site) -> dict[str, float]:
@@ -233,28 +241,31 @@ class SiteAwareClassifier:
                 result[label] = math.fsum(values) / len(values)
         return result
 
-    def _pair(self, a: Features, b: Features, state: _Site) -> float:
-        weights = state.model.weights(a | b)
-        return weighted_jaccard(
-            {f: weights[f] for f in a},
-            math.fsum(weights[f] for f in a),
-            b,
-            math.fsum(weights[f] for f in b),
-        )
+    def _template_pairs(self, state: _Site) -> dict[tuple[int, int], float]:
+        """Site-weighted similarity of every two templates (all labels), each pair once."""
+        flat = [page for pages in self._templates.values() for page in pages]
+        weights = state.model.weights(frozenset().union(*flat))
+        totals = [math.fsum(weights[f] for f in page) for page in flat]
+        return {
+            (i, j): weighted_jaccard(
+                {f: weights[f] for f in flat[i]}, totals[i], flat[j], totals[j]
+            )
+            for i, j in combinations(range(len(flat)), 2)
+        }
 
     def _refresh(self, state: _Site) -> None:
         """Re-estimate every label's anchors and cut from the site's kept pages."""
         labels = state.labels
-        for label, pages in self._templates.items():
+        pairs = self._template_pairs(state)
+        owner: list[str] = [label for label, pages in self._templates.items() for _ in pages]
+        for label in self._templates:
             info = labels[label]
-            pairs = [self._pair(a, b, state) for a, b in combinations(pages, 2)]
-            info.within = min(pairs) if pairs else None
+            within = [v for (i, j), v in pairs.items() if owner[i] == owner[j] == label]
+            info.within = min(within) if within else None
             cross = [
-                self._pair(mine, theirs, state)
-                for other, theirs_pages in self._templates.items()
-                if other != label
-                for mine in pages
-                for theirs in theirs_pages
+                v
+                for (i, j), v in pairs.items()
+                if owner[i] != owner[j] and label in (owner[i], owner[j])
             ]
             info.cross = max(cross) if cross else None
             if info.cross is not None:
@@ -283,7 +294,11 @@ class SiteAwareClassifier:
 
     def _maybe_refresh(self, state: _Site) -> None:
         pages = state.model.pages
-        if pages < EARLY_PAGES or pages >= state.refreshed_at * 1.1 or state.refreshed_at < 0:
+        if (
+            pages < EARLY_PAGES
+            or pages >= state.refreshed_at * REFRESH_GROWTH
+            or state.refreshed_at < 0
+        ):
             self._refresh(state)
 
     # -- the classifier interface ----------------------------------------------------------

@@ -103,29 +103,44 @@ def check_wrapper_file(directory: Path, content: bytes) -> str:
     return "loaded"
 
 
-DISCOVERY_ARGUMENTS: dict[str, Any] = {"method": "combined", "threshold": None}
+def check_discovery_file(directory: Path, content: bytes, reason: str = "") -> str:
+    """Write ``content`` as the discovery file and load it with the downloader middleware's own
+    loader (built by Scrapy's crawler utilities): it loads into a usable discovery, or it is
+    moved aside with one ERROR naming it and ``pagesim/state/corrupt``."""
+    from scrapy.utils.test import get_crawler
 
-
-def check_discovery_file(directory: Path, content: bytes) -> str:
-    """Write ``content`` as the discovery file and load it the way the middleware does."""
-    from pagesim_scrapy.core.cluster import OnlineDiscovery
-    from pagesim_scrapy.core.statefile import CorruptStateError, read_state
     from pagesim_scrapy.core.summary import summarize
+    from pagesim_scrapy.middlewares import PageSimDownloaderMiddleware
 
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / "discovery.json"
     path.write_bytes(content)
+    crawler = get_crawler(settings_dict={"PAGESIM_DISCOVERY_ENABLED": True})
+    crawler.stats.open_spider()
+    middleware = PageSimDownloaderMiddleware.from_crawler(crawler)
+    arguments = {"method": "combined", "threshold": None, "options": middleware.options}
+    logger = logging.getLogger("pagesim_scrapy.middlewares")
+    errors: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.ERROR:
+                errors.append(record.getMessage())
+
+    handler = Collect()
+    logger.addHandler(handler)
     try:
-        discovery = read_state(
-            path,
-            lambda text: OnlineDiscovery.from_json(text, name=str(path), **DISCOVERY_ARGUMENTS),
-        )
-    except CorruptStateError as exc:
-        assert exc.moved_to == path.with_name("discovery.json.corrupt")
-        assert not path.exists() and exc.moved_to.read_bytes() == content
+        discovery = middleware._load_discovery(path, arguments)
+    finally:
+        logger.removeHandler(handler)
+    if discovery is None:
+        moved = path.with_name("discovery.json.corrupt")
+        assert not path.exists() and moved.read_bytes() == content
+        assert crawler.stats.get_value("pagesim/state/corrupt") == 1
+        assert len(errors) == 1 and str(path) in errors[0] and reason in errors[0], errors
         return "corrupt"
-    assert discovery is not None
-    discovery.assign(summarize(recipe_pages(1)[0]))  # usable
+    assert not errors and crawler.stats.get_value("pagesim/state/corrupt") is None
+    discovery.assign(summarize(recipe_pages(1)[0], middleware.options))  # usable
     discovery.save(path)
     return "loaded"
 
@@ -166,24 +181,25 @@ def test_hostile_wrapper_files_are_moved_aside(name: str, tmp_path: Path):
     assert check_wrapper_file(tmp_path / "w", WRAPPER_REPRODUCERS[name]) == "corrupt"
 
 
-DISCOVERY_REPRODUCERS: dict[str, Any] = {
-    "max_depth -1": lambda d: d["summary_options"].update(max_depth=-1),
-    "max_nodes 0": lambda d: d["summary_options"].update(max_nodes=0),
-    "skip_tags a number": lambda d: d["summary_options"].update(skip_tags=5),
-    "options a list": lambda d: d.update(summary_options=[1]),
-    "threshold a string": lambda d: d["settings"].update(threshold="x"),
-    "max_clusters 0": lambda d: d["settings"].update(max_clusters=0),
-    "clusters an object": lambda d: d.update(clusters={"a": 1}),
-    "version 0": lambda d: d.update(version=0),
+DISCOVERY_REPRODUCERS: dict[str, tuple[Any, str]] = {
+    "max_depth -1": (lambda d: d["summary_options"].update(max_depth=-1), "max_depth"),
+    "max_nodes 0": (lambda d: d["summary_options"].update(max_nodes=0), "max_nodes"),
+    "skip_tags a number": (lambda d: d["summary_options"].update(skip_tags=5), "skip_tags"),
+    "options a list": (lambda d: d.update(summary_options=[1]), "summary options"),
+    "threshold a string": (lambda d: d["settings"].update(threshold="x"), "threshold"),
+    "max_clusters 0": (lambda d: d["settings"].update(max_clusters=0), "max_clusters"),
+    "clusters an object": (lambda d: d.update(clusters={"a": 1}), "clusters"),
+    "version 0": (lambda d: d.update(version=0), "version"),
 }
 
 
 @pytest.mark.parametrize("name", list(DISCOVERY_REPRODUCERS))
 def test_hostile_discovery_files_are_moved_aside(name: str, tmp_path: Path):
     document = json.loads(real_discovery_json(tmp_path))
-    DISCOVERY_REPRODUCERS[name](document)
+    mutate, reason = DISCOVERY_REPRODUCERS[name]
+    mutate(document)
     content = json.dumps(document).encode()
-    assert check_discovery_file(tmp_path / "d", content) == "corrupt"
+    assert check_discovery_file(tmp_path / "d", content, reason) == "corrupt"
 
 
 @pytest.mark.parametrize(
@@ -196,7 +212,8 @@ def test_hostile_discovery_files_are_moved_aside(name: str, tmp_path: Path):
     ids=["100k-deep", "100k-deep clusters", "threshold 1e400"],
 )
 def test_deep_and_infinite_discovery_files_are_moved_aside(content: bytes, tmp_path: Path):
-    assert check_discovery_file(tmp_path / "d", content) == "corrupt"
+    reason = "RecursionError" if b"[[[" in content else "out of range"
+    assert check_discovery_file(tmp_path / "d", content, reason) == "corrupt"
 
 
 def test_broken_representatives_are_skipped_not_loaded(tmp_path: Path, caplog):

@@ -597,6 +597,24 @@ def test_observe_resplits_every_fifty_pages_past_the_window():
 
 
 # --------------------------------------------------------------------------------------------
+# 8. parameters checked where they are given
+
+
+@pytest.mark.parametrize("amplification", [0, 0.0, -1.0, float("inf"), float("nan"), "2", True])
+def test_layers_amplification_is_checked_with_a_clear_error(amplification: Any):
+    from pagesim_scrapy.core.classify import TemplateClassifier
+    from pagesim_scrapy.core.similarity import similarity
+
+    a, b = recipe_pages(2)
+    with pytest.raises(ValueError, match="amplification must be a number > 0"):
+        similarity(a, b, method="layers", amplification=amplification)
+    with pytest.raises(ValueError, match="amplification"):  # at construction, not per page
+        params = {"amplification": amplification}
+        TemplateClassifier({"recipe": [a]}, method="layers", params=params)
+    assert 0.0 <= similarity(a, b, method="layers", amplification=0.5) <= 1.0
+
+
+# --------------------------------------------------------------------------------------------
 # the crawl process (this file run as a script)
 
 

@@ -33,10 +33,11 @@ from scrapy.utils.project import data_path
 from twisted.internet.defer import Deferred
 
 from pagesim_scrapy.core.classify import TemplateClassifier, build_classifier
-from pagesim_scrapy.core.cluster import OnlineDiscovery, RepresentativesError
+from pagesim_scrapy.core.cluster import OnlineDiscovery
 from pagesim_scrapy.core.content import ContentScorer
 from pagesim_scrapy.core.guard import check_templates, format_warnings
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+from pagesim_scrapy.core.statefile import CorruptStateError, read_state, remove_stale_temp_files
 from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize_tree
 from pagesim_scrapy.items import PageItem
 from pagesim_scrapy.settings import PageSimConfig, PageSimConfigError
@@ -307,26 +308,50 @@ class PageSimDownloaderMiddleware:
             "max_clusters": config.discovery_max_clusters,
             "options": self.options,
         }
-        discovery: OnlineDiscovery | None = None
-        if path.is_file():
-            try:
-                discovery = OnlineDiscovery.load(path, **arguments)
-            except RepresentativesError as exc:
-                logger.warning(
-                    "pagesim: cannot use the discovered page types in %s (%s); starting afresh, "
-                    "the file is replaced at close",
-                    path,
-                    exc,
-                )
-            else:
-                logger.info(
-                    "pagesim: continuing page-type discovery with %d types from %s",
-                    len(discovery),
-                    path,
-                )
+        discovery: OnlineDiscovery | None = self._load_discovery(path, arguments)
+        if discovery is not None:
+            logger.info(
+                "pagesim: continuing page-type discovery with %d types from %s",
+                len(discovery),
+                path,
+            )
         if discovery is None:
             discovery = OnlineDiscovery(**arguments)
         self.discovery = discovery
+
+    def _load_discovery(self, path: Path, arguments: dict[str, Any]) -> OnlineDiscovery | None:
+        """The saved discovery (None when there is none or it cannot be used: then one ERROR
+        names the file and the reason, a corrupt file is moved aside to ``<name>.corrupt`` and
+        counted in ``pagesim/state/corrupt``). Stale temporary files of interrupted saves are
+        removed first."""
+        removed = remove_stale_temp_files(path.parent, lambda name: name == path.name)
+        if removed:
+            logger.info(
+                "pagesim: removed %d stale temporary discovery file(s) left by an interrupted "
+                "save in %s",
+                len(removed),
+                path.parent,
+            )
+            self.stats.inc_value("pagesim/state/stale_temp_removed", len(removed))
+        try:
+            return read_state(
+                path, lambda text: OnlineDiscovery.from_json(text, name=str(path), **arguments)
+            )
+        except CorruptStateError as exc:
+            logger.error(
+                "pagesim: cannot use the discovered page types, starting afresh (the file is "
+                "written anew at close): %s",
+                exc,
+            )
+            self.stats.inc_value("pagesim/state/corrupt")
+        except OSError as exc:
+            logger.error(
+                "pagesim: cannot read the discovered page types in %s, starting afresh: %s",
+                path,
+                exc,
+            )
+            self.stats.inc_value("pagesim/state/unreadable")
+        return None
 
     def _fail(self, reason: str) -> None:
         self.failed = reason

@@ -295,7 +295,7 @@ def test_an_unreadable_discovery_file_is_replaced(site: Site, tmp_path: Path):
         pages(site, kinds=("jobs", "users"), numbers=(1,)),
     )
     assert result["finish_reason"] == "finished"
-    assert any("cannot use the discovered page types" in m for m in log_messages(result, "WARNING"))
+    assert any("cannot use the discovered page types" in m for m in log_messages(result, "ERROR"))
     clusters = sorted(str(p["pagesim"]["cluster"]) for p in result["seen"])
     assert clusters == ["None", "cluster-1"]  # one type at most: the other page is unassigned
     stats = pagesim_stats(result)

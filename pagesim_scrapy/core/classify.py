@@ -112,6 +112,8 @@ class _LabelState:
     given: float | None = None
     observed: deque[float] = field(default_factory=lambda: deque(maxlen=2000))
     adapted: float | None = None
+    #: scores ever recorded (``observed`` keeps only the latest 2,000)
+    seen: int = 0
 
 
 class TemplateClassifier:
@@ -215,6 +217,7 @@ class TemplateClassifier:
         if state is None or state.given is not None:
             return None
         state.observed.append(scores[label])
+        state.seen += 1
         return state
 
     def observe(self, scores: Mapping[str, float]) -> None:
@@ -223,8 +226,9 @@ class TemplateClassifier:
             state = self._record(scores)
             if state is None:
                 return
-            count = len(state.observed)
-            # re-split now and then, not on every page: cost stays flat in a long crawl
+            # re-split now and then, not on every page: cost stays flat in a long crawl (a count
+            # of all pages, not of the capped window, or past the cap every page would re-split)
+            count = state.seen
             if count >= self.adapt_after and (count < 200 or count % 50 == 0):
                 self._adapt(state)
 

@@ -17,9 +17,14 @@ pass through untouched):
   label that never gets enough pages), and at spider close. No item is lost or dropped.
 * at spider close the wrappers are saved through ``PAGESIM_INDUCTION_STORE`` (default: JSON
   files under the project's data dir, ``.scrapy/pagesim/wrappers/<label>.json``) and the
-  next crawl starts from them.
+  next crawl starts from them. A stored wrapper that cannot be used (corrupt, hostile, another
+  format) is logged once as an ERROR, moved aside to ``<label>.json.corrupt`` and the label
+  is learned afresh (stat ``pagesim/state/corrupt``).
+* one page never costs its item: a page that cannot be parsed, learned or extracted (whatever
+  the exception) leaves its item with an empty record and a ``reason`` in its verdict, a stat
+  and a WARNING; the label's wrapper is not touched by a page that fails to parse.
 
-Stats: ``pagesim/induction/...``.
+Stats: ``pagesim/induction/...``, ``pagesim/state/...``.
 """
 
 from __future__ import annotations
@@ -43,10 +48,15 @@ from twisted.internet.defer import Deferred
 
 from pagesim_scrapy.core.induce import (
     Extraction,
-    PageParseError,
     Wrapper,
     WrapperError,
     parse_html,
+)
+from pagesim_scrapy.core.statefile import (
+    CorruptStateError,
+    describe_error,
+    read_state,
+    remove_stale_temp_files,
 )
 from pagesim_scrapy.items import PageItem
 from pagesim_scrapy.settings import DEFAULTS, INDUCTION_SETTINGS, SETTINGS
@@ -69,6 +79,8 @@ SETTING_DOCS: dict[str, str] = {
 }
 
 STATS_PREFIX = "pagesim/induction"
+#: Stats of the files kept between crawls (shared with the discovery file).
+STATE_STATS_PREFIX = "pagesim/state"
 #: How often held items are checked for time-outs and an idle crawl (seconds).
 WATCH_INTERVAL = 0.25
 #: Consecutive idle checks before held items are released because nothing else will come.
@@ -139,7 +151,12 @@ class InductionConfig:
 
 class WrapperStore(Protocol):
     """Where wrappers live between crawls. A store class is built with
-    ``build_from_crawler`` (so it may define ``from_crawler``)."""
+    ``build_from_crawler`` (so it may define ``from_crawler``).
+
+    ``load`` may raise anything: the pipeline logs it and learns the label afresh (it counts a
+    :class:`~pagesim_scrapy.core.statefile.CorruptStateError` as a corrupt file). A store may
+    also define ``open()``, called when the spider opens, returning the stale temporary files
+    it removed."""
 
     def load(self, label: str) -> Wrapper | None: ...
 
@@ -165,15 +182,29 @@ class JsonFileWrapperStore:
         name = _UNSAFE.sub("_", label).strip("._") or "label"
         return self.directory / f"{name}.json"
 
+    def open(self) -> list[Path]:
+        """Remove the temporary files that a killed crawl's saves left in the folder (see
+        :func:`~pagesim_scrapy.core.statefile.remove_stale_temp_files`); returns them."""
+        return remove_stale_temp_files(self.directory, lambda name: name.endswith(".json"))
+
     def load(self, label: str) -> Wrapper | None:
-        path = self.path_for(label)
-        if not path.exists():
-            return None
-        return Wrapper.load(path)
+        """The stored wrapper of ``label`` (None if there is none). Raises OSError when the
+        file cannot be read, and :class:`~pagesim_scrapy.core.statefile.CorruptStateError`,
+        after moving the file aside to ``<name>.corrupt``, when it cannot be used."""
+        return read_state(self.path_for(label), _wrapper_from_json)
 
     def save(self, label: str, wrapper: Wrapper) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         wrapper.save(self.path_for(label))
+
+
+def _wrapper_from_json(text: str) -> Wrapper:
+    """A stored wrapper, compiled once here so that a file that passes the format checks but
+    cannot be used fails now, at load, and not on every page."""
+    wrapper = Wrapper.from_json(text)
+    if wrapper.tree.root is not None:
+        wrapper.compiled()
+    return wrapper
 
 
 # --- the pipeline --------------------------------------------------------------------------------
@@ -198,6 +229,9 @@ class _Label:
         self.stored_pages = stored_pages
         self.learned = 0  # pages learned in this crawl
         self.lock = threading.Lock()  # learning happens in worker threads
+        #: set when learning raised inside the wrapper: the tree may hold part of that page, so
+        #: the label learns no more and its wrapper is not saved over the stored one
+        self.failed: str | None = None
 
     @property
     def pages(self) -> int:
@@ -241,6 +275,21 @@ class TemplateInductionPipeline:
 
     def open_spider(self) -> None:
         self.stats.set_value(f"{STATS_PREFIX}/enabled", 1)
+        opener = getattr(self.store, "open", None)
+        if callable(opener):
+            try:
+                removed = list(opener() or ())
+            except Exception as exc:  # a custom store's failure must not stop the crawl
+                logger.error("pagesim: the wrapper store failed to open: %s", describe_error(exc))
+                return
+            if removed:
+                logger.info(
+                    "pagesim: removed %d stale temporary wrapper file(s) left by an "
+                    "interrupted save in %s",
+                    len(removed),
+                    removed[0].parent,
+                )
+                self.stats.inc_value(f"{STATE_STATS_PREFIX}/stale_temp_removed", len(removed))
 
     async def process_item(self, item: Any) -> Any:
         if not isinstance(item, PageItem):
@@ -252,8 +301,9 @@ class TemplateInductionPipeline:
             self._finish(item, None, None, "skipped")
             return item
         state = self._label(item.label)
-        if state.pages < self.config.max_pages:
-            outcome = await run_in_thread(self._learn, state, item.html, item.url)
+        failure: str | None = None  # why this page could not be learned
+        if state.pages < self.config.max_pages and state.failed is None:
+            outcome, failure = await run_in_thread(self._learn, state, item.html, item.url)
             if outcome == "learned":
                 self.stats.inc_value(f"{STATS_PREFIX}/learned/{state.label}")
                 if state.pages >= self.config.min_pages:
@@ -262,11 +312,13 @@ class TemplateInductionPipeline:
                 self.stats.inc_value(f"{STATS_PREFIX}/duplicates/{state.label}")
             elif outcome == "error":
                 self.stats.inc_value(f"{STATS_PREFIX}/errors/parse")
+            elif outcome == "failed":
+                self.stats.inc_value(f"{STATS_PREFIX}/errors/learn")
         if state.pages < self.config.min_pages and self.config.buffer_size > 0:
             mode = await self._hold(item, state.label)
         else:
             mode = "ready" if state.pages >= self.config.min_pages else "no_buffer"
-        await self._extract_into(item, state, mode)
+        await self._extract_into(item, state, mode, failure)
         return item
 
     def close_spider(self) -> None:
@@ -275,6 +327,14 @@ class TemplateInductionPipeline:
             return
         for state in self.labels.values():
             if state.learned == 0 or state.pages == 0:
+                continue
+            if state.failed is not None:
+                logger.warning(
+                    "pagesim: the wrapper of %r is not saved: learning failed in this crawl (%s)",
+                    state.label,
+                    state.failed,
+                )
+                self.stats.inc_value(f"{STATS_PREFIX}/errors/save")
                 continue
             try:
                 self.store.save(state.label, state.wrapper)
@@ -302,11 +362,33 @@ class TemplateInductionPipeline:
             return state
         wrapper: Wrapper | None = None
         if self.store is not None:
+            # whatever happens, the label's state is created below: the load is never retried
             try:
                 wrapper = self.store.load(label)
-            except (OSError, WrapperError) as exc:
-                logger.warning("ignoring the stored wrapper of %r: %s", label, exc)
+            except CorruptStateError as exc:
+                logger.error(
+                    "pagesim: the stored wrapper of %r is unusable, learning it afresh: %s",
+                    label,
+                    exc,
+                )
+                self.stats.inc_value(f"{STATE_STATS_PREFIX}/corrupt")
                 self.stats.inc_value(f"{STATS_PREFIX}/errors/load")
+            except Exception as exc:  # any store, any failure: the crawl goes on
+                logger.error(
+                    "pagesim: cannot load the stored wrapper of %r, learning it afresh: %s",
+                    label,
+                    describe_error(exc),
+                )
+                self.stats.inc_value(f"{STATS_PREFIX}/errors/load")
+                wrapper = None
+            if wrapper is not None and not isinstance(wrapper, Wrapper):
+                logger.error(
+                    "pagesim: the wrapper store gave a %s for %r, not a Wrapper; learning afresh",
+                    type(wrapper).__name__,
+                    label,
+                )
+                self.stats.inc_value(f"{STATS_PREFIX}/errors/load")
+                wrapper = None
         if wrapper is not None:
             self.stats.inc_value(f"{STATS_PREFIX}/wrappers_loaded")
             logger.info("reusing the stored wrapper of %r (%d pages)", label, wrapper.pages)
@@ -319,36 +401,67 @@ class TemplateInductionPipeline:
         state = self.labels[label] = _Label(label, wrapper, wrapper.pages)
         return state
 
-    def _learn(self, state: _Label, html: str, url: str | None) -> str:
-        """Worker thread: parse and learn one page (and recompile). Returns ``"learned"``,
-        ``"duplicate"`` (a page learned already), ``"full"`` (the wrapper reached
-        ``PAGESIM_INDUCTION_MAX_PAGES`` meanwhile) or ``"error"`` (not parseable)."""
+    def _learn(self, state: _Label, html: str, url: str | None) -> tuple[str, str | None]:
+        """Worker thread: parse and learn one page (and recompile). Returns the outcome and,
+        for a failure, why: ``"learned"``, ``"duplicate"`` (a page learned already),
+        ``"full"`` (the wrapper reached ``PAGESIM_INDUCTION_MAX_PAGES`` meanwhile),
+        ``"error"`` (not parseable, or any exception while parsing: the wrapper is untouched)
+        or ``"failed"`` (an exception inside the wrapper's learning step). Never raises."""
         try:
             root = parse_html(html, structured=state.wrapper.structured, base_url=url)
-        except PageParseError as exc:
-            logger.warning("page item of %r not learned: %s", state.label, exc)
-            return "error"
+        except Exception as exc:  # PageParseError, or lxml/json/url errors on hostile pages
+            reason = f"cannot parse the page: {describe_error(exc)}"
+            logger.warning("pagesim: page item %s of %r not learned: %s", url, state.label, reason)
+            return "error", reason
         with state.lock:
+            if state.failed is not None:
+                return "full", None
             if state.pages >= self.config.max_pages:
-                return "full"
-            if not state.wrapper.add_page(root):
-                return "duplicate"
-            state.learned += 1
-            state.wrapper.compiled()
-        return "learned"
+                return "full", None
+            try:
+                if not state.wrapper.add_page(root):
+                    return "duplicate", None
+                state.learned += 1
+                state.wrapper.compiled()
+            except Exception as exc:
+                # a bug in learning, triggered by this page: the tree may hold part of it
+                reason = f"learning failed: {describe_error(exc)}"
+                state.failed = reason
+                logger.error(
+                    "pagesim: page item %s of %r: %s; the label learns no more pages in this "
+                    "crawl and its wrapper will not be saved",
+                    url,
+                    state.label,
+                    reason,
+                )
+                return "failed", reason
+        return "learned", None
 
-    async def _extract_into(self, item: PageItem, state: _Label, mode: str) -> None:
+    async def _extract_into(
+        self, item: PageItem, state: _Label, mode: str, failure: str | None = None
+    ) -> None:
         ready = state.pages >= self.config.min_pages
         result: Extraction | None = None
         if state.pages > 0 and item.html:
             result = await run_in_thread(self._extract, state, item.html, item.url)
+        elif failure is not None:  # nothing to extract with, but the item says why it is empty
+            result = Extraction({}, [], 0.0, failure)
         status = "ready" if ready else "partial"
         self._finish(item, result, state, status if mode != "skipped" else mode)
         self.stats.inc_value(f"{STATS_PREFIX}/extracted/{status}")
 
     @staticmethod
     def _extract(state: _Label, html: str, url: str | None) -> Extraction:
-        return state.wrapper.extract(html, url=url)
+        """Worker thread: apply the label's wrapper. Never raises: any failure gives an empty
+        record and a reason (the wrapper is only read)."""
+        try:
+            return state.wrapper.extract(html, url=url)
+        except Exception as exc:  # lxml/json/url errors on a hostile page, or a bug
+            reason = f"extraction failed: {describe_error(exc)}"
+            logger.warning(
+                "pagesim: no record for page item %s of %r: %s", url, state.label, reason
+            )
+            return Extraction({}, [], 0.0, reason)
 
     def _finish(
         self, item: PageItem, result: Extraction | None, state: _Label | None, status: str

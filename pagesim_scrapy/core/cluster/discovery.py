@@ -24,6 +24,8 @@ from typing import Any
 from pagesim_scrapy.core.cluster.leader import Leader, LeaderClustering
 from pagesim_scrapy.core.cluster.persist import (
     Representative,
+    RepresentativesError,
+    parse_representatives,
     read_representatives,
     templates_snippet,
     write_representatives,
@@ -199,10 +201,30 @@ class OnlineDiscovery:
         """
         options = kwargs.get("options", DEFAULT_OPTIONS)
         reps, settings, _ = read_representatives(path, options)
-        for name in ("method", "method_params", "threshold", "max_clusters"):
-            if name not in kwargs and settings.get(name) is not None:
-                kwargs[name] = settings[name]
-        discovery = cls(**kwargs)
+        return cls._seeded(reps, settings, str(path), kwargs)
+
+    @classmethod
+    def from_json(cls, text: str, name: str = "discovery file", **kwargs: Any) -> OnlineDiscovery:
+        """:meth:`load` on a file's text (``name`` names it in messages)."""
+        options = kwargs.get("options", DEFAULT_OPTIONS)
+        reps, settings, _ = parse_representatives(text, options, name=name)
+        return cls._seeded(reps, settings, name, kwargs)
+
+    @classmethod
+    def _seeded(
+        cls,
+        reps: list[Representative],
+        settings: Mapping[str, Any],
+        name: str,
+        kwargs: dict[str, Any],
+    ) -> OnlineDiscovery:
+        for key in ("method", "method_params", "threshold", "max_clusters"):
+            if key not in kwargs and settings.get(key) is not None:
+                kwargs[key] = settings[key]
+        try:
+            discovery = cls(**kwargs)
+        except (TypeError, ValueError, KeyError) as exc:
+            raise RepresentativesError(f"{name}: unusable settings: {exc}") from exc
         discovery.add_representatives(reps)
         return discovery
 
@@ -246,4 +268,6 @@ class OnlineDiscovery:
 def _label_number(label: str) -> int:
     """N of "cluster-N" (0 for labels of another form, which then sort first)."""
     prefix, _, number = label.rpartition("-")
-    return int(number) if prefix and number.isdigit() else 0
+    if prefix and number.isascii() and number.isdigit() and len(number) <= 9:
+        return int(number)
+    return 0

@@ -22,6 +22,21 @@ from pagesim_scrapy.core.induce.compiled import Compiled, FieldInfo, compile_tre
 from pagesim_scrapy.core.induce.dom import Element, PageParseError, parse_html
 from pagesim_scrapy.core.induce.extract import Extraction, extract_compiled
 from pagesim_scrapy.core.induce.template import REPEAT, TemplateTree, TNode
+from pagesim_scrapy.core.statefile import (
+    StateFormatError,
+    check_bool,
+    check_dict,
+    check_int,
+    check_int_list,
+    check_list,
+    check_nesting,
+    check_number,
+    check_str,
+    check_str_list,
+    describe_error,
+    parse_json,
+    write_atomic,
+)
 
 __all__ = [
     "DEFAULT_LAMBDA",
@@ -199,33 +214,34 @@ class Wrapper:
 
     def save(self, path: str | Path) -> None:
         """Write the wrapper as JSON (through a temporary file, so readers never see half)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
-        tmp.replace(path)
+        write_atomic(path, self.to_json())
 
     @classmethod
     def from_dict(cls, data: Any) -> Wrapper:
+        """Rebuild a wrapper from :meth:`to_dict`'s form. Every field is checked (types,
+        ranges, the tree's shape): anything else raises :class:`WrapperError`."""
         if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
             raise WrapperError("not a pagesim wrapper (missing format marker)")
         version = data.get("version")
-        if version != FORMAT_VERSION:
+        if type(version) is not int or version != FORMAT_VERSION:
             raise WrapperError(
                 f"unsupported wrapper format version {version!r} (this code reads {FORMAT_VERSION})"
             )
         try:
+            check_nesting(data)
             wrapper = cls(
-                label=data.get("label"),
-                lam=float(data.get("lambda", DEFAULT_LAMBDA)),
-                min_fit=float(data.get("min_fit", DEFAULT_MIN_FIT)),
-                structured=bool(data.get("structured", True)),
+                label=check_str(data.get("label"), "label", optional=True),
+                lam=check_number(data.get("lambda", DEFAULT_LAMBDA), "lambda", 0.0, 1.0),
+                min_fit=check_number(data.get("min_fit", DEFAULT_MIN_FIT), "min_fit", 0.0, 1.0),
+                structured=check_bool(data.get("structured", True), "structured"),
             )
-            wrapper.tree.pages = int(data.get("pages", 0))
-            wrapper.tree.text_chars = int(data.get("text_chars", 0))
-            wrapper.tree.duplicates = int(data.get("duplicates", 0))
-            wrapper.tree.docs = {int(x) for x in data.get("docs") or []}
-            wrapper.tree.root = _nodes_from_list(data.get("nodes") or [])
-        except (TypeError, ValueError, KeyError) as exc:
+            wrapper.tree.pages = check_int(data.get("pages", 0), "pages")
+            wrapper.tree.text_chars = check_int(data.get("text_chars", 0), "text_chars")
+            wrapper.tree.duplicates = check_int(data.get("duplicates", 0), "duplicates")
+            docs = data.get("docs")
+            wrapper.tree.docs = set(check_int_list(docs or [], "docs", -(2**63), 2**64))
+            wrapper.tree.root = _nodes_from_list(check_list(data.get("nodes") or [], "nodes"))
+        except (TypeError, ValueError, KeyError, OverflowError) as exc:
             raise WrapperError(f"corrupt wrapper: {exc}") from exc
         if wrapper.tree.root is None and wrapper.tree.pages:
             raise WrapperError("corrupt wrapper: pages learned but no template nodes")
@@ -233,10 +249,12 @@ class Wrapper:
 
     @classmethod
     def from_json(cls, text: str) -> Wrapper:
+        """Parse :meth:`to_json`'s output; raises :class:`WrapperError` for anything else
+        (not JSON, nested too deep, numbers out of range, wrong fields)."""
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise WrapperError(f"wrapper is not valid JSON: {exc}") from exc
+            data = parse_json(text)
+        except (ValueError, RecursionError) as exc:
+            raise WrapperError(f"wrapper is not valid JSON: {describe_error(exc)}") from exc
         return cls.from_dict(data)
 
     @classmethod
@@ -284,42 +302,58 @@ def _node_to_dict(node: TNode) -> dict[str, Any]:
     return d
 
 
-def _node_from_dict(d: dict[str, Any]) -> TNode:
-    kind = d["k"]
+def _node_from_dict(d: Any) -> TNode:
+    """One node of :func:`_node_to_dict`'s form; StateFormatError (a ValueError) if it is not."""
+    check_dict(d, "a node")
+    kind = d.get("k")
     if kind not in ("e", "t", "r"):
-        raise ValueError(f"unknown node kind {kind!r}")
+        raise StateFormatError(f"unknown node kind {kind!r}")
     if kind == REPEAT:
-        pattern = tuple(str(p) for p in d["p"])
+        pattern = tuple(check_str_list(d.get("p"), "a region's pattern"))
         node = TNode(kind, "R:" + "|".join(pattern), "")
         node.pattern = pattern
     else:
-        sig = str(d["s"])
-        node = TNode(kind, sig, str(d.get("t", sig)))
-    node.count = int(d["n"])
-    node.gcount = int(d.get("g", node.count))
-    node.samples = [str(x) for x in d.get("x", [])]
-    node.info = {str(k): str(v) for k, v in d.get("i", {}).items()}
-    node.avals = {str(k): [str(x) for x in v] for k, v in d.get("a", {}).items()}
-    node.deep = {str(k): int(v) for k, v in d.get("d", {}).items()}
-    node.name = d.get("m")
-    node.hashes = [int(x) for x in d.get("h", [])]
-    node.kv = {
-        str(k): [int(v[0]), int(v[1]), [str(x) for x in v[2]]] for k, v in d.get("kv", {}).items()
+        sig = check_str(d.get("s"), "a node's signature")
+        node = TNode(kind, sig, check_str(d.get("t", sig), "a node's tag"))
+    node.count = check_int(d.get("n"), "a node's count")
+    node.gcount = check_int(d.get("g", node.count), "a node's group count")
+    node.samples = list(check_str_list(d.get("x", []), "a node's samples"))
+    info = check_dict(d.get("i", {}), "a node's info")
+    node.info = {k: check_str(v, "a node's info") for k, v in info.items()}
+    node.avals = {
+        k: list(check_str_list(v, "attribute values"))
+        for k, v in check_dict(d.get("a", {}), "attribute values").items()
     }
-    node.tchars = int(d.get("tc", 0))
-    node.lchars = int(d.get("lc", 0))
-    node.named = int(d.get("nm", 0))
+    deep = check_dict(d.get("d", {}), "a node's deep counts")
+    node.deep = {k: check_int(v, "a deep count") for k, v in deep.items()}
+    node.name = check_str(d.get("m"), "a node's name", optional=True)
+    node.hashes = list(check_int_list(d.get("h", []), "a node's hashes", -(2**63), 2**64))
+    node.kv = {}
+    for key, value in check_dict(d.get("kv", {}), "a node's key values").items():
+        entry = check_list(value, "a key value")
+        if len(entry) != 3:
+            raise StateFormatError("a key value must be [count, count, samples]")
+        node.kv[key] = [
+            check_int(entry[0], "a key value count"),
+            check_int(entry[1], "a key value count"),
+            list(check_str_list(entry[2], "key value samples")),
+        ]
+    node.tchars = check_int(d.get("tc", 0), "a node's text length")
+    node.lchars = check_int(d.get("lc", 0), "a node's link text length")
+    node.named = check_int(d.get("nm", 0), "a node's name count")
     return node
 
 
 def _nodes_from_list(items: list[Any]) -> TNode | None:
-    """Rebuild the tree from its preorder list (each node says how many children it has)."""
+    """Rebuild the tree from its preorder list (each node says how many children it has).
+    Iterative, as every walk of the template: a deep tree needs no recursion."""
     if not items:
         return None
+    limit = len(items)
     it = iter(items)
     first = next(it)
     root = _node_from_dict(first)
-    stack: list[tuple[TNode, int]] = [(root, int(first["c"]))]
+    stack: list[tuple[TNode, int]] = [(root, check_int(first.get("c"), "a child count", 0, limit))]
     for d in it:
         while stack and len(stack[-1][0].children) >= stack[-1][1]:
             stack.pop()
@@ -327,7 +361,7 @@ def _nodes_from_list(items: list[Any]) -> TNode | None:
             raise ValueError("more nodes than the tree structure allows")
         node = _node_from_dict(d)
         stack[-1][0].children.append(node)
-        stack.append((node, int(d["c"])))
+        stack.append((node, check_int(d.get("c"), "a child count", 0, limit)))
     while stack and len(stack[-1][0].children) >= stack[-1][1]:
         stack.pop()
     if stack:

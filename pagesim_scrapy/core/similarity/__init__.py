@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pagesim_scrapy.core.similarity.layers import layers_similarity
+from pagesim_scrapy.core.similarity.layers import check_layers_params, layers_similarity
 from pagesim_scrapy.core.similarity.lcs import lcs_similarity, lcs_similarity_many
 from pagesim_scrapy.core.similarity.style import style_similarity
 from pagesim_scrapy.core.summary import PageSummary, summarize
@@ -30,6 +30,8 @@ class Measure:
     summary: str = ""
     #: Optional faster form for one page against many (the classifier's templates).
     many: ManyFunc | None = None
+    #: Optional check of the merged parameters' values (ValueError naming the parameter).
+    check: Callable[[Mapping[str, Any]], None] | None = None
 
     def similarities(
         self, page: PageSummary, others: Sequence[PageSummary], **params: Any
@@ -53,6 +55,8 @@ class Measure:
             if merged[name] not in allowed:
                 options = ", ".join(map(repr, allowed))
                 raise ValueError(f"{self.name}: {name}={merged[name]!r} is not one of {options}")
+        if self.check is not None:
+            self.check(merged)
         return merged
 
 
@@ -114,6 +118,7 @@ register(
         {"depth": 8, "amplification": 2.0, "align": "position", "normalise": False},
         {"align": ("position", "lcs"), "normalise": (True, False)},
         "seed 000: layered BFS comparison (align=lcs: alignment-based variant)",
+        check=check_layers_params,
     )
 )
 register(

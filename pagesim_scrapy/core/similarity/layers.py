@@ -18,6 +18,10 @@ count alpha each, and the level's total counts every element of both levels.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+from typing import Any
+
 from rapidfuzz.distance import LCSseq
 
 from pagesim_scrapy.core.summary import PageSummary, code_char
@@ -57,6 +61,22 @@ def _aligned_change(level1: str, level2: str, amplification: float) -> tuple[flo
     return changed, total
 
 
+def check_layers_params(params: Mapping[str, Any]) -> None:
+    """ValueError naming the parameter: ``depth`` an integer >= 1, ``amplification`` a finite
+    number > 0 (0 would make a level of amplified tags weigh nothing: a division by zero)."""
+    depth = params.get("depth", 8)
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise ValueError(f"layers: depth must be an integer >= 1, not {depth!r}")
+    amplification = params.get("amplification", 2.0)
+    if (
+        isinstance(amplification, bool)
+        or not isinstance(amplification, (int, float))
+        or not math.isfinite(amplification)
+        or amplification <= 0
+    ):
+        raise ValueError(f"layers: amplification must be a number > 0, not {amplification!r}")
+
+
 def layers_similarity(
     a: PageSummary,
     b: PageSummary,
@@ -66,8 +86,7 @@ def layers_similarity(
     align: str = "position",
     normalise: bool = False,
 ) -> float:
-    if depth < 1:
-        raise ValueError("depth must be >= 1")
+    check_layers_params({"depth": depth, "amplification": amplification})
     if align == "position":
         change = _positional_change
     elif align == "lcs":

@@ -26,6 +26,7 @@ from pagesim_scrapy.core.report import (
     scores_section,
 )
 from pagesim_scrapy.core.summary import summarize
+from pagesim_scrapy.settings import PageSimConfig
 from tests.conftest import FIXTURES
 
 STACKOVERFLOW = FIXTURES / "stackoverflow"
@@ -93,9 +94,12 @@ def test_cluster_command_outputs(tmp_path: Path) -> None:
     doc = parse(report.read_text())
     assert len(doc.classed("div", "cluster-card")) == 5
     assert "adjusted Rand index" in "".join(doc.text)
-    discovery = OnlineDiscovery.load(saved)
+    # the crawl reads the file with its own summary options, the ones the command used
+    crawl_options = PageSimConfig().summary_options()
+    discovery = OnlineDiscovery.load(saved, options=crawl_options)
     assert len(discovery) == 5
-    label, _, is_new = discovery.assign(summarize(STACKOVERFLOW / "tags" / "02.html"))
+    page = summarize(STACKOVERFLOW / "tags" / "02.html", crawl_options)
+    label, _, is_new = discovery.assign(page)
     tags_cluster = next(iter(by_folder["tags"]))
     assert (label, is_new) == (tags_cluster, False)
 

@@ -1,6 +1,7 @@
 """Page-type decisions on real multi-type sites (issue 10's figures), offline.
 
     python benchmarks/site_accuracy.py [--method site] [--sites a,b] [--seed 1] [--loso]
+                                       [--loso-weights]
 
 Pages: ../shared/data/site_page_types (five real sites, 976 labelled pages). The wiki's <body>
 class names the page type (``ns-10``, ``mw-special-…``), so it is removed from the wiki's pages
@@ -17,6 +18,9 @@ Protocols, printed per site and pooled:
   other pages of those types (nearest type, and nearest type that also passes the cut).
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
+* --loso-weights: the same for the site model's weight ramp (``RAMP_PAGES``) and the one-label
+  cut's floor percentile (``CUT_FLOOR_PERCENTILE``), judged by batch F1 + online F1 +
+  multi-type accepted accuracy.
 
 Pages are summarised with the crawl's default options (``PageSimConfig().summary_options()``),
 so these figures predict the crawl's.
@@ -172,6 +176,11 @@ def main() -> None:
     parser.add_argument("--prior-weight", type=float, default=0.85)
     parser.add_argument("--min-pages", type=int, default=20)
     parser.add_argument("--loso", action="store_true", help="leave-one-site-out constants")
+    parser.add_argument(
+        "--loso-weights",
+        action="store_true",
+        help="leave-one-site-out: the weight ramp and the cut's floor percentile (slow)",
+    )
     parser.add_argument("--per-type", action="store_true", help="print F1 per type")
     args = parser.parse_args()
     root = shared("site_page_types")
@@ -230,6 +239,8 @@ def main() -> None:
 
     if args.loso:
         loso(sites, args)
+    if args.loso_weights:
+        loso_weights(sites, args)
 
 
 def loso(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
@@ -260,6 +271,47 @@ def loso(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
         print(f"{name:24} prior_weight {chosen[0]} min_pages {chosen[1]:3d}  {counts}")
     print(f"{'pooled, distinct sites':24} {held_distinct}")
     print(f"{'pooled, all sites':24} {held}")
+
+
+def loso_weights(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """RAMP_PAGES x CUT_FLOOR_PERCENTILE chosen on four sites by batch F1 + online F1 +
+    multi-type accepted accuracy, applied to the fifth."""
+    from pagesim_scrapy.core import site as site_module
+    from pagesim_scrapy.core import siteaware
+
+    saved = site_module.RAMP_PAGES, siteaware.CUT_FLOOR_PERCENTILE
+    grid = [(k, q) for k in (3, 5, 8, 12, 16) for q in (50, 75)]
+    table: dict[tuple[int, int], dict[str, tuple[float, float, float]]] = {}
+    try:
+        for ramp, floor in grid:
+            site_module.RAMP_PAGES, siteaware.CUT_FLOOR_PERCENTILE = ramp, floor
+            row = {}
+            for name, pages in sites.items():
+                result = one_class(pages, args.method, args.seed, args.prior_weight, args.min_pages)
+                batch, online = result["batch"], result["online"]
+                assert isinstance(batch, Counts) and isinstance(online, Counts)
+                row[name] = (batch.f1, online.f1, multi_type(pages, args.method)[1])
+            table[(ramp, floor)] = row
+            print(
+                f"  ramp {ramp:2d} floor p{floor}: "
+                + ", ".join(f"{n} {sum(v):.3f}" for n, v in row.items()),
+                flush=True,
+            )
+    finally:
+        site_module.RAMP_PAGES, siteaware.CUT_FLOOR_PERCENTILE = saved
+    print(
+        "\nleave-one-site-out (ramp, floor percentile; chosen on the other sites by batch F1 +"
+        " online F1 + multi-type accepted)"
+    )
+    for name in sites:
+        chosen = max(
+            grid, key=lambda key: sum(sum(v) for other, v in table[key].items() if other != name)
+        )
+        batch, online, accepted = table[chosen][name]
+        print(
+            f"{name:24} ramp {chosen[0]:2d} floor p{chosen[1]}  batch F1 {batch:.3f}  "
+            f"online F1 {online:.3f}  multi-type accepted {accepted:.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@ similarity of a page to a label's templates is the weighted Jaccard of what is l
 * **its own cut per label**: on a real site the scores of the pages nearest a label split into
   the label's own pages near the top and the rest of the site crowded below. Once
   ``min_pages`` such pages have been seen, the cut is the widest gap between consecutive scores
-  above the distribution's median (the type's own pages spread out above it, the rest crowd
-  below). Before then, a page must reach ``prior_weight`` times the similarity of the label's
+  above the distribution's upper quartile (the type's own pages spread out above it, the rest
+  crowd below). Before then, a page must reach ``prior_weight`` times the similarity of the label's
   templates to each other, and, with several labels, more than the other labels' templates
   reach.
 * **re-estimated as the site is learned**: the features of the site's last ``keep_pages`` pages
@@ -49,6 +49,11 @@ SITE_METHOD = "site"
 #: Pages of a site re-scored on every new page until the site has this many.
 EARLY_PAGES = 50
 
+#: The one-label cut is the widest gap above this percentile of the scores of the site's pages
+#: nearest the label: most of a site is not the label's type, and below this the gaps are
+#: between kinds of other pages. Chosen with RAMP_PAGES, leave-one-site-out, from {50, 75}.
+CUT_FLOOR_PERCENTILE = 75
+
 #: Past EARLY_PAGES, the kept pages are re-scored whenever the site has grown by this factor.
 REFRESH_GROWTH = 1.25
 
@@ -56,7 +61,7 @@ REFRESH_GROWTH = 1.25
 #: Fitted by ``benchmarks/calibrate_confidence.py`` on the 22,884 verdicts of issue 10's
 #: protocols over ../shared/data/site_page_types; fitted on four sites, the fifth's verdicts at
 #: 0.9-0.95 were right 94 % of the time (the script prints the whole reliability table).
-CONFIDENCE_WEIGHTS = (1.105, -1.665, 1.288, -7.651, 7.204, -2.486, 0.554)
+CONFIDENCE_WEIGHTS = (0.433, -1.253, 2.629, -7.541, 4.907, -1.062, 0.658)
 
 
 def confidence_features(
@@ -284,7 +289,8 @@ class SiteAwareClassifier:
             if len(info.observed) < self.min_pages:
                 info.cut = None
             elif info.cross is None:
-                info.cut = widest_gap_cut(info.observed, statistics.median(info.observed))
+                floor = statistics.quantiles(info.observed, n=100)[CUT_FLOOR_PERCENTILE - 1]
+                info.cut = widest_gap_cut(info.observed, floor)
             else:
                 # Several labels: the pages nearest a label are mostly its own, and a gap among
                 # them is no border (measured: accepted nearest-type accuracy fell from 0.94

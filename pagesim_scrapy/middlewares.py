@@ -20,14 +20,16 @@ from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from time import thread_time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 from weakref import WeakKeyDictionary
 
 from scrapy import Request, signals
 from scrapy.exceptions import CloseSpider, IgnoreRequest, NotConfigured
 from scrapy.http import HtmlResponse, Response, TextResponse
+from scrapy.http.request import NO_CALLBACK
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
+from scrapy.utils.asyncio import call_later
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.project import data_path
 from twisted.internet.defer import Deferred
@@ -41,7 +43,7 @@ from pagesim_scrapy.core.statefile import CorruptStateError, read_state, remove_
 from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize_tree
 from pagesim_scrapy.items import PageItem
 from pagesim_scrapy.settings import PageSimConfig, PageSimConfigError
-from pagesim_scrapy.templates import TemplateError, load_templates
+from pagesim_scrapy.templates import TemplateError, load_templates, project_root
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -71,9 +73,53 @@ _THRESHOLD_SOURCES = {
 CLOSE_REASON_TEMPLATES = "pagesim_template_error"
 CLOSE_REASON_CONFIG = "pagesim_config_error"
 
+#: How long a response waits for the templates when DOWNLOAD_TIMEOUT is not known.
+DEFAULT_READY_TIMEOUT = 180.0
+
 #: Where discovered page types are kept when PAGESIM_DISCOVERY_FILE is not set (in the
 #: project's data dir, ``.scrapy/``).
 DEFAULT_DISCOVERY_FILE = "pagesim/discovery.json"
+
+
+class PageSimStartError(Exception):
+    """pagesim could not start while the spider opened (a template that cannot be loaded...);
+    ``reason`` is the spider's close reason."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+#: Attribute set on an exception whose message pagesim has logged already.
+_REPORTED = "_pagesim_reported"
+
+
+class _DropReportedErrors(logging.Filter):
+    """Drop asyncio's "Task exception was never retrieved" record (and its traceback) for an
+    exception that pagesim has already logged as one ERROR line.
+
+    An exception raised by a component's ``from_crawler`` escapes ``Crawler.crawl_async()``,
+    which is how Scrapy 2.19 learns that a crawl failed to start (``scrapy crawl`` then exits
+    with status 1); the crawl task is left unawaited, so asyncio logs the exception again, with
+    a traceback, when the task is collected.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not getattr(error, _REPORTED, False)
+
+
+_DROP_REPORTED_ERRORS = _DropReportedErrors()
+_E = TypeVar("_E", bound=BaseException)
+
+
+def reported(error: _E) -> _E:
+    """Mark ``error`` as logged already, so that asyncio does not log it again."""
+    setattr(error, _REPORTED, True)
+    asyncio_logger = logging.getLogger("asyncio")
+    if _DROP_REPORTED_ERRORS not in asyncio_logger.filters:
+        asyncio_logger.addFilter(_DROP_REPORTED_ERRORS)
+    return error
 
 
 def explore_selected(url: str, fraction: float) -> bool:
@@ -172,6 +218,12 @@ class PageSimDownloaderMiddleware:
         self.ready = False  # templates loaded (or none needed): responses may be classified
         self.failed: str | None = None  # close reason when templates could not be loaded
         self._waiters: list[Deferred[None]] = []
+        # a response waits at most this long for the templates (then it is not classified)
+        self.ready_timeout = (
+            crawler.settings.getfloat("DOWNLOAD_TIMEOUT", DEFAULT_READY_TIMEOUT)
+            if crawler is not None
+            else DEFAULT_READY_TIMEOUT
+        )
         self._apply(config)
         # running totals for the closing summary
         self._label_counts: Counter[str | None] = Counter()
@@ -198,7 +250,14 @@ class PageSimDownloaderMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        config = PageSimConfig.from_settings(crawler.settings, crawler.spidercls)
+        try:
+            config = PageSimConfig.from_settings(crawler.settings, crawler.spidercls)
+            if config.enabled and crawler.spider is not None:  # with the spider's attributes
+                config.with_spider(crawler.spider).check_ready()
+        except PageSimConfigError as exc:
+            # the crawl fails to start (scrapy crawl exits 1) with this one line, no traceback
+            logger.error("pagesim: invalid configuration: %s", exc)
+            raise reported(exc) from None
         if not config.enabled:
             raise NotConfigured
         middleware = cls(config, crawler.stats, crawler)
@@ -211,12 +270,19 @@ class PageSimDownloaderMiddleware:
     async def spider_opened(self, spider: Spider) -> None:
         """Load the templates (URLs through the crawl) and build the classifier.
 
-        Raising CloseSpider here makes Scrapy close the spider before any request is sent.
+        Raising CloseSpider here makes Scrapy close the spider before any request is sent. The
+        reason is the only trace of the failure besides the ERROR line: Scrapy 2.19's
+        ``scrapy crawl`` exits 0 for a spider closed while it opens (it exits 1 only when the
+        crawl's start-up raises, as ``from_crawler`` does for invalid settings), and any other
+        place to load the templates through the crawl comes before other components (HTTP
+        cache, AutoThrottle) have opened.
         """
         try:
             await self._start(spider)
-        except CloseSpider:
-            raise
+        except PageSimStartError as exc:
+            logger.error("%s", exc)
+            self._fail(exc.reason)
+            raise CloseSpider(exc.reason) from None
         except Exception as exc:  # a bug must not leave requests waiting forever
             logger.error("pagesim could not start: %s", exc, exc_info=True)
             self._fail(CLOSE_REASON_CONFIG)
@@ -227,9 +293,9 @@ class PageSimDownloaderMiddleware:
             config = self.config.with_spider(spider)
             config.check_ready()
         except PageSimConfigError as exc:
-            logger.error("pagesim: invalid configuration, closing the spider: %s", exc)
-            self._fail(CLOSE_REASON_CONFIG)
-            raise CloseSpider(CLOSE_REASON_CONFIG) from None
+            raise PageSimStartError(
+                CLOSE_REASON_CONFIG, f"pagesim: invalid configuration, closing the spider: {exc}"
+            ) from None
         self._apply(config)
         if config.discovery_enabled:
             self._start_discovery(config)
@@ -250,11 +316,14 @@ class PageSimDownloaderMiddleware:
         if self.crawler is not None:
             crawl_state(self.crawler).targets = self._targets
         try:
-            summaries = await load_templates(config.templates, self.crawler, self.options)
+            summaries = await load_templates(
+                config.templates, self.crawler, self.options, base_dir=project_root()
+            )
         except TemplateError as exc:
-            logger.error("pagesim: cannot load a template page, closing the spider: %s", exc)
-            self._fail(CLOSE_REASON_TEMPLATES)
-            raise CloseSpider(CLOSE_REASON_TEMPLATES) from None
+            raise PageSimStartError(
+                CLOSE_REASON_TEMPLATES,
+                f"pagesim: cannot load a template page, closing the spider: {exc}",
+            ) from None
         try:
             classifier = build_classifier(
                 summaries,
@@ -266,9 +335,9 @@ class PageSimDownloaderMiddleware:
                 adapt_after=config.adapt_after,
             )
         except ValueError as exc:
-            logger.error("pagesim: invalid configuration, closing the spider: %s", exc)
-            self._fail(CLOSE_REASON_CONFIG)
-            raise CloseSpider(CLOSE_REASON_CONFIG) from None
+            raise PageSimStartError(
+                CLOSE_REASON_CONFIG, f"pagesim: invalid configuration, closing the spider: {exc}"
+            ) from None
         self.classifier = classifier
         self._check_templates(summaries)
         self.ready = True
@@ -355,28 +424,53 @@ class PageSimDownloaderMiddleware:
 
     def _fail(self, reason: str) -> None:
         self.failed = reason
+        self.stats.set_value("pagesim/start_error", reason)
         self._release()
 
     def _release(self) -> None:
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
-            waiter.callback(None)
+            if not waiter.called:
+                waiter.callback(None)
 
-    async def _wait_until_ready(self) -> bool:
-        """Responses that arrive before the templates are loaded wait for them."""
+    async def _wait_until_ready(self, timeout: float | None) -> bool:
+        """Wait (at most ``timeout`` seconds) until the templates are loaded or failed to load.
+
+        The templates load while the spider opens, before the spider's requests are sent, so
+        only responses to requests sent during start-up by other components can arrive before
+        that; the bound keeps any such response from waiting forever.
+        """
         if not self.ready and self.failed is None:
             waiter: Deferred[None] = Deferred()
             self._waiters.append(waiter)
-            await maybe_deferred_to_future(waiter)
+            timer = call_later(timeout, self._stop_waiting, waiter) if timeout else None
+            try:
+                await maybe_deferred_to_future(waiter)
+            finally:
+                if timer is not None:
+                    timer.cancel()
         return self.ready
+
+    def _stop_waiting(self, waiter: Deferred[None]) -> None:
+        if waiter.called:
+            return
+        self._waiters.remove(waiter)
+        logger.warning(
+            "pagesim: templates not loaded after %.0f s (DOWNLOAD_TIMEOUT); a response is let "
+            "through unclassified",
+            self.ready_timeout,
+        )
+        waiter.callback(None)
 
     # -- per response ----------------------------------------------------------------------
 
     async def process_response(self, request: Request, response: Response) -> Response:
         meta = request.meta
-        if meta.get(DONT_META_KEY):
+        # NO_CALLBACK: a download for a component (robots.txt, a template, a media file), never
+        # seen by the spider; it must not wait either (the templates may need it to load)
+        if meta.get(DONT_META_KEY) or request.callback is NO_CALLBACK:
             return response
-        if not self.ready and not await self._wait_until_ready():
+        if not self.ready and not await self._wait_until_ready(self.ready_timeout):
             return self._skip(meta, response, "not_ready")
         classifier = self.classifier
         discovery = self.discovery
@@ -654,6 +748,7 @@ __all__ = [
     "CrawlState",
     "PageSimDownloaderMiddleware",
     "PageSimSpiderMiddleware",
+    "PageSimStartError",
     "crawl_state",
     "explore_selected",
     "verdict_of",

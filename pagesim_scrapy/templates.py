@@ -2,7 +2,10 @@
 
 URLs are downloaded through the running crawl (``crawler.engine.download_async``), so the
 project's headers, user agent, proxies, cookies, authentication and retries apply to them as
-to any page. Local files, folders and ``file://`` URLs are read from disk. Every template is
+to any page, except robots.txt: the user named each template page, so it is fetched even when
+``ROBOTSTXT_OBEY`` is on (the crawl's own pages still obey robots.txt). Local files, folders
+and ``file://`` URLs are read from disk; a relative path is relative to the project root (the
+folder of ``scrapy.cfg``) when there is one, else to the current directory. Every template is
 summarised from an :class:`~scrapy.http.HtmlResponse` selector, exactly like crawled pages, so
 both sides of a comparison come from the same parser and encoding detection.
 
@@ -58,10 +61,22 @@ class TemplateSource:
     path: Path | None = None  # set for sources read from disk
 
 
-def resolve_sources(templates: Mapping[str, Sequence[str]]) -> list[TemplateSource]:
+def project_root() -> Path:
+    """The folder of the closest ``scrapy.cfg`` (searching up from the current directory), or
+    the current directory outside a project: what relative template paths are relative to."""
+    from scrapy.utils.conf import closest_scrapy_cfg
+
+    cfg = closest_scrapy_cfg()
+    return Path(cfg).parent if cfg else Path.cwd()
+
+
+def resolve_sources(
+    templates: Mapping[str, Sequence[str]], base_dir: Path | None = None
+) -> list[TemplateSource]:
     """Turn ``{label: [source, ...]}`` into downloadable URLs and existing files.
 
     Folders expand to the saved pages inside them (``.html``, ``.htm``, ``.html.gz``...).
+    Relative paths are taken relative to ``base_dir`` (default: the current directory).
     Raises :class:`TemplateError` for a missing file or an empty folder.
     """
     from w3lib.url import file_uri_to_path
@@ -77,6 +92,8 @@ def resolve_sources(templates: Mapping[str, Sequence[str]]) -> list[TemplateSour
                 continue
             else:
                 location = Path(source).expanduser()
+                if base_dir is not None and not location.is_absolute():
+                    location = base_dir / location
             try:
                 paths = list(iter_page_paths([location]))
             except PageReadError as exc:
@@ -144,7 +161,12 @@ def load_file_template(
 async def download_template(
     crawler: Crawler, entry: TemplateSource, options: SummaryOptions = DEFAULT_OPTIONS
 ) -> PageSummary:
-    """Fetch one template through the crawl's downloader (all downloader middlewares apply)."""
+    """Fetch one template through the crawl's downloader.
+
+    Every downloader middleware applies, but the request skips robots.txt (the user named this
+    page) and a failed download is reported once, by the caller, as the crawl's start-up error
+    (retries still happen; the retry middleware's "Gave up retrying" line drops to INFO).
+    """
     from scrapy import Request
     from scrapy.http.request import NO_CALLBACK
 
@@ -158,6 +180,8 @@ async def download_template(
                 "dont_pagesim": True,
                 TEMPLATE_META_KEY: entry.label,
                 "allow_offsite": True,
+                "dont_obey_robotstxt": True,
+                "give_up_log_level": logging.INFO,
             },
         )
     except ValueError as exc:  # malformed URL
@@ -174,13 +198,15 @@ async def load_templates(
     templates: Mapping[str, Sequence[str]],
     crawler: Crawler | None = None,
     options: SummaryOptions = DEFAULT_OPTIONS,
+    base_dir: Path | None = None,
 ) -> dict[str, list[PageSummary]]:
     """Summaries of every template, per label; raises TemplateError on the first failure.
 
-    ``crawler`` (with an open spider) is needed only when some sources are URLs.
+    ``crawler`` (with an open spider) is needed only when some sources are URLs; relative
+    paths are relative to ``base_dir`` (default: the current directory).
     """
     summaries: dict[str, list[PageSummary]] = {label: [] for label in templates}
-    for entry in resolve_sources(templates):
+    for entry in resolve_sources(templates, base_dir):
         if entry.path is not None:
             summary = load_file_template(entry, options)
         else:
@@ -204,6 +230,7 @@ __all__ = [
     "TemplateError",
     "TemplateSource",
     "load_templates",
+    "project_root",
     "resolve_sources",
     "summarize_html",
 ]

@@ -398,9 +398,9 @@ def test_invalid_settings_fail_the_crawl_at_start(so_site: Site, tmp_path: Path)
     assert not so_site.seen
 
 
-def test_missing_templates_close_the_spider_with_a_reason(so_site: Site, tmp_path: Path):
+def test_missing_templates_fail_the_crawl_at_start(so_site: Site, tmp_path: Path):
     result = run_crawl(tmp_path, {**ADDON}, pages(so_site, kinds=("jobs",), numbers=(2,)))
-    assert result["finish_reason"] == "pagesim_config_error"
+    assert "PageSimConfigError" in result["crawl_error"]
     assert any("PAGESIM_TEMPLATES is empty" in m for m in log_messages(result, "ERROR"))
     assert not so_site.seen
 

@@ -264,7 +264,9 @@ class TemplateInductionPipeline:
         except ValueError as exc:
             raise NotConfigured(f"bad induction settings: {exc}") from exc
         if not config.enabled or not crawler.settings.getbool("PAGESIM_ENABLED", True):
-            raise NotConfigured("PAGESIM_INDUCTION_ENABLED is off")
+            # off by default: NotConfigured without a message, so Scrapy logs no WARNING
+            logger.debug("pagesim: TemplateInductionPipeline is off (PAGESIM_INDUCTION_ENABLED)")
+            raise NotConfigured
         store_cls = load_object(config.store)
         store = build_from_crawler(store_cls, crawler)
         pipeline = cls(config, crawler.stats, store, crawler)

@@ -495,7 +495,7 @@ class PageSimDownloaderMiddleware:
                 info = {"label": None, "score": 0.0, "scores": {}, "method": None}
             if discovery is not None:
                 cluster, cluster_score, is_new = discovery.assign(
-                    summary, source=response.url, html=response.text
+                    summary, source=response.url, html=response.text, site=_site_of(response.url)
                 )
                 info["cluster"] = cluster
                 info["cluster_score"] = cluster_score

@@ -200,8 +200,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec(
         "PAGESIM_DISCOVERY_METHOD",
         "str",
-        "combined",
-        "Similarity measure of the discovery (the names of `PAGESIM_METHOD`).",
+        "site",
+        "Similarity of the discovery: `site` (default) weighs each host's chrome out, as "
+        "`PAGESIM_METHOD` does, so a site's pages group by type; or a pairwise measure "
+        "(`combined`, `lcs`, ...: the names of `PAGESIM_METHOD`).",
     ),
     SettingSpec(
         "PAGESIM_DISCOVERY_THRESHOLD",
@@ -504,10 +506,11 @@ class PageSimConfig:
             return
         from pagesim_scrapy.core.similarity import get_measure
 
-        try:
-            get_measure(self.discovery_method)
-        except ValueError as exc:
-            raise PageSimConfigError(f"PAGESIM_DISCOVERY_METHOD: {exc}") from None
+        if self.discovery_method != "site":
+            try:
+                get_measure(self.discovery_method)
+            except ValueError as exc:
+                raise PageSimConfigError(f"PAGESIM_DISCOVERY_METHOD: {exc}") from None
         _check_unit(self.discovery_threshold, "PAGESIM_DISCOVERY_THRESHOLD")
         if self.discovery_max_clusters < 1:
             raise PageSimConfigError(

@@ -79,7 +79,7 @@ def test_new_settings_are_read_and_checked():
     assert config.query == "electric cars" and config.relevance_threshold == 0.2
     assert config.relevance_min_pages == 5 and config.content_wanted
     assert config.discovery_enabled and config.discovery_threshold is None
-    assert config.discovery_max_clusters == 7 and config.discovery_method == "combined"
+    assert config.discovery_max_clusters == 7 and config.discovery_method == "site"
     config.check_ready()  # no templates is fine with discovery on
     bad = [
         ({"PAGESIM_QUERY": " -- ?"}, "PAGESIM_QUERY"),
@@ -237,7 +237,7 @@ def test_discovery_without_templates_then_with_templates_from_the_saved_file(
         verdict = page["pagesim"]
         assert verdict["cluster"] is not None and verdict["cluster"].startswith("cluster-")
         assert verdict["label"] == verdict["cluster"] and verdict["target"] is True
-        assert 0.0 <= verdict["cluster_score"] <= 1.0 and verdict["method"] == "combined"
+        assert 0.0 <= verdict["cluster_score"] <= 1.0 and verdict["method"] == "site"
         assert f"pagesim:{verdict['cluster']}" in page["flags"]
     by_kind = _clusters_by_kind(first["seen"])
     assert all(len(clusters) == 1 for clusters in by_kind.values()), by_kind

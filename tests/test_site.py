@@ -152,3 +152,18 @@ def test_clustering_a_real_site_groups_by_type_not_by_chrome(site: str):
     by_site = adjusted_rand_index(truth, cluster_pages(summaries, method="site").labels())
     whole_page = adjusted_rand_index(truth, cluster_pages(summaries, method="combined").labels())
     assert by_site >= 0.9 and by_site > whole_page + 0.3
+
+
+def test_crawl_time_discovery_on_a_real_site_groups_by_type():
+    """Pages one at a time in a shuffled order, as a crawl meets them."""
+    from pagesim_scrapy.core.cluster import OnlineDiscovery, adjusted_rand_index
+
+    pages = _site("cc_opensource_blog")
+    random.Random(3).shuffle(pages)
+    truth = [label for label, _ in pages]
+    result = {}
+    for method in ("site", "combined"):
+        discovery = OnlineDiscovery(method=method, options=OPTIONS)
+        labels = [discovery.assign(summary, site="blog")[0] for _, summary in pages]
+        result[method] = adjusted_rand_index(truth, labels)
+    assert result["site"] >= 0.75 and result["site"] > result["combined"] + 0.3

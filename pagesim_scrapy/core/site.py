@@ -47,16 +47,22 @@ def structural_features(summary: PageSummary) -> Features:
 #: a feature on two or three pages is mostly a one-off (a random sidebar link, an odd piece of
 #: content), and at full IDF it outweighed the structure a page type shares. Every
 #: leave-one-site-out fold on ../shared/data/site_page_types chose 8 or 12 from {3, 5, 8, 12, 16}
-#: (``benchmarks/site_accuracy.py --loso``); nearest-type accuracy on the distinct-template
-#: sites rose from 0.956 to 0.987.
+#: (``benchmarks/site_accuracy.py --loso-weights``); nearest-type accuracy on the
+#: distinct-template sites rose from 0.956 to 0.987.
 RAMP_PAGES = 8
+
+
+#: On a small site a type may only have a few pages: the ramp is shorter there, one page more
+#: per this many pages of the site (3 pages at least).
+RAMP_SITE_SHARE = 25
 
 
 def _weight(df: int, pages: int) -> float:
     """IDF of a feature found on ``df`` of ``pages`` pages, nothing for a feature on one page."""
     if df <= 1:
         return 0.0
-    ramp = min(1.0, (df - 1) / (RAMP_PAGES - 1))
+    full = min(RAMP_PAGES, max(3, pages // RAMP_SITE_SHARE))
+    ramp = min(1.0, (df - 1) / (full - 1))
     return ramp * math.log((pages + 1) / (df + 0.5))
 
 
@@ -110,11 +116,14 @@ class SiteModel:
             self._table_pages = pages
         return self._table
 
-    def weights(self, features: Iterable[str]) -> dict[str, float]:
-        """Each feature's weight on this site."""
+    def weights(self, features: Iterable[str], floor: int = 0) -> dict[str, float]:
+        """Each feature's weight on this site (``floor``: count a rarer feature as on that
+        many pages, so that on a site with few pages yet its own features still weigh)."""
         table = self.table()
         top = len(table) - 1
         get = self.df.get
+        if floor:
+            return {f: table[min(max(get(f, 0), floor), top)] for f in features}
         return {f: table[min(get(f, 0), top)] for f in features}
 
     def describe(self) -> dict[str, int]:
@@ -133,9 +142,9 @@ def weighted_jaccard(
     return inter / union if union > 0.0 else 0.0
 
 
-def site_similarity(a: Features, b: Features, model: SiteModel) -> float:
+def site_similarity(a: Features, b: Features, model: SiteModel, floor: int = 0) -> float:
     """The site-weighted similarity of two pages' features under ``model``."""
-    weights = model.weights(a | b)
+    weights = model.weights(a | b, floor)
     total_a = math.fsum(weights[f] for f in a)
     total_b = math.fsum(weights[f] for f in b)
     return weighted_jaccard({f: weights[f] for f in a}, total_a, b, total_b)

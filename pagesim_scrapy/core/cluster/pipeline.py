@@ -60,7 +60,7 @@ DEFAULT_ALGORITHM = "snn"
 METHOD_THRESHOLDS: dict[str, dict[str, float]] = {
     "combined": {"q_a": 0.6, "q_c": 0.55, "t_n": 0.65, "online": 0.6, "condense": 0.9},
     "lcs": {"q_a": 0.5, "q_c": 0.4, "t_n": 0.45, "online": 0.45, "condense": 0.9},
-    "site": {"q_a": 0.4, "q_c": 0.2, "t_n": 0.35, "online": 0.35, "condense": 0.95},
+    "site": {"q_a": 0.4, "q_c": 0.2, "t_n": 0.35, "online": 0.55, "condense": 0.95},
 }
 
 #: The site-weighted similarity, which needs all the pages first (their document frequencies).
@@ -243,10 +243,7 @@ class Clustering:
         )
         method = self.options.method
         if method == SITE_METHOD:
-            # Crawl-time discovery compares pages one by one with a pairwise measure: it
-            # continues these clusters under the default one.
-            method = DEFAULT_METHOD
-            online = method_thresholds(method)["online"]
+            online = method_thresholds(method)["online"]  # crawl-time discovery's own
         return {
             "method": method,
             "method_params": dict(self.options.method_params),

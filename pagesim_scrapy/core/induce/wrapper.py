@@ -21,6 +21,7 @@ from typing import Any
 from pagesim_scrapy.core.induce.compiled import Compiled, FieldInfo, compile_tree
 from pagesim_scrapy.core.induce.dom import Element, PageParseError, parse_html
 from pagesim_scrapy.core.induce.extract import Extraction, extract_compiled
+from pagesim_scrapy.core.induce.labels import LabelStats
 from pagesim_scrapy.core.induce.template import REPEAT, TemplateTree, TNode
 
 __all__ = [
@@ -192,6 +193,8 @@ class Wrapper:
                 for f in comp.fields
             ]
         out["nodes"] = nodes
+        if self.tree.labels.entries:
+            out["labels"] = self.tree.labels.to_json()
         return out
 
     def to_json(self, indent: int | None = None) -> str:
@@ -225,6 +228,7 @@ class Wrapper:
             wrapper.tree.duplicates = int(data.get("duplicates", 0))
             wrapper.tree.docs = {int(x) for x in data.get("docs") or []}
             wrapper.tree.root = _nodes_from_list(data.get("nodes") or [])
+            wrapper.tree.labels = LabelStats.from_json(data.get("labels"))
         except (TypeError, ValueError, KeyError) as exc:
             raise WrapperError(f"corrupt wrapper: {exc}") from exc
         if wrapper.tree.root is None and wrapper.tree.pages:

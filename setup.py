@@ -63,7 +63,7 @@ setup(
             sources=["pagesim_scrapy/core/similarity/_ted.c"],
             extra_compile_args=[] if sys.platform == "win32" else ["-O3"],
             optional=True,
-        )
+        ),
     ],
     cmdclass={"build_ext": BuildExtScalarRetry},
 )

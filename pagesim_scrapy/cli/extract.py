@@ -33,6 +33,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also emit the main region's groups as separate records",
     )
+    parser.add_argument(
+        "--rows",
+        action="store_true",
+        help='also emit "rows": the whole text of each label field\'s row ("ISBN-13: 978…")',
+    )
     add_output_argument(parser, "records")
     parser.set_defaults(handler=run)
 
@@ -56,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
                 line.update(record=result.record, fit=round(result.fit, 4))
                 if args.records:
                     line["records"] = result.records
+                if args.rows:
+                    line["rows"] = result.rows
                 if result.reason:
                     line["reason"] = result.reason
             write_jsonl(out, line)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pagesim_scrapy.core.induce.labels import LabelField, compile_labels, label_key
 from pagesim_scrapy.core.induce.naming import best_class, label_text, snake, unique_name
 from pagesim_scrapy.core.induce.structured import JSONLD_PREFIX, JSONLD_TAG
 from pagesim_scrapy.core.induce.template import (
@@ -132,6 +133,8 @@ class FieldInfo:
     optional: bool = False
     pages: int = 0
     samples: list[str] = field(default_factory=list)
+    #: the row label a label field is read by ("ISBN-13"), None for the other fields
+    label: str | None = None
 
 
 @dataclass
@@ -152,6 +155,8 @@ class Compiled:
     plans: dict[int, dict[tuple[Any, ...], Any]] = field(default_factory=dict)
     #: per region, the empty record of one group
     group_blanks: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: fields read from label–value rows, by their label (see :mod:`.labels`)
+    labels: list[LabelField] = field(default_factory=list)
 
 
 def _segment(node: TNode) -> str:
@@ -209,8 +214,27 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
         stack.extend(reversed(kept))
 
     _mark_data(order, n, threshold)
-    fields = _name_fields(order, n)
+    reserved: set[str] = set()
+    labels = compile_labels(tree.labels, n, threshold, reserved)
+    _drop_covered_keys(order, {f.key for f in labels})
+    fields = _name_fields(order, n, reserved)
+    fields.extend(
+        FieldInfo(
+            f.name,
+            f.kind,
+            f'row "{f.label}"',
+            None,
+            None,
+            f.optional,
+            f.pages,
+            list(f.samples),
+            f.label,
+        )
+        for f in labels
+    )
     blank = _blank(root)
+    for f in labels:
+        blank[f.name] = None
     main, kind = _main_region(order, tree)
     optional_nodes = [c for c in order if c.optional and c.kind != TEXT]
     counts: dict[str, int] = {}
@@ -235,7 +259,18 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
         anchors,
         required_data,
         [c for c in order if c.scope is None and c.field and not c.optional],
+        labels=labels,
     )
+
+
+def _drop_covered_keys(order: list[CNode], keys: set[str]) -> None:
+    """Rows of a key/value region that a label field reads already (anywhere on the page)
+    are not fields of the region too."""
+    if not keys:
+        return
+    for c in order:
+        if c.kv:
+            c.kv = {lead: name for lead, name in c.kv.items() if label_key(lead) not in keys}
 
 
 # --- which nodes hold data -----------------------------------------------------------------
@@ -527,8 +562,8 @@ def _repeat_name(c: CNode) -> str:
     return "list"
 
 
-def _name_fields(order: list[CNode], n: int) -> list[FieldInfo]:
-    taken: dict[int, set[str]] = {}
+def _name_fields(order: list[CNode], n: int, reserved: set[str]) -> list[FieldInfo]:
+    taken: dict[int, set[str]] = {id(None): reserved}
 
     def scope_names(c: CNode) -> set[str]:
         key = id(c.scope)

@@ -30,6 +30,7 @@ from pagesim_scrapy.core.induce.dom import (
     find_runs,
     page_items,
 )
+from pagesim_scrapy.core.induce.labels import extract_labels
 from pagesim_scrapy.core.induce.template import (
     ELEMENT,
     REPEAT,
@@ -58,6 +59,8 @@ class Extraction:
     records: list[dict[str, Any]] = field(default_factory=list)
     fit: float = 0.0
     reason: str | None = None
+    #: the whole text of each label field's row ("ISBN-13: 978…"), by field name
+    rows: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -403,6 +406,11 @@ def extract_compiled(comp: Compiled, root: Element, min_fit: float) -> Extractio
     if walk.rescue(root):
         walk.run()
     walk.repair(root)
+    rows: dict[str, str] = {}
+    for name, (value, text) in extract_labels(comp.labels, root).items():
+        walk.record[name] = value
+        rows[name] = text
+        walk.filled += 1
     required = comp.required_data
     found = len(walk.found)
     fit = min(1.0, found / required) if required else 1.0
@@ -416,7 +424,7 @@ def extract_compiled(comp: Compiled, root: Element, min_fit: float) -> Extractio
         )
     if walk.filled == 0 and comp.fields:
         return Extraction({}, [], fit, "no data slot of the template found on the page")
-    return Extraction(walk.record, walk.records, fit, None)
+    return Extraction(walk.record, walk.records, fit, None, rows)
 
 
 def _implicit_runs(pitems: list[PageItem], sigs: frozenset[str]) -> list[PageItem]:

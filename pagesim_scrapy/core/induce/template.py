@@ -38,6 +38,7 @@ from pagesim_scrapy.core.induce.dom import (
     page_items,
     sig_id,
 )
+from pagesim_scrapy.core.induce.labels import LabelStats
 from pagesim_scrapy.core.induce.structured import JSONLD_TAG
 
 __all__ = [
@@ -466,6 +467,8 @@ class TemplateTree:
         self.docs: set[int] = set()  # fingerprints of the learned pages
         self.duplicates = 0  # pages skipped as already learned
         self._stamp = 0
+        #: label–value rows seen, per label (matched by label, not position)
+        self.labels = LabelStats()
 
     # --- adding a page -------------------------------------------------------------------
 
@@ -485,6 +488,7 @@ class TemplateTree:
         self._stamp += 1
         stamp = self._stamp
         self.text_chars += len(body_text)
+        self.labels.observe(root)
         names = page_names(root)
         longest = max((len(x) for x in names), default=0)
         if self.root is None:
@@ -710,6 +714,7 @@ class TemplateTree:
                 break
             self.docs.add(fingerprint)
         self._sig_counts = None
+        self.labels.merge(other.labels)
         if self.root is None:
             self.root = other.root
             return

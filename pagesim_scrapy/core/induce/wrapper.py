@@ -21,6 +21,7 @@ from typing import Any
 from pagesim_scrapy.core.induce.compiled import Compiled, FieldInfo, compile_tree
 from pagesim_scrapy.core.induce.dom import Element, PageParseError, parse_html
 from pagesim_scrapy.core.induce.extract import Extraction, extract_compiled
+from pagesim_scrapy.core.induce.labels import LabelStats
 from pagesim_scrapy.core.induce.template import REPEAT, TemplateTree, TNode
 from pagesim_scrapy.core.statefile import (
     StateFormatError,
@@ -207,6 +208,8 @@ class Wrapper:
                 for f in comp.fields
             ]
         out["nodes"] = nodes
+        if self.tree.labels.entries:
+            out["labels"] = self.tree.labels.to_json()
         return out
 
     def to_json(self, indent: int | None = None) -> str:
@@ -241,7 +244,8 @@ class Wrapper:
             docs = data.get("docs")
             wrapper.tree.docs = set(check_int_list(docs or [], "docs", -(2**63), 2**64))
             wrapper.tree.root = _nodes_from_list(check_list(data.get("nodes") or [], "nodes"))
-        except (TypeError, ValueError, KeyError, OverflowError) as exc:
+            wrapper.tree.labels = LabelStats.from_json(data.get("labels"))
+        except (TypeError, ValueError, KeyError, OverflowError, AttributeError, IndexError) as exc:
             raise WrapperError(f"corrupt wrapper: {exc}") from exc
         if wrapper.tree.root is None and wrapper.tree.pages:
             raise WrapperError("corrupt wrapper: pages learned but no template nodes")

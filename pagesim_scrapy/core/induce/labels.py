@@ -1,0 +1,549 @@
+"""Label–value rows: fields named after a constant label, matched by that label on each page.
+
+Detail pages carry much of their data in labelled rows whose order and presence vary from
+page to page (optional rows shift the positions of the others), so a row is found by its
+*label*, not by its place in the tree. The common forms are recognised anywhere in the body,
+sections and tabs included:
+
+* ``<dt>Label</dt><dd>value</dd>`` (several ``<dd>`` join),
+* ``<tr><th>Label</th><td>value</td></tr>`` and two-cell rows ``<td>Label</td><td>value</td>``,
+* a short label element followed by the value in the same parent:
+  ``<li><strong>ISBN-13</strong>: 978…</li>``, ``<b>Vendor:</b> X<br><b>Date:</b> Y<br>``,
+  ``<div><span class="label">Prep</span><span>10 min</span></div>``,
+* ``Label: value`` in one text (a ``<p>``, a ``<li>``, a part between ``<br>``).
+
+Learning counts, per normalised label, on how many pages it was found, whether it recurs
+within a page (then it belongs to a list of records, not to the page), sample values, and how
+its value is shaped (a run of links, a separated list). Compiling keeps the labels found on
+enough pages whose values vary (constant rows are template) — a label found on only some
+pages is an optional field — and decides each field's grain: one string, or a list when the
+value is a run of links or a separated list whose number of parts varies between pages.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pagesim_scrapy.core.induce.dom import INLINE_TAGS, LEAF_TAGS, Element, clean_text
+from pagesim_scrapy.core.induce.naming import snake
+from pagesim_scrapy.core.induce.structured import JSONLD_TAG
+
+__all__ = [
+    "LabelField",
+    "LabelStats",
+    "Row",
+    "compile_labels",
+    "extract_labels",
+    "find_rows",
+    "label_key",
+    "row_value",
+]
+
+#: A label is at most this long, in characters and in words.
+MAX_LABEL_CHARS = 40
+MAX_LABEL_WORDS = 6
+#: A value next to an explicit label (``dt``/``th``/a colon) is at most this long …
+MAX_VALUE_CHARS = 600
+#: … and next to a label that is only a short element before it, at most this long (a
+#: heading followed by a whole section is a section, not a row).
+MAX_LOOSE_VALUE_CHARS = 160
+#: Distinct labels tracked per wrapper (pages full of small labelled widgets stay bounded).
+MAX_LABELS = 400
+#: Distinct values kept per label.
+MAX_SAMPLES = 3
+SAMPLE_CHARS = 160
+#: Link texts must cover this share of a value for it to be a run of links.
+LINK_COVER = 0.7
+#: A part of a separated list is at most this long.
+MAX_PART_CHARS = 60
+
+#: Elements that can carry a label before a value in the same parent.
+_LABEL_TAGS = frozenset(
+    {
+        "b", "strong", "em", "i", "u", "span", "label", "dfn", "small", "div", "p", "h2",
+        "h3", "h4", "h5", "h6", "dt", "th", "abbr", "font", "bdi",
+    }
+)  # fmt: skip
+#: Containers that hold rows themselves but are never one row.
+_NOT_ROWS = frozenset(
+    {"table", "tbody", "thead", "tfoot", "dl", "ul", "ol", "select", "html", "head", "body"}
+)
+_BREAKS = frozenset({"br", "hr"})
+_SEPARATORS = ":：-–—|•·=>"
+_COLON = re.compile(r"^([^:：]{1,%d}?)\s*[:：]\s*(\S.*)$" % MAX_LABEL_CHARS, re.S)  # noqa: UP031
+_LIST_SEPARATORS = (" / ", " | ", "; ", " · ", " • ", ", ")
+_AND = re.compile(r"\s+(?:and|&|und|et|y|e|en|og|och)\s+", re.I)
+_TIME_LIKE = re.compile(r"^\d{1,2}[:.]\d{2}")
+
+
+@dataclass
+class Row:
+    """One label–value row found on a page."""
+
+    label: str  # as shown, without its separator
+    value: str  # the value's text without label and separator
+    text: str  # the whole row as shown ("ISBN-13: 978…")
+    links: list[str]  # texts of the links in the value, in order
+    link_chars: int  # characters of the value inside links
+    explicit: bool  # dt/th/colon: the page says this is a label
+
+
+def label_key(label: str) -> str:
+    """The form labels are matched in: case-folded, whitespace and trailing marks removed."""
+    text = clean_text(label).strip("*:：-–—|•· \u00a0").casefold()
+    return " ".join(text.split())
+
+
+def _is_label(text: str) -> bool:
+    if not text or len(text) > MAX_LABEL_CHARS or len(text.split()) > MAX_LABEL_WORDS:
+        return False
+    letters = sum(ch.isalpha() for ch in text)
+    if letters < 2 or letters < len(text) / 3:
+        return False  # "£3.00", "4.5 / 5", "12"
+    return not text.startswith(("http", "www.", "©"))
+
+
+def _strip_label(text: str) -> str:
+    return clean_text(text).rstrip(" :：*\u00a0").strip()
+
+
+def _strip_value(text: str) -> str:
+    text = clean_text(text)
+    while text and text[0] in _SEPARATORS and not _TIME_LIKE.match(text):
+        text = text[1:].lstrip()
+    return text
+
+
+def _text(el: Element) -> str:
+    if el.tag in LEAF_TAGS:
+        return ""
+    return clean_text(" ".join(el.itertext()))
+
+
+def _links(nodes: Iterable[Element | str]) -> tuple[list[str], int]:
+    texts: list[str] = []
+    chars = 0
+    for node in nodes:
+        if isinstance(node, str):
+            continue
+        anchors = [node] if node.tag == "a" else list(node.iter("a"))
+        for a in anchors:
+            text = _text(a)
+            if text:
+                texts.append(text)
+                chars += len(text)
+    return texts, chars
+
+
+def _nodes_text(nodes: Iterable[Element | str]) -> str:
+    parts = []
+    for node in nodes:
+        if isinstance(node, str):
+            parts.append(node)
+        else:
+            parts.append(_text(node))
+    return clean_text(" ".join(parts))
+
+
+def _is_inline_only(el: Element) -> bool:
+    return all(sub.tag in INLINE_TAGS or sub.tag == "a" for sub in el.iterdescendants())
+
+
+def _label_element(el: Element) -> str | None:
+    """The label an element shows, when it is a small leaf-like element holding only one."""
+    if el.tag not in _LABEL_TAGS or not _is_inline_only(el):
+        return None
+    if any(True for _ in el.iter("a")):
+        return None  # a link is navigation or a value, not a label
+    text = _text(el)
+    label = _strip_label(text)
+    if ":" in label or "：" in label:
+        return None  # "Label: value" itself, found at its own level
+    return label if _is_label(label) else None
+
+
+def _segments(el: Element) -> Iterator[list[Element | str]]:
+    """The element's content as lists of nodes (text pieces and child elements) split at
+    ``<br>``/``<hr>`` elements."""
+    seg: list[Element | str] = []
+    if el.text and el.text.strip():
+        seg.append(el.text)
+    for child in el:
+        if not isinstance(child.tag, str):
+            pass
+        elif child.tag in _BREAKS:
+            if seg:
+                yield seg
+            seg = []
+        else:
+            seg.append(child)
+        if child.tail and child.tail.strip():
+            seg.append(child.tail)
+    if seg:
+        yield seg
+
+
+def _row(label: str, nodes: list[Element | str], text: str, explicit: bool) -> Row | None:
+    value = _strip_value(_nodes_text(nodes))
+    limit = MAX_VALUE_CHARS if explicit else MAX_LOOSE_VALUE_CHARS
+    if not value or len(value) > limit or not _is_label(label):
+        return None
+    if label_key(label) == value.casefold():
+        return None
+    links, chars = _links(nodes)
+    return Row(label, value, text, links, chars, explicit)
+
+
+def _rows_of_segment(seg: list[Element | str], siblings_alike: bool) -> Row | None:
+    first = seg[0]
+    whole = _nodes_text(seg)
+    if isinstance(first, str):
+        # "Label: value" in one text, or a text label before an element ("Serves <b>4</b>")
+        match = _COLON.match(clean_text(first))
+        if match:
+            rest: list[Element | str] = [match.group(2), *seg[1:]]
+            return _row(_strip_label(match.group(1)), rest, whole, True)
+        return None
+    label = _label_element(first)
+    if label is None or len(seg) < 2:
+        if label is None and first.tag in INLINE_TAGS and len(seg) >= 1:
+            # "<b>Label: value</b>" or "<strong>ISBN:</strong>978" both end up here
+            match = _COLON.match(_text(first))
+            if match and _is_inline_only(first):
+                tail = [match.group(2), *seg[1:]]
+                return _row(_strip_label(match.group(1)), tail, whole, True)
+        return None
+    rest = seg[1:]
+    if siblings_alike and len(seg) > 2:
+        return None  # a list of alike items, not a label and its value
+    raw = _text(first)
+    explicit = raw.rstrip().endswith((":", "：")) or first.tag in INLINE_TAGS
+    return _row(label, rest, whole, explicit)
+
+
+def find_rows(root: Element) -> list[Row]:
+    """Every label–value row of a page's body, in document order (the JSON-LD subtree and
+    head excluded)."""
+    body = root.find("body")
+    if body is None:
+        body = root
+    rows: list[tuple[int, Row]] = []
+    used: set[Element] = set()  # label elements and row containers already read
+    preorder = [el for el in body.iter() if isinstance(el.tag, str)]
+    order = {el: k for k, el in enumerate(preorder)}
+    # descendants before their ancestors: a row is read at its own level, never again above
+    for el in reversed(preorder):
+        tag = el.tag
+        if tag == JSONLD_TAG or tag in LEAF_TAGS or not isinstance(tag, str):
+            continue
+        if tag == "dl":
+            rows.extend((order[el], r) for r in _definition_rows(el, used))
+            continue
+        if tag == "tr":
+            row = _table_row(el)
+            if row is not None:
+                rows.append((order[el], row))
+                used.add(el)
+                used.update(el.iterdescendants())
+            continue
+        if tag in _NOT_ROWS:
+            continue
+        if any(child in used for child in el):
+            continue
+        found = False
+        kids = [c for c in el if isinstance(c.tag, str) and c.tag not in _BREAKS]
+        alike = len(kids) >= 2 and len({(c.tag, c.get("class")) for c in kids}) == 1
+        for seg in _segments(el):
+            row = _rows_of_segment(seg, alike)
+            if row is not None:
+                rows.append((order[el], row))
+                found = True
+        if found:
+            used.add(el)
+    rows.sort(key=lambda kv: kv[0])
+    return [r for _, r in rows]
+
+
+def _definition_rows(dl: Element, used: set[Element]) -> list[Row]:
+    rows: list[Row] = []
+    label: str | None = None
+    label_raw = ""
+    values: list[Element | str] = []
+
+    def flush() -> None:
+        if label is not None and values:
+            row = _row(label, values, clean_text(label_raw + " " + _nodes_text(values)), True)
+            if row is not None:
+                rows.append(row)
+
+    # a <dl> may wrap each pair in a <div>
+    items: list[Element] = []
+    for child in dl:
+        if not isinstance(child.tag, str):
+            continue
+        if child.tag == "div":
+            items.extend(c for c in child if isinstance(c.tag, str))
+        else:
+            items.append(child)
+    for child in items:
+        if child.tag == "dt":
+            flush()
+            label_raw = _text(child)
+            label = _strip_label(label_raw)
+            values = []
+        elif child.tag == "dd" and label is not None:
+            values.append(child)
+    flush()
+    if rows:
+        used.add(dl)
+        used.update(dl.iterdescendants())
+    return rows
+
+
+def _table_row(tr: Element) -> Row | None:
+    cells = [c for c in tr if isinstance(c.tag, str) and c.tag in ("th", "td")]
+    if len(cells) != 2:
+        return None
+    head, cell = cells
+    if cell.tag == "th":
+        return None  # a header row
+    label = _strip_label(_text(head))
+    if head.tag == "td" and any(True for _ in head.iter("a", "img", "input", "button")):
+        return None
+    return _row(label, [cell], clean_text(_text(head) + " " + _text(cell)), True)
+
+
+# --- values at the right grain ------------------------------------------------------------
+
+
+def link_run(row: Row) -> bool:
+    """Two or more links that make up the value ("By: A, B, C")."""
+    if len(row.links) < 2:
+        return False
+    return row.link_chars >= LINK_COVER * len(row.value.replace(",", "").replace(" ", "")) * 0.8
+
+
+def split_parts(value: str) -> tuple[str, list[str]]:
+    """The separator that splits a value into short parts, and the parts ("A, B and C" →
+    ``(", ", ["A", "B", "C"])``); ``("", [value])`` when no separator does."""
+    for sep in _LIST_SEPARATORS:
+        if sep in value:
+            parts = [p.strip() for p in value.split(sep)]
+            if sep == ", " and parts:
+                last = _AND.split(parts[-1])
+                parts = parts[:-1] + [p.strip() for p in last]
+            parts = [p for p in parts if p]
+            if len(parts) >= 2 and all(len(p) <= MAX_PART_CHARS for p in parts):
+                return sep, parts
+    return "", [value]
+
+
+def row_value(row: Row, kind: str, sep: str) -> str | list[str]:
+    """A row's value at its field's grain: the text, or a list (link texts, separated
+    parts)."""
+    if kind != "values":
+        return row.value
+    if link_run(row):
+        return list(row.links)
+    if sep and sep in row.value:
+        found, parts = split_parts(row.value)
+        if found == sep:
+            return parts
+    return [row.value]
+
+
+# --- learning -----------------------------------------------------------------------------
+
+
+class LabelStats:
+    """What the learned pages showed, per normalised label (the learning state)."""
+
+    def __init__(self) -> None:
+        #: key -> {"label", "pages", "multi", "samples", "links", "seps", "name"}
+        self.entries: dict[str, dict[str, Any]] = {}
+
+    def observe(self, root: Element) -> None:
+        seen: dict[str, list[Row]] = {}
+        for row in find_rows(root):
+            key = label_key(row.label)
+            if key:
+                seen.setdefault(key, []).append(row)
+        for key, rows in seen.items():
+            entry = self.entries.get(key)
+            if entry is None:
+                if len(self.entries) >= MAX_LABELS:
+                    continue
+                entry = self.entries[key] = _new_entry(rows[0].label)
+            row = rows[0]
+            entry["pages"] += 1
+            if len(rows) > 1 and len({r.value for r in rows}) > 1:
+                entry["multi"] += 1
+            if row.explicit:
+                entry["explicit"] += 1
+            value = row.value[:SAMPLE_CHARS]
+            if value not in entry["samples"] and len(entry["samples"]) < MAX_SAMPLES:
+                entry["samples"].append(value)
+            if link_run(row):
+                entry["links"] += 1
+            sep, parts = split_parts(row.value)
+            counts: dict[str, list[int]] = entry["seps"]
+            if sep:
+                seen_counts = counts.setdefault(sep, [])
+                if len(parts) not in seen_counts and len(seen_counts) < 4:
+                    seen_counts.append(len(parts))
+            else:
+                entry["single"] += 1
+
+    def merge(self, other: LabelStats) -> None:
+        for key, theirs in other.entries.items():
+            mine = self.entries.get(key)
+            if mine is None:
+                if len(self.entries) >= MAX_LABELS:
+                    continue
+                self.entries[key] = _copy_entry(theirs)
+                continue
+            for name in ("pages", "multi", "links", "single", "explicit"):
+                mine[name] += theirs[name]
+            for value in theirs["samples"]:
+                if value not in mine["samples"] and len(mine["samples"]) < MAX_SAMPLES:
+                    mine["samples"].append(value)
+            for sep, counts in theirs["seps"].items():
+                have = mine["seps"].setdefault(sep, [])
+                for k in counts:
+                    if k not in have and len(have) < 4:
+                        have.append(k)
+            mine["name"] = mine["name"] or theirs["name"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {key: _copy_entry(entry) for key, entry in self.entries.items()}
+
+    @classmethod
+    def from_json(cls, data: Any) -> LabelStats:
+        """Read what :meth:`to_json` wrote; a wrapper written before labels existed has none."""
+        stats = cls()
+        if not data:
+            return stats
+        if not isinstance(data, dict):
+            raise ValueError("labels must be an object")
+        for key, raw in data.items():
+            if not isinstance(raw, dict):
+                raise ValueError(f"label {key!r}: an object expected")
+            entry = _new_entry(str(raw.get("label", key)))
+            for name in ("pages", "multi", "links", "single", "explicit"):
+                entry[name] = int(raw.get(name, 0))
+            entry["samples"] = [str(x) for x in raw.get("samples", [])][:MAX_SAMPLES]
+            entry["seps"] = {
+                str(sep): [int(k) for k in counts] for sep, counts in raw.get("seps", {}).items()
+            }
+            given = raw.get("name")
+            entry["name"] = str(given) if given else None
+            stats.entries[str(key)] = entry
+        return stats
+
+
+def _new_entry(label: str) -> dict[str, Any]:
+    return {
+        "label": label,
+        "pages": 0,
+        "multi": 0,
+        "explicit": 0,
+        "samples": [],
+        "links": 0,
+        "single": 0,
+        "seps": {},
+        "name": None,
+    }
+
+
+def _copy_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    out = dict(entry)
+    out["samples"] = list(entry["samples"])
+    out["seps"] = {k: list(v) for k, v in entry["seps"].items()}
+    return out
+
+
+# --- compiling ----------------------------------------------------------------------------
+
+
+@dataclass
+class LabelField:
+    """A field read from the row with this label, wherever the page has it."""
+
+    key: str
+    label: str
+    name: str
+    kind: str  # "text" (one string) or "values" (a list of strings)
+    sep: str  # the separator of a separated list ("" for a run of links or a text)
+    pages: int
+    optional: bool
+    samples: list[str]
+
+
+def compile_labels(
+    stats: LabelStats, pages: int, threshold: int, taken: set[str]
+) -> list[LabelField]:
+    """The label fields of a template learned from ``pages`` pages; their names are added to
+    ``taken`` (and remembered in ``stats``, so a name once given stays)."""
+    fields: list[LabelField] = []
+    need = 1 if pages == 1 else max(2, threshold)
+    for key, entry in stats.entries.items():
+        seen = entry["pages"]
+        if seen < need:
+            continue
+        if entry["multi"] * 2 > seen:
+            continue  # the label leads each record of a list: the list's business
+        if pages >= 2 and len(entry["samples"]) < 2:
+            continue  # the same value on every page: template text
+        if pages >= 2 and not entry["explicit"] and seen < max(2, math.ceil(pages / 2)):
+            continue  # a loose label (no colon, no dt/th) must be on most pages
+        kind, sep = "text", ""
+        if entry["links"]:
+            kind = "values"
+        else:
+            for candidate, counts in entry["seps"].items():
+                # the parts vary: some pages show another number of them (or a single one)
+                if max(counts) >= 2 and (len(counts) >= 2 or entry["single"]) and pages >= 2:
+                    kind, sep = "values", candidate
+                    break
+        name = entry.get("name")
+        if not name or name in taken:
+            base = snake(entry["label"]) or "field"
+            name = base
+            k = 2
+            while name in taken:
+                name = f"{base}_{k}"
+                k += 1
+            entry["name"] = name
+        taken.add(name)
+        fields.append(
+            LabelField(
+                key,
+                entry["label"],
+                name,
+                kind,
+                sep,
+                seen,
+                seen < pages,
+                list(entry["samples"]),
+            )
+        )
+    return fields
+
+
+def extract_labels(fields: list[LabelField], root: Element) -> dict[str, tuple[Any, str]]:
+    """``{field name: (value at its grain, the whole row's text)}`` for the label fields
+    found on a page; a label found more than once gives its first row."""
+    if not fields:
+        return {}
+    wanted = {f.key: f for f in fields}
+    out: dict[str, tuple[Any, str]] = {}
+    for row in find_rows(root):
+        f = wanted.get(label_key(row.label))
+        if f is None or f.name in out:
+            continue
+        out[f.name] = (row_value(row, f.kind, f.sep), row.text)
+    return out

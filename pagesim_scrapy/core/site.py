@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Iterable
+from itertools import repeat
 from operator import add
 
 from pagesim_scrapy.core.summary import PageSummary
@@ -112,7 +113,9 @@ class SiteModel:
         pages = self.pages
         built = self._table_pages
         if pages != built and (pages < 100 or pages >= built * 1.01):
-            self._table = [_weight(df, pages) for df in range(pages + 1)]
+            # long enough for every count the site can reach before the next rebuild
+            size = int(pages * 1.01) + 2
+            self._table = [max(0.0, _weight(df, pages)) for df in range(size)]
             self._table_pages = pages
         return self._table
 
@@ -120,11 +123,11 @@ class SiteModel:
         """Each feature's weight on this site (``floor``: count a rarer feature as on that
         many pages, so that on a site with few pages yet its own features still weigh)."""
         table = self.table()
-        top = len(table) - 1
         get = self.df.get
         if floor:
-            return {f: table[min(max(get(f, 0), floor), top)] for f in features}
-        return {f: table[min(get(f, 0), top)] for f in features}
+            return {f: table[max(get(f, 0), floor)] for f in features}
+        keys = features if isinstance(features, (frozenset, set)) else list(features)
+        return dict(zip(keys, map(table.__getitem__, map(get, keys, repeat(0)))))
 
     def describe(self) -> dict[str, int]:
         return {"pages": self.pages, "features": len(self.df), "kept": len(self.recent)}
@@ -137,7 +140,7 @@ def weighted_jaccard(
     shared = page.keys() & other
     if not shared:
         return 0.0
-    inter = math.fsum(page[f] for f in shared)
+    inter = math.fsum(map(page.__getitem__, shared))
     union = page_total + other_total - inter
     return inter / union if union > 0.0 else 0.0
 

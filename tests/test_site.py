@@ -114,6 +114,20 @@ def test_sites_are_learned_apart_and_bounded():
     assert clf.site_model("a").pages == 3 and clf.site_model("b").pages == 3
     clf.classify(users, site="c")  # a third site: the least recently seen ("a") is forgotten
     assert clf.sites() == ["b", "c"]
+    # kept pages are bounded over all sites too: 10 sites of 4 pages, at most 10 pages kept
+    clf = SiteAwareClassifier({"question": question[:2]}, max_kept_pages=10)
+    for n in range(40):
+        clf.classify(question[n % 3], site=f"s{n // 4}")
+    kept = [len(clf.site_model(site).recent) for site in clf.sites()]
+    assert sum(kept) <= 10 and clf.sites()[-1] == "s9" and len(clf.sites()) < 10
+
+
+def test_kept_pages_are_packed_and_unpacked_unchanged():
+    model = SiteModel(keep_pages=5)
+    pages = [structural_features(_site("cc_opensource_blog")[i][1]) for i in range(3)]
+    for page in pages:
+        model.add(page)
+    assert list(model.kept()) == pages
 
 
 def test_given_thresholds_and_bad_arguments():

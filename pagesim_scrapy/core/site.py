@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import repeat
 from operator import add
 
@@ -58,6 +58,26 @@ RAMP_PAGES = 8
 RAMP_SITE_SHARE = 25
 
 
+def _pack(features: Features) -> str:
+    """One string for a page's features: the start label (or NUL, which no code is), then the
+    2-character pairs."""
+    start = "\x00"
+    pairs = []
+    for feature in features:
+        if len(feature) == 1:
+            start = feature
+        else:
+            pairs.append(feature)
+    return start + "".join(pairs)
+
+
+def _unpack(packed: str) -> Features:
+    features = {packed[i : i + 2] for i in range(1, len(packed), 2)}
+    if packed[0] != "\x00":
+        features.add(packed[0])
+    return frozenset(features)
+
+
 def _weight(df: int, pages: int) -> float:
     """IDF of a feature found on ``df`` of ``pages`` pages, nothing for a feature on one page."""
     if df <= 1:
@@ -75,11 +95,13 @@ class SiteModel:
     are kept so that their scores can be re-estimated as the weights settle.
     """
 
-    def __init__(self, max_features: int = 200_000, keep_pages: int = 300) -> None:
+    def __init__(self, max_features: int = 50_000, keep_pages: int = 300) -> None:
         self.pages = 0
         self.df: dict[str, int] = {}
         self.max_features = max_features
-        self.recent: deque[Features] = deque(maxlen=keep_pages)
+        # kept pages packed into one string each (see _pack): a frozenset of 2-character
+        # strings costs ~80 bytes a feature, the packed form 8
+        self.recent: deque[str] = deque(maxlen=keep_pages)
         self._table: list[float] = []
         self._table_pages = -1
 
@@ -93,7 +115,16 @@ class SiteModel:
         if len(df) > self.max_features:
             self._forget_rare()
         if keep:
-            self.recent.append(features)
+            self.recent.append(_pack(features))
+
+    def kept(self) -> Iterator[Features]:
+        """The features of the kept pages, oldest first."""
+        return map(_unpack, self.recent)
+
+    def keep_at_most(self, pages: int) -> None:
+        """Keep (at least) the last ``pages`` pages from now on."""
+        if self.recent.maxlen is not None and self.recent.maxlen < pages:
+            self.recent = deque(self.recent, maxlen=pages)
 
     def _forget_rare(self) -> None:
         for feature in [f for f, count in self.df.items() if count <= 1]:

@@ -20,7 +20,8 @@ similarity of a page to a label's templates is the weighted Jaccard of what is l
   the site has grown by a tenth, so early pages do not fix the weights or the cut.
 
 Nothing here needs labelled pages beyond the templates. Memory per site is bounded by the site
-model's limits; at most ``max_sites`` sites are kept (least recently seen forgotten first).
+model's limits; at most ``max_sites`` sites are kept, and at most ``max_kept_pages`` kept pages
+over all sites (about 1.6 KB each; least recently seen sites forgotten first).
 """
 
 from __future__ import annotations
@@ -154,7 +155,8 @@ class SiteAwareClassifier:
         min_pages: int = 20,
         keep_pages: int = 300,
         max_sites: int = 1000,
-        max_features: int = 200_000,
+        max_kept_pages: int = 100_000,
+        max_features: int = 50_000,
     ) -> None:
         if aggregate not in ("max", "mean"):
             raise ValueError(f"aggregate must be one of ('max', 'mean'), not {aggregate!r}")
@@ -168,6 +170,8 @@ class SiteAwareClassifier:
         self.min_pages = min_pages
         self.keep_pages = keep_pages
         self.max_sites = max_sites
+        self.max_kept_pages = max_kept_pages
+        self._kept_total = 0
         self.max_features = max_features
         self.params: dict[str, Any] = {}
         self._lock = threading.RLock()
@@ -202,13 +206,29 @@ class SiteAwareClassifier:
                 model.add(page, keep=False)
         state = _Site(model, {label: _LabelOnSite() for label in self._templates})
         self._sites[site] = state
-        if len(self._sites) > self.max_sites:
-            self._sites.popitem(last=False)
+        self._evict()
         return state
 
     def template_features(self, label: str) -> list[Features]:
         """The structural features of ``label``'s templates (for explanations)."""
         return list(self._templates[label])
+
+    def _evict(self) -> None:
+        """Forget the least recently seen sites beyond ``max_sites``, or while all sites
+        together keep more than ``max_kept_pages`` pages (the most recent site stays)."""
+        while len(self._sites) > 1 and (
+            len(self._sites) > self.max_sites or self._kept_total > self.max_kept_pages
+        ):
+            _, state = self._sites.popitem(last=False)
+            self._kept_total -= len(state.model.recent)
+
+    def _add(self, state: _Site, features: Features) -> None:
+        """Count a page into its site, keeping the kept-pages total and its bound."""
+        before = len(state.model.recent)
+        state.model.add(features)
+        self._kept_total += len(state.model.recent) - before
+        if self._kept_total > self.max_kept_pages:
+            self._evict()
 
     def site_model(self, site: str | None = None) -> SiteModel:
         with self._lock:
@@ -281,7 +301,7 @@ class SiteAwareClassifier:
                 anchor = info.within if info.within is not None else 1.0
                 info.prior = self.prior_weight * anchor
             info.observed = []
-        for features in state.model.recent:
+        for features in state.model.kept():
             scores = self._scores_of(features, state)
             nearest = max(scores, key=scores.__getitem__)
             labels[nearest].observed.append(scores[nearest])
@@ -324,7 +344,7 @@ class SiteAwareClassifier:
         features = self.features(page)
         with self._lock:
             state = self._site(site)
-            state.model.add(features)
+            self._add(state, features)
             self._maybe_refresh(state)
 
     def threshold_info(self, label: str, site: str | None = None) -> tuple[float, str]:
@@ -373,7 +393,7 @@ class SiteAwareClassifier:
         with self._lock:
             state = self._site(site)
             if learn:
-                state.model.add(features)
+                self._add(state, features)
                 self._maybe_refresh(state)
             elif state.refreshed_at < 0:
                 self._refresh(state)
@@ -385,11 +405,9 @@ class SiteAwareClassifier:
         features = [self.features(page) for page in pages]
         with self._lock:
             state = self._site(site)
-            state.model.recent = type(state.model.recent)(
-                state.model.recent, maxlen=max(len(features), self.keep_pages)
-            )
+            state.model.keep_at_most(max(len(features), self.keep_pages))
             for page in features:
-                state.model.add(page)
+                self._add(state, page)
             self._refresh(state)
             return [self.decide(self._scores_of(page, state), site=site) for page in features]
 

@@ -31,7 +31,7 @@ def add_method_arguments(
     if site:
         parser.add_argument(
             "--max-nodes",
-            type=_max_nodes,
+            type=parse_max_nodes,
             default=DEFAULT_MAX_NODES,
             metavar="N",
             help="summarise at most N elements per page, as the crawl does "
@@ -47,7 +47,8 @@ def add_method_arguments(
     )
 
 
-def _max_nodes(text: str) -> int | None:
+def parse_max_nodes(text: str) -> int | None:
+    """``--max-nodes``: a positive number, or 'none' for whole trees."""
     if text.strip().lower() == "none":
         return None
     try:

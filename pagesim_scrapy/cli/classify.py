@@ -32,6 +32,16 @@ def add_threshold_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_template_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--template",
+        action="append",
+        default=[],
+        metavar="LABEL=PATH",
+        help="a template page (or folder of them) for LABEL; repeatable",
+    )
+
+
 def parse_threshold(text: str) -> float | str:
     if text == "auto":
         return "auto"
@@ -91,13 +101,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "threshold is reached. Writes one JSON object per page.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="pages or folders of pages")
-    parser.add_argument(
-        "--template",
-        action="append",
-        default=[],
-        metavar="LABEL=PATH",
-        help="a template page (or folder of them) for LABEL; repeatable",
-    )
+    add_template_argument(parser)
     add_method_arguments(parser, default="site", site=True)
     add_threshold_argument(parser)
     add_output_argument(parser, "one JSON object per page")

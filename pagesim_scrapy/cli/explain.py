@@ -8,8 +8,9 @@ import sys
 from typing import Any
 
 from pagesim_scrapy.cli._common import CommandError, page_paths
-from pagesim_scrapy.cli._method import SITE_METHOD, summary_options
+from pagesim_scrapy.cli._method import SITE_METHOD, parse_max_nodes, summary_options
 from pagesim_scrapy.cli.classify import (
+    add_template_argument,
     add_threshold_argument,
     make_classifier,
     parse_templates,
@@ -31,13 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "cuts be learned as in a crawl; without them only the templates and the page are the site.",
     )
     parser.add_argument("page", metavar="PAGE", help="the page to explain")
-    parser.add_argument(
-        "--template",
-        action="append",
-        default=[],
-        metavar="LABEL=PATH",
-        help="a template page (or folder of them) for LABEL; repeatable",
-    )
+    add_template_argument(parser)
     parser.add_argument(
         "--site",
         action="append",
@@ -47,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--max-nodes",
-        type=_positive_or_none,
+        type=parse_max_nodes,
         default=summary_options(argparse.Namespace()).max_nodes,
         metavar="N",
         help="summarise at most N elements per page, as the crawl does ('none': whole trees)",
@@ -56,18 +51,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--top", type=int, default=10, help="node pairs listed per group")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of text")
     parser.set_defaults(handler=run, method=SITE_METHOD, param=[])
-
-
-def _positive_or_none(text: str) -> int | None:
-    if text.strip().lower() == "none":
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number or 'none', not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be >= 1")
-    return value
 
 
 def _tree(path: Any) -> Any:

@@ -173,7 +173,8 @@ def weighted_jaccard(
         return 0.0
     inter = math.fsum(map(page.__getitem__, shared))
     union = page_total + other_total - inter
-    return inter / union if union > 0.0 else 0.0
+    # a total summed a few pages earlier can be a little smaller than the shared weight now
+    return min(1.0, inter / union) if union > 0.0 else 0.0
 
 
 def site_similarity(a: Features, b: Features, model: SiteModel, floor: int = 0) -> float:

@@ -132,7 +132,7 @@ class _Site:
     refreshed_at: int = -1
     # per label: (features, weighted total) of each template under the current weights
     template_totals: dict[str, list[tuple[Features, float]]] = field(default_factory=dict)
-    totals_at: int = -1
+    totals_table: list[float] | None = None  # the weight table the totals were computed with
 
 
 class SiteAwareClassifier:
@@ -236,22 +236,17 @@ class SiteAwareClassifier:
 
     def _template_totals(self, state: _Site) -> dict[str, list[tuple[Features, float]]]:
         model = state.model
-        # The templates' weighted totals move by at most log(1.01) per feature while the site
-        # grows by 1 %: recomputed then (and on every early page), not on every page.
-        count = model.pages
-        if count != state.totals_at and (
-            count < EARLY_PAGES or count >= state.totals_at * 1.01 or state.totals_at < 0
-        ):
-            table = model.table()
-            top = len(table) - 1
+        # Recomputed with every new weight table (every page of a small site, then every 1 %
+        # of growth), so the templates' totals and the page's weights come from one table;
+        # only the document counts of the last few pages can differ between them.
+        table = model.table()
+        if table is not state.totals_table or model.pages < EARLY_PAGES:
             get = model.df.get
             state.template_totals = {
-                label: [
-                    (page, math.fsum(table[min(get(f, 0), top)] for f in page)) for page in pages
-                ]
+                label: [(page, math.fsum(table[get(f, 0)] for f in page)) for page in pages]
                 for label, pages in self._templates.items()
             }
-            state.totals_at = count
+            state.totals_table = table
         return state.template_totals
 
     def _scores_of(self, features: Features, state: _Site) -> dict[str, float]:

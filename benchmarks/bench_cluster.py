@@ -44,7 +44,7 @@ from pagesim_scrapy.core.cluster import (
     measure_function,
 )
 from pagesim_scrapy.core.cluster.synthetic import Perturber
-from pagesim_scrapy.core.pageio import iter_page_paths, read_page_bytes
+from pagesim_scrapy.core.pageio import PAGE_SUFFIXES, iter_page_paths, read_page_bytes
 from pagesim_scrapy.core.summary import parse_html, summarize
 
 PLATFORM = {"delish.com", "goodhousekeeping.com", "thepioneerwoman.com"}
@@ -53,7 +53,7 @@ METHODS = ("combined", "lcs")
 
 
 def load(name: str) -> tuple[list[Path], list[str], list[Any]]:
-    paths = list(iter_page_paths([shared(name)]))
+    paths = list(iter_page_paths([shared(name)], (*PAGE_SUFFIXES, ".testhtml")))
     return paths, [p.parent.name for p in paths], [summarize(p, source=str(p)) for p in paths]
 
 
@@ -123,7 +123,9 @@ def sweep(so: tuple, recipes: tuple) -> None:
 def generate(path: Path, count: int, seed: int) -> dict[str, float]:
     """Perturbed summaries of all shared pages, pickled one after the other into ``path``."""
     paths = list(iter_page_paths([shared("stackoverflow_page_types")]))
-    paths += list(iter_page_paths([shared("recipe_scrapers_testdata")]))
+    paths += list(
+        iter_page_paths([shared("recipe_scrapers_testdata")], (*PAGE_SUFFIXES, ".testhtml"))
+    )
     labels = [p.parent.name for p in paths]
     roots = [parse_html(read_page_bytes(p)) for p in paths]
     perturber = Perturber(roots, labels)

@@ -18,7 +18,7 @@ from _data import shared
 from lxml import etree
 
 from pagesim_scrapy.core.classify import TemplateClassifier
-from pagesim_scrapy.core.pageio import iter_page_paths, read_page_bytes
+from pagesim_scrapy.core.pageio import PAGE_SUFFIXES, iter_page_paths, read_page_bytes
 from pagesim_scrapy.core.summary import summarize, summarize_tree
 
 
@@ -39,7 +39,7 @@ def main() -> None:
     sets = sorted(p for p in data.iterdir() if p.is_dir())
     paths: list[Path] = []
     for folder in sets:
-        found = list(iter_page_paths([folder]))
+        found = list(iter_page_paths([folder], (*PAGE_SUFFIXES, ".testhtml")))
         paths.extend(found[: args.limit] if args.limit else found)
     ratios, parse_ms, build_ms, nodes = [], [], [], []
     for path in paths:

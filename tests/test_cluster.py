@@ -30,7 +30,7 @@ from pagesim_scrapy.core.cluster import (
     shared_nearest_neighbours,
 )
 from pagesim_scrapy.core.cluster.synthetic import Perturber
-from pagesim_scrapy.core.pageio import iter_page_paths
+from pagesim_scrapy.core.pageio import PAGE_SUFFIXES, iter_page_paths
 from pagesim_scrapy.core.summary import parse_html, summarize, summarize_tree
 from tests.conftest import FIXTURES, shared_data
 
@@ -271,7 +271,7 @@ def test_stackoverflow_types_with_defaults() -> None:
 
 def test_recipe_sites_by_structure() -> None:
     root = shared_data("recipe_scrapers_testdata")
-    paths = list(iter_page_paths([root]))
+    paths = list(iter_page_paths([root], (*PAGE_SUFFIXES, ".testhtml")))
     result = cluster_pages(summarize(p, source=str(p)) for p in paths)
     sites = [p.parent.name for p in paths]
     assert len(paths) == 150

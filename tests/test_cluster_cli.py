@@ -194,29 +194,6 @@ def test_report_with_classification_scores(tmp_path: Path) -> None:
     assert len(doc.classed("svg", "hist")) == 2
 
 
-def test_progress_lines() -> None:
-    import io
-
-    from pagesim_scrapy.cli.cluster import _ProgressPrinter
-
-    stream = io.StringIO()
-    small = _ProgressPrinter(stream, 10, enabled=True)
-    small("condensing", 10, 10)
-    assert stream.getvalue() == ""  # short runs stay quiet on a non-terminal
-    large = _ProgressPrinter(stream, 5000, enabled=True)
-    large("condensing", 1, 5000)
-    large("condensing", 2, 5000)  # within 5 s of the last line: not repeated
-    large("condensing", 5000, 5000)  # the end of a stage is always shown
-    lines = stream.getvalue().splitlines()
-    assert [line.split(" (")[0] for line in lines] == [
-        "condensing: 1/5000",
-        "condensing: 5000/5000",
-    ]
-    off = _ProgressPrinter(stream, 5000, enabled=False)
-    off("condensing", 1, 5000)
-    assert len(stream.getvalue().splitlines()) == 2
-
-
 # --------------------------------------------------------------------------------------------
 # report pieces
 

@@ -1,4 +1,5 @@
-"""Command line: ``python -m pagesim_scrapy <command> …`` (also ``scrapy pagesim <command> …``).
+"""Command line: ``pagesim <command> …``, ``python -m pagesim_scrapy <command> …`` and
+``scrapy pagesim <command> …``: the same commands under three names.
 
 Each sub-command lives in its own module ``pagesim_scrapy.cli.<name>`` exposing
 ``register(subparsers)`` (adds its parser and sets ``handler=run``) and ``run(args) -> int``.
@@ -26,7 +27,17 @@ SUBCOMMANDS: tuple[str, ...] = (
 )
 
 
-def build_parser(prog: str = "python -m pagesim_scrapy") -> argparse.ArgumentParser:
+#: The program name each way of running the commands shows in its help and errors.
+MODULE_PROG = "python -m pagesim_scrapy"
+SCRIPT_PROG = "pagesim"
+
+
+def summary_line() -> str:
+    """One line naming every command (``scrapy -h`` shows it beside ``pagesim``)."""
+    return "pagesim commands on saved pages: " + ", ".join(SUBCOMMANDS)
+
+
+def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Page-type classification, clustering and template induction for web pages.",
@@ -46,7 +57,12 @@ def build_parser(prog: str = "python -m pagesim_scrapy") -> argparse.ArgumentPar
     return parser
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "python -m pagesim_scrapy") -> int:
+def script_main() -> int:
+    """The ``pagesim`` console script."""
+    return main(prog=SCRIPT_PROG)
+
+
+def main(argv: Sequence[str] | None = None, prog: str = MODULE_PROG) -> int:
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     logging.basicConfig(

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from pagesim_scrapy.core.pageio import PageReadError, iter_page_paths
+from pagesim_scrapy.core.pageio import PAGE_SUFFIXES, PageReadError, iter_page_paths
 
 
 class CommandError(Exception):
@@ -23,7 +23,8 @@ def page_paths(raw: Iterable[str]) -> list[Path]:
     except PageReadError as exc:
         raise CommandError(str(exc)) from exc
     if not paths:
-        raise CommandError("no pages found (.html, .htm, .html.gz) in the given paths")
+        endings = ", ".join(PAGE_SUFFIXES)
+        raise CommandError(f"no pages found ({endings}) in the given paths")
     return paths
 
 

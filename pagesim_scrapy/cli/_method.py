@@ -43,8 +43,29 @@ def add_method_arguments(
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a method parameter, e.g. relation=rsn, depth=8, kappa=0.5 (repeatable)",
+        help="a method parameter, e.g. relation=rsn, depth=8, kappa=0.5 (repeatable; each "
+        "method's parameters and defaults: compare --help)",
     )
+
+
+def _show(value: Any) -> str:
+    """A parameter value as ``--param`` takes it: a bare word for a string, else JSON."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def methods_help() -> str:
+    """Every registered measure with its parameters, defaults and choices (for ``--help``)."""
+    lines = ["methods and their parameters (-p NAME=VALUE; shown with the default value):"]
+    for name in sorted(METHODS):
+        measure = METHODS[name]
+        lines.append(f"  {name}: {measure.summary}" if measure.summary else f"  {name}")
+        if not measure.defaults:
+            lines.append("      (no parameters)")
+        for param, default in measure.defaults.items():
+            choices = measure.choices.get(param)
+            either = f"  (one of {', '.join(_show(c) for c in choices)})" if choices else ""
+            lines.append(f"      {param}={_show(default)}{either}")
+    return "\n".join(lines)
 
 
 def parse_max_nodes(text: str) -> int | None:

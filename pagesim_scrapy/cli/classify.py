@@ -15,6 +15,7 @@ from pagesim_scrapy.cli._common import (
     write_jsonl,
 )
 from pagesim_scrapy.cli._method import add_method_arguments, method_params, summary_options
+from pagesim_scrapy.cli._progress import add_progress_argument, track
 from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.pageio import PageReadError
 from pagesim_scrapy.core.summary import PageParseError, PageSummary, summarize
@@ -84,7 +85,7 @@ def summarise_pages(
     """Every page's summary; a page that cannot be read gets its error instead."""
     options = summary_options(args)
     out: list[tuple[Path, PageSummary | None, str | None]] = []
-    for path in paths:
+    for path in track(paths, args, "reading"):
         try:
             out.append((path, summarize(path, options), None))
         except (PageReadError, PageParseError) as exc:
@@ -105,6 +106,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_method_arguments(parser, default="site", site=True)
     add_threshold_argument(parser)
     add_output_argument(parser, "one JSON object per page")
+    add_progress_argument(parser)
     parser.set_defaults(handler=run)
 
 

@@ -12,10 +12,9 @@ import argparse
 import json
 import logging
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from pagesim_scrapy.cli._common import (
     CommandError,
@@ -30,6 +29,7 @@ from pagesim_scrapy.cli._method import (
     method_params,
     summary_options,
 )
+from pagesim_scrapy.cli._progress import StageBars, add_progress_argument
 from pagesim_scrapy.core.cluster import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
@@ -44,9 +44,6 @@ from pagesim_scrapy.core.pageio import PageReadError
 from pagesim_scrapy.core.summary import PageParseError, PageSummary, summarize
 
 logger = logging.getLogger(__name__)
-
-#: Show progress on a non-terminal stderr only for runs at least this long (pages).
-PROGRESS_MIN_PAGES = 500
 
 
 def _unit_float(text: str) -> float:
@@ -110,7 +107,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE.jsonl",
         help="output of the classify command: add its score histograms to the report",
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress on stderr")
+    add_progress_argument(parser)
     defaults = "; ".join(
         f"{method}: " + ", ".join(f"{name} {value}" for name, value in values.items())
         for method, values in METHOD_THRESHOLDS.items()
@@ -130,40 +127,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--condense", type=_unit_float, help="similarity to fold near-duplicates into one item"
     )
     parser.set_defaults(handler=run)
-
-
-class _ProgressPrinter:
-    """Progress on stderr: rewritten in place on a terminal, a line now and then otherwise."""
-
-    def __init__(self, stream: TextIO, total: int, enabled: bool) -> None:
-        self.stream = stream
-        self.total = total
-        self.tty = stream.isatty()
-        self.enabled = enabled and (self.tty or total >= PROGRESS_MIN_PAGES)
-        self.started = time.monotonic()
-        self.last_line = 0.0
-        self.dirty = False
-
-    def __call__(self, stage: str, done: int, total: int | None) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if not self.tty and now - self.last_line < 5.0 and done != total:
-            return
-        self.last_line = now
-        of = f"/{total}" if total else ""
-        text = f"{stage}: {done}{of} ({now - self.started:.0f} s)"
-        if self.tty:
-            self.stream.write("\r" + text.ljust(60))
-            self.dirty = True
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
-
-    def finish(self) -> None:
-        if self.dirty:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def _options(args: argparse.Namespace) -> ClusterOptions:
@@ -211,8 +174,15 @@ def run(args: argparse.Namespace) -> int:
 
     summary_opts = summary_options(args)
 
+    progress = StageBars(args)
+    # Method 'site' reads every page before condensing (the site's weights come first): its
+    # reading gets a bar of its own. The other methods read each page as it is condensed.
+    reading = options.method == SITE_METHOD
+
     def summaries() -> Iterator[PageSummary]:
         for index, path in enumerate(paths):
+            if reading:
+                progress("reading", index, len(paths))
             try:
                 summary = summarize(path, summary_opts)
             except (PageReadError, PageParseError) as exc:
@@ -221,14 +191,14 @@ def run(args: argparse.Namespace) -> int:
                 continue
             clustered.append(index)
             yield summary
+        if reading:
+            progress("reading", len(paths), len(paths))
 
-    progress = _ProgressPrinter(sys.stderr, len(paths), not args.no_progress)
-    try:
-        result = cluster_pages(summaries(), options, progress=progress, total=len(paths))
-    except ValueError as exc:
-        raise CommandError(f"nothing clustered: {exc}") from exc
-    finally:
-        progress.finish()
+    with progress:
+        try:
+            result = cluster_pages(summaries(), options, progress=progress, total=len(paths))
+        except ValueError as exc:
+            raise CommandError(f"nothing clustered: {exc}") from exc
     logger.info(
         "%d pages in %d clusters (%s, %s; %d leaders, %.1f s)",
         len(clustered),

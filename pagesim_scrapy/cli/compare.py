@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from pagesim_scrapy.cli._common import CommandError
-from pagesim_scrapy.cli._method import add_method_arguments, method_params
+from pagesim_scrapy.cli._method import add_method_arguments, method_params, methods_help
 from pagesim_scrapy.core.pageio import PageReadError
 from pagesim_scrapy.core.similarity import similarity
 from pagesim_scrapy.core.summary import PageParseError, summarize
@@ -16,6 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "compare",
         help="print the structural similarity of two pages",
         description="Print the similarity (0..1) of two saved pages under one measure.",
+        epilog=methods_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("page_a", metavar="A", help="a saved page (.html, .htm, .html.gz)")
     parser.add_argument("page_b", metavar="B", help="another saved page")

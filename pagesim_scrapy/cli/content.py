@@ -14,6 +14,7 @@ from pagesim_scrapy.cli._common import (
     page_paths,
     write_jsonl,
 )
+from pagesim_scrapy.cli._progress import add_progress_argument, track
 from pagesim_scrapy.core.content import (
     SCOPES,
     ContentInputError,
@@ -57,6 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write the document frequencies learned over the pages here",
     )
     add_output_argument(parser, "one JSON object per page")
+    add_progress_argument(parser)
     parser.set_defaults(handler=run)
 
 
@@ -69,10 +71,10 @@ def _load_df(path: str | None) -> DocumentFrequencies:
         raise CommandError(str(exc)) from exc
 
 
-def _learn(df: DocumentFrequencies, paths: list[Path]) -> dict[Path, str]:
+def _learn(df: DocumentFrequencies, paths: list[Path], args: argparse.Namespace) -> dict[Path, str]:
     """First pass: add every readable page to ``df``; return the errors of the others."""
     errors: dict[Path, str] = {}
-    for path in paths:
+    for path in track(paths, args, "learning document frequencies"):
         try:
             tree = build_tree(read_page_bytes(path))
         except (PageReadError, ContentInputError) as exc:
@@ -91,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     df = _load_df(args.df)
     errors: dict[Path, str] = {}
     if query is not None or args.save_df:
-        errors = _learn(df, paths)
+        errors = _learn(df, paths, args)
     if args.save_df:
         try:
             df.save(args.save_df)
@@ -99,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError(f"cannot write {args.save_df}: {exc}") from exc
     failed = 0
     with output_stream(args.output) as stream:
-        for path in paths:
+        for path in track(paths, args, "analysing"):
             record: dict[str, Any] = {"path": str(path)}
             error = errors.get(path)
             if error is None:

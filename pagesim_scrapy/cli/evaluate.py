@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pagesim_scrapy.cli._common import CommandError
 from pagesim_scrapy.cli._method import add_method_arguments, method_params, summary_options
+from pagesim_scrapy.cli._progress import add_progress_argument, progress_bar
 from pagesim_scrapy.cli.classify import add_threshold_argument, parse_threshold
 from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.evaluate import (
@@ -41,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_method_arguments(parser, default="site", site=True)
     add_threshold_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    add_progress_argument(parser)
     parser.set_defaults(handler=run)
 
 
@@ -50,10 +52,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         folders = labelled_folders(args.root)
         options = summary_options(args)
-        pages = {
-            label: [(path, summarize(path, options)) for path in paths]
-            for label, paths in folders.items()
-        }
+        pages: dict[str, list[tuple[Path, PageSummary]]] = {}
+        total = sum(len(paths) for paths in folders.values())
+        with progress_bar(args, total, "reading") as bar:
+            for label, paths in folders.items():
+                pages[label] = []
+                for path in paths:
+                    pages[label].append((path, summarize(path, options)))
+                    bar.update(1)
     except (ValueError, PageReadError, PageParseError) as exc:
         raise CommandError(str(exc)) from exc
     chosen = args.labels.split(",") if args.labels else list(pages)

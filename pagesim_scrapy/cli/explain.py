@@ -9,6 +9,7 @@ from typing import Any
 
 from pagesim_scrapy.cli._common import CommandError, page_paths
 from pagesim_scrapy.cli._method import SITE_METHOD, parse_max_nodes, summary_options
+from pagesim_scrapy.cli._progress import add_progress_argument
 from pagesim_scrapy.cli.classify import (
     add_template_argument,
     add_threshold_argument,
@@ -50,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_threshold_argument(parser)
     parser.add_argument("--top", type=int, default=10, help="node pairs listed per group")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    add_progress_argument(parser)
     parser.set_defaults(handler=run, method=SITE_METHOD, param=[])
 
 

@@ -12,6 +12,7 @@ from pagesim_scrapy.cli._common import (
     page_paths,
     write_jsonl,
 )
+from pagesim_scrapy.cli._progress import add_progress_argument, track
 from pagesim_scrapy.core.induce import Wrapper, WrapperError
 from pagesim_scrapy.core.pageio import PageReadError, read_page_bytes
 
@@ -39,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help='also emit "rows": the whole text of each label field\'s row ("ISBN-13: 978…")',
     )
     add_output_argument(parser, "records")
+    add_progress_argument(parser)
     parser.set_defaults(handler=run)
 
 
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"{args.wrapper}: the wrapper has not learned any page")
     paths = page_paths(args.paths)
     with output_stream(args.output) as out:
-        for path in paths:
+        for path in track(paths, args, "extracting"):
             line: dict[str, Any] = {"path": str(path)}
             try:
                 result = wrapper.extract(read_page_bytes(path))

@@ -7,6 +7,7 @@ import logging
 import sys
 
 from pagesim_scrapy.cli._common import CommandError, page_paths
+from pagesim_scrapy.cli._progress import add_progress_argument, track
 from pagesim_scrapy.core.induce import DEFAULT_LAMBDA, DEFAULT_MIN_FIT, Wrapper, parse_html
 from pagesim_scrapy.core.induce.dom import PageParseError
 from pagesim_scrapy.core.pageio import PageReadError, read_page_bytes
@@ -49,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="ignore the pages' embedded JSON-LD (by default its values are fields too)",
     )
+    add_progress_argument(parser)
     parser.set_defaults(handler=run)
 
 
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         label=args.label, lam=args.lam, min_fit=args.min_fit, structured=not args.no_jsonld
     )
     roots = []
-    for path in paths:
+    for path in track(paths, args, "reading"):
         try:
             roots.append(parse_html(read_page_bytes(path), structured=wrapper.structured))
         except (PageReadError, PageParseError) as exc:

@@ -28,12 +28,14 @@ class PagesimCommand(ScrapyCommand):
         return "<command> [options] [args]"
 
     def short_desc(self) -> str:
-        return "Compare, classify and evaluate saved pages (pagesim commands)"
+        from pagesim_scrapy.cli import summary_line
+
+        return summary_line()
 
     def long_desc(self) -> str:
         return (
             "Run a pagesim command, e.g. 'scrapy pagesim compare A.html B.html --method lcs'; "
-            "the commands and options are those of 'python -m pagesim_scrapy'. "
+            "the commands and options are those of the 'pagesim' script. "
             "'scrapy pagesim --help' lists them."
         )
 

@@ -164,9 +164,7 @@ def http_crawl(
 ) -> tuple[list[dict[str, Any]], str, Path]:
     tmp = tmp_path_factory.mktemp("opensource-http")
     report = tmp / "report.html"
-    rows, log = _crawl(
-        tmp, "-a", f"start_url={snapshot_server}", "-s", f"PAGESIM_REPORT={report}"
-    )
+    rows, log = _crawl(tmp, "-a", f"start_url={snapshot_server}", "-s", f"PAGESIM_REPORT={report}")
     return rows, log, report
 
 

@@ -261,7 +261,23 @@ def _synthetic_page(kind: int, variant: int) -> str:
     """A page of type ``kind``: the type's own random block structure, a small variation."""
     import random
 
-    tags = "div section article ul ol table form nav aside header footer p h2 h3 dl".split()
+    tags = [
+        "div",
+        "section",
+        "article",
+        "ul",
+        "ol",
+        "table",
+        "form",
+        "nav",
+        "aside",
+        "header",
+        "footer",
+        "p",
+        "h2",
+        "h3",
+        "dl",
+    ]
     rng = random.Random(kind)
 
     def block(depth: int) -> str:

@@ -41,6 +41,7 @@ from pagesim_scrapy.core.guard import check_templates, format_warnings
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.statefile import CorruptStateError, read_state, remove_stale_temp_files
 from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize_tree
+from pagesim_scrapy.crawlreport import CrawlReportCollector
 from pagesim_scrapy.items import PageItem
 from pagesim_scrapy.settings import PageSimConfig, PageSimConfigError
 from pagesim_scrapy.templates import TemplateError, load_templates, project_root
@@ -234,6 +235,8 @@ class PageSimDownloaderMiddleware:
         self._skipped: Counter[str] = Counter()
         self._relevance_scored = 0
         self._off_topic = 0
+        # PAGESIM_REPORT: verdicts gathered for the HTML report written at close
+        self.report = CrawlReportCollector() if config.report else None
 
     def _apply(self, config: PageSimConfig) -> None:
         self.config = config
@@ -524,6 +527,8 @@ class PageSimDownloaderMiddleware:
             target = self._add_content(info, root, response.url)
         self._seconds += thread_time() - started
         meta[META_KEY] = info
+        if self.report is not None:
+            self.report.add(info, response.url)
         response.flags.append(FLAG_PREFIX + (label or UNMATCHED_FLAG))
         stats = self.stats
         stats.inc_value("pagesim/response_count")
@@ -610,6 +615,16 @@ class PageSimDownloaderMiddleware:
             logger.info("%s", self.summary())
         if self.discovery is not None and self.ready:
             self._close_discovery(self.discovery)
+        if self.report is not None and self.config.report and self.ready:
+            self._write_report(self.report, self.config.report)
+
+    def _write_report(self, report: CrawlReportCollector, path: str) -> None:
+        try:
+            written = report.write(path)
+        except OSError as exc:
+            logger.error("pagesim: cannot write the crawl report to %s: %s", path, exc)
+        else:
+            logger.info("pagesim: crawl report of %d pages written to %s", report.pages, written)
 
     def _close_discovery(self, discovery: OnlineDiscovery) -> None:
         """Log the discovered types and a ready PAGESIM_TEMPLATES snippet; save them."""

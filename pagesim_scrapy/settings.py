@@ -220,6 +220,15 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "unassigned (`cluster` None).",
     ),
     SettingSpec(
+        "PAGESIM_REPORT",
+        "str or None",
+        None,
+        "Write an HTML crawl report to this file when the spider closes (a relative path is "
+        "relative to the current directory): per site and label the score distributions with "
+        "their thresholds, counts, confidence, and example URLs of each label and of unmatched "
+        "pages. None: no report.",
+    ),
+    SettingSpec(
         "PAGESIM_INDUCTION_ENABLED",
         "bool",
         False,
@@ -344,6 +353,7 @@ class PageSimConfig:
     discovery_method: str = DEFAULTS["PAGESIM_DISCOVERY_METHOD"]
     discovery_threshold: float | None = DEFAULTS["PAGESIM_DISCOVERY_THRESHOLD"]
     discovery_max_clusters: int = DEFAULTS["PAGESIM_DISCOVERY_MAX_CLUSTERS"]
+    report: str | None = DEFAULTS["PAGESIM_REPORT"]
 
     # -- construction ---------------------------------------------------------------------
 
@@ -391,6 +401,7 @@ class PageSimConfig:
                 read("PAGESIM_DISCOVERY_THRESHOLD", "get"), "PAGESIM_DISCOVERY_THRESHOLD"
             ),
             discovery_max_clusters=read("PAGESIM_DISCOVERY_MAX_CLUSTERS", "getint"),
+            report=_optional_str(read("PAGESIM_REPORT", "get")),
         )
         if spider is not None:
             config = config.with_spider(spider)

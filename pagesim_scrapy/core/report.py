@@ -236,8 +236,9 @@ def _map_distances(
     return out
 
 
-def _heat_colour(value: float) -> str:
-    value = min(1.0, max(0.0, value))
+def _heat_colour(value: float, low: float = 0.0) -> str:
+    """White at ``low`` (and below) to deep blue at 1."""
+    value = min(1.0, max(0.0, (value - low) / (1.0 - low) if low < 1.0 else value))
     # white (0) to deep blue (1)
     r = int(247 - value * (247 - 33))
     g = int(251 - value * (251 - 102))
@@ -245,39 +246,106 @@ def _heat_colour(value: float) -> str:
     return f"rgb({r},{g},{b})"
 
 
-def _heatmap_svg(labels: Sequence[str], matrix: Sequence[Sequence[float]]) -> str:
+def seriate(matrix: Sequence[Sequence[float]]) -> list[int]:
+    """An order of the rows that puts alike rows next to each other (greedy nearest-neighbour
+    chain from row 0, the largest cluster), so that groups of alike types show as blocks."""
+    m = len(matrix)
+    if m == 0:
+        return []
+    order = [0]
+    left = set(range(1, m))
+    while left:
+        last = order[-1]
+        nxt = max(left, key=lambda j: (matrix[last][j], -j))
+        order.append(nxt)
+        left.remove(nxt)
+    return order
+
+
+def _heatmap_svg(
+    labels: Sequence[str],
+    matrix: Sequence[Sequence[float]],
+    ids: Sequence[int] | None = None,
+    cell: int = 14,
+    low: float = 0.0,
+) -> str:
+    """A similarity heatmap drawn at its natural size (``cell`` px per cell, labels legible);
+    the page puts it in a scrolling, zoomable box. ``ids`` are the rows' cluster numbers."""
     m = len(labels)
     if m == 0:
         return ""
-    cell = max(10, min(28, 560 // m))
-    left = 90
-    top = 90
-    size = left + cell * m + 10
+    ids = list(range(m)) if ids is None else list(ids)
+    longest = max(len(label) for label in labels)
+    left = top = 12 + int(6.2 * longest)
+    width = left + cell * m + 8
+    height = top + cell * m + 8
+    font = max(8, min(12, cell - 3))
     parts = [
-        f'<svg class="heatmap" viewBox="0 0 {size} {top + cell * m + 10}" width="{size}" '
-        f'height="{top + cell * m + 10}" role="img" aria-label="similarity of representatives">'
+        f'<svg class="heatmap" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" data-width="{width}" role="img" '
+        f'aria-label="similarity of the representatives" style="font-size:{font}px">'
     ]
     for i, label in enumerate(labels):
-        y = top + i * cell + cell * 0.7
+        y = top + i * cell + cell * 0.72
         parts.append(
-            f'<text x="{left - 4}" y="{y:.1f}" text-anchor="end" class="axis" '
-            f'data-cluster="{i}">{_e(label)}</text>'
+            f'<text x="{left - 4}" y="{y:.1f}" text-anchor="end" class="axis hl-label" '
+            f'data-cluster="{ids[i]}">{_e(label)}</text>'
         )
-        x = left + i * cell + cell * 0.7
+        x = left + i * cell + cell * 0.72
         parts.append(
-            f'<text x="{x:.1f}" y="{top - 4}" transform="rotate(-60 {x:.1f} {top - 4})" '
-            f'class="axis" data-cluster="{i}">{_e(label)}</text>'
+            f'<text x="{x:.1f}" y="{top - 4}" transform="rotate(-90 {x:.1f} {top - 4})" '
+            f'class="axis hl-label" data-cluster="{ids[i]}">{_e(label)}</text>'
         )
     for i in range(m):
         for j in range(m):
             value = matrix[i][j]
             parts.append(
                 f'<rect x="{left + j * cell}" y="{top + i * cell}" width="{cell}" '
-                f'height="{cell}" fill="{_heat_colour(value)}"><title>{_e(labels[i])} vs '
+                f'height="{cell}" fill="{_heat_colour(value, low)}"><title>{_e(labels[i])} vs '
                 f"{_e(labels[j])}: {value:.2f}</title></rect>"
             )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _heat_legend(low: float = 0.0) -> str:
+    stops = "".join(
+        f'<span style="background:{_heat_colour(low + (1.0 - low) * v / 10, low)}"></span>'
+        for v in range(11)
+    )
+    return f'<div class="heat-legend">{low:.2f} <span class="ramp">{stops}</span> 1</div>'
+
+
+def _off_diagonal_floor(matrix: Sequence[Sequence[float]]) -> float:
+    """The colour scale's white: the 5th percentile of the similarities between distinct
+    types, so that the scale spends its range where the values are."""
+    values = sorted(matrix[i][j] for i in range(len(matrix)) for j in range(len(matrix)) if i != j)
+    if not values:
+        return 0.0
+    return min(0.9, values[len(values) // 20])
+
+
+def _closest_pairs(
+    labels: Sequence[str], matrix: Sequence[Sequence[float]], limit: int = 15, low: float = 0.0
+) -> str:
+    """The most alike pairs of distinct types: candidates for one type split in two."""
+    pairs = sorted(
+        ((matrix[i][j], i, j) for i in range(len(labels)) for j in range(i + 1, len(labels))),
+        key=lambda item: (-item[0], item[1], item[2]),
+    )[:limit]
+    if not pairs:
+        return ""
+    rows = "".join(
+        f'<tr><td><a href="#{_e(labels[i])}">{_e(labels[i])}</a></td>'
+        f'<td><a href="#{_e(labels[j])}">{_e(labels[j])}</a></td>'
+        f'<td class="num"><span class="swatch" style="background:{_heat_colour(value, low)}">'
+        f"</span>{value:.2f}</td></tr>"
+        for value, i, j in pairs
+    )
+    return (
+        '<table class="pairs"><thead><tr><th>type</th><th>type</th><th>similarity</th></tr>'
+        f"</thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def _bars_svg(labels: Sequence[str], sizes: Sequence[int], width: int = 640) -> str:
@@ -426,7 +494,7 @@ body { margin:0; font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-s
 header { background:#1d2330; color:#fff; padding:18px 28px; }
 header h1 { margin:0 0 4px; font-size:22px; }
 header p { margin:0; color:#c9d1e0; }
-main { padding:18px 28px 40px; max-width:1400px; }
+main { padding:18px 28px 40px; max-width:2400px; margin:0 auto; }
 section { margin:22px 0; }
 h2 { font-size:18px; margin:0 0 10px; }
 h3 { font-size:15px; margin:0 0 4px; }
@@ -434,7 +502,7 @@ h3 { font-size:15px; margin:0 0 4px; }
 .stat { background:#fff; border:1px solid var(--line); border-radius:8px; padding:8px 14px; }
 .stat b { display:block; font-size:20px; }
 .stat span { color:var(--muted); font-size:12px; }
-.grid { display:grid; grid-template-columns:repeat(auto-fill,minmax(330px,1fr)); gap:12px; }
+.grid { display:grid; grid-template-columns:repeat(auto-fill,minmax(300px,1fr)); gap:12px; }
 .card { background:#fff; border:1px solid var(--line); border-radius:8px; padding:12px 14px;
   border-top:5px solid var(--c,#888); }
 .card.dim, .pt.dim, .bar.dim { opacity:.18; }
@@ -444,8 +512,32 @@ h3 { font-size:15px; margin:0 0 4px; }
   max-height:260px; overflow:auto; margin:6px 0 0; }
 .composition { font-size:12px; color:var(--muted); }
 .figs { display:flex; flex-wrap:wrap; gap:18px; align-items:flex-start; }
-.fig { background:#fff; border:1px solid var(--line); border-radius:8px; padding:10px; }
-.fig p { margin:4px 0 0; color:var(--muted); font-size:12px; max-width:640px; }
+.row2 { display:grid; grid-template-columns:repeat(auto-fit,minmax(520px,1fr)); gap:16px;
+  align-items:start; }
+.row-heat { display:grid; grid-template-columns:minmax(0,2.2fr) minmax(300px,1fr); gap:16px;
+  align-items:start; }
+@media (max-width:1000px) { .row-heat { grid-template-columns:1fr; } }
+.fig { background:#fff; border:1px solid var(--line); border-radius:8px; padding:12px 14px;
+  min-width:0; }
+.fig p { margin:6px 0 0; color:var(--muted); font-size:12px; }
+.fig svg.map, .fig svg.bars, .fig svg.hist, .fig svg.comp, .card svg.hist { width:100%;
+  height:auto; display:block; }
+.fig svg.comp { height:26px; }
+.heat-box { overflow:auto; max-height:80vh; border:1px solid var(--line); border-radius:6px; }
+.heat-box svg { display:block; }
+.hl-label { cursor:pointer; }
+.zoom { display:flex; align-items:center; gap:10px; font-size:12px; color:var(--muted);
+  margin:0 0 8px; flex-wrap:wrap; }
+.heat-legend { display:flex; align-items:center; gap:4px; margin-left:auto; }
+.heat-legend .ramp { display:inline-flex; }
+.heat-legend .ramp span { width:14px; height:12px; display:inline-block; }
+table.pairs, table.glance { border-collapse:collapse; width:100%; font-size:13px; }
+table.pairs th, table.pairs td, table.glance th, table.glance td { text-align:left;
+  padding:4px 8px; border-bottom:1px solid var(--line); }
+table.glance th, table.pairs th { color:var(--muted); font-weight:600; font-size:12px; }
+td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
+.swatch { display:inline-block; width:11px; height:11px; border-radius:2px;
+  vertical-align:-1px; margin-right:6px; border:1px solid #0001; }
 .map-bg { fill:#fff; }
 .pt { stroke:#fff; stroke-width:1; cursor:pointer; }
 .pt.hl { stroke:#000; stroke-width:2; }
@@ -454,6 +546,17 @@ h3 { font-size:15px; margin:0 0 4px; }
 .h-label { fill:#4e79a7; background:#4e79a7; }
 .h-other { fill:#c7ccd6; background:#c7ccd6; }
 .threshold { stroke:#d62728; stroke-width:2; stroke-dasharray:4 2; }
+.th-range { fill:#d62728; opacity:.08; }
+.legend .sw.th-key { background:repeating-linear-gradient(90deg,#d62728 0 4px,#fff 4px 6px);
+  height:3px; vertical-align:3px; }
+.label-card h4 { margin:8px 0 2px; font-size:12px; color:var(--muted); font-weight:600; }
+.label-card .th-text { margin-top:4px; }
+ul.urls { margin:0; padding-left:16px; font-size:12px; }
+ul.urls li { margin:1px 0; }
+.legend-line { margin:6px 0 8px; font-size:12px; }
+.toc a { color:#2357a6; }
+section.site { margin:26px 0; }
+section.site > .fig { margin-bottom:12px; }
 .legend .sw { display:inline-block; width:12px; height:12px; border-radius:2px;
   vertical-align:-1px; margin:0 4px 0 10px; }
 .filter { margin:0 0 10px; }
@@ -492,7 +595,20 @@ _JS = """
       });
     });
   }
-  document.documentElement.setAttribute('data-report-ready', String(all('.cluster-card').length));
+  var zoom = document.getElementById('heat-zoom');
+  var heat = document.querySelector('svg.heatmap');
+  if (zoom && heat) {
+    var natural = Number(heat.getAttribute('data-width'));
+    var ratio = Number(heat.getAttribute('height')) / natural;
+    zoom.addEventListener('input', function () {
+      var w = natural * Number(zoom.value) / 100;
+      heat.setAttribute('width', String(w));
+      heat.setAttribute('height', String(w * ratio));
+      document.getElementById('heat-zoom-value').textContent = zoom.value + ' %';
+    });
+  }
+  var cards = all('.cluster-card, .label-card').length;
+  document.documentElement.setAttribute('data-report-ready', String(cards));
 })();
 """
 
@@ -542,7 +658,7 @@ def clustering_report(
     similarity: Callable[[PageSummary, PageSummary], float] | None = None,
     max_map_points: int = 150,
     max_map_clusters: int = 60,
-    max_heatmap: int = 40,
+    max_heatmap: int = 60,
     max_bars: int = 30,
     examples: int = 3,
 ) -> str:
@@ -660,31 +776,45 @@ def clustering_report(
         else f"all {len(leaders)} leaders"
     )
     heat_ids = shown_clusters[:max_heatmap]
-    matrix = [row[: len(heat_ids)] for row in rep_sim[: len(heat_ids)]]
+    order = seriate([row[: len(heat_ids)] for row in rep_sim[: len(heat_ids)]])
+    matrix = [[rep_sim[i][j] for j in order] for i in order]
     heat_note = (
         f"the {len(heat_ids)} largest of {len(clusters)} clusters"
         if len(heat_ids) < len(clusters)
-        else "all clusters"
+        else f"all {len(clusters)} clusters"
     )
+    low = _off_diagonal_floor(matrix)
+    heatmap = _heatmap_svg([labels[i] for i in order], matrix, ids=order, low=low)
+    pairs = _closest_pairs(labels[: len(heat_ids)], rep_sim, low=low)
+    bars_note = "Click a bar, a card or a point to highlight a cluster."
 
     params = ", ".join(f"{k}={v}" for k, v in options.describe().items())
     body = (
         _stats(stats)
-        + '<section id="overview"><h2>Cluster sizes</h2><div class="figs">'
-        + f'<div class="fig">{bars}<p>Click a bar, a card or a point to highlight a cluster.</p>'
-        + "</div></div></section>"
-        + '<section id="map"><h2>Map of the pages</h2><div class="figs">'
-        + f'<div class="fig">{map_svg}<p>Classical multidimensional scaling of 1 − similarity '
+        + '<section id="overview" class="row2">'
+        + '<div class="fig"><h2>Cluster sizes</h2>'
+        + f"{bars}<p>{bars_note}</p></div>"
+        + f'<div class="fig" id="map"><h2>Map of the pages</h2>{map_svg}'
+        + "<p>Classical multidimensional scaling of 1 − similarity "
         + f"between leaders ({shown}); two leaders never compared are placed as far apart as "
         + "their clusters' representatives. A circle's area grows with the pages it stands "
-        + "for, its colour is its cluster. Hover for the page.</p></div>"
-        + f'<div class="fig">{_heatmap_svg(labels[: len(heat_ids)], matrix)}'
+        + "for, its colour is its cluster. Hover for the page.</p></div></section>"
+        + '<section id="similarity" class="row-heat">'
+        + '<div class="fig"><h2>How alike the types are</h2>'
+        + '<div class="zoom"><label>zoom <input id="heat-zoom" type="range" min="40" '
+        + 'max="200" value="100" step="10"></label> <span id="heat-zoom-value">100 %</span>'
+        + f"{_heat_legend(low)}</div>"
+        + f'<div class="heat-box">{heatmap}</div>'
         + f"<p>Similarity ({_e(options.method)}) between the representatives of "
-        + f"{heat_note}: a dark cell off the diagonal marks two types that look alike.</p>"
-        + "</div></div></section>"
+        + f"{heat_note}, rows ordered so that alike types sit together: a dark block off the "
+        + "diagonal marks types that look alike. Hover a cell for its value.</p></div>"
+        + '<div class="fig"><h2>Most alike pairs</h2>'
+        + f"{pairs}<p>The closest pairs among the {len(heat_ids)} largest clusters: "
+        + "candidates for one page type split in two.</p></div></section>"
         + '<section id="clusters"><h2>Clusters and their representative pages</h2>'
         + '<div class="filter"><input id="cluster-filter" type="search" '
-        + 'placeholder="filter by label, title or address"></div>'
+        + 'placeholder="filter by label, title or address"> '
+        + f'<span class="meta">{len(clusters)} clusters, largest first</span></div>'
         + f'<div class="grid">{"".join(cards)}</div></section>'
     )
     if verdicts:
@@ -708,6 +838,343 @@ def classification_report(
     ]
     body = _stats(stats) + (scores_section(verdicts, thresholds) or "<p>No scores.</p>")
     return _page(title, f"{len(verdicts)} verdicts", body)
+
+
+# ---------------------------------------------------------------------------------------------
+# the crawl report (PAGESIM_REPORT): per site and label, from CrawlReportCollector.as_dict()
+
+#: How a verdict's threshold was set, in words (``threshold_source``).
+THRESHOLD_SOURCES = {
+    "given": "set in PAGESIM_THRESHOLD",
+    "prior": "prior, from the templates' similarity to each other; no cut from the site's "
+    "own scores",
+    "distribution": "from the site's own score distribution",
+}
+
+#: Pages within this distance of their threshold count as borderline.
+BORDERLINE = 0.05
+
+
+def _binned_svg(
+    label: str,
+    given: Sequence[int],
+    unmatched: Sequence[int],
+    threshold: float | None,
+    threshold_range: Sequence[float] | None,
+    colour: str,
+) -> str:
+    """Stacked histogram of pre-binned scores over [0, 1] with the threshold (and the range it
+    moved in during the crawl)."""
+    bins = len(given)
+    width, height, pad_left, pad_bottom, pad_top = 440, 150, 34, 22, 10
+    tallest = max([a + b for a, b in zip(given, unmatched)] + [1])
+    plot_w = width - pad_left - 10
+    plot_h = height - pad_bottom - pad_top
+    base = pad_top + plot_h
+    bar_w = plot_w / bins
+    parts = [
+        f'<svg class="hist" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'role="img" aria-label="scores of the pages nearest {_e(label)}">'
+    ]
+    if threshold_range is not None and threshold_range[1] - threshold_range[0] > 1e-6:
+        x0 = pad_left + min(1.0, max(0.0, threshold_range[0])) * plot_w
+        x1 = pad_left + min(1.0, max(0.0, threshold_range[1])) * plot_w
+        parts.append(
+            f'<rect x="{x0:.1f}" y="{pad_top}" width="{max(x1 - x0, 1):.1f}" height="{plot_h}" '
+            f'class="th-range"><title>the threshold moved within {threshold_range[0]:.3f}–'
+            f"{threshold_range[1]:.3f} during the crawl</title></rect>"
+        )
+    for i in range(bins):
+        x = pad_left + i * bar_w
+        lo, hi = i / bins, (i + 1) / bins
+        h_u = plot_h * unmatched[i] / tallest
+        h_g = plot_h * given[i] / tallest
+        if unmatched[i]:
+            parts.append(
+                f'<rect x="{x:.1f}" y="{base - h_u:.1f}" width="{max(bar_w - 1, 0.5):.1f}" '
+                f'height="{h_u:.1f}" class="h-other"><title>{unmatched[i]} unmatched, '
+                f"{lo:.3f}–{hi:.3f}</title></rect>"
+            )
+        if given[i]:
+            parts.append(
+                f'<rect x="{x:.1f}" y="{base - h_u - h_g:.1f}" width="{max(bar_w - 1, 0.5):.1f}" '
+                f'height="{h_g:.1f}" fill="{colour}"><title>{given[i]} given {_e(label)}, '
+                f"{lo:.3f}–{hi:.3f}</title></rect>"
+            )
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        x = pad_left + tick * plot_w
+        parts.append(
+            f'<text x="{x:.1f}" y="{height - 6}" text-anchor="middle" class="axis">{tick:g}</text>'
+        )
+    parts.append(
+        f'<text x="{pad_left - 4}" y="{pad_top + 9}" text-anchor="end" class="axis">'
+        f"{tallest}</text>"
+        f'<line x1="{pad_left}" y1="{base}" x2="{pad_left + plot_w}" y2="{base}" '
+        f'class="axis-line"/>'
+    )
+    if threshold is not None:
+        x = pad_left + min(1.0, max(0.0, threshold)) * plot_w
+        parts.append(
+            f'<line x1="{x:.1f}" y1="{pad_top - 4}" x2="{x:.1f}" y2="{base}" class="threshold">'
+            f"<title>threshold {threshold:.3f}</title></line>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _composition_svg(parts_: Sequence[tuple[str, int, str]], total: int) -> str:
+    """One horizontal bar split by label: what the site's pages were classified as."""
+    width, height = 1000, 26
+    if total <= 0:
+        return ""
+    out = [
+        f'<svg class="comp" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        'preserveAspectRatio="none" role="img" aria-label="pages per label">'
+    ]
+    x = 0.0
+    for name, count, colour in parts_:
+        w = width * count / total
+        if w <= 0:
+            continue
+        out.append(
+            f'<rect x="{x:.2f}" y="0" width="{w:.2f}" height="{height}" fill="{colour}">'
+            f"<title>{_e(name)}: {count} ({100.0 * count / total:.1f} %)</title></rect>"
+        )
+        x += w
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _common_folder(urls: Sequence[str]) -> str:
+    """The longest folder (ending in /) that every URL starts with."""
+    if not urls:
+        return ""
+    prefix = urls[0]
+    for url in urls[1:]:
+        while not url.startswith(prefix):
+            prefix = prefix[:-1]
+    return prefix[: prefix.rfind("/") + 1]
+
+
+def _short(url: str, folder: str, limit: int = 70) -> str:
+    text = url[len(folder) :] if folder and url.startswith(folder) else url
+    text = text or url
+    return text if len(text) <= limit else "…" + text[-(limit - 1) :]
+
+
+def _url_list(rows: Sequence[Mapping[str, Any]], folder: str = "") -> str:
+    items = []
+    for row in rows:
+        conf = row.get("confidence")
+        conf_text = f", confidence {conf:.2f}" if isinstance(conf, (int, float)) else ""
+        url = str(row.get("url"))
+        items.append(
+            f'<li><a href="{_e(url)}" title="{_e(url)}">{_e(_short(url, folder))}</a> '
+            f"<span class='meta'>score {float(row.get('score') or 0.0):.3f}{conf_text}"
+            "</span></li>"
+        )
+    return f"<ul class='urls'>{''.join(items)}</ul>" if items else ""
+
+
+def _near_cut(stats: Mapping[str, Any], bins: int) -> int:
+    """Pages (either side) in the bins within BORDERLINE of the threshold."""
+    threshold = stats.get("threshold")
+    if threshold is None:
+        return 0
+    total = 0
+    for i in range(bins):
+        middle = (i + 0.5) / bins
+        if abs(middle - threshold) <= BORDERLINE:
+            total += stats["hist_given"][i] + stats["hist_unmatched"][i]
+    return total
+
+
+def _threshold_text(stats: Mapping[str, Any]) -> str:
+    threshold = stats.get("threshold")
+    if threshold is None:
+        return "no threshold"
+    source = stats.get("threshold_source")
+    how = THRESHOLD_SOURCES.get(str(source), str(source))
+    text = f"threshold <b>{threshold:.3f}</b> ({_e(how)})"
+    low_high = stats.get("threshold_range")
+    if low_high and low_high[1] - low_high[0] > 1e-6:
+        text += f"; it moved within {low_high[0]:.3f}–{low_high[1]:.3f} during the crawl"
+    return text
+
+
+def _label_card(
+    site_index: int, name: str, stats: Mapping[str, Any], colour: str, bins: int, folder: str
+) -> str:
+    given = int(stats["given"])
+    missed = int(stats["unmatched"])
+    conf = stats.get("mean_confidence")
+    near = _near_cut(stats, bins)
+    conf_text = f" · mean confidence <b>{conf:.2f}</b>" if conf is not None else ""
+    svg = _binned_svg(
+        name,
+        stats["hist_given"],
+        stats["hist_unmatched"],
+        stats.get("threshold"),
+        stats.get("threshold_range"),
+        colour,
+    )
+    above_one = int(stats.get("above_one") or 0)
+    above = f"; {above_one} score(s) above 1 counted in the last bar" if above_one else ""
+    examples = ""
+    if stats.get("examples"):
+        examples += "<h4>Given this label (first pages)</h4>" + _url_list(stats["examples"], folder)
+    borderline = [
+        row for row in stats.get("borderline", []) if row not in stats.get("examples", [])
+    ]
+    if borderline:
+        examples += "<h4>Lowest scores given it</h4>" + _url_list(borderline, folder)
+    if stats.get("near_misses"):
+        examples += "<h4>Near misses (unmatched)</h4>" + _url_list(stats["near_misses"], folder)
+    return (
+        f'<div class="card label-card" data-site="{site_index}" data-label="{_e(name)}" '
+        f'style="--c:{colour}"><h3>{_e(name)}</h3>'
+        f'<div class="meta"><b>{given}</b> given the label · <b>{missed}</b> unmatched pages '
+        f"closest to it{conf_text} · {near} within ±{BORDERLINE:g} of the threshold</div>"
+        f"{svg}<div class='meta th-text'>{_threshold_text(stats)}{above}</div>"
+        f"<details{' open' if given + missed else ''}><summary>example pages</summary>"
+        f"{examples or '<p>none</p>'}</details></div>"
+    )
+
+
+def _unmatched_card(site_index: int, labels: Mapping[str, Mapping[str, Any]], folder: str) -> str:
+    total = sum(int(s["unmatched"]) for s in labels.values())
+    closest = sorted(
+        ((name, int(s["unmatched"])) for name, s in labels.items() if s["unmatched"]),
+        key=lambda item: -item[1],
+    )
+    misses = sorted(
+        (row for s in labels.values() for row in s.get("near_misses", [])),
+        key=lambda row: -float(row.get("score") or 0.0),
+    )[:5]
+    closest_text = ", ".join(f"{_e(name)} {count}" for name, count in closest) or "none"
+    return (
+        f'<div class="card label-card unmatched-card" data-site="{site_index}" '
+        f'data-label="unmatched" style="--c:#9aa3b5"><h3>unmatched</h3>'
+        f'<div class="meta"><b>{total}</b> pages reached no threshold; closest label: '
+        f"{closest_text}</div>"
+        + ("<h4>Highest-scoring unmatched pages</h4>" + _url_list(misses, folder) if misses else "")
+        + "</div>"
+    )
+
+
+def crawl_report(data: Mapping[str, Any], *, title: str = "pagesim crawl report") -> str:
+    """The crawl report as HTML text, from ``CrawlReportCollector.as_dict()``.
+
+    Per site: what its pages were classified as (a bar), a table with one row per label
+    (pages given it, unmatched pages closest to it, mean score and confidence, the threshold
+    and how it was set, pages near the cut), and per label a histogram of the scores of the
+    pages nearest it — those given the label in its colour, the unmatched ones in grey, the
+    threshold as a red dashed line — with example URLs.
+    """
+    bins = int(data.get("bins") or 40)
+    sites = list(data.get("sites") or [])
+    all_labels = sorted({name for site in sites for name in site["labels"]})
+    colours = {name: cluster_colour(i) for i, name in enumerate(all_labels)}
+    pages = int(data.get("pages") or 0)
+    given = sum(int(s["given"]) for site in sites for s in site["labels"].values())
+    confidences = [
+        (float(s["mean_confidence"]), int(s["given"]) + int(s["unmatched"]))
+        for site in sites
+        for s in site["labels"].values()
+        if s.get("mean_confidence") is not None
+    ]
+    weight = sum(n for _, n in confidences)
+    stats: list[tuple[str, object]] = [
+        ("pages classified", pages),
+        ("sites", len(sites)),
+        ("given a label", f"{given} ({100.0 * given / pages:.0f} %)" if pages else 0),
+        ("unmatched", f"{pages - given} ({100.0 * (pages - given) / pages:.0f} %)" if pages else 0),
+    ]
+    if weight:
+        stats.append(("mean confidence", f"{sum(c * n for c, n in confidences) / weight:.2f}"))
+    methods = data.get("methods") or {}
+    if methods:
+        stats.append(("method", ", ".join(sorted(str(m) for m in methods))))
+
+    sections = []
+    toc = []
+    for index, site in enumerate(sites):
+        name = site["site"] or "(local files)"
+        labels = site["labels"]
+        anchor = f"site-{index + 1}"
+        toc.append(f'<a href="#{anchor}">{_e(name)}</a> ({site["pages"]})')
+        site_given = sum(int(s["given"]) for s in labels.values())
+        comp = [
+            (label, int(s["given"]), colours[label]) for label, s in labels.items() if s["given"]
+        ]
+        comp.append(("unmatched", site["pages"] - site_given, "#c7ccd6"))
+        rows = []
+        for label, s in labels.items():
+            mean = s.get("mean_score")
+            conf = s.get("mean_confidence")
+            threshold = s.get("threshold")
+            rows.append(
+                f'<tr><td><span class="swatch" style="background:{colours[label]}"></span>'
+                f"{_e(label)}</td><td class='num'>{s['given']}</td>"
+                f"<td class='num'>{s['unmatched']}</td>"
+                f"<td class='num'>{'' if mean is None else f'{mean:.3f}'}</td>"
+                f"<td class='num'>{'' if threshold is None else f'{threshold:.3f}'}</td>"
+                f"<td>{_e(s.get('threshold_source') or '')}</td>"
+                f"<td class='num'>{'' if conf is None else f'{conf:.2f}'}</td>"
+                f"<td class='num'>{_near_cut(s, bins)}</td></tr>"
+            )
+        table = (
+            '<table class="glance"><thead><tr><th>nearest label</th><th class="num">given it'
+            '</th><th class="num">unmatched</th><th class="num">mean score</th>'
+            '<th class="num">threshold</th><th>set by</th><th class="num">mean confidence</th>'
+            f'<th class="num">within ±{BORDERLINE:g} of the threshold</th></tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
+        folder = _common_folder(
+            [
+                str(row["url"])
+                for s in labels.values()
+                for key in ("examples", "borderline", "near_misses")
+                for row in s.get(key, [])
+            ]
+        )
+        cards = [
+            _label_card(index, label, s, colours[label], bins, folder)
+            for label, s in labels.items()
+        ]
+        cards.append(_unmatched_card(index, labels, folder))
+        where = (
+            f"<p class='meta'>Example addresses are shown relative to {_e(folder)}</p>"
+            if folder and len(folder) > 12
+            else ""
+        )
+        legend = "".join(
+            f'<span class="swatch" style="background:{colour}"></span>{_e(label)} {count} '
+            for label, count, colour in comp
+        )
+        sections.append(
+            f'<section class="site" id="{anchor}" data-site="{index}">'
+            f"<h2>{_e(name)} <span class='meta'>{site['pages']} pages</span></h2>"
+            f'<div class="fig">{_composition_svg(comp, site["pages"])}'
+            f'<p class="legend-line">{legend}</p>{table}{where}</div>'
+            f'<div class="grid label-grid">{"".join(cards)}</div></section>'
+        )
+    intro = (
+        '<p class="legend">Per site and per label: the scores of the pages nearest that label — '
+        '<span class="sw" style="background:#4e79a7"></span> given the label (in its colour), '
+        '<span class="sw h-other"></span> left unmatched — with '
+        '<span class="sw th-key"></span> the threshold (dashed; a shaded band when it moved '
+        "during the crawl). Templates that work show two humps with the threshold in the gap "
+        "between them; many pages near the threshold, or unmatched pages piled just below it, "
+        "call for another template or a set threshold.</p>"
+    )
+    body = _stats(stats) + intro
+    if len(sites) > 1:
+        body += f'<p class="toc">Sites: {" · ".join(toc)}</p>'
+    body += "".join(sections) or "<p>No page was classified.</p>"
+    generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    subtitle = f"{pages} pages on {len(sites)} site(s) · generated {generated}"
+    return _page(title, subtitle, body)
 
 
 def write_report(path: str | Path, text: str) -> Path:

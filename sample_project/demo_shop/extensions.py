@@ -145,7 +145,8 @@ class LabelAccuracyReport:
             labels = load_labels(Path(labels_file))
         except (OSError, ValueError) as exc:
             raise NotConfigured(f"cannot read DEMO_LABELS_FILE {labels_file}: {exc}") from exc
-        targets = settings.getlist("PAGESIM_TARGETS")
+        # DEMO_TARGETS: the labels to score when every label is a target (PAGESIM_TARGETS empty)
+        targets = settings.getlist("DEMO_TARGETS") or settings.getlist("PAGESIM_TARGETS")
         if not targets:
             raise NotConfigured("PAGESIM_TARGETS is empty: no target label to score")
         ext = cls(labels, targets, crawler.stats, settings.getbool("PAGESIM_ENABLED"))

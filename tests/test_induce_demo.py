@@ -128,3 +128,16 @@ def test_every_item_is_accounted_for(demo_crawl) -> None:
     assert stats.get("pagesim/induction/held", 0) == sum(
         v for k, v in stats.items() if k.startswith("pagesim/induction/released/")
     )
+
+
+def test_the_stock_field_is_not_named_after_the_size_chooser(demo_crawl) -> None:
+    """The stock line follows a block of size/colour choices: that block is a form, no label."""
+    items, _ = demo_crawl
+    stock_fields: Counter[str] = Counter()
+    for item in items:
+        for field, value in (item.get("record") or {}).items():
+            if value in ("In stock", "Back in stock soon"):
+                stock_fields[field] += 1
+    assert stock_fields, "no field holds the stock line"
+    for field in stock_fields:
+        assert "size" not in field and "colour" not in field, stock_fields

@@ -438,6 +438,10 @@ def _scope_is_data(rep: CNode, n: int) -> bool:
 # --- naming ----------------------------------------------------------------------------------
 
 
+#: Elements whose block is a form, not a label: its texts name its own controls.
+_FORM_CONTROLS = frozenset({"select", "option", "input", "textarea", "button", "form"})
+
+
 def _const_label(c: CNode) -> str | None:
     """The text of a constant node usable as a label, or None."""
     if c.has_data:
@@ -446,6 +450,8 @@ def _const_label(c: CNode) -> str | None:
         return label_text(c.src.samples[0]) if c.src.samples else None
     if c.kind != ELEMENT:
         return None
+    if c.tag in _FORM_CONTROLS:
+        return None
     texts: list[str] = []
     stack = list(c.children)
     while stack:
@@ -453,6 +459,8 @@ def _const_label(c: CNode) -> str | None:
         if k.kind == TEXT and k.src.samples:
             texts.append(k.src.samples[0])
         elif k.kind == ELEMENT:
+            if k.tag in _FORM_CONTROLS:
+                return None  # a block of choices (size, colour) labels none of its neighbours
             stack.extend(k.children)
         if len(texts) > 2:
             return None

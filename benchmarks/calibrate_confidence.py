@@ -3,8 +3,9 @@
     python benchmarks/calibrate_confidence.py [--seed 1]
 
 Every verdict of issue 10's protocols on ../shared/data/site_page_types (one-class with two
-templates per type, multi-type with the first page of every type, each as a batch and in a
-shuffled online order, as ``benchmarks/site_accuracy.py`` runs them) becomes one row: the
+templates per type, multi-type with the first page of every type, and 2 or 3 of a site's types
+configured, each as a batch and in a shuffled online order, as ``benchmarks/site_accuracy.py``
+runs them) becomes one row: the
 features of ``pagesim_scrapy.core.siteaware.confidence_features`` and whether the verdict was
 right (the page's type for an accepted page; "none of these" for a page of an unconfigured type).
 
@@ -52,7 +53,7 @@ def row_of(site: str, verdict: Verdict, truth: str, labels: list[str]) -> Row:
         accepted=accepted,
         margin=verdict.margin,
         labels=len(verdict.scores),
-        early=verdict.threshold_source == "prior",
+        source=verdict.threshold_source or "given",
     )
     right = verdict.label == truth if truth in labels else verdict.label is None
     return Row(site, features, accepted, right)
@@ -78,6 +79,15 @@ def site_rows(site: str, pages: list[Page], seed: int) -> list[Row]:
         if count >= 5:
             templates = [page for page in pages if page.label == label][:2]
             run({label: templates}, [p for p in pages if p not in templates], label)
+    # some of the types configured: a page of another type must get "none of these"
+    some = sorted(t for t, c in types.items() if c >= 5)
+    rng = random.Random(f"{seed}:some")
+    for size, count in ((2, 6), (3, 4)):
+        for n in range(count):
+            combo = rng.sample(some, size)
+            chosen = {label: [p for p in pages if p.label == label][:2] for label in combo}
+            used = {id(p) for group in chosen.values() for p in group}
+            run(chosen, [p for p in pages if id(p) not in used], f"some{size}:{n}")
     firsts: dict[str, Page] = {}
     for page in pages:
         if types[page.label] >= 3 and page.label not in firsts:

@@ -16,6 +16,8 @@ Protocols, printed per site and pooled:
   the F1 of the best threshold in hindsight (the ceiling of any threshold rule on that score).
 * multi-type: the first page of every type with >= 3 pages is its template; accuracy over the
   other pages of those types (nearest type, and nearest type that also passes the cut).
+* some of the types: 2 or 3 of a site's types configured (2 templates each), every other page
+  of the site tested; a page of another type must get "none of these". Micro P/R/F1.
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
 * --loso-weights: the same for the site model's weight ramp (``RAMP_PAGES``) and the one-label
@@ -161,11 +163,45 @@ def multi_type(pages: list[Page], method: str) -> tuple[float, float, int]:
     tests = [p for p in pages if p.label in firsts and p is not firsts[p.label]]
     clf = build_classifier({label: [p.summary] for label, p in firsts.items()}, method=method)
     verdicts = clf.classify_all([p.summary for p in tests])
+    coverage = clf.describe().get("site", {}).get("coverage")
+    if coverage is not None:
+        print(f"    (share of the site the labels cover: {coverage:.2f})")
     nearest = sum(
         max(v.scores, key=v.scores.__getitem__) == p.label for p, v in zip(tests, verdicts)
     )
     accepted = sum(v.label == p.label for p, v in zip(tests, verdicts))
     return nearest / len(tests), accepted / len(tests), len(tests)
+
+
+def some_types(pages: list[Page], method: str, seed: int) -> Counts:
+    """Several labels, but not every type of the site: 6 random pairs and 4 random triples of
+    the types with >= 5 pages, 2 templates each; every other page of the site is a test page
+    whose right answer is its type if configured, else "none of these". Micro P/R/F1 over the
+    configured labels (a page given the wrong label, or a label when it has none, is a false
+    positive)."""
+    types = sorted(t for t, c in Counter(page.label for page in pages).items() if c >= 5)
+    rng = random.Random(f"{seed}:some")
+    combos = [rng.sample(types, 2) for _ in range(6)] + [rng.sample(types, 3) for _ in range(4)]
+    counts = Counts()
+    coverages: list[float] = []
+    for combo in combos:
+        templates = {label: [p for p in pages if p.label == label][:2] for label in combo}
+        used = {id(p) for chosen in templates.values() for p in chosen}
+        tests = [p for p in pages if id(p) not in used]
+        given = {label: [p.summary for p in chosen] for label, chosen in templates.items()}
+        clf = build_classifier(given, method=method)
+        verdicts = clf.classify_all([p.summary for p in tests])
+        coverages.append(clf.describe().get("site", {}).get("coverage", 0.0))
+        for page, verdict in zip(tests, verdicts):
+            truth = page.label if page.label in combo else None
+            counts.tp += verdict.label is not None and verdict.label == truth
+            counts.fp += verdict.label is not None and verdict.label != truth
+            counts.fn += truth is not None and verdict.label != truth
+    if coverages:
+        print(
+            f"    (share of the site the labels cover: {min(coverages):.2f}-{max(coverages):.2f})"
+        )
+    return counts
 
 
 def main() -> None:
@@ -236,6 +272,17 @@ def main() -> None:
         f"{'pooled, all sites':24} nearest {total_nearest / total:.3f}  "
         f"accepted {total_accepted / total:.3f}"
     )
+
+    print("\nsome of the types (2 or 3 of a site's types configured, the rest 'none of these')")
+    some_pooled, some_distinct = Counts(), Counts()
+    for name, pages in sites.items():
+        counts = some_types(pages, args.method, args.seed)
+        some_pooled.merge(counts)
+        if name not in SHARED_TEMPLATE_SITES:
+            some_distinct.merge(counts)
+        print(f"{name:24} {counts}")
+    print(f"{'pooled, distinct sites':24} {some_distinct}")
+    print(f"{'pooled, all sites':24} {some_pooled}")
 
     if args.loso:
         loso(sites, args)

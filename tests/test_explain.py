@@ -33,7 +33,14 @@ def _pages() -> list[tuple[str, Path]]:
 def test_confidence_grows_with_the_distance_from_the_threshold():
     def conf(score: float, accepted: bool, early: bool = False) -> float:
         return verdict_confidence(
-            confidence_features(score, 0.4, accepted=accepted, margin=1.0, labels=1, early=early)
+            confidence_features(
+                score,
+                0.4,
+                accepted=accepted,
+                margin=1.0,
+                labels=1,
+                source="prior" if early else "distribution",
+            )
         )
 
     assert conf(0.41, True) < conf(0.6, True) < conf(0.95, True) <= 1.0

@@ -167,20 +167,20 @@ def _how(classifier: SiteAwareClassifier, label: str, info: Mapping[str, Any]) -
         return "given"
     if source == "distribution":
         return (
-            f"widest gap among the scores of the site's {info['pages_nearest']} pages nearest "
-            f"this label, above their median"
+            f"widest gap among its scores on the site's {info['pages_scored']} kept pages, "
+            f"above their upper quartile"
         )
     if info["background"] is not None:
         return (
-            f"the most its templates score against other labels' templates "
-            f"({info['background']:.3f}): a page no nearer than that is none of these"
+            f"prior: the most its templates score against other labels' templates "
+            f"({info['background']:.3f}), until the site's own cut has "
+            f"{classifier.min_pages} pages ({info['pages_scored']} so far)"
         )
     within = info["within"]
     anchor = f"{within:.3f}" if within is not None else "1 (one template)"
     return (
         f"prior: {classifier.prior_weight} x its templates' similarity to each other ({anchor}); "
-        f"the site's own cut needs {classifier.min_pages} pages nearest it, "
-        f"{info['pages_nearest']} seen"
+        f"the site's own cut needs {classifier.min_pages} pages, {info['pages_scored']} so far"
     )
 
 

@@ -8,16 +8,17 @@ similarity of a page to a label's templates is the weighted Jaccard of what is l
 
 * **nearest type**: a page's label is the label whose templates it is most similar to under
   the site's weights;
-* **its own cut per label**: on a real site the scores of the pages nearest a label split into
-  the label's own pages near the top and the rest of the site crowded below. Once
-  ``min_pages`` such pages have been seen, the cut is the widest gap between consecutive scores
-  above the distribution's upper quartile (the type's own pages spread out above it, the rest
-  crowd below). Before then, a page must reach ``prior_weight`` times the similarity of the label's
-  templates to each other, and, with several labels, more than the other labels' templates
-  reach.
+* **its own cut per label**, as if it were the only label: on a real site a label's scores over
+  the site's pages split into the label's own pages near the top and the rest of the site
+  crowded below. Once ``min_pages`` pages have been seen, the cut is the widest gap between
+  consecutive scores above the distribution's upper quartile. A page must be nearest a label
+  and pass that label's cut, so pages of the types nobody configured get "none of these".
+  Before then, a page must reach ``prior_weight`` times the similarity of the label's
+  templates to each other (one label), or more than the other labels' templates reach
+  (several).
 * **re-estimated as the site is learned**: the features of the site's last ``keep_pages`` pages
   are kept; every page re-scores them while the site has fewer than 50 pages, and then whenever
-  the site has grown by a tenth, so early pages do not fix the weights or the cut.
+  the site has grown by a quarter, so early pages do not fix the weights or the cut.
 
 Nothing here needs labelled pages beyond the templates. Memory per site is bounded by the site
 model's limits; at most ``max_sites`` sites are kept, and at most ``max_kept_pages`` kept pages
@@ -55,14 +56,22 @@ EARLY_PAGES = 50
 #: between kinds of other pages. Chosen with RAMP_PAGES, leave-one-site-out, from {50, 75}.
 CUT_FLOOR_PERCENTILE = 75
 
+#: With several labels: when at least this share of the site's pages are nearest a label and
+#: pass its own cut, the labels describe the site and the nearest label decides (above the
+#: other labels' templates); below it, most pages are of types nobody configured and every
+#: label keeps its own cut. On ../shared/data/site_page_types the share was 0.73-0.91 with
+#: every type of a distinct-template site configured and 0.04-0.57 with two or three of them
+#: (``benchmarks/site_accuracy.py`` prints it); this sits between.
+COVERING_SHARE = 0.65
+
 #: Past EARLY_PAGES, the kept pages are re-scored whenever the site has grown by this factor.
 REFRESH_GROWTH = 1.25
 
 #: Logistic weights of :func:`verdict_confidence`, in the order of :func:`confidence_features`.
-#: Fitted by ``benchmarks/calibrate_confidence.py`` on the 22,884 verdicts of issue 10's
-#: protocols over ../shared/data/site_page_types; fitted on four sites, the fifth's verdicts at
-#: 0.9-0.95 were right 94 % of the time (the script prints the whole reliability table).
-CONFIDENCE_WEIGHTS = (0.433, -1.253, 2.629, -7.541, 4.907, -1.062, 0.658)
+#: Fitted by ``benchmarks/calibrate_confidence.py`` on the 41,924 verdicts of issue 10's
+#: protocols over ../shared/data/site_page_types; fitted on four sites, the fifth's accepted
+#: verdicts at 0.90-0.95 were right 94 % of the time (the script prints the whole table).
+CONFIDENCE_WEIGHTS = (2.177, -0.780, 0.187, -7.074, 2.938, -3.164, -0.130, 1.604, -1.424)
 
 
 def confidence_features(
@@ -72,14 +81,15 @@ def confidence_features(
     accepted: bool,
     margin: float,
     labels: int,
-    early: bool,
+    source: str,
 ) -> tuple[float, ...]:
     """What the confidence of a verdict is computed from.
 
     The distance of the best score from its threshold, relative to the threshold (a page just
     over or under the cut is a coin toss, one far from it is not); for an accepted page with
-    several labels, its margin over the runner-up relative to its score; and whether the cut
-    was still the prior (the site had too few pages for its own).
+    several labels, its margin over the runner-up relative to its score; whether the cut was
+    still the prior (the site had too few pages for its own); and, with several labels,
+    whether each label kept its own cut (the labels cover little of the site).
     """
     distance = max(-5.0, min(5.0, (score - threshold) / max(threshold, 0.05)))
     several = labels > 1
@@ -91,7 +101,9 @@ def confidence_features(
         0.0 if accepted else distance,
         relative_margin if accepted else 0.0,
         float(accepted and several),
-        float(early and not several),
+        float(source == "prior" and not several),
+        float(accepted and several and source == "distribution"),
+        float(not accepted and several and source == "distribution"),
     )
 
 
@@ -122,7 +134,7 @@ class _LabelOnSite:
     cross: float | None = None  # most similarity of its templates to other labels' templates
     prior: float = 0.0
     cut: float | None = None  # from the site's distribution, once there are enough pages
-    observed: list[float] = field(default_factory=list)  # scores of the pages nearest it
+    observed: list[float] = field(default_factory=list)  # its scores on the site's kept pages
 
 
 @dataclass
@@ -133,6 +145,9 @@ class _Site:
     # per label: (features, weighted total) of each template under the current weights
     template_totals: dict[str, list[tuple[Features, float]]] = field(default_factory=dict)
     totals_table: list[float] | None = None  # the weight table the totals were computed with
+    # share of the kept pages that are nearest a label and pass its own cut: how much of the
+    # site the labels describe
+    coverage: float = 0.0
 
 
 class SiteAwareClassifier:
@@ -296,21 +311,26 @@ class SiteAwareClassifier:
                 anchor = info.within if info.within is not None else 1.0
                 info.prior = self.prior_weight * anchor
             info.observed = []
-        for features in state.model.kept():
-            scores = self._scores_of(features, state)
-            nearest = max(scores, key=scores.__getitem__)
-            labels[nearest].observed.append(scores[nearest])
+        # Every label's cut comes from its scores over all the site's kept pages, as if it
+        # were the only label: with several labels a page must be nearest a label *and* pass
+        # that label's own cut. The nearest label alone let pages of every type nobody
+        # configured through (precision 0.18-0.44 with two or three of a site's types given).
+        kept = [self._scores_of(features, state) for features in state.model.kept()]
+        for scores in kept:
+            for label, score in scores.items():
+                labels[label].observed.append(score)
         for info in labels.values():
             if len(info.observed) < self.min_pages:
                 info.cut = None
-            elif info.cross is None:
+            else:
                 floor = statistics.quantiles(info.observed, n=100)[CUT_FLOOR_PERCENTILE - 1]
                 info.cut = widest_gap_cut(info.observed, floor)
-            else:
-                # Several labels: the pages nearest a label are mostly its own, and a gap among
-                # them is no border (measured: accepted nearest-type accuracy fell from 0.94
-                # to 0.90 with a gap cut in the lower quarter); the prior (``cross``) stays.
-                info.cut = None
+        passed = 0
+        for scores in kept:
+            nearest = max(scores, key=scores.__getitem__)
+            cut = labels[nearest].cut
+            passed += cut is not None and scores[nearest] >= cut
+        state.coverage = passed / len(kept) if kept else 0.0
         state.refreshed_at = state.model.pages
 
     def _maybe_refresh(self, state: _Site) -> None:
@@ -351,9 +371,14 @@ class SiteAwareClassifier:
             if state.refreshed_at < 0:
                 self._refresh(state)
             info = state.labels[label]
-            if info.cut is not None:
-                return info.cut, "distribution"
-            return info.prior, "prior"
+            if info.cut is None:
+                return info.prior, "prior"
+            if info.cross is not None and state.coverage >= COVERING_SHARE:
+                # the labels describe most of the site: few pages are of other types, and a
+                # page of the label that its own cut would turn away is better given the
+                # label it is nearest (the other labels' templates still bound it from below)
+                return info.prior, "nearest"
+            return info.cut, "distribution"
 
     def decide(self, scores: Mapping[str, float], *, site: str | None = None) -> Verdict:
         ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)
@@ -368,7 +393,7 @@ class SiteAwareClassifier:
             accepted=accepted,
             margin=margin,
             labels=len(ranked),
-            early=source == "prior",
+            source=source,
         )
         return Verdict(
             label=best_label if accepted else None,
@@ -420,9 +445,13 @@ class SiteAwareClassifier:
                     "threshold_source": source,
                     "within": None if info.within is None else round(info.within, 4),
                     "background": None if info.cross is None else round(info.cross, 4),
-                    "pages_nearest": len(info.observed),
+                    "pages_scored": len(info.observed),
                 }
-            out["site"] = {"name": site, **state.model.describe()}
+            out["site"] = {
+                "name": site,
+                **state.model.describe(),
+                "coverage": round(state.coverage, 4),
+            }
         return out
 
     def sites(self) -> list[str | None]:

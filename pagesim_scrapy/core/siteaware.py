@@ -70,8 +70,8 @@ REFRESH_GROWTH = 1.25
 #: Logistic weights of :func:`verdict_confidence`, in the order of :func:`confidence_features`.
 #: Fitted by ``benchmarks/calibrate_confidence.py`` on the 41,924 verdicts of issue 10's
 #: protocols over ../shared/data/site_page_types; fitted on four sites, the fifth's accepted
-#: verdicts at 0.90-0.95 were right 94 % of the time (the script prints the whole table).
-CONFIDENCE_WEIGHTS = (2.177, -0.780, 0.187, -7.074, 2.938, -3.164, -0.130, 1.604, -1.424)
+#: verdicts at 0.90-0.95 were right 95 % of the time (the script prints the whole table).
+CONFIDENCE_WEIGHTS = (2.120, -0.832, 0.257, -7.053, 2.282, -2.972, -0.080, 2.027, -1.350)
 
 
 def confidence_features(
@@ -319,8 +319,12 @@ class SiteAwareClassifier:
         for scores in kept:
             for label, score in scores.items():
                 labels[label].observed.append(score)
+        # With several labels each label's own cut needs pages of its own type among the kept
+        # ones: more labels, more pages first (until then the nearest label decides, above the
+        # other labels' templates).
+        needed = max(self.min_pages, math.ceil(self.min_pages * len(labels) / 2))
         for info in labels.values():
-            if len(info.observed) < self.min_pages:
+            if len(info.observed) < needed:
                 info.cut = None
             else:
                 floor = statistics.quantiles(info.observed, n=100)[CUT_FLOOR_PERCENTILE - 1]

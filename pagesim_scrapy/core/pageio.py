@@ -1,4 +1,9 @@
-"""Finding and reading saved pages on disk (files or folders; plain or gzip-compressed).
+"""Finding and reading saved pages on disk (files or folders; plain or gzip-compressed; WARC).
+
+A WARC file (``.warc``, ``.warc.gz``: how crawls are archived) stands for the HTML pages it
+holds: every ``response`` or ``resource`` record with an HTML content type (and, for responses,
+HTTP status 200) is one page, named ``<file>#<offset>`` after the byte offset of its record, so
+the commands read and report it like a file (warcio reads the records).
 
 Framework-free: used by the command line, the benchmarks and template loading.
 """
@@ -8,11 +13,17 @@ from __future__ import annotations
 import gzip
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 #: File endings recognised as saved HTML pages when a folder is given. Other files in a folder
 #: (test fixtures such as recipe-scrapers' ``.testhtml``, JSON, images) are left out; a file
 #: named on its own is read whatever its ending.
 PAGE_SUFFIXES: tuple[str, ...] = (".html", ".htm", ".html.gz", ".htm.gz")
+
+#: File endings read as WARC files: every HTML record in them is a page.
+WARC_SUFFIXES: tuple[str, ...] = (".warc", ".warc.gz")
+
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 #: Refuse to read more than this many bytes of one (decompressed) page: a guard against gzip bombs.
 MAX_PAGE_BYTES = 64 * 1024 * 1024
@@ -35,18 +46,90 @@ def iter_page_paths(
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            yield from sorted(
-                p for p in path.rglob("*") if p.is_file() and is_page_file(p, suffixes)
-            )
+            for found in sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and (is_page_file(p, suffixes) or is_page_file(p, WARC_SUFFIXES))
+            ):
+                if is_page_file(found, WARC_SUFFIXES):
+                    yield from warc_pages(found)
+                else:
+                    yield found
         elif path.is_file():
-            yield path
+            if is_page_file(path, WARC_SUFFIXES):
+                yield from warc_pages(path)
+            else:
+                yield path
         else:
             raise PageReadError(f"no such file or folder: {path}")
 
 
+def _is_html_record(record: Any) -> bool:
+    if record.rec_type == "response":
+        http = record.http_headers
+        if http is None or http.get_statuscode() != "200":
+            return False
+        content_type = http.get_header("Content-Type") or ""
+    elif record.rec_type == "resource":
+        content_type = record.rec_headers.get_header("Content-Type") or ""
+    else:
+        return False
+    return content_type.split(";", 1)[0].strip().lower() in _HTML_TYPES
+
+
+def warc_pages(path: Path) -> Iterator[Path]:
+    """``<file>#<offset>`` for every HTML page record of a WARC file."""
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.exceptions import ArchiveLoadFailed
+
+    try:
+        with path.open("rb") as fh:
+            records = ArchiveIterator(fh)
+            for record in records:
+                if not str(record.format).startswith("warc"):
+                    # warcio also reads the older ARC format, and takes a stray text line for it
+                    raise PageReadError(f"{path} is not a WARC file (found {record.format!r})")
+                if _is_html_record(record):
+                    yield path.with_name(f"{path.name}#{records.get_record_offset()}")
+    except (OSError, EOFError, ArchiveLoadFailed, ValueError, AttributeError, TypeError) as exc:
+        # warcio meets malformed headers with AttributeError/TypeError as well
+        raise PageReadError(f"cannot read the WARC file {path}: {exc}") from exc
+
+
+def _warc_record(path: Path) -> tuple[Path, int] | None:
+    """(WARC file, record offset) when ``path`` names a record as :func:`warc_pages` does."""
+    name, sep, offset = path.name.rpartition("#")
+    if not sep or not offset.isdigit() or not is_page_file(Path(name), WARC_SUFFIXES):
+        return None
+    return path.with_name(name), int(offset)
+
+
+def _read_warc_record(warc: Path, offset: int, max_bytes: int) -> bytes:
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.exceptions import ArchiveLoadFailed
+
+    try:
+        with warc.open("rb") as fh:
+            fh.seek(offset)
+            record = next(iter(ArchiveIterator(fh)), None)
+            if record is None or not _is_html_record(record):
+                raise PageReadError(f"no HTML record at offset {offset} of {warc}")
+            data: bytes = record.content_stream().read(max_bytes + 1)
+    except (OSError, EOFError, ArchiveLoadFailed, ValueError, AttributeError, TypeError) as exc:
+        raise PageReadError(f"cannot read record {offset} of {warc}: {exc}") from exc
+    return data
+
+
 def read_page_bytes(path: str | Path, max_bytes: int = MAX_PAGE_BYTES) -> bytes:
-    """Read a page's raw bytes, decompressing ``.gz`` files, with a size limit."""
+    """Read a page's raw bytes, decompressing ``.gz`` files, with a size limit (a
+    ``<file>#<offset>`` name reads that WARC record's content)."""
     path = Path(path)
+    record = None if path.exists() else _warc_record(path)
+    if record is not None:
+        data = _read_warc_record(*record, max_bytes)
+        if len(data) > max_bytes:
+            raise PageReadError(f"{path} is larger than {max_bytes} bytes")
+        return data
     try:
         if path.name.lower().endswith(".gz"):
             with gzip.open(path, "rb") as fh:

@@ -125,3 +125,36 @@ def test_explain_command_errors_are_clear(tmp_path, capsys):
     assert "empty" in capsys.readouterr().err
     assert main(["explain", str(question)]) == 2
     assert "--template" in capsys.readouterr().err
+
+
+def test_explain_says_which_rule_decides_with_several_labels():
+    """Every type of a real site configured: the labels cover it and the nearest one decides;
+    two of its types: each keeps its own cut and the other types' pages get none."""
+    import csv
+    from collections import Counter
+
+    from tests.conftest import shared_data
+
+    folder = shared_data("site_page_types", "android_stackexchange")
+    with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
+        rows = sorted(csv.DictReader(handle), key=lambda row: row["path"])
+    pages = [(row["page_type"], summarize(folder / row["path"], OPTIONS)) for row in rows]
+    counts = Counter(label for label, _ in pages)
+    firsts: dict[str, object] = {}
+    for label, summary in pages:
+        if counts[label] >= 3:
+            firsts.setdefault(label, summary)
+    every = build_classifier({label: [s] for label, s in firsts.items()}, summary_options=OPTIONS)
+    every.classify_all([s for _, s in pages])
+    question = next(s for label, s in pages if label == "question" and s is not firsts["question"])
+    covered = explain_page(every, question)
+    assert covered.verdict.label == "question" and covered.verdict.threshold_source == "nearest"
+    assert "cover" in covered.labels[0].how
+    two = {label: [s for lab, s in pages if lab == label][:2] for label in ("question", "badge")}
+    some = build_classifier(two, summary_options=OPTIONS)
+    some.classify_all([s for _, s in pages])
+    user = next(s for label, s in pages if label == "user_profile")
+    outside = explain_page(some, user)
+    assert outside.verdict.label is None
+    assert outside.verdict.threshold_source == "distribution"
+    assert "widest gap" in outside.labels[0].how

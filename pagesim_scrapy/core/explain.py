@@ -170,11 +170,17 @@ def _how(classifier: SiteAwareClassifier, label: str, info: Mapping[str, Any]) -
             f"widest gap among its scores on the site's {info['pages_scored']} kept pages, "
             f"above their upper quartile"
         )
+    if source == "nearest":
+        return (
+            f"the labels cover {info['coverage']:.0%} of the site, so the nearest label decides "
+            f"above the most its templates score against other labels' "
+            f"({info['background']:.3f})"
+        )
     if info["background"] is not None:
         return (
             f"prior: the most its templates score against other labels' templates "
-            f"({info['background']:.3f}), until the site's own cut has "
-            f"{classifier.min_pages} pages ({info['pages_scored']} so far)"
+            f"({info['background']:.3f}), until the site's own cut has enough pages "
+            f"({info['pages_scored']} so far)"
         )
     within = info["within"]
     anchor = f"{within:.3f}" if within is not None else "1 (one template)"
@@ -198,9 +204,10 @@ def explain_page(
     scores = classifier.scores(page, site=site)
     verdict = classifier.decide(scores, site=site)
     described = classifier.describe(site)
+    coverage = described.get("site", {}).get("coverage", 0.0)
     notes = []
     for label, score in sorted(scores.items(), key=lambda item: -item[1]):
-        info = described["labels"][label]
+        info = {**described["labels"][label], "coverage": coverage}
         notes.append(
             LabelNote(
                 label,

@@ -119,7 +119,8 @@ def _worker(spec_path: str, out_path: str) -> None:
                 yield scrapy.Request(url, callback=self.parse, dont_filter=True)
 
         def parse(self, response: Any, **kwargs: Any) -> Iterator[Any]:
-            label = response.url.rsplit("/", 1)[1]  # one label per page: never ready
+            # one label per page (never ready) unless the spec names one
+            label = spec.get("label") or response.url.rsplit("/", 1)[1]
             yield PageItem(url=response.url, label=label, score=1.0, html=response.text)
 
     async def run() -> None:

@@ -33,6 +33,24 @@ pass through untouched):
   the work is pure Python under the GIL, so more threads would not run it faster, and each
   more thread would take a larger share of the interpreter away from the reactor that
   downloads (with asyncio's default executor, up to 5 of 6 shares).
+* the same pages give the same wrapper whatever order they arrive in (issue 14, item 6): a
+  label learns each page as it comes (so that early items get a partial record), and when it
+  becomes ready (``PAGESIM_INDUCTION_MIN_PAGES`` pages) and again at spider close, its
+  wrapper is learned afresh from the pages learned so far in a fixed order (largest first,
+  then by content: :func:`~pagesim_scrapy.core.induce.wrapper.page_order_key`, as
+  :func:`~pagesim_scrapy.core.induce.induce` does; stat ``pagesim/induction/relearned``).
+  This costs a second learning of each page (twice for a page learned before readiness,
+  once for a later one), in the worker thread; the pages are kept, compressed, until spider
+  close (at most ``PAGESIM_INDUCTION_MAX_PAGES`` per label). What may still differ between
+  two crawls of the same pages: which pages a label learns when more than
+  ``PAGESIM_INDUCTION_MAX_PAGES`` arrive (the first ones); the wrapper between readiness and
+  close while more pages come (it learns them in arrival order), and so the records of the
+  items extracted meanwhile and their field names (names are fixed when a wrapper is compiled:
+  the close-time relearning may name a field differently); the partial records of items
+  released before their label is ready; and a wrapper that continues a stored one (its stored
+  pages cannot be learned again: new pages are added in arrival order). The saved wrapper of a
+  label learned in one crawl, and every record extracted with it later, do not depend on the
+  order.
 * at spider close the wrappers are saved through ``PAGESIM_INDUCTION_STORE`` (default: JSON
   files under the project's data dir, ``.scrapy/pagesim/wrappers/<label>.json``) and the
   next crawl starts from them. A stored wrapper that cannot be used (corrupt, hostile, another
@@ -52,6 +70,7 @@ import logging
 import re
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -263,6 +282,14 @@ class _Label:
         #: set when learning raised inside the wrapper: the tree may hold part of that page, so
         #: the label learns no more and its wrapper is not saved over the stored one
         self.failed: str | None = None
+        #: the pages learned in this crawl, in arrival order, as (compressed HTML, whether it
+        #: was text, URL): kept to learn them again in canonical order (see the module's
+        #: docstring); None for a wrapper that continues a stored one
+        self.sources: list[tuple[bytes, bool, str | None]] | None = (
+            [] if stored_pages == 0 else None
+        )
+        #: how many of ``sources`` the wrapper was last learned from in canonical order
+        self.relearned = 0
 
     @property
     def pages(self) -> int:
@@ -371,8 +398,11 @@ class TemplateInductionPipeline:
         await self._extract_into(item, state, mode, failure)
         return item
 
-    def close_spider(self) -> None:
+    async def close_spider(self) -> None:
         self.release_all("close")
+        for state in self.labels.values():
+            if state.sources and state.failed is None:
+                await self._in_worker(self._relearn_locked, state)
         if self._executor is not None:
             self._executor.shutdown(wait=False)
             self._executor = None
@@ -494,6 +524,12 @@ class TemplateInductionPipeline:
                 if not state.wrapper.add_page(root):
                     return "duplicate", None
                 state.learned += 1
+                if state.sources is not None:
+                    text = isinstance(html, str)
+                    data = html.encode("utf-8", "surrogatepass") if isinstance(html, str) else html
+                    state.sources.append((zlib.compress(data, 1), text, url))
+                    if state.learned == self.config.min_pages:
+                        self._relearn(state)
                 state.wrapper.compiled()
             except Exception as exc:
                 # a bug in learning, triggered by this page: the tree may hold part of it
@@ -508,6 +544,46 @@ class TemplateInductionPipeline:
                 )
                 return "failed", reason
         return "learned", None
+
+    def _relearn_locked(self, state: _Label) -> None:
+        with state.lock:
+            if state.failed is None:
+                self._relearn(state)
+
+    def _relearn(self, state: _Label) -> None:
+        """Worker thread, under ``state.lock``: learn the label's wrapper afresh from the pages
+        it learned in this crawl, in canonical order (nothing to do when it learned none since
+        the last time). Always learned afresh, even when the pages came in canonical order:
+        compiling the wrapper between pages, as the crawl does, names its fields for good, so
+        a wrapper compiled on the way differs from one learned in one go. A failure keeps the
+        wrapper as learned, in arrival order, with a WARNING."""
+        sources = state.sources
+        if not sources or state.relearned == len(sources):
+            return
+        old = state.wrapper
+        try:
+            wrapper = Wrapper(
+                label=old.label, lam=old.lam, min_fit=old.min_fit, structured=old.structured
+            )
+            roots = []
+            for data, text, url in sources:
+                raw = zlib.decompress(data)
+                page = raw.decode("utf-8", "surrogatepass") if text else raw
+                roots.append(parse_html(page, structured=old.structured, base_url=url))
+            wrapper.add_pages(roots)
+            wrapper.compiled()
+        except Exception as exc:  # the same pages were learned once already: a bug
+            logger.warning(
+                "pagesim: cannot learn the wrapper of %r again in canonical order, keeping "
+                "it as learned in arrival order: %s",
+                state.label,
+                describe_error(exc),
+            )
+            state.sources = None
+            return
+        state.wrapper = wrapper
+        state.relearned = len(sources)
+        self.stats.inc_value(f"{STATS_PREFIX}/relearned")
 
     async def _extract_into(
         self, item: PageItem, state: _Label, mode: str, failure: str | None = None

@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lxml import etree
 from lxml import html as lxml_html
 
 from pagesim_scrapy.core import summary
@@ -92,6 +93,7 @@ def real_page(index: int) -> bytes:
 
 
 _TAG = re.compile(rb"<[^<>]{0,200}>")
+_ATTR_NAME = re.compile(rb"(?<=\s)[a-z][a-z-]*(?==)")
 CHARSETS = ["idna", "utf-7", "utf-16", "utf-32", "bogus-8", "latin-1", "shift_jis", "cp1252", ""]
 
 
@@ -147,6 +149,15 @@ def mutate(data: bytes, ops: list[tuple[str, int, int]]) -> bytes:
         elif kind == "nul":
             at = a % n
             data = data[:at] + b"\x00" * (1 + b % 64) + data[at:]
+        elif kind == "case":  # attribute names in upper or mixed case (meaningful in XML)
+            at = a % n
+            head, tail = data[:at], data[at:]
+            upper = b % 2 == 1
+
+            def change(match: re.Match[bytes], upper: bool = upper) -> bytes:
+                return match.group(0).upper() if upper else match.group(0).title()
+
+            data = head + _ATTR_NAME.sub(change, tail, count=1 + b % 500)
         elif kind == "empty_class":
             at = a % n
             data = data[:at] + b'<div class=""><p class="">x</p></div>' + data[at:]
@@ -164,6 +175,7 @@ KINDS = [
     "control",
     "nul",
     "empty_class",
+    "case",
 ]
 operation = st.tuples(st.sampled_from(KINDS), st.integers(0, 2**31 - 1), st.integers(0, 2**31 - 1))
 #: (index of a real page, mutations): small to print when a case fails; ``page()`` applies them
@@ -225,6 +237,11 @@ def test_compiled_walk_equals_python_walk(drawn: Drawn, option: int) -> None:
     # lxml.html's own refusals are not pagesim's parser's
     with contextlib.suppress(ValueError, TypeError, lxml_html.etree.ParserError):
         roots.append(lxml_html.fromstring(data))
+    # the page read as XML (attribute names keep their case)
+    with contextlib.suppress(ValueError, TypeError, etree.XMLSyntaxError):
+        xml_root = etree.fromstring(data, etree.XMLParser(recover=True, resolve_entities=False))
+        if xml_root is not None:
+            roots.append(xml_root)
     for tree in roots:
         start = summary._start_element(tree)
         compiled = summary._summarize_compiled(start, options, None)
@@ -410,3 +427,62 @@ def test_layers_lcs_is_symmetric_on_real_and_mutated_pages() -> None:
         ba = similarity(b, a, "layers", align="lcs")
         asymmetric += abs(ab - ba) > 1e-9
     assert asymmetric == 0
+
+
+# --- item 8: the Python walk's label cache keys; attribute-name case on XML trees ------------
+
+CACHE_COLLISIONS = [
+    # the issue's reproducer: (tag, *names, *values) read the same for both
+    (
+        '<div type="data-a" class="class" id="data-b">x</div>',
+        '<div id="class" data-a="q" class="type" data-b="r">y</div>',
+    ),
+    # a class/id-only key against one with other structural attributes
+    ('<div class="type" id="role">x</div>', '<div type="class" role="id">y</div>'),
+]
+
+
+@pytest.mark.parametrize(("first", "second"), CACHE_COLLISIONS)
+def test_the_python_walk_label_cache_keys_are_unambiguous(first: str, second: str) -> None:
+    def csr(markup: str, options: SummaryOptions) -> str:
+        start = summary._start_element(parse_html(f"<body>{markup}</body>"))
+        return summary._summarize_python(start, options, None).bfs["csr"]
+
+    fresh, warm = SummaryOptions(max_nodes=1001), SummaryOptions(max_nodes=1002)  # two caches
+    alone = csr(second, fresh)
+    csr(first, warm)  # the first element's key is cached
+    assert csr(second, warm) == alone
+
+
+XML_PAGES = [
+    '<html><body><div CLASS="a b" ID="x1"><p Class="q">t</p><a HREF="u" Type="k">l</a>'
+    '<div class="A">z</div></div></body></html>',
+    '<html><body><div Class="a"><span ROLE="button" class="b">t</span></div></body></html>',
+    '<html><body><div CLASS="a"/><div CLASS="b"/><div class=""/></body></html>',
+]
+
+
+@pytest.mark.skipif(not summary.HAVE_COMPILED_WALK, reason="_walk not built")
+@pytest.mark.parametrize("markup", XML_PAGES)
+@pytest.mark.parametrize("option", range(len(OPTIONS)))
+def test_walks_agree_on_attribute_name_case_in_xml_trees(markup: str, option: int) -> None:
+    start = summary._start_element(etree.fromstring(markup))
+    options = OPTIONS[option]
+    compiled = summary._summarize_compiled(start, options, None)
+    python = summary._summarize_python(start, options, None)
+    assert _fields(compiled) == _fields(python)
+    if markup.startswith('<html><body><div CLASS="a"/>') and options.normalise_volatile:
+        # CLASS counts as class: two different values, two different codes
+        assert python.bfs["csr"][1] != python.bfs["csr"][2]
+
+
+@pytest.mark.skipif(not summary.HAVE_COMPILED_WALK, reason="_walk not built")
+def test_an_empty_first_class_value_is_walked() -> None:
+    """UBSan reported memcpy(NULL, "", 0) in _walk.c for an empty first value (run by
+    .ci/sanitize under -fsanitize=undefined)."""
+    assert summary._walk_c.normalise("") == ""
+    for markup in ('<body><div class=""><p class="">x</p></div></body>', '<p id="">y</p>'):
+        start = summary._start_element(parse_html(markup))
+        options = SummaryOptions(max_nodes=1003)
+        compiled = summary._summarize_compiled(start, options, None)
+        assert _fields(compiled) == _fields(summary._summarize_python(start, options, None))

@@ -560,6 +560,9 @@ class TemplateInductionPipeline:
         sources = state.sources
         if not sources or state.relearned == len(sources):
             return
+        if len(sources) == 1:  # one page learned one way: nothing to put in order
+            state.relearned = 1
+            return
         old = state.wrapper
         try:
             wrapper = Wrapper(

@@ -55,6 +55,7 @@ static int buf_reserve(Buffer *b, size_t extra) {
 }
 
 static int buf_add(Buffer *b, const char *s, size_t n) {
+    if (n == 0) return 0; /* b->data may still be NULL: memcpy(NULL, s, 0) is undefined */
     if (buf_reserve(b, n) < 0) return -1;
     memcpy(b->data + b->len, s, n);
     b->len += n;
@@ -169,7 +170,9 @@ static Py_ssize_t table_intern(StrTable *t, const char *key, size_t n, int *is_n
     *is_new = 0;
     while (t->slots[j].index >= 0) {
         Slot *s = &t->slots[j];
-        if (s->hash == h && s->length == n && memcmp(t->arena.data + s->offset, key, n) == 0)
+        /* n == 0: the arena may still be empty (NULL), and memcmp(NULL, ..., 0) is undefined */
+        if (s->hash == h && s->length == n &&
+            (n == 0 || memcmp(t->arena.data + s->offset, key, n) == 0))
             return s->index;
         j = (j + 1) & t->mask;
     }
@@ -295,12 +298,23 @@ typedef struct {
     Buffer sig, value;  /* scratch */
 } Walker;
 
+/* ASCII case-insensitive equality with a lower-case name (the labels lower-case attribute
+ * names, so on an XML tree "CLASS" shapes them as "class" does). */
+static int equal_lower(const char *name, const char *lower) {
+    for (; *name && *lower; name++, lower++) {
+        unsigned char c = (unsigned char)*name;
+        if (c >= 'A' && c <= 'Z') c = (unsigned char)(c - 'A' + 'a');
+        if (c != (unsigned char)*lower) return 0;
+    }
+    return *name == *lower;
+}
+
 static int wanted_value(const Walker *w, const xmlAttr *attr) {
     if (!w->names) return 1;
     if (attr->ns) return 0; /* a namespaced name never equals a plain structural name */
     const char *name = (const char *)attr->name;
     for (Py_ssize_t i = 0; i < w->n_names; i++)
-        if (name[0] == w->names[i][0] && strcmp(name, w->names[i]) == 0) return 1;
+        if (equal_lower(name, w->names[i])) return 1;
     return 0;
 }
 

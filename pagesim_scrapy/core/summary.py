@@ -516,6 +516,14 @@ def _summarize_python(start: Any, options: SummaryOptions, source: str | None) -
             keys = element.keys()
             if not keys:
                 key: Any = tag
+            elif short_key and not "".join(keys).islower():
+                # names not all lower-case (an XML tree): the labels lower-case them, so "CLASS"
+                # counts as "class"; the short keys below would leave its value out. The full
+                # attributes instead (another shape: no key of the branches below).
+                key = (tag, tuple(element.items()))
+                css = element.get("class")
+                if css is not None:
+                    raw_classes.append(css)
             elif short_key and value_names.isdisjoint(keys):
                 # Only class and id values matter here, normalised as the labels use them: a
                 # key without the other values (hrefs, srcs, titles; blanked anyway) is cheap
@@ -530,7 +538,9 @@ def _summarize_python(start: Any, options: SummaryOptions, source: str | None) -
                 if ident is not None:
                     normal = values_get(ident)
                     ident = normal if normal is not None else normalised(ident)
-                key = (tag, css, ident, *keys)
+                # the attribute names as one item: a flat tuple could read the same as the
+                # key of the next branch for other attributes (issue 14, item 8)
+                key = (tag, css, ident, tuple(keys))
             elif short_key:
                 # Other structural attributes too (type, role, rel, itemprop, ...): their
                 # normalised values join the key, the rest (hrefs, srcs) stay out of it.
@@ -538,10 +548,12 @@ def _summarize_python(start: Any, options: SummaryOptions, source: str | None) -
                 css = get("class")
                 if css is not None:
                     raw_classes.append(css)
+                # names and values apart: (tag, *names, *values) was ambiguous, two elements
+                # could share a key, and so the first one's codes (issue 14, item 8)
                 key = (
                     tag,
-                    *keys,
-                    *[normalised(get(name)) for name in keys if name in key_value_names],
+                    tuple(keys),
+                    tuple([normalised(get(name)) for name in keys if name in key_value_names]),
                 )
             else:
                 key = (tag, *element.items())

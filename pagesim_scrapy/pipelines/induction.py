@@ -12,9 +12,45 @@ pass through untouched):
   awaits the label's readiness. A pipeline cannot emit items later by itself, so waiting is
   the honest way to hold one. Waiting is bounded: an item is released early — extracted
   with the wrapper learned so far, its record marked ``"pagesim_wrapper": "partial"`` — when
-  more than ``PAGESIM_INDUCTION_BUFFER_SIZE`` items are held (the oldest goes), when it has
-  waited ``PAGESIM_INDUCTION_WAIT`` seconds, when the crawl has nothing else left to do (a
-  label that never gets enough pages), and at spider close. No item is lost or dropped.
+  more than ``PAGESIM_INDUCTION_BUFFER_SIZE`` items are held (the oldest goes), when the held
+  pages take more than half of ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` (the oldest go; see below),
+  when it has waited ``PAGESIM_INDUCTION_WAIT`` seconds, when the crawl has nothing else left
+  to do (a label that never gets enough pages), and at spider close. No item is lost or
+  dropped.
+* holding an item keeps its response in Scrapy's scraper slot until ``process_item`` returns
+  (the scraper counts a response's body in the slot's active size until every item of that
+  response is processed, and the engine stops sending requests while that size exceeds
+  ``SCRAPER_SLOT_MAX_ACTIVE_SIZE``). There is no public way for a pipeline to hand the item on
+  later without holding the response (dropping it and injecting it again would run the earlier
+  pipelines twice and count it as dropped), so held pages are kept within a byte budget:
+  their bodies (as Scrapy counts them, at least 1 KB each) stay within half of
+  ``SCRAPER_SLOT_MAX_ACTIVE_SIZE``, and whenever the slot is over its limit while items are
+  held, the oldest held items are released until it is not. Held items therefore never stop
+  the downloader; a larger ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` lets more pages wait for their
+  wrapper (at the cost of memory). Stats ``pagesim/induction/released/memory`` and
+  ``pagesim/induction/held_bytes_max``.
+* learning and extracting run in one worker thread of the pipeline's own, one page at a time:
+  the work is pure Python under the GIL, so more threads would not run it faster, and each
+  more thread would take a larger share of the interpreter away from the reactor that
+  downloads (with asyncio's default executor, up to 5 of 6 shares).
+* the same pages give the same wrapper whatever order they arrive in (issue 14, item 6): a
+  label learns each page as it comes (so that early items get a partial record), and when it
+  becomes ready (``PAGESIM_INDUCTION_MIN_PAGES`` pages) and again at spider close, its
+  wrapper is learned afresh from the pages learned so far in a fixed order (largest first,
+  then by content: :func:`~pagesim_scrapy.core.induce.wrapper.page_order_key`, as
+  :func:`~pagesim_scrapy.core.induce.induce` does; stat ``pagesim/induction/relearned``).
+  This costs a second learning of each page (twice for a page learned before readiness,
+  once for a later one), in the worker thread; the pages are kept, compressed, until spider
+  close (at most ``PAGESIM_INDUCTION_MAX_PAGES`` per label). What may still differ between
+  two crawls of the same pages: which pages a label learns when more than
+  ``PAGESIM_INDUCTION_MAX_PAGES`` arrive (the first ones); the wrapper between readiness and
+  close while more pages come (it learns them in arrival order), and so the records of the
+  items extracted meanwhile and their field names (names are fixed when a wrapper is compiled:
+  the close-time relearning may name a field differently); the partial records of items
+  released before their label is ready; and a wrapper that continues a stored one (its stored
+  pages cannot be learned again: new pages are added in arrival order). The saved wrapper of a
+  label learned in one crawl, and every record extracted with it later, do not depend on the
+  order.
 * at spider close the wrappers are saved through ``PAGESIM_INDUCTION_STORE`` (default: JSON
   files under the project's data dir, ``.scrapy/pagesim/wrappers/<label>.json``) and the
   next crawl starts from them. A stored wrapper that cannot be used (corrupt, hostile, another
@@ -29,22 +65,31 @@ Stats: ``pagesim/induction/...``, ``pagesim/state/...``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import threading
 import time
+import zlib
 from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
-from scrapy.utils.asyncio import create_looping_call, run_in_thread
+from scrapy.utils.asyncio import create_looping_call, is_asyncio_available
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy.utils.project import data_path
 from twisted.internet.defer import Deferred
+
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
 
 from pagesim_scrapy.core.induce import (
     Extraction,
@@ -81,10 +126,14 @@ SETTING_DOCS: dict[str, str] = {
 STATS_PREFIX = "pagesim/induction"
 #: Stats of the files kept between crawls (shared with the discovery file).
 STATE_STATS_PREFIX = "pagesim/state"
-#: How often held items are checked for time-outs and an idle crawl (seconds).
-WATCH_INTERVAL = 0.25
+#: How often held items are checked for time-outs, the scraper slot and an idle crawl (seconds).
+WATCH_INTERVAL = 0.1
 #: Consecutive idle checks before held items are released because nothing else will come.
 IDLE_CHECKS = 2
+#: Scrapy's scraper counts a response as at least this many bytes (``Slot.MIN_RESPONSE_SIZE``).
+MIN_RESPONSE_SIZE = 1024
+#: The share of ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` that held pages may take.
+HELD_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -217,6 +266,7 @@ class _Held:
     item: PageItem
     label: str
     since: float
+    size: int = MIN_RESPONSE_SIZE  # the bytes the scraper slot counts for its response
     waiter: Deferred[str] = field(default_factory=Deferred)
 
 
@@ -232,6 +282,14 @@ class _Label:
         #: set when learning raised inside the wrapper: the tree may hold part of that page, so
         #: the label learns no more and its wrapper is not saved over the stored one
         self.failed: str | None = None
+        #: the pages learned in this crawl, in arrival order, as (compressed HTML, whether it
+        #: was text, URL): kept to learn them again in canonical order (see the module's
+        #: docstring); None for a wrapper that continues a stored one
+        self.sources: list[tuple[bytes, bool, str | None]] | None = (
+            [] if stored_pages == 0 else None
+        )
+        #: how many of ``sources`` the wrapper was last learned from in canonical order
+        self.relearned = 0
 
     @property
     def pages(self) -> int:
@@ -247,15 +305,27 @@ class TemplateInductionPipeline:
         stats: StatsCollector,
         store: WrapperStore | None = None,
         crawler: Crawler | None = None,
+        held_bytes: int | None = None,
     ) -> None:
         self.config = config
         self.stats = stats
         self.store = store
         self.crawler = crawler
+        if held_bytes is None:
+            max_active = 5_000_000  # Scrapy's default SCRAPER_SLOT_MAX_ACTIVE_SIZE
+            if crawler is not None:
+                max_active = crawler.settings.getint("SCRAPER_SLOT_MAX_ACTIVE_SIZE", max_active)
+            held_bytes = int(max_active * HELD_SHARE)
+        #: the bytes of held pages (as the scraper slot counts them) kept at most
+        self.held_bytes_budget = held_bytes
         self.labels: dict[str, _Label] = {}
         self.held: deque[_Held] = deque()
+        self._held_bytes = 0
+        #: bytes of released items whose processing has not ended yet (still in the slot)
+        self._leaving_bytes = 0
         self._watch: Any = None
         self._idle_checks = 0
+        self._executor: ThreadPoolExecutor | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -305,7 +375,7 @@ class TemplateInductionPipeline:
         state = self._label(item.label)
         failure: str | None = None  # why this page could not be learned
         if state.pages < self.config.max_pages and state.failed is None:
-            outcome, failure = await run_in_thread(self._learn, state, item.html, item.url)
+            outcome, failure = await self._in_worker(self._learn, state, item.html, item.url)
             if outcome == "learned":
                 self.stats.inc_value(f"{STATS_PREFIX}/learned/{state.label}")
                 if state.pages >= self.config.min_pages:
@@ -317,14 +387,25 @@ class TemplateInductionPipeline:
             elif outcome == "failed":
                 self.stats.inc_value(f"{STATS_PREFIX}/errors/learn")
         if state.pages < self.config.min_pages and self.config.buffer_size > 0:
-            mode = await self._hold(item, state.label)
-        else:
-            mode = "ready" if state.pages >= self.config.min_pages else "no_buffer"
+            held = _Held(item, state.label, time.monotonic(), _body_size(item.html))
+            try:
+                mode = await self._hold(held)
+                await self._extract_into(item, state, mode, failure)
+            finally:
+                self._leaving_bytes -= held.size
+            return item
+        mode = "ready" if state.pages >= self.config.min_pages else "no_buffer"
         await self._extract_into(item, state, mode, failure)
         return item
 
-    def close_spider(self) -> None:
+    async def close_spider(self) -> None:
         self.release_all("close")
+        for state in self.labels.values():
+            if state.sources and state.failed is None:
+                await self._in_worker(self._relearn_locked, state)
+        if self._executor is not None:
+            self._executor.shutdown(wait=False)
+            self._executor = None
         if self.store is None:
             return
         for state in self.labels.values():
@@ -357,6 +438,25 @@ class TemplateInductionPipeline:
         self.release_all("close")
 
     # --- learning and extracting ---------------------------------------------------------
+
+    async def _in_worker(self, func: Callable[..., _T], *args: Any) -> _T:
+        """Run ``func(*args)`` in the pipeline's worker thread (one, see the module's
+        docstring) and wait for it without blocking the reactor."""
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="pagesim-induction")
+        future: Future[_T] = self._executor.submit(func, *args)
+        if is_asyncio_available():
+            return await asyncio.wrap_future(future)
+        from twisted.internet import reactor
+
+        waiter: Deferred[_T] = Deferred()
+
+        def done(_: Future[_T]) -> None:
+            # Future.result() re-raises the worker's exception, into the Deferred's errback
+            reactor.callFromThread(_settle, waiter, future)
+
+        future.add_done_callback(done)
+        return await maybe_deferred_to_future(waiter)
 
     def _label(self, label: str) -> _Label:
         state = self.labels.get(label)
@@ -424,6 +524,12 @@ class TemplateInductionPipeline:
                 if not state.wrapper.add_page(root):
                     return "duplicate", None
                 state.learned += 1
+                if state.sources is not None:
+                    text = isinstance(html, str)
+                    data = html.encode("utf-8", "surrogatepass") if isinstance(html, str) else html
+                    state.sources.append((zlib.compress(data, 1), text, url))
+                    if state.learned == self.config.min_pages:
+                        self._relearn(state)
                 state.wrapper.compiled()
             except Exception as exc:
                 # a bug in learning, triggered by this page: the tree may hold part of it
@@ -439,13 +545,56 @@ class TemplateInductionPipeline:
                 return "failed", reason
         return "learned", None
 
+    def _relearn_locked(self, state: _Label) -> None:
+        with state.lock:
+            if state.failed is None:
+                self._relearn(state)
+
+    def _relearn(self, state: _Label) -> None:
+        """Worker thread, under ``state.lock``: learn the label's wrapper afresh from the pages
+        it learned in this crawl, in canonical order (nothing to do when it learned none since
+        the last time). Always learned afresh, even when the pages came in canonical order:
+        compiling the wrapper between pages, as the crawl does, names its fields for good, so
+        a wrapper compiled on the way differs from one learned in one go. A failure keeps the
+        wrapper as learned, in arrival order, with a WARNING."""
+        sources = state.sources
+        if not sources or state.relearned == len(sources):
+            return
+        if len(sources) == 1:  # one page learned one way: nothing to put in order
+            state.relearned = 1
+            return
+        old = state.wrapper
+        try:
+            wrapper = Wrapper(
+                label=old.label, lam=old.lam, min_fit=old.min_fit, structured=old.structured
+            )
+            roots = []
+            for data, text, url in sources:
+                raw = zlib.decompress(data)
+                page = raw.decode("utf-8", "surrogatepass") if text else raw
+                roots.append(parse_html(page, structured=old.structured, base_url=url))
+            wrapper.add_pages(roots)
+            wrapper.compiled()
+        except Exception as exc:  # the same pages were learned once already: a bug
+            logger.warning(
+                "pagesim: cannot learn the wrapper of %r again in canonical order, keeping "
+                "it as learned in arrival order: %s",
+                state.label,
+                describe_error(exc),
+            )
+            state.sources = None
+            return
+        state.wrapper = wrapper
+        state.relearned = len(sources)
+        self.stats.inc_value(f"{STATS_PREFIX}/relearned")
+
     async def _extract_into(
         self, item: PageItem, state: _Label, mode: str, failure: str | None = None
     ) -> None:
         ready = state.pages >= self.config.min_pages
         result: Extraction | None = None
         if state.pages > 0 and item.html:
-            result = await run_in_thread(self._extract, state, item.html, item.url)
+            result = await self._in_worker(self._extract, state, item.html, item.url)
         elif failure is not None:  # nothing to extract with, but the item says why it is empty
             result = Extraction({}, [], 0.0, failure)
         status = "ready" if ready else "partial"
@@ -492,21 +641,55 @@ class TemplateInductionPipeline:
 
     # --- holding items -------------------------------------------------------------------
 
-    async def _hold(self, item: PageItem, label: str) -> str:
-        held = _Held(item, label, time.monotonic())
+    async def _hold(self, held: _Held) -> str:
+        """Wait until ``held`` is released; returns why. The caller subtracts ``held.size``
+        from ``_leaving_bytes`` once the item's processing is over."""
         self.held.append(held)
+        self._held_bytes += held.size
         self.stats.inc_value(f"{STATS_PREFIX}/held")
         while len(self.held) > self.config.buffer_size:
             self._release(self.held[0], "overflow")
+        self._make_room()
+        if held.waiter.called:  # released at once
+            return str(held.waiter.result)
         self.stats.max_value(f"{STATS_PREFIX}/held_max", len(self.held))
+        self.stats.max_value(f"{STATS_PREFIX}/held_bytes_max", self._held_bytes)
         self._ensure_watch()
         return await maybe_deferred_to_future(held.waiter)
+
+    def _make_room(self) -> None:
+        """Release the oldest held items while held pages exceed their byte budget, or while
+        the scraper slot is over ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` (the engine then sends no
+        request) and held pages are part of what it counts."""
+        while self.held and self._held_bytes > self.held_bytes_budget:
+            self._release(self.held[0], "memory")
+        slot = self._scraper_slot()
+        if slot is None or not self.held:
+            return
+        try:
+            excess = int(slot.active_size) - int(slot.max_active_size)
+        except (AttributeError, TypeError, ValueError):
+            return
+        # released items leave the slot once their processing ends: count them as gone
+        excess -= self._leaving_bytes
+        while self.held and excess >= 0:  # the engine backs out above max_active_size
+            excess -= self.held[0].size
+            self._release(self.held[0], "memory")
+
+    def _scraper_slot(self) -> Any:
+        engine = getattr(self.crawler, "engine", None) if self.crawler is not None else None
+        try:
+            return engine.scraper.slot if engine is not None else None
+        except (AttributeError, RuntimeError):
+            return None
 
     def _release(self, held: _Held, why: str) -> None:
         try:
             self.held.remove(held)
         except ValueError:
             return
+        self._held_bytes -= held.size
+        self._leaving_bytes += held.size
         self.stats.inc_value(f"{STATS_PREFIX}/released/{why}")
         if not held.waiter.called:
             held.waiter.callback(why)
@@ -541,6 +724,7 @@ class TemplateInductionPipeline:
         for held in list(self.held):
             if now - held.since >= self.config.wait:
                 self._release(held, "timeout")
+        self._make_room()
         if self.held and self._crawl_idle():
             self._idle_checks += 1
             if self._idle_checks >= IDLE_CHECKS:
@@ -557,12 +741,8 @@ class TemplateInductionPipeline:
     def _closing(self) -> bool:
         """The engine is closing the spider (CLOSESPIDER_*, a shutdown): it waits for the
         items in the pipelines, so held items must go now."""
-        engine = getattr(self.crawler, "engine", None) if self.crawler is not None else None
-        try:
-            slot = engine.scraper.slot if engine is not None else None
-            return bool(slot is not None and slot.closing)
-        except (AttributeError, RuntimeError):
-            return False
+        slot = self._scraper_slot()
+        return bool(slot is not None and getattr(slot, "closing", None))
 
     def _crawl_idle(self) -> bool:
         """True when no request is downloading or scheduled and no response waits for its
@@ -580,3 +760,25 @@ class TemplateInductionPipeline:
             return slot is None or not slot.queue
         except (AttributeError, RuntimeError):
             return False
+
+
+def _body_size(html: str | bytes | None) -> int:
+    """The bytes Scrapy's scraper slot counts for the response of a page item: its body, at
+    least ``MIN_RESPONSE_SIZE`` (the body is not in the item: its HTML, encoded, stands in)."""
+    if html is None:
+        return MIN_RESPONSE_SIZE
+    if isinstance(html, str):
+        # UTF-8 length without building the bytes: ASCII pages, the common case, are exact
+        size = len(html) if html.isascii() else len(html.encode("utf-8", "surrogatepass"))
+    else:
+        size = len(html)
+    return max(size, MIN_RESPONSE_SIZE)
+
+
+def _settle(waiter: Deferred[Any], future: Future[Any]) -> None:
+    try:
+        result = future.result()
+    except BaseException as exc:
+        waiter.errback(exc)
+    else:
+        waiter.callback(result)

@@ -11,12 +11,15 @@ can keep learning and two wrappers of one page type (from two crawl workers) can
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from lxml import etree
 
 from pagesim_scrapy.core.induce.compiled import Compiled, FieldInfo, compile_tree
 from pagesim_scrapy.core.induce.dom import Element, PageParseError, parse_html
@@ -60,6 +63,15 @@ DEFAULT_LAMBDA = 0.25
 DEFAULT_MIN_FIT = 0.5
 
 PageInput = bytes | str | Element
+
+
+def page_order_key(root: Element) -> tuple[int, bytes]:
+    """The order in which :meth:`Wrapper.add_pages` learns parsed pages: most elements
+    first, then by a digest of the whole parsed page (a total order: two pages that tie are
+    the same tree, and learning either gives the same wrapper)."""
+    size = sum(1 for _ in root.iter())
+    digest = hashlib.sha256(etree.tostring(root, encoding="utf-8", method="xml")).digest()
+    return (-size, digest)
 
 
 class WrapperError(ValueError):
@@ -114,9 +126,11 @@ class Wrapper:
         return learned
 
     def add_pages(self, pages: Iterable[PageInput], largest_first: bool = True) -> int:
-        """Learn from several pages, the largest (most elements) first as seed 003 does.
-        Pages that cannot be parsed are logged and skipped, so are pages learned already;
-        returns how many were learned."""
+        """Learn from several pages, the largest (most elements) first as seed 003 does,
+        pages of one size in the order of their content (:func:`page_order_key`), so that the
+        same pages give the same wrapper whatever order they are given in. Pages that cannot
+        be parsed are logged and skipped, so are pages learned already; returns how many were
+        learned."""
         roots: list[Element] = []
         for page in pages:
             try:
@@ -124,7 +138,7 @@ class Wrapper:
             except PageParseError as exc:
                 logger.warning("skipping a page that cannot be parsed: %s", exc)
         if largest_first:
-            roots.sort(key=lambda r: sum(1 for _ in r.iter()), reverse=True)
+            roots.sort(key=page_order_key)
         return sum(self.add_page(root) for root in roots)
 
     def merge(self, other: Wrapper) -> Wrapper:

@@ -46,6 +46,16 @@ def _positional_change(level1: str, level2: str, amplification: float) -> tuple[
 
 
 def _aligned_change(level1: str, level2: str, amplification: float) -> tuple[float, float]:
+    """Weighted unmatched elements of an LCS alignment, averaged over the two directions: an
+    LCS may be reached by several alignments that leave different elements unmatched (an
+    amplified ``div`` rather than a ``p``), and which one ``editops`` picks depends on the
+    argument order; the mean of both directions is symmetric."""
+    forward, total = _one_way_change(level1, level2, amplification)
+    backward, _ = _one_way_change(level2, level1, amplification)
+    return (forward + backward) / 2.0, total
+
+
+def _one_way_change(level1: str, level2: str, amplification: float) -> tuple[float, float]:
     amplified = _AMPLIFIED_CODES
 
     def weight(code: str) -> float:

@@ -10,6 +10,7 @@ scripts is kept as a synthetic subtree (:mod:`.structured`).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Sequence
@@ -109,7 +110,7 @@ def decode_html(data: bytes) -> str:
         name = match.group(1).decode("ascii", "replace")
         try:
             return data.decode(name, "replace")
-        except LookupError:
+        except (LookupError, UnicodeError):  # unknown, or a codec without "replace" (idna)
             pass
     try:
         return data.decode("utf-8")
@@ -171,7 +172,8 @@ def absolutise_links(root: Element, base_url: str) -> None:
     """Resolve relative ``href``/``src`` values against the page URL (and its ``<base>``)."""
     base = root.find("head/base[@href]")
     if base is not None:
-        base_url = urljoin(base_url, (base.get("href") or "").strip())
+        with contextlib.suppress(ValueError):  # a broken <base href>: the page URL stays
+            base_url = urljoin(base_url, (base.get("href") or "").strip())
     resolved: dict[str, str] = {}
     for el in root.iter(*URL_ATTRS):
         for attr in URL_ATTRS[str(el.tag)]:
@@ -188,7 +190,10 @@ def absolutise_links(root: Element, base_url: str) -> None:
                 except ValueError:  # a malformed URL (bad IPv6 host…) stays as it is
                     new = value
                 resolved[value] = new
-            el.set(attr, new)
+            try:
+                el.set(attr, new)
+            except ValueError:  # lxml refuses the value (a control character): left as it was
+                continue
 
 
 def clean_text(text: str) -> str:

@@ -439,14 +439,21 @@ def test_hostile_pages_keep_their_items_with_a_reason(tmp_path: Path):
         assert sorted(items) == sorted(routes)  # no item lost
         stats = result["stats"]
         assert "item_scraped_count" in stats and "spider_exceptions" not in str(stats)
-        assert stats.get("pagesim/induction/errors/parse") == len(hostile_pages())
-        assert stats["pagesim/induction/learned/recipe"] == len(recipe_routes())
+        # the control character, the broken <base href> and the idna charset are handled in
+        # core/induce now (the page is learned); 1,500-deep JSON-LD still cannot be parsed
+        failing = [path for path in hostile_pages() if "jsonld" in path]
+        assert stats.get("pagesim/induction/errors/parse") == len(failing)
+        # (how many pages a label learns depends on when it became ready, not on these pages)
+        assert stats["pagesim/induction/learned/recipe"] >= len(recipe_routes())
         warnings = "\n".join(messages(result, "WARNING"))
         for path in hostile_pages():
             item = items[path]
-            assert item["record"] == {}, (path, item["record"])
-            assert item["verdict"]["induction"]["reason"], path
-            assert base + path in warnings
+            if path in failing:
+                assert item["record"] == {}, (path, item["record"])
+                assert item["verdict"]["induction"]["reason"], path
+                assert base + path in warnings
+            else:
+                assert "Hostile Pie" in json.dumps(item["record"]), (path, item["record"])
         for path in recipe_routes():
             assert items[path]["record"]["recipe_title"] in TITLES
         assert not messages(result, "ERROR")
@@ -466,6 +473,8 @@ def test_a_failing_page_leaves_the_wrapper_untouched():
         assert pipeline._learn(state, page, f"http://x/{k}.html")[0] == "learned"
     before = state.wrapper.to_json()
     for path, body in hostile_pages().items():
+        if "jsonld" not in path:  # the others are learned now (core/induce handles them)
+            continue
         html: Any = body if path.startswith("/raw/") else body.decode("utf-8")
         outcome, reason = pipeline._learn(state, html, "http://x" + path)
         assert outcome == "error" and reason, path

@@ -274,22 +274,43 @@ class PageSimDownloaderMiddleware:
         """Load the templates (URLs through the crawl) and build the classifier.
 
         Raising CloseSpider here makes Scrapy close the spider before any request is sent. The
-        reason is the only trace of the failure besides the ERROR line: Scrapy 2.19's
-        ``scrapy crawl`` exits 0 for a spider closed while it opens (it exits 1 only when the
-        crawl's start-up raises, as ``from_crawler`` does for invalid settings), and any other
-        place to load the templates through the crawl comes before other components (HTTP
-        cache, AutoThrottle) have opened.
+        reason, the ERROR line and ``scrapy crawl``'s exit status 1 (see
+        :meth:`_exit_non_zero`) tell the failure; any other place to load the templates through
+        the crawl comes before other components (HTTP cache, AutoThrottle) have opened.
         """
         try:
             await self._start(spider)
         except PageSimStartError as exc:
             logger.error("%s", exc)
             self._fail(exc.reason)
+            self._exit_non_zero()
             raise CloseSpider(exc.reason) from None
         except Exception as exc:  # a bug must not leave requests waiting forever
             logger.error("pagesim could not start: %s", exc, exc_info=True)
             self._fail(CLOSE_REASON_CONFIG)
+            self._exit_non_zero()
             raise CloseSpider(CLOSE_REASON_CONFIG) from exc
+
+    def _exit_non_zero(self) -> None:
+        """Make ``scrapy crawl`` exit with status 1 after a failed start, so that schedulers
+        (Scrapyd, cron, CI) see it.
+
+        Scrapy 2.19's crawl command has no public way to say so: it exits 1 when the crawl's
+        start-up raised *or when the crawler has no spider once the crawl is over*
+        (``CrawlerProcess.bootstrap_failed``). So the crawler lets go of its spider when it
+        closes: this handler is connected at the failure, after every component's own
+        ``spider_closed`` handler (they get the spider as an argument), and the stats dump that
+        follows does not need it.
+        """
+        crawler = self.crawler
+        if crawler is None:
+            return
+
+        def let_go_of_the_spider() -> None:
+            crawler.spider = None
+
+        self._spider_closed_handler = let_go_of_the_spider  # signals keep weak references
+        crawler.signals.connect(let_go_of_the_spider, signal=signals.spider_closed)
 
     async def _start(self, spider: Spider) -> None:
         try:

@@ -15,7 +15,6 @@ by walking the page and the templates again.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -221,13 +220,8 @@ def explain_page(
     nearest_label = max(scores, key=scores.__getitem__)
     templates = classifier.template_features(nearest_label)
     weights = model.weights(features.union(*templates))
-    page_total = math.fsum(weights[f] for f in features)
-    template_scores = []
-    for candidate in templates:
-        shared = math.fsum(weights[f] for f in features & candidate)
-        union = page_total + math.fsum(weights[f] for f in candidate) - shared
-        template_scores.append(shared / union if union > 0 else 0.0)
-    index = max(range(len(templates)), key=template_scores.__getitem__)
+    per_template = classifier.template_scores(page, site=site)[nearest_label]
+    index = max(range(len(templates)), key=per_template.__getitem__)
     template: Features = templates[index]
     chrome_df = CHROME_SHARE * model.pages
     chrome = sum(model.df.get(f, 0) >= chrome_df for f in features)

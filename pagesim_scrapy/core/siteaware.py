@@ -264,17 +264,21 @@ class SiteAwareClassifier:
             state.totals_table = table
         return state.template_totals
 
-    def _scores_of(self, features: Features, state: _Site) -> dict[str, float]:
+    def _per_template(self, features: Features, state: _Site) -> dict[str, list[float]]:
+        """The page's similarity to each template of each label, under the site's weights."""
         weights = state.model.weights(features)
         total = math.fsum(weights.values())
-        result: dict[str, float] = {}
-        for label, pages in self._template_totals(state).items():
-            values = [weighted_jaccard(weights, total, page, t_total) for page, t_total in pages]
-            if self.aggregate == "max":
-                result[label] = max(values)
-            else:
-                result[label] = math.fsum(values) / len(values)
-        return result
+        return {
+            label: [weighted_jaccard(weights, total, page, t_total) for page, t_total in pages]
+            for label, pages in self._template_totals(state).items()
+        }
+
+    def _scores_of(self, features: Features, state: _Site) -> dict[str, float]:
+        aggregate = max if self.aggregate == "max" else (lambda v: math.fsum(v) / len(v))
+        return {
+            label: aggregate(values)
+            for label, values in self._per_template(features, state).items()
+        }
 
     def _template_pairs(self, state: _Site) -> dict[tuple[int, int], float]:
         """Site-weighted similarity of every two templates (all labels), each pair once."""
@@ -357,6 +361,12 @@ class SiteAwareClassifier:
         features = self.features(page)
         with self._lock:
             return self._scores_of(features, self._site(site))
+
+    def template_scores(self, page: Any, *, site: str | None = None) -> dict[str, list[float]]:
+        """Per label, the page's similarity to each of its templates (learns nothing)."""
+        features = self.features(page)
+        with self._lock:
+            return self._per_template(features, self._site(site))
 
     def learn(self, page: Any, *, site: str | None = None) -> None:
         """Count a page into its site's model (without deciding it)."""

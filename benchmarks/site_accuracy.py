@@ -18,6 +18,9 @@ Protocols, printed per site and pooled:
   other pages of those types (nearest type, and nearest type that also passes the cut).
 * some of the types: 2 or 3 of a site's types configured (2 templates each), every other page
   of the site tested; a page of another type must get "none of these". Micro P/R/F1.
+* large type: the type is a large share of the site, as products are of a shop's crawl: for
+  every type with >= 20 pages, all its pages plus other pages of the site drawn at random so
+  that the type is 35 %, 50 % or 70 % of the pages; 2 templates, batch and online F1.
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
 * --loso-weights: the same for the site model's weight ramp (``RAMP_PAGES``) and the one-label
@@ -204,6 +207,29 @@ def some_types(pages: list[Page], method: str, seed: int) -> Counts:
     return counts
 
 
+def large_type(pages: list[Page], method: str, seed: int, share: float) -> dict[str, Counts]:
+    """One-class F1 when the type is ``share`` of the site (see the module docstring)."""
+    types = Counter(page.label for page in pages)
+    out = {"batch": Counts(), "online": Counts()}
+    for label, count in sorted(types.items()):
+        if count < 20:
+            continue
+        mine = [page for page in pages if page.label == label]
+        others = [page for page in pages if page.label != label]
+        rng = random.Random(f"{seed}:{label}:{share}")
+        extra = min(len(others), round(len(mine) * (1 - share) / share))
+        tests = mine[2:] + rng.sample(others, extra)
+        rng.shuffle(tests)
+        given = {label: [page.summary for page in mine[:2]]}
+        batch = build_classifier(given, method=method).classify_all([p.summary for p in tests])
+        clf = build_classifier(given, method=method)
+        online = [clf.classify(page.summary) for page in tests]
+        for key, verdicts in (("batch", batch), ("online", online)):
+            for page, verdict in zip(tests, verdicts):
+                out[key].add(page.label == label, verdict.label == label)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--method", default="site")
@@ -283,6 +309,18 @@ def main() -> None:
         print(f"{name:24} {counts}")
     print(f"{'pooled, distinct sites':24} {some_distinct}")
     print(f"{'pooled, all sites':24} {some_pooled}")
+
+    print("\nlarge type (the type is 35 / 50 / 70 % of the site's pages; 2 templates)")
+    for share in (0.35, 0.5, 0.7):
+        large = {"batch": Counts(), "online": Counts()}
+        for name, pages in sites.items():
+            if name in SHARED_TEMPLATE_SITES:
+                continue
+            for key, counts in large_type(pages, args.method, args.seed, share).items():
+                large[key].merge(counts)
+        print(
+            f"share {share:.2f}, distinct sites  batch {large['batch']}  online {large['online']}"
+        )
 
     if args.loso:
         loso(sites, args)

@@ -23,6 +23,9 @@ types each have their own template):
   type, each with a fresh classifier, in site_accuracy's online order
   (``random.Random(f"{seed}:{label}")``). P/R/F1 of "label == the type", and the error rate
   on the first 10 pages classified (feed order).
+* large type: site_accuracy's protocol of that name at 50 %: per type with >= 20 pages, a
+  crawl of its pages and of other pages of the site drawn so that the type is half of them
+  (a crawl of a shop is mostly products).
 * multi-type: one crawl per site; the first page of every type with >= 3 pages is its
   template; the other pages of those types are requested in a shuffled order
   (``random.Random(seed)``). Accuracy: the page's label is its type ("accepted"); beside it,
@@ -311,6 +314,10 @@ def crawl_site(
 # --- the protocols -----------------------------------------------------------------------------
 
 
+#: The share of the crawl the type has in the "large type" crawls.
+LARGE_SHARE = 0.5
+
+
 def one_class_crawls(pages: list[Page], seed: int) -> list[Crawl]:
     """One crawl per type with >= 5 pages, in site_accuracy's online order."""
     types = Counter(page.label for page in pages)
@@ -328,6 +335,32 @@ def one_class_crawls(pages: list[Page], seed: int) -> list[Crawl]:
                 {label: [page.path for page in templates]},
                 [label],
                 [tests[index].path for index in order],
+            )
+        )
+    return crawls
+
+
+def large_type_crawls(pages: list[Page], seed: int, share: float = LARGE_SHARE) -> list[Crawl]:
+    """site_accuracy's "large type": per type with >= 20 pages, its pages and other pages of
+    the site drawn so that the type is ``share`` of the crawl, in a shuffled order."""
+    types = Counter(page.label for page in pages)
+    crawls = []
+    for label, count in sorted(types.items()):
+        if count < 20:
+            continue
+        mine = [page for page in pages if page.label == label]
+        others = [page for page in pages if page.label != label]
+        rng = random.Random(f"{seed}:{label}:{share}")
+        tests = mine[2:] + rng.sample(
+            others, min(len(others), round(len(mine) * (1 - share) / share))
+        )
+        rng.shuffle(tests)
+        crawls.append(
+            Crawl(
+                f"large:{label}",
+                {label: [page.path for page in mine[:2]]},
+                [label],
+                [page.path for page in tests],
             )
         )
     return crawls
@@ -361,6 +394,7 @@ class SiteResult:
     seconds: float
     problems: list[str]
     log: Counter[str]
+    large: Counts
     #: |position classified - position requested| of every page, over the site's crawls
     displacements: list[int]
 
@@ -400,7 +434,11 @@ def evaluate_site(
     server = SiteServer(site_bodies(folder, pages))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    crawls = [*one_class_crawls(pages, seed), multi_type_crawl(pages, seed)]
+    crawls = [
+        *one_class_crawls(pages, seed),
+        *large_type_crawls(pages, seed),
+        multi_type_crawl(pages, seed),
+    ]
     try:
         outcomes, stderr = crawl_site(server, crawls, method, tmp)
     finally:
@@ -429,6 +467,7 @@ def evaluate_site(
             if path in position
         )
     counts = Counts()
+    large = Counts()
     early_errors = early_total = 0
     for crawl in crawls[:-1]:
         (label,) = crawl.targets
@@ -438,6 +477,9 @@ def evaluate_site(
         for path in crawl.paths:  # a page without a verdict counts as "no label"
             predicted = verdicts.get(path, {}).get("label") == label
             type_counts.add(truth[path] == label, predicted)
+        if crawl.name.startswith("large:"):
+            large.merge(type_counts)
+            continue
         counts.merge(type_counts)
         for path, item in outcome.verdicts[:EARLY]:
             early_total += 1
@@ -463,6 +505,7 @@ def evaluate_site(
         time.perf_counter() - started,
         problems,
         log,
+        large,
         displacements,
     )
 
@@ -532,6 +575,15 @@ def main() -> None:
             accepted = sum(r.multi_accepted for r in chosen) / total
             nearest = sum(r.multi_nearest for r in chosen) / total
             print(f"{title:24} accepted {accepted:.3f}  nearest {nearest:.3f}")
+
+    large = Counts()
+    for result in results:
+        if result.name not in SHARED_TEMPLATE_SITES:
+            large.merge(result.large)
+    print(
+        f"\nlarge type (the type is {LARGE_SHARE:.0%} of the crawl, a crawl per type with >= 20 "
+        f"pages), distinct sites: {large}"
+    )
 
     problems = [f"{r.name}: {p}" for r in results for p in r.problems]
     print("\nproblems: " + ("none (every page requested got a verdict)" if not problems else ""))

@@ -385,55 +385,13 @@ def _histogram_svg(
     threshold: float | None,
     bins: int = 20,
 ) -> str:
-    width, height, pad_left, pad_bottom = 320, 150, 30, 22
+    """The cluster report's histogram: raw scores binned over [0, 1], then drawn as the crawl
+    report's."""
     counts_a = [0] * bins
     counts_o = [0] * bins
     for value, counts in [(v, counts_a) for v in assigned] + [(v, counts_o) for v in others]:
-        index = min(bins - 1, max(0, int(value * bins)))
-        counts[index] += 1
-    tallest = max([a + o for a, o in zip(counts_a, counts_o)] + [1])
-    plot_w = width - pad_left - 8
-    plot_h = height - pad_bottom - 8
-    bar_w = plot_w / bins
-    parts = [
-        f'<svg class="hist" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'role="img" aria-label="scores for {_e(label)}">'
-    ]
-    for i in range(bins):
-        x = pad_left + i * bar_w
-        h_o = plot_h * counts_o[i] / tallest
-        h_a = plot_h * counts_a[i] / tallest
-        base = 8 + plot_h
-        if counts_o[i]:
-            parts.append(
-                f'<rect x="{x:.1f}" y="{base - h_o:.1f}" width="{bar_w - 1:.1f}" '
-                f'height="{h_o:.1f}" class="h-other"><title>{counts_o[i]} other pages, '
-                f"{i / bins:.2f}–{(i + 1) / bins:.2f}</title></rect>"
-            )
-        if counts_a[i]:
-            parts.append(
-                f'<rect x="{x:.1f}" y="{base - h_o - h_a:.1f}" width="{bar_w - 1:.1f}" '
-                f'height="{h_a:.1f}" class="h-label"><title>{counts_a[i]} pages labelled '
-                f"{_e(label)}, {i / bins:.2f}–{(i + 1) / bins:.2f}</title></rect>"
-            )
-    for tick in (0.0, 0.5, 1.0):
-        x = pad_left + tick * plot_w
-        parts.append(
-            f'<text x="{x:.1f}" y="{height - 6}" text-anchor="middle" class="axis">'
-            f"{tick:.1f}</text>"
-        )
-    parts.append(
-        f'<line x1="{pad_left}" y1="{8 + plot_h}" x2="{pad_left + plot_w}" y2="{8 + plot_h}" '
-        f'class="axis-line"/>'
-    )
-    if threshold is not None:
-        x = pad_left + min(1.0, max(0.0, threshold)) * plot_w
-        parts.append(
-            f'<line x1="{x:.1f}" y1="6" x2="{x:.1f}" y2="{8 + plot_h}" class="threshold">'
-            f"<title>threshold {threshold:.3f}</title></line>"
-        )
-    parts.append("</svg>")
-    return "".join(parts)
+        counts[min(bins - 1, max(0, int(value * bins)))] += 1
+    return _binned_svg(label, counts_a, counts_o, threshold, None, None, others_name="other pages")
 
 
 def scores_section(
@@ -861,10 +819,13 @@ def _binned_svg(
     unmatched: Sequence[int],
     threshold: float | None,
     threshold_range: Sequence[float] | None,
-    colour: str,
+    colour: str | None,
+    *,
+    others_name: str = "unmatched",
 ) -> str:
     """Stacked histogram of pre-binned scores over [0, 1] with the threshold (and the range it
-    moved in during the crawl)."""
+    moved in during the crawl); ``colour`` None draws the label's bars in the ``h-label``
+    class."""
     bins = len(given)
     width, height, pad_left, pad_bottom, pad_top = 440, 150, 34, 22, 10
     tallest = max([a + b for a, b in zip(given, unmatched)] + [1])
@@ -872,6 +833,7 @@ def _binned_svg(
     plot_h = height - pad_bottom - pad_top
     base = pad_top + plot_h
     bar_w = plot_w / bins
+    paint = 'class="h-label"' if colour is None else f'fill="{colour}"'
     parts = [
         f'<svg class="hist" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
         f'role="img" aria-label="scores of the pages nearest {_e(label)}">'
@@ -892,13 +854,13 @@ def _binned_svg(
         if unmatched[i]:
             parts.append(
                 f'<rect x="{x:.1f}" y="{base - h_u:.1f}" width="{max(bar_w - 1, 0.5):.1f}" '
-                f'height="{h_u:.1f}" class="h-other"><title>{unmatched[i]} unmatched, '
+                f'height="{h_u:.1f}" class="h-other"><title>{unmatched[i]} {others_name}, '
                 f"{lo:.3f}–{hi:.3f}</title></rect>"
             )
         if given[i]:
             parts.append(
                 f'<rect x="{x:.1f}" y="{base - h_u - h_g:.1f}" width="{max(bar_w - 1, 0.5):.1f}" '
-                f'height="{h_g:.1f}" fill="{colour}"><title>{given[i]} given {_e(label)}, '
+                f'height="{h_g:.1f}" {paint}><title>{given[i]} given {_e(label)}, '
                 f"{lo:.3f}–{hi:.3f}</title></rect>"
             )
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):

@@ -201,6 +201,7 @@ class _Site:
     # per label: (features, weighted total) of each template under the current weights
     template_totals: dict[str, list[tuple[Features, float]]] = field(default_factory=dict)
     totals_table: list[float] | None = None  # the weight table the totals were computed with
+    totals_pages: int = -1  # and the site's page count then (a refresh scores many pages)
     # share of the kept pages that are nearest a label and pass its own cut: how much of the
     # site the labels describe
     coverage: float = 0.0
@@ -311,13 +312,16 @@ class SiteAwareClassifier:
         # of growth), so the templates' totals and the page's weights come from one table;
         # only the document counts of the last few pages can differ between them.
         table = model.table()
-        if table is not state.totals_table or model.pages < EARLY_PAGES:
+        if table is not state.totals_table or (
+            model.pages < EARLY_PAGES and model.pages != state.totals_pages
+        ):
             get = model.df.get
             state.template_totals = {
                 label: [(page, math.fsum(table[get(f, 0)] for f in page)) for page in pages]
                 for label, pages in self._templates.items()
             }
             state.totals_table = table
+            state.totals_pages = model.pages
         return state.template_totals
 
     def _per_template(self, features: Features, state: _Site) -> dict[str, list[float]]:

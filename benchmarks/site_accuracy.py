@@ -40,8 +40,10 @@ import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from _data import shared
 
@@ -207,10 +209,19 @@ def some_types(pages: list[Page], method: str, seed: int) -> Counts:
     return counts
 
 
-def large_type(pages: list[Page], method: str, seed: int, share: float) -> dict[str, Counts]:
-    """One-class F1 when the type is ``share`` of the site (see the module docstring)."""
+class _Labelled(Protocol):
+    label: str
+
+
+P = TypeVar("P", bound=_Labelled)
+
+
+def large_type_samples(
+    pages: list[P], seed: int, share: float
+) -> Iterator[tuple[str, list[P], list[P]]]:
+    """(type, its 2 templates, the test pages in a shuffled order) per type with >= 20 pages:
+    the type's other pages and other pages of the site drawn so that it is ``share`` of them."""
     types = Counter(page.label for page in pages)
-    out = {"batch": Counts(), "online": Counts()}
     for label, count in sorted(types.items()):
         if count < 20:
             continue
@@ -220,7 +231,14 @@ def large_type(pages: list[Page], method: str, seed: int, share: float) -> dict[
         extra = min(len(others), round(len(mine) * (1 - share) / share))
         tests = mine[2:] + rng.sample(others, extra)
         rng.shuffle(tests)
-        given = {label: [page.summary for page in mine[:2]]}
+        yield label, mine[:2], tests
+
+
+def large_type(pages: list[Page], method: str, seed: int, share: float) -> dict[str, Counts]:
+    """One-class F1 when the type is ``share`` of the site (see the module docstring)."""
+    out = {"batch": Counts(), "online": Counts()}
+    for label, templates, tests in large_type_samples(pages, seed, share):
+        given = {label: [page.summary for page in templates]}
         batch = build_classifier(given, method=method).classify_all([p.summary for p in tests])
         clf = build_classifier(given, method=method)
         online = [clf.classify(page.summary) for page in tests]

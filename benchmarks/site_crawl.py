@@ -61,7 +61,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from _data import shared
-from site_accuracy import SHARED_TEMPLATE_SITES, Counts
+from site_accuracy import SHARED_TEMPLATE_SITES, Counts, large_type_samples
 
 #: The wiki's <body> class names the page type: removed (first occurrence) before serving.
 HIDE_BODY_CLASS_SITES = ("awesomewm_wiki",)
@@ -341,29 +341,16 @@ def one_class_crawls(pages: list[Page], seed: int) -> list[Crawl]:
 
 
 def large_type_crawls(pages: list[Page], seed: int, share: float = LARGE_SHARE) -> list[Crawl]:
-    """site_accuracy's "large type": per type with >= 20 pages, its pages and other pages of
-    the site drawn so that the type is ``share`` of the crawl, in a shuffled order."""
-    types = Counter(page.label for page in pages)
-    crawls = []
-    for label, count in sorted(types.items()):
-        if count < 20:
-            continue
-        mine = [page for page in pages if page.label == label]
-        others = [page for page in pages if page.label != label]
-        rng = random.Random(f"{seed}:{label}:{share}")
-        tests = mine[2:] + rng.sample(
-            others, min(len(others), round(len(mine) * (1 - share) / share))
+    """site_accuracy's "large type" samples, one crawl each, in their shuffled order."""
+    return [
+        Crawl(
+            f"large:{label}",
+            {label: [page.path for page in templates]},
+            [label],
+            [page.path for page in tests],
         )
-        rng.shuffle(tests)
-        crawls.append(
-            Crawl(
-                f"large:{label}",
-                {label: [page.path for page in mine[:2]]},
-                [label],
-                [page.path for page in tests],
-            )
-        )
-    return crawls
+        for label, templates, tests in large_type_samples(pages, seed, share)
+    ]
 
 
 def multi_type_crawl(pages: list[Page], seed: int) -> Crawl:

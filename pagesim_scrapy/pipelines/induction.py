@@ -104,7 +104,7 @@ from pagesim_scrapy.core.statefile import (
     remove_stale_temp_files,
 )
 from pagesim_scrapy.items import PageItem
-from pagesim_scrapy.settings import DEFAULTS, INDUCTION_SETTINGS, SETTINGS
+from pagesim_scrapy.settings import DEFAULTS, INDUCTION_SETTINGS, SETTINGS, shared_state_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -337,8 +337,22 @@ class TemplateInductionPipeline:
             # off by default: NotConfigured without a message, so Scrapy logs no WARNING
             logger.debug("pagesim: TemplateInductionPipeline is off (PAGESIM_INDUCTION_ENABLED)")
             raise NotConfigured
-        store_cls = load_object(config.store)
-        store = build_from_crawler(store_cls, crawler)
+        store_path = config.store
+        if (
+            store_path == SETTING_DEFAULTS["PAGESIM_INDUCTION_STORE"]
+            and shared_state_url(crawler.settings) is not None
+        ):
+            # a crawl fleet: the wrappers live in the shared state with the rest
+            store_path = "pagesim_scrapy.fleet.SharedWrapperStore"
+        store_cls = load_object(store_path)
+        try:
+            store = build_from_crawler(store_cls, crawler)
+        except ImportError:
+            logger.error(
+                "pagesim: PAGESIM_STATE_URL/REDIS_URL is set but the redis package is missing "
+                '(pip install "pagesim-scrapy[redis]"); wrappers are not shared'
+            )
+            store = build_from_crawler(JsonFileWrapperStore, crawler)
         pipeline = cls(config, crawler.stats, store, crawler)
         crawler.signals.connect(pipeline.release_all_on_close, signal=signals.spider_closed)
         return pipeline

@@ -17,18 +17,18 @@ import pytest
 
 pytest.importorskip("redis", reason="the redis package is not installed (extra [redis])")
 
-from pagesim_scrapy.core.cluster import OnlineDiscovery  # noqa: E402
-from pagesim_scrapy.core.content import DocumentFrequencies, tokenize  # noqa: E402
-from pagesim_scrapy.core.induce import Wrapper  # noqa: E402
-from pagesim_scrapy.core.site import structural_features  # noqa: E402
-from pagesim_scrapy.core.siteaware import SiteAwareClassifier  # noqa: E402
-from pagesim_scrapy.core.state import StateUnavailable, open_shared_state  # noqa: E402
-from pagesim_scrapy.core.state.redisstate import RedisSharedState  # noqa: E402
-from pagesim_scrapy.core.state.sync import FleetSync  # noqa: E402
-from pagesim_scrapy.core.statefile import CorruptStateError  # noqa: E402
-from pagesim_scrapy.core.summary import summarize  # noqa: E402
-from sample_project.demo_shop import DEMO_LABELS_FILE, DEMO_SITE_DIR  # noqa: E402
-from tests.redis_server import RedisNotAvailable, RedisServer, free_port, running_redis  # noqa: E402
+from pagesim_scrapy.core.cluster import OnlineDiscovery
+from pagesim_scrapy.core.content import DocumentFrequencies, tokenize
+from pagesim_scrapy.core.induce import Wrapper
+from pagesim_scrapy.core.site import structural_features
+from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+from pagesim_scrapy.core.state import StateUnavailable, open_shared_state
+from pagesim_scrapy.core.state.redisstate import RedisSharedState
+from pagesim_scrapy.core.state.sync import FleetSync
+from pagesim_scrapy.core.statefile import CorruptStateError
+from pagesim_scrapy.core.summary import summarize
+from sample_project.demo_shop import DEMO_LABELS_FILE, DEMO_SITE_DIR
+from tests.redis_server import RedisNotAvailable, RedisServer, free_port, running_redis
 
 SITE = "shop.example"
 
@@ -39,6 +39,7 @@ TEMPLATES = {
     "search": ["search/backpack.html"],
     "help": ["help/shipping.html"],
 }
+TEMPLATE_PAGES = sum(len(paths) for paths in TEMPLATES.values())
 
 
 @pytest.fixture(scope="module")
@@ -152,16 +153,13 @@ def test_a_late_worker_starts_from_the_fleets_site_model(state: RedisSharedState
     late_sync = FleetSync(state)
     late_sync.attach_classifier(late)
     late.classify(pages[0], site=SITE)  # its first page of the site: decided locally
-    assert late.site_model(SITE).pages == len(TEMPLATES_PAGES()) + 1
+    assert late.site_model(SITE).pages == TEMPLATE_PAGES + 1
     assert late_sync.sync_once()
-    assert late.site_model(SITE).pages == len(TEMPLATES_PAGES()) + len(pages) + 1
-    assert late.describe(SITE)["labels"]["product"]["threshold_source"] == (
-        early.describe(SITE)["labels"]["product"]["threshold_source"]
+    assert late.site_model(SITE).pages == TEMPLATE_PAGES + len(pages) + 1
+    assert (
+        late.describe(SITE)["labels"]["product"]["threshold_source"]
+        == (early.describe(SITE)["labels"]["product"]["threshold_source"])
     )
-
-
-def TEMPLATES_PAGES() -> list[str]:  # noqa: N802 - reads as the constant it stands for
-    return [path for paths in TEMPLATES.values() for path in paths]
 
 
 def test_relevance_counts_are_shared(state: RedisSharedState):
@@ -249,9 +247,7 @@ def test_unreachable_state_one_error_local_decisions_and_deltas_kept(caplog, tmp
     pages = [summarize(html) for _, _, html in demo_pages()[:20]]
     with caplog.at_level(logging.INFO, logger="pagesim_scrapy.core.state.sync"):
         for page in pages[:10]:
-            assert (
-                worker.classify(page, site=SITE).label == alone.classify(page, site=SITE).label
-            )
+            assert worker.classify(page, site=SITE).label == alone.classify(page, site=SITE).label
         assert not sync.sync_once()
         assert not sync.sync_once()
         errors = [r for r in caplog.records if r.levelno == logging.ERROR]

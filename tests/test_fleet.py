@@ -35,7 +35,7 @@ from pagesim_scrapy.core.state import open_shared_state
 from pagesim_scrapy.core.summary import SummaryOptions
 from pagesim_scrapy.templates import summarize_html
 from sample_project.demo_shop import DEMO_SITE_DIR
-from tests.redis_server import RedisNotAvailable, RedisServer, running_redis
+from tests.redis_server import RedisNotAvailable, RedisServer, free_port, running_redis
 
 REPO = Path(__file__).resolve().parent.parent
 CRAWL_TIMEOUT = 240
@@ -467,3 +467,27 @@ def test_a_worker_killed_mid_crawl_loses_nothing_the_others_need(
     assert wrapper is not None and version >= 1
     wrapper.compiled()
     state.close()
+
+
+def test_an_unreachable_state_is_one_error_and_the_crawl_goes_on(
+    project: Path, shop: str, tmp_path: Path
+):
+    """No Redis where PAGESIM_STATE_URL points: the worker logs that once, counts the failed
+    syncs, and classifies every page with its own state."""
+    port = free_port()
+    worker = Worker(
+        project,
+        tmp_path,
+        "alone",
+        shop,
+        {"PAGESIM_STATE_URL": f"redis://127.0.0.1:{port}/0", "PAGESIM_STATE_TIMEOUT": 0.5},
+    )
+    assert worker.wait() == 0, worker.log_text()[-3000:]
+    log = worker.log_text()
+    assert log.count("cannot be reached; going on with this worker's local state") == 1
+    assert "Traceback" not in log
+    stats = worker.stats()
+    assert stats["pagesim/state/errors"] >= 1
+    assert stats["pagesim/response_count"] == len(worker.results()) > 200
+    # the wrapper store failed too, said so, and the crawl still finished
+    assert "cannot load the stored wrapper of 'product'" in log

@@ -268,3 +268,39 @@ def test_unreachable_state_one_error_local_decisions_and_deltas_kept(caplog, tmp
 def test_state_unavailable_is_a_connection_error():
     # the induction pipeline reports a failed save (OSError) without stopping the crawl
     assert issubclass(StateUnavailable, OSError)
+
+
+@pytest.mark.parametrize(
+    ("settings", "url"),
+    [
+        ({}, None),
+        ({"REDIS_URL": "redis://r:6379/1"}, "redis://r:6379/1"),
+        ({"REDIS_URL": "redis://r/1", "PAGESIM_STATE_URL": "redis://s/2"}, "redis://s/2"),
+        ({"REDIS_URL": "redis://r/1", "PAGESIM_STATE_URL": "local"}, None),
+    ],
+)
+def test_the_state_url_falls_back_to_scrapy_redis(settings: dict[str, str], url: str | None):
+    from scrapy.settings import Settings
+
+    from pagesim_scrapy.settings import PageSimConfig
+
+    assert PageSimConfig.from_settings(Settings(settings)).state_url == url
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"PAGESIM_STATE_URL": "http://r:6379"},
+        {"PAGESIM_STATE_SYNC_INTERVAL": 0},
+        {"PAGESIM_STATE_SYNC_PAGES": 0},
+        {"PAGESIM_STATE_TIMEOUT": -1},
+        {"PAGESIM_STATE_PREFIX": ""},
+    ],
+)
+def test_bad_state_settings_name_the_setting(settings: dict[str, object]):
+    from scrapy.settings import Settings
+
+    from pagesim_scrapy.settings import PageSimConfig, PageSimConfigError
+
+    with pytest.raises(PageSimConfigError, match="PAGESIM_STATE_"):
+        PageSimConfig.from_settings(Settings(settings))

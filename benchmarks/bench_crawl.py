@@ -166,6 +166,7 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         result["responses"] = stats.get("response_received_count", 0)
         result["pagesim_ms"] = stats.get("pagesim/time_ms")
         result["classified"] = stats.get("pagesim/response_count")
+        result["state"] = {k: v for k, v in stats.items() if k.startswith("pagesim/state/")}
 
     def done(outcome: Any) -> None:
         if not result:

@@ -6,9 +6,12 @@ A background thread pushes the deltas every ``interval`` seconds, or sooner when
 pages are waiting or a site is seen for the first time, in one Redis pipeline, and then pulls
 the fleet's totals of the sites that others changed and swaps them into the local models. So:
 
-* no page waits for Redis; a page is decided on the fleet's state as it was at most about one
-  ``interval`` (plus one round trip) ago, minus the pages other workers have not pushed yet
-  (at most ``batch`` or ``interval`` seconds' worth each): that is the staleness bound;
+* no page waits for Redis; a page is decided on the fleet's counts as they were at most about
+  one ``interval`` (plus one round trip) ago, missing at most: each other worker's pages not
+  pushed yet (``batch`` pages or ``interval`` seconds' worth), and, on a site of more than 100
+  pages, others' pages up to 1 % of the site (a site is pulled again once others pushed 1 % of
+  its pages, as the weights are only rebuilt per 1 % of growth anyway): that is the staleness
+  bound;
 * a worker killed with SIGKILL loses only its own unpushed deltas; everything in Redis was
   written by atomic additions (HINCRBY, INCRBY, LPUSH + LTRIM), so it is always valid;
 * when Redis cannot be reached, one ERROR is logged, every failed sync counted, the deltas are
@@ -199,7 +202,7 @@ class FleetSync:
                     self._fleet_pages[site] += delta.pages
             try:
                 if pull:
-                    self._pull_sites(set(sites) | new_sites)
+                    self._pull_sites(new_sites)
                     if terms.documents or self.terms is not None:
                         self._pull_terms()
                 self._publish_types()
@@ -226,18 +229,19 @@ class FleetSync:
             self._terms = terms
             self._new_sites |= new
 
-    def _pull_sites(self, touched: set[str]) -> None:
+    def _pull_sites(self, new_sites: set[str]) -> None:
         classifier = self.classifier
         if classifier is None:
             return
         local = [site for site in classifier.sites() if isinstance(site, str)]
         fleet_pages = self.state.site_pages(local)
-        # a site is pulled again when others pushed to it, or when this worker just met it
-        changed = [
-            site
-            for site, pages in fleet_pages.items()
-            if pages != self._fleet_pages.get(site) or site in touched
-        ]
+        # a site is pulled when this worker just met it, and again once others pushed 1 % of
+        # its pages (at least one): the weights are only rebuilt per 1 % of growth anyway
+        changed = []
+        for site, pages in fleet_pages.items():
+            known = self._fleet_pages.get(site)
+            if site in new_sites or known is None or pages - known >= max(1, known // 100):
+                changed.append(site)
         if not changed:
             return
         pulled = self.state.pull_sites(changed)

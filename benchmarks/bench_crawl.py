@@ -151,6 +151,8 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         settings["PAGESIM_TEMPLATES"] = templates()
         settings["PAGESIM_ACTION"] = "tag"
         settings.update(extra)
+        if str(extra.get("PAGESIM_STATE_URL", "")).startswith("redis"):
+            import redis  # noqa: F401  (a fleet worker's client: imported outside too)
     result: dict[str, Any] = {}
 
     async def run() -> None:

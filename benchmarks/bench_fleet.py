@@ -146,10 +146,26 @@ def site_memory(url: str) -> None:
             f"{size:9d} {size / counts.pages:7.0f}"
         )
     used = int(state.client.info("memory")["used_memory"]) - used_before
+    commands = state.client.info("commandstats")
+    server_usec = sum(float(v.get("usec", 0)) for v in commands.values())
+    pushed = sum(pages for pages, _ in totals)
     print(
         f"  all {len(totals)} sites: {sum(s for _, s in totals) / 1024:.0f} KiB in their keys, "
         f"used_memory grew by {used / 1024:.0f} KiB; "
         f"median {statistics.median(s for _, s in totals) / 1024:.0f} KiB per site"
+    )
+    print(
+        f"  Redis server CPU for all commands of this part (INFO commandstats): "
+        f"{server_usec / 1000:.0f} ms, {server_usec / pushed:.0f} us per page pushed "
+        f"(pushes every 50 pages, pulls, MEMORY USAGE)"
+    )
+    top = sorted(commands.items(), key=lambda item: -float(item[1].get("usec", 0)))[:4]
+    print(
+        "  of which: "
+        + ", ".join(
+            f"{name.removeprefix('cmdstat_')} {float(v['usec']) / pushed:.0f} us/page"
+            for name, v in top
+        )
     )
     state.close()
 

@@ -304,3 +304,37 @@ def test_bad_state_settings_name_the_setting(settings: dict[str, object]):
 
     with pytest.raises(PageSimConfigError, match="PAGESIM_STATE_"):
         PageSimConfig.from_settings(Settings(settings))
+
+
+def test_the_file_state_keeps_todays_formats(tmp_path: Path):
+    """FileSharedState writes the files a crawl without a fleet reads: a wrapper file that
+    JsonFileWrapperStore loads and a representatives file that OnlineDiscovery loads."""
+    from pagesim_scrapy.core.state import FileSharedState, SiteDelta
+    from pagesim_scrapy.pipelines.induction import JsonFileWrapperStore
+
+    files = FileSharedState(tmp_path / "wrappers", tmp_path / "discovery.json")
+    products = [path for path, label, _ in demo_pages() if label == "product"][:3]
+    wrapper = _product_wrapper(products)
+    assert files.save_wrapper("product", wrapper, 0) == 1
+    loaded = JsonFileWrapperStore(tmp_path / "wrappers").load("product")
+    assert loaded is not None and loaded.to_dict() == wrapper.to_dict()
+    assert files.load_wrapper("product")[0] is not None
+
+    discovery = OnlineDiscovery(method="site")
+    for path, _, html in demo_pages()[:20]:
+        discovery.assign(summarize(html), source=path, site=SITE)
+    files.publish_types(discovery.representatives(), discovery.options, discovery.settings())
+    again = OnlineDiscovery.load(tmp_path / "discovery.json")
+    assert again.counts() == discovery.counts()
+    everything = [rep.label for rep in files.pull_types(discovery.options, [])]
+    assert everything == list(discovery.counts())
+    assert [rep.label for rep in files.pull_types(discovery.options, ["cluster-1"])] == [
+        label for label in everything if label != "cluster-1"
+    ]
+
+    delta = SiteDelta(pages=2)
+    delta.df.update({"ab": 2, "cd": 1})
+    files.push_sites({SITE: delta}, keep_pages=300)
+    files.push_sites({SITE: delta}, keep_pages=300)
+    assert files.site_pages([SITE, "other"]) == {SITE: 4}
+    assert files.pull_sites([SITE])[SITE].df == {"ab": 4, "cd": 2}

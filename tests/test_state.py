@@ -338,3 +338,28 @@ def test_the_file_state_keeps_todays_formats(tmp_path: Path):
     files.push_sites({SITE: delta}, keep_pages=300)
     assert files.site_pages([SITE, "other"]) == {SITE: 4}
     assert files.pull_sites([SITE])[SITE].df == {"ab": 4, "cd": 2}
+
+
+@pytest.mark.parametrize(
+    ("settings", "store"),
+    [
+        ({"REDIS_URL": "redis://127.0.0.1:1/0"}, "SharedWrapperStore"),
+        ({"PAGESIM_STATE_URL": "redis://127.0.0.1:1/0"}, "SharedWrapperStore"),
+        ({"REDIS_URL": "redis://127.0.0.1:1/0", "PAGESIM_STATE_URL": "local"}, "JsonFile"),
+        ({"PAGESIM_STATE_URL": "http://127.0.0.1:1/"}, "JsonFile"),  # and one ERROR
+        ({}, "JsonFile"),
+    ],
+)
+def test_the_induction_pipeline_keeps_wrappers_where_the_fleet_does(
+    settings: dict[str, str], store: str, caplog
+):
+    from scrapy.utils.test import get_crawler
+
+    from pagesim_scrapy.pipelines.induction import TemplateInductionPipeline
+
+    crawler = get_crawler(settings_dict={"PAGESIM_INDUCTION_ENABLED": True, **settings})
+    with caplog.at_level(logging.ERROR):
+        pipeline = TemplateInductionPipeline.from_crawler(crawler)
+    assert type(pipeline.store).__name__.startswith(store)
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == (1 if "http" in settings.get("PAGESIM_STATE_URL", "") else 0), errors

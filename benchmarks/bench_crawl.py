@@ -151,6 +151,8 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         settings["PAGESIM_TEMPLATES"] = templates()
         settings["PAGESIM_ACTION"] = "tag"
         settings.update(extra)
+        if str(extra.get("PAGESIM_STATE_URL", "")).startswith("redis"):
+            import redis  # noqa: F401  (a fleet worker's client: imported outside too)
     result: dict[str, Any] = {}
 
     async def run() -> None:
@@ -166,6 +168,7 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         result["responses"] = stats.get("response_received_count", 0)
         result["pagesim_ms"] = stats.get("pagesim/time_ms")
         result["classified"] = stats.get("pagesim/response_count")
+        result["state"] = {k: v for k, v in stats.items() if k.startswith("pagesim/state/")}
 
     def done(outcome: Any) -> None:
         if not result:

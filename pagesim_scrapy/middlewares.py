@@ -42,6 +42,7 @@ from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.statefile import CorruptStateError, read_state, remove_stale_temp_files
 from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize_tree
 from pagesim_scrapy.crawlreport import CrawlReportCollector
+from pagesim_scrapy.fleet import start_fleet_sync, stop_fleet_sync
 from pagesim_scrapy.items import PageItem
 from pagesim_scrapy.settings import PageSimConfig, PageSimConfigError
 from pagesim_scrapy.templates import TemplateError, load_templates, project_root
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
     from typing_extensions import Self
+
+    from pagesim_scrapy.core.state.sync import FleetSync
 
 logger = logging.getLogger(__name__)
 
@@ -216,6 +219,8 @@ class PageSimDownloaderMiddleware:
         self.discovery: OnlineDiscovery | None = None
         self.discovery_path: Path | None = None
         self.content: ContentScorer | None = None
+        #: shares the learned state with a crawl fleet (PAGESIM_STATE_URL / REDIS_URL)
+        self.fleet: FleetSync | None = None
         self.ready = False  # templates loaded (or none needed): responses may be classified
         self.failed: str | None = None  # close reason when templates could not be loaded
         self._waiters: list[Deferred[None]] = []
@@ -326,6 +331,7 @@ class PageSimDownloaderMiddleware:
         if not config.templates:  # discovery only: the discovered types are the labels
             if self.crawler is not None:
                 crawl_state(self.crawler).targets = self._targets or None
+            self._start_fleet(config)
             self.ready = True
             self._release()
             logger.info(
@@ -364,6 +370,7 @@ class PageSimDownloaderMiddleware:
             ) from None
         self.classifier = classifier
         self._check_templates(summaries)
+        self._start_fleet(config)
         self.ready = True
         self._release()
         logger.info(
@@ -385,6 +392,17 @@ class PageSimDownloaderMiddleware:
             logger.warning("pagesim: %s", line)
         for warning in warnings:
             self.stats.inc_value(f"pagesim/template_warnings/{warning.kind}")
+
+    def _start_fleet(self, config: PageSimConfig) -> None:
+        """Share the site models, discovered types and relevance counts with a crawl fleet
+        when PAGESIM_STATE_URL (or REDIS_URL) is set (see :mod:`pagesim_scrapy.fleet`)."""
+        self.fleet = start_fleet_sync(
+            config,
+            self.stats,
+            classifier=self.classifier,
+            discovery=self.discovery,
+            content=self.content,
+        )
 
     def _start_discovery(self, config: PageSimConfig) -> None:
         """Build the online discovery, continuing from the saved types when there are some.
@@ -632,6 +650,9 @@ class PageSimDownloaderMiddleware:
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         self.stats.set_value("pagesim/time_ms", round(self._seconds * 1000.0, 1))
+        if self.fleet is not None:
+            stop_fleet_sync(self.fleet, self.stats)
+            self.fleet = None
         if self.classifier is not None:
             logger.info("%s", self.summary())
         if self.discovery is not None and self.ready:

@@ -229,6 +229,43 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "pages. None: no report.",
     ),
     SettingSpec(
+        "PAGESIM_STATE_URL",
+        "str or None",
+        None,
+        "Share what pagesim learns (site models, discovered types, wrappers, relevance "
+        "counts) with the other workers of a crawl fleet through this Redis server "
+        "(`redis://host:6379/0`). None: scrapy-redis's `REDIS_URL` when that is set, else "
+        'nothing is shared (one crawl\'s own state, as without a fleet). `"local"`: never '
+        "shared, even with `REDIS_URL` set.",
+    ),
+    SettingSpec(
+        "PAGESIM_STATE_PREFIX",
+        "str",
+        "pagesim",
+        "Prefix of pagesim's Redis keys: fleets that must not share their state use different "
+        "prefixes.",
+    ),
+    SettingSpec(
+        "PAGESIM_STATE_SYNC_INTERVAL",
+        "float",
+        1.0,
+        "Seconds between two syncs of a worker with the shared state (sooner when "
+        "`PAGESIM_STATE_SYNC_PAGES` pages are waiting or a new site is met): how stale the "
+        "fleet's counts a page is decided on can be.",
+    ),
+    SettingSpec(
+        "PAGESIM_STATE_SYNC_PAGES",
+        "int",
+        50,
+        "A worker syncs as soon as this many pages are waiting to be pushed.",
+    ),
+    SettingSpec(
+        "PAGESIM_STATE_TIMEOUT",
+        "float",
+        2.0,
+        "Seconds a connection to the shared state or one command may take at most.",
+    ),
+    SettingSpec(
         "PAGESIM_INDUCTION_ENABLED",
         "bool",
         False,
@@ -321,6 +358,17 @@ class PageSimConfigError(ValueError):
     """A ``PAGESIM_*`` setting (or spider attribute) has an invalid value."""
 
 
+def shared_state_url(settings: BaseSettings) -> str | None:
+    """Where a crawl fleet shares pagesim's state: ``PAGESIM_STATE_URL``, else scrapy-redis's
+    ``REDIS_URL``; None when neither is set or ``PAGESIM_STATE_URL`` is ``"local"``."""
+    url = str(settings.get("PAGESIM_STATE_URL") or "").strip()
+    if url.lower() == "local":
+        return None
+    if not url:
+        url = str(settings.get("REDIS_URL") or "").strip()
+    return url or None
+
+
 Threshold = float | str | Mapping[str, float | str]
 
 
@@ -354,6 +402,11 @@ class PageSimConfig:
     discovery_threshold: float | None = DEFAULTS["PAGESIM_DISCOVERY_THRESHOLD"]
     discovery_max_clusters: int = DEFAULTS["PAGESIM_DISCOVERY_MAX_CLUSTERS"]
     report: str | None = DEFAULTS["PAGESIM_REPORT"]
+    state_url: str | None = DEFAULTS["PAGESIM_STATE_URL"]
+    state_prefix: str = DEFAULTS["PAGESIM_STATE_PREFIX"]
+    state_sync_interval: float = DEFAULTS["PAGESIM_STATE_SYNC_INTERVAL"]
+    state_sync_pages: int = DEFAULTS["PAGESIM_STATE_SYNC_PAGES"]
+    state_timeout: float = DEFAULTS["PAGESIM_STATE_TIMEOUT"]
 
     # -- construction ---------------------------------------------------------------------
 
@@ -402,6 +455,11 @@ class PageSimConfig:
             ),
             discovery_max_clusters=read("PAGESIM_DISCOVERY_MAX_CLUSTERS", "getint"),
             report=_optional_str(read("PAGESIM_REPORT", "get")),
+            state_url=shared_state_url(settings),
+            state_prefix=str(read("PAGESIM_STATE_PREFIX", "get") or "").strip(),
+            state_sync_interval=read("PAGESIM_STATE_SYNC_INTERVAL", "getfloat"),
+            state_sync_pages=read("PAGESIM_STATE_SYNC_PAGES", "getint"),
+            state_timeout=read("PAGESIM_STATE_TIMEOUT", "getfloat"),
         )
         if spider is not None:
             config = config.with_spider(spider)
@@ -481,6 +539,7 @@ class PageSimConfig:
         _check_threshold_values(self.threshold)
         self._validate_content()
         self._validate_discovery()
+        self._validate_state()
         if self.templates:
             labels = set(self.templates)
             unknown = [t for t in self.targets if t not in labels]
@@ -510,6 +569,27 @@ class PageSimConfig:
         if self.relevance_min_pages < 0:
             raise PageSimConfigError(
                 f"PAGESIM_RELEVANCE_MIN_PAGES must be >= 0, not {self.relevance_min_pages}"
+            )
+
+    def _validate_state(self) -> None:
+        if self.state_url is not None and not self.state_url.startswith(
+            ("redis://", "rediss://", "unix://")
+        ):
+            raise PageSimConfigError(
+                f"PAGESIM_STATE_URL (or REDIS_URL) must start with redis://, rediss:// or "
+                f'unix://, or be "local", not {self.state_url!r}'
+            )
+        if not self.state_prefix:
+            raise PageSimConfigError("PAGESIM_STATE_PREFIX must not be empty")
+        for name, value in (
+            ("PAGESIM_STATE_SYNC_INTERVAL", self.state_sync_interval),
+            ("PAGESIM_STATE_TIMEOUT", self.state_timeout),
+        ):
+            if not value > 0 or math.isinf(value):
+                raise PageSimConfigError(f"{name} must be a number > 0, not {value}")
+        if self.state_sync_pages < 1:
+            raise PageSimConfigError(
+                f"PAGESIM_STATE_SYNC_PAGES must be >= 1, not {self.state_sync_pages}"
             )
 
     def _validate_discovery(self) -> None:

@@ -71,6 +71,19 @@ def _pack(features: Features) -> str:
     return start + "".join(pairs)
 
 
+def unpack_features(packed: str) -> Features:
+    """The features of a page packed by :meth:`SiteModel.add` (checked: raises ValueError for
+    a string that is not a packed page)."""
+    if not packed or len(packed) % 2 != 1:
+        raise ValueError("not a packed page")
+    return _unpack(packed)
+
+
+def pack_features(features: Features) -> str:
+    """A page's features as one string (what :class:`SiteModel` keeps)."""
+    return _pack(features)
+
+
 def _unpack(packed: str) -> Features:
     features = {packed[i : i + 2] for i in range(1, len(packed), 2)}
     if packed[0] != "\x00":
@@ -113,7 +126,7 @@ class SiteModel:
         for feature in features:
             df[feature] = get(feature, 0) + 1
         if len(df) > self.max_features:
-            self._forget_rare()
+            self.forget_rare()
         if keep:
             self.recent.append(_pack(features))
 
@@ -126,7 +139,9 @@ class SiteModel:
         if self.recent.maxlen is not None and self.recent.maxlen < pages:
             self.recent = deque(self.recent, maxlen=pages)
 
-    def _forget_rare(self) -> None:
+    def forget_rare(self) -> None:
+        """Forget the features seen on one page (they weigh nothing), then the rarest half
+        while there are still more than ``max_features``."""
         for feature in [f for f, count in self.df.items() if count <= 1]:
             del self.df[feature]
         if len(self.df) > self.max_features:  # still too many: drop the rarest half

@@ -31,7 +31,7 @@ import math
 import statistics
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations, pairwise
 from typing import Any
@@ -273,6 +273,14 @@ class SiteAwareClassifier:
             raise ValueError("no templates given")
         self._given = given_thresholds(threshold, self._templates)
         self._sites: OrderedDict[str | None, _Site] = OrderedDict()
+        #: called with (site, features) for every page counted into a site, under the
+        #: classifier's lock (a crawl fleet records its deltas there: keep it cheap)
+        self.learn_listener: Callable[[str | None, Features], None] | None = None
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The lock every read and update of the site models takes."""
+        return self._lock
 
     @property
     def labels(self) -> list[str]:
@@ -308,13 +316,62 @@ class SiteAwareClassifier:
             _, state = self._sites.popitem(last=False)
             self._kept_total -= len(state.model.recent)
 
-    def _add(self, state: _Site, features: Features) -> None:
+    def _add(self, state: _Site, features: Features, site: str | None = None) -> None:
         """Count a page into its site, keeping the kept-pages total and its bound."""
         before = len(state.model.recent)
         state.model.add(features)
+        if self.learn_listener is not None:
+            self.learn_listener(site, features)
         self._kept_total += len(state.model.recent) - before
         if self._kept_total > self.max_kept_pages:
             self._evict()
+
+    def adopt_site(
+        self,
+        site: str | None,
+        pages: int,
+        df: Mapping[str, int],
+        kept: list[str],
+        local: tuple[int, Mapping[str, int], list[str]] | None = None,
+    ) -> None:
+        """Replace a site's counts with what a whole crawl fleet learned (``pages``, feature
+        document frequencies ``df``, the packed kept pages, oldest first) plus ``local``, this
+        process's pages not pushed yet (same three parts). The templates seed the counts as
+        for a new site; the labels' cuts are re-estimated as the site grows, as usual."""
+        model = SiteModel(max_features=self.max_features, keep_pages=self.keep_pages)
+        for features in self._templates.values():
+            for page in features:
+                model.add(page, keep=False)
+        counts = model.df
+        for feature, n in df.items():
+            counts[feature] = counts.get(feature, 0) + n
+        model.pages += pages
+        model.recent.extend(kept)
+        with self._lock:
+            if local is not None:
+                local_pages, local_df, local_kept = local
+                model.pages += local_pages
+                for feature, n in local_df.items():
+                    counts[feature] = counts.get(feature, 0) + n
+                model.recent.extend(local_kept)
+            if len(counts) > self.max_features:
+                model.forget_rare()
+            state = self._sites.get(site)
+            if state is None:
+                state = self._site(site)
+            self._kept_total += len(model.recent) - len(state.model.recent)
+            state.model = model
+            state.totals_table = None
+            # re-estimated at the next decision when the site grew as much as a local
+            # refresh would wait for (a late worker's first adoption, typically)
+            if (
+                model.pages < EARLY_PAGES
+                or model.pages >= state.refreshed_at * REFRESH_GROWTH
+                or state.refreshed_at > model.pages
+            ):
+                state.refreshed_at = -1
+            if self._kept_total > self.max_kept_pages:
+                self._evict()
 
     def site_model(self, site: str | None = None) -> SiteModel:
         with self._lock:
@@ -446,7 +503,7 @@ class SiteAwareClassifier:
         features = self.features(page)
         with self._lock:
             state = self._site(site)
-            self._add(state, features)
+            self._add(state, features, site)
             self._maybe_refresh(state)
 
     def threshold_info(self, label: str, site: str | None = None) -> tuple[float, str]:
@@ -500,7 +557,7 @@ class SiteAwareClassifier:
         with self._lock:
             state = self._site(site)
             if learn:
-                self._add(state, features)
+                self._add(state, features, site)
                 self._maybe_refresh(state)
             elif state.refreshed_at < 0:
                 self._refresh(state)
@@ -514,7 +571,7 @@ class SiteAwareClassifier:
             state = self._site(site)
             state.model.keep_at_most(max(len(features), self.keep_pages))
             for page in features:
-                self._add(state, page)
+                self._add(state, page, site)
             self._refresh(state)
             return [self.decide(self._scores_of(page, state), site=site) for page in features]
 

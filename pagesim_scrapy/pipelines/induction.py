@@ -104,7 +104,7 @@ from pagesim_scrapy.core.statefile import (
     remove_stale_temp_files,
 )
 from pagesim_scrapy.items import PageItem
-from pagesim_scrapy.settings import DEFAULTS, INDUCTION_SETTINGS, SETTINGS
+from pagesim_scrapy.settings import DEFAULTS, INDUCTION_SETTINGS, SETTINGS, shared_state_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -337,11 +337,34 @@ class TemplateInductionPipeline:
             # off by default: NotConfigured without a message, so Scrapy logs no WARNING
             logger.debug("pagesim: TemplateInductionPipeline is off (PAGESIM_INDUCTION_ENABLED)")
             raise NotConfigured
-        store_cls = load_object(config.store)
-        store = build_from_crawler(store_cls, crawler)
+        if (
+            config.store == SETTING_DEFAULTS["PAGESIM_INDUCTION_STORE"]
+            and shared_state_url(crawler.settings) is not None
+        ):
+            # a crawl fleet: the wrappers live in the shared state with the rest
+            store = cls._shared_store(crawler)
+        else:
+            store = build_from_crawler(load_object(config.store), crawler)
         pipeline = cls(config, crawler.stats, store, crawler)
         crawler.signals.connect(pipeline.release_all_on_close, signal=signals.spider_closed)
         return pipeline
+
+    @staticmethod
+    def _shared_store(crawler: Crawler) -> WrapperStore:
+        """The fleet's wrapper store; the JSON files, after one ERROR, when it cannot be used
+        (the redis package missing, a URL that is not redis://…)."""
+        from pagesim_scrapy.fleet import SharedWrapperStore
+
+        try:
+            return build_from_crawler(SharedWrapperStore, crawler)
+        except ImportError:
+            logger.error(
+                "pagesim: PAGESIM_STATE_URL/REDIS_URL is set but the redis package is missing "
+                '(pip install "pagesim-scrapy[redis]"); wrappers are not shared'
+            )
+        except ValueError as exc:
+            logger.error("pagesim: cannot share wrappers: %s", exc)
+        return build_from_crawler(JsonFileWrapperStore, crawler)
 
     # --- Scrapy hooks ---------------------------------------------------------------------
 

@@ -125,6 +125,8 @@ class OnlineDiscovery:
         )
         self._info: dict[int, _TypeInfo] = {}
         self._next_number = 1
+        #: labels reserved for this process by a crawl fleet (see :meth:`reserve_numbers`)
+        self._reserved = False
         self.pages = 0
         self.unassigned = 0
         self._lock = threading.Lock()
@@ -327,7 +329,18 @@ class OnlineDiscovery:
                     rep.label, rep.source, rep.title, rep.html, list(rep.examples)
                 )
                 known.add(rep.label)
-                self._next_number = max(self._next_number, _label_number(rep.label) + 1)
+                if not self._reserved:
+                    self._next_number = max(self._next_number, _label_number(rep.label) + 1)
+
+    def reserve_numbers(self, first: int, count: int) -> None:
+        """Number this process's new types from ``first`` on (``count`` numbers that a crawl
+        fleet reserved for it, so no other worker founds a type under the same label); the
+        labels of types added later do not move the numbering."""
+        with self._lock:
+            if count < self.max_clusters:
+                raise ValueError("reserve at least max_clusters numbers")
+            self._next_number = first
+            self._reserved = True
 
     def templates_snippet(self, examples: int | None = None) -> str:
         """A ready ``PAGESIM_TEMPLATES = {...}`` with the sources of each discovered type."""

@@ -21,7 +21,7 @@ import math
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,9 @@ class DocumentFrequencies:
         self._documents = 0
         self._max_terms = max_terms
         self._lock = threading.Lock()
+        #: called with each added page's distinct terms, under the lock (a crawl fleet
+        #: records its deltas there: keep it cheap)
+        self.add_listener: Callable[[set[str]], None] | None = None
 
     @classmethod
     def from_texts(
@@ -112,6 +115,8 @@ class DocumentFrequencies:
             for term in unique:
                 df[term] = df.get(term, 0) + 1
             self._documents += 1
+            if self.add_listener is not None:
+                self.add_listener(unique)
             if self._max_terms is not None and len(df) > self._max_terms:
                 self._prune()
 
@@ -139,6 +144,26 @@ class DocumentFrequencies:
                 self._df[term] = self._df.get(term, 0) + n
             self._documents += documents
             if self._max_terms is not None and len(self._df) > self._max_terms:
+                self._prune()
+
+    def adopt(
+        self,
+        documents: int,
+        counts: Mapping[str, int],
+        local: Callable[[], tuple[int, Mapping[str, int]]] | None = None,
+    ) -> None:
+        """Replace the counts with ``documents`` and ``counts`` (a crawl fleet's totals) plus
+        what ``local()`` returns, called under the lock: this process's pages not pushed yet."""
+        df = dict(counts)
+        with self._lock:
+            if local is not None:
+                local_documents, local_counts = local()
+                documents += local_documents
+                for term, n in local_counts.items():
+                    df[term] = df.get(term, 0) + n
+            self._df = df
+            self._documents = documents
+            if self._max_terms is not None and len(df) > self._max_terms:
                 self._prune()
 
     def _snapshot(self) -> tuple[dict[str, int], int]:

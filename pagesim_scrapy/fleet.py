@@ -1,0 +1,139 @@
+"""Crawl fleets: the Scrapy side of sharing pagesim's learned state between crawl processes.
+
+With ``PAGESIM_STATE_URL`` (or scrapy-redis's ``REDIS_URL``) set, the downloader middleware
+starts a :class:`~pagesim_scrapy.core.state.sync.FleetSync` for its site models, discovered
+types and relevance counts (:func:`start_fleet_sync`), and the induction pipeline keeps its
+wrappers in the same Redis (:class:`SharedWrapperStore`). Without the ``redis`` package, or
+with a server that cannot be reached, the crawl goes on with its own state after one ERROR.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from pagesim_scrapy.core.induce.wrapper import Wrapper
+from pagesim_scrapy.core.state import SharedState, open_shared_state
+from pagesim_scrapy.core.state.sync import FleetSync
+from pagesim_scrapy.settings import DEFAULTS, PageSimConfig, shared_state_url
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+    from typing_extensions import Self
+
+    from pagesim_scrapy.core.classify import TemplateClassifier
+    from pagesim_scrapy.core.cluster import OnlineDiscovery
+    from pagesim_scrapy.core.content import ContentScorer
+    from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+
+logger = logging.getLogger(__name__)
+
+STATS_PREFIX = "pagesim/state"
+
+
+def open_state(config: PageSimConfig, stats: StatsCollector) -> SharedState | None:
+    """The shared state of ``config`` (None without a URL, or when it cannot be used: then
+    one ERROR and the ``pagesim/state/unavailable`` stat)."""
+    if config.state_url is None:
+        return None
+    try:
+        return open_shared_state(
+            config.state_url, prefix=config.state_prefix, timeout=config.state_timeout
+        )
+    except ImportError:
+        logger.error(
+            "pagesim: PAGESIM_STATE_URL/REDIS_URL is set but the redis package is missing "
+            '(pip install "pagesim-scrapy[redis]"); this worker keeps its state to itself'
+        )
+    except ValueError as exc:
+        logger.error("pagesim: cannot use the shared state: %s", exc)
+    stats.inc_value(f"{STATS_PREFIX}/unavailable")
+    return None
+
+
+def start_fleet_sync(
+    config: PageSimConfig,
+    stats: StatsCollector,
+    *,
+    classifier: TemplateClassifier | SiteAwareClassifier | None,
+    discovery: OnlineDiscovery | None,
+    content: ContentScorer | None,
+) -> FleetSync | None:
+    """Share the worker's site models, discovered types and relevance counts through the
+    configured state; None when no state is configured or it cannot be used."""
+    from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+
+    state = open_state(config, stats)
+    if state is None:
+        return None
+
+    def count(name: str, amount: int) -> None:
+        stats.inc_value(f"{STATS_PREFIX}/{name}", amount)
+
+    keep_pages = classifier.keep_pages if isinstance(classifier, SiteAwareClassifier) else 0
+    sync = FleetSync(
+        state,
+        interval=config.state_sync_interval,
+        batch=config.state_sync_pages,
+        keep_pages=keep_pages,
+        count=count,
+    )
+    if isinstance(classifier, SiteAwareClassifier):
+        sync.attach_classifier(classifier)
+    if discovery is not None:
+        sync.attach_discovery(discovery)
+    if content is not None and content.learn:
+        sync.attach_terms(content.df)
+    sync.start()
+    logger.info(
+        "pagesim: sharing learned state with the crawl fleet at %s (prefix %s, sync every "
+        "%.1f s or %d pages)",
+        state.location,
+        config.state_prefix,
+        config.state_sync_interval,
+        config.state_sync_pages,
+    )
+    return sync
+
+
+def stop_fleet_sync(sync: FleetSync, stats: StatsCollector) -> None:
+    """Push what is left and record the round trips made."""
+    sync.stop()
+    stats.set_value(f"{STATS_PREFIX}/round_trips", getattr(sync.state, "round_trips", 0))
+    sync.state.close()
+
+
+class SharedWrapperStore:
+    """A wrapper store (``PAGESIM_INDUCTION_STORE``) in the fleet's shared state: every worker
+    starts from the fleet's wrapper of a label, and a save over a version another worker
+    saved meanwhile pools both with ``Wrapper.merge()``. Chosen automatically when
+    ``PAGESIM_STATE_URL`` or ``REDIS_URL`` is set and ``PAGESIM_INDUCTION_STORE`` is left at
+    its default."""
+
+    def __init__(self, state: SharedState) -> None:
+        self.state = state
+        self._versions: dict[str, int] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        url = shared_state_url(settings)
+        if url is None:
+            raise ValueError("SharedWrapperStore needs PAGESIM_STATE_URL or REDIS_URL")
+        state = open_shared_state(
+            url,
+            prefix=str(settings.get("PAGESIM_STATE_PREFIX") or DEFAULTS["PAGESIM_STATE_PREFIX"]),
+            timeout=settings.getfloat("PAGESIM_STATE_TIMEOUT", DEFAULTS["PAGESIM_STATE_TIMEOUT"]),
+        )
+        return cls(state)
+
+    def load(self, label: str) -> Wrapper | None:
+        wrapper, version = self.state.load_wrapper(label)
+        self._versions[label] = version
+        return wrapper
+
+    def save(self, label: str, wrapper: Wrapper) -> None:
+        self._versions[label] = self.state.save_wrapper(
+            label, wrapper, self._versions.get(label, 0)
+        )

@@ -364,7 +364,9 @@ def test_a_fleet_shares_what_it_learns_and_decides_like_one_process(
     assert differ <= 0.12 * len(alone), (differ, differ_unshared)
     assert differ * 2 <= differ_unshared, (differ, differ_unshared)
 
-    # a worker that joins late starts from what the fleet learned
+    # a worker that joins late starts from what the fleet learned (the fleet's counts as the
+    # late worker finds them: its own pushes come on top)
+    joined_at = state.pull_sites([SITE])[SITE]
     late_out = tmp_path / "late"
     late_out.mkdir()
     late = Worker(
@@ -386,8 +388,7 @@ def test_a_fleet_shares_what_it_learns_and_decides_like_one_process(
     # single process's final counts adopted by a fresh classifier that then learns the late
     # worker's pages in the late worker's order
     continuing = crawl_classifier()
-    counts = state.pull_sites([SITE])[SITE]
-    continuing.adopt_site(SITE, counts.pages, counts.df, counts.kept)
+    continuing.adopt_site(SITE, joined_at.pages, joined_at.df, joined_at.kept)
     options = crawl_options()
     expected = {}
     for url in late.results():  # in the order the late worker met them

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pagesim_scrapy.core.induce.labels import LabelField, compile_labels, label_key
+from pagesim_scrapy.core.induce.sections import SectionField, compile_sections
 from pagesim_scrapy.core.induce.naming import best_class, label_text, snake, unique_name
 from pagesim_scrapy.core.induce.structured import JSONLD_PREFIX, JSONLD_TAG
 from pagesim_scrapy.core.induce.template import (
@@ -157,6 +158,8 @@ class Compiled:
     group_blanks: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: fields read from label–value rows, by their label (see :mod:`.labels`)
     labels: list[LabelField] = field(default_factory=list)
+    #: list fields read from the items under a heading (see :mod:`.sections`)
+    sections: list[SectionField] = field(default_factory=list)
 
 
 def _segment(node: TNode) -> str:
@@ -217,6 +220,7 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
     reserved: set[str] = set()
     labels = compile_labels(tree.labels, n, threshold, reserved)
     _drop_covered_keys(order, {f.key for f in labels})
+    sections = compile_sections(tree.sections, n, threshold, reserved)
     fields = _name_fields(order, n, reserved)
     fields.extend(
         FieldInfo(
@@ -232,9 +236,25 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
         )
         for f in labels
     )
+    fields.extend(
+        FieldInfo(
+            f.name,
+            "list",
+            f'section "{f.heading}"',
+            None,
+            None,
+            f.optional,
+            f.pages,
+            list(f.samples),
+            f.heading,
+        )
+        for f in sections
+    )
     blank = _blank(root)
     for f in labels:
         blank[f.name] = None
+    for f in sections:
+        blank[f.name] = []
     main, kind = _main_region(order, tree)
     optional_nodes = [c for c in order if c.optional and c.kind != TEXT]
     counts: dict[str, int] = {}
@@ -260,6 +280,7 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
         required_data,
         [c for c in order if c.scope is None and c.field and not c.optional],
         labels=labels,
+        sections=sections,
     )
 
 

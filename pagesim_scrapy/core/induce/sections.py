@@ -63,6 +63,8 @@ _BLOCK_HEADINGS = frozenset({"p", "div", "header", "span", "strong", "b", "legen
 _HEADING_INSIDE = INLINE_TAGS | {"span", "br", "img", "svg", "path", "g", "use"}
 #: Inline elements that are a heading only when they fill their parent.
 _INLINE_HEADINGS = frozenset({"span", "strong", "b", "label"})
+#: Form controls: their text is no part of a heading or of a section's content.
+_CONTROLS = frozenset({"button", "select", "option", "input", "textarea", "form"})
 _NON_KEY = re.compile(r"[^\w\s]+")
 #: Classes that hide an element visually but keep it for screen readers.
 _HIDDEN_CLASSES = frozenset(
@@ -89,6 +91,22 @@ def _text(el: Element) -> str:
     if el.tag in LEAF_TAGS:
         return ""
     return clean_text(" ".join(el.itertext()))
+
+
+def _shown_text(el: Element) -> str:
+    """The element's text without form controls and hidden copies: a heading "Ingredients"
+    with servings buttons "1x 2x 3x" or a "Print" button is "Ingredients"."""
+    if el.tag in LEAF_TAGS or el.tag in _CONTROLS:
+        return ""
+    parts: list[str] = []
+    if el.text:
+        parts.append(el.text)
+    for child in el:
+        if isinstance(child.tag, str) and not _hidden(child):
+            parts.append(_shown_text(child))
+        if child.tail:
+            parts.append(child.tail)
+    return clean_text(" ".join(parts))
 
 
 def _hidden(el: Element) -> bool:
@@ -154,22 +172,22 @@ def _heading_rank(el: Element) -> int:
         if parent is not None and parent.tag in ("li", "td", "th", "dd", "dt", "a", "label"):
             return 0
         rank = _BLOCK_RANK
-    return rank if _is_heading_text(_text(el)) else 0
+    return rank if _is_heading_text(_shown_text(el)) else 0
 
 
 def _following(heading: Element) -> Iterator[Element]:
     """The elements after the heading in its parent; when the heading is alone in a
     wrapper (``<div><h2>…</h2></div>``, ``<p><strong>…</strong></p>``), after the wrapper."""
     el = heading
-    text = _text(heading)
+    text = _shown_text(heading)
     for _ in range(MAX_CLIMB + 1):
         siblings = [s for s in el.itersiblings() if isinstance(s.tag, str)]
-        if any(_text(s) for s in siblings) or el.getparent() is None:
+        if any(_shown_text(s) for s in siblings) or el.getparent() is None:
             yield from siblings
             return
         parent = el.getparent()
         if parent is None or parent.tag in ("body", "html", "main", "article") or (
-            _text(parent) != text
+            _shown_text(parent) != text
         ):
             yield from siblings
             return
@@ -235,7 +253,7 @@ def find_sections(root: Element) -> list[Section]:
             continue  # <p><strong>X</strong></p>: the block is the heading
         items = _section_items(el, rank)
         if items:
-            out.append(Section(_text(el).rstrip(" :：").strip(), items))
+            out.append(Section(_shown_text(el).rstrip(" :：").strip(), items))
     return out
 
 

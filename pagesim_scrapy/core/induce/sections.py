@@ -27,7 +27,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pagesim_scrapy.core.induce.dom import INLINE_TAGS, LEAF_TAGS, Element, clean_text
+from pagesim_scrapy.core.induce.dom import (
+    INLINE_TAGS,
+    LEAF_TAGS,
+    Element,
+    clean_text,
+    element_sig,
+)
 from pagesim_scrapy.core.induce.naming import snake
 from pagesim_scrapy.core.induce.structured import JSONLD_TAG
 
@@ -195,7 +201,10 @@ def _following(heading: Element) -> Iterator[Element]:
 
 
 def _section_items(heading: Element, rank: int) -> list[str]:
+    """The items of the section below a heading: the innermost ``<li>`` of the lists alike
+    to its first list (sub-lists under sub-headings included)."""
     items: list[str] = []
+    first_list: str | None = None
     for sibling in _following(heading):
         if sibling.tag in LEAF_TAGS:
             continue
@@ -215,6 +224,12 @@ def _section_items(heading: Element, rank: int) -> list[str]:
                 continue  # an item holding a nested list: its leaves are the items
             if _inside_hidden(sub, sibling):
                 continue
+            parent = sub.getparent()
+            kind = element_sig(parent) if parent is not None else ""
+            if first_list is None:
+                first_list = kind
+            elif kind != first_list:
+                continue  # another kind of list in the same block (nutrition facts, links)
             text = _visible_text(sub)
             if text and len(text) <= MAX_ITEM_CHARS:
                 items.append(text)
@@ -258,24 +273,22 @@ def find_sections(root: Element) -> list[Section]:
 
 
 def _page_sections(root: Element) -> dict[str, tuple[str, list[str]]]:
-    """Per heading key, the heading as shown and its items (a heading met several times:
-    the distinct item lists in order, an exact repeat — a print copy — once)."""
+    """Per heading key, the heading as shown and its items. A heading met several times
+    (a summary in the article and the recipe card, a print copy) gives the section of
+    shortest items: a list of data, not bullet points of prose."""
     seen: dict[str, tuple[str, list[str]]] = {}
-    lists: dict[str, list[tuple[str, ...]]] = {}
     for section in find_sections(root):
         key = heading_key(section.heading)
         if not key:
             continue
-        items = tuple(section.items)
-        have = lists.setdefault(key, [])
-        if items in have:
-            continue
-        have.append(items)
-        if key in seen:
-            seen[key][1].extend(items)
-        else:
-            seen[key] = (section.heading, list(items))
+        have = seen.get(key)
+        if have is None or _mean_len(section.items) < _mean_len(have[1]):
+            seen[key] = (section.heading, section.items)
     return seen
+
+
+def _mean_len(items: list[str]) -> float:
+    return sum(len(x) for x in items) / len(items) if items else 0.0
 
 
 class SectionStats:

@@ -134,7 +134,7 @@ def _visible_text(el: Element) -> str:
         if isinstance(node, str):
             parts.append(node)
             continue
-        if not isinstance(node.tag, str) or node.tag in LEAF_TAGS:
+        if not isinstance(node.tag, str) or node.tag in LEAF_TAGS or node.tag in _CONTROLS:
             if node.tail:
                 stack.append(node.tail)
             continue
@@ -201,10 +201,12 @@ def _following(heading: Element) -> Iterator[Element]:
 
 
 def _section_items(heading: Element, rank: int) -> list[str]:
-    """The items of the section below a heading: the innermost ``<li>`` of the lists alike
-    to its first list (sub-lists under sub-headings included)."""
+    """The items of the section below a heading: the ``<li>`` of the lists alike to its
+    first list (sub-lists under sub-headings included); a list of another kind inside an
+    item (a note under an ingredient) stays part of that item."""
     items: list[str] = []
     first_list: str | None = None
+    taken: set[Element] = set()
     for sibling in _following(heading):
         if sibling.tag in LEAF_TAGS:
             continue
@@ -217,19 +219,26 @@ def _section_items(heading: Element, rank: int) -> list[str]:
                 continue
             if sub is not sibling and sub.tag != "li":
                 sub_rank = _heading_rank(sub)
-                if sub_rank and sub_rank <= rank:
+                if sub_rank and sub_rank <= rank and next(sub.iterancestors("li"), None) is None:
+                    # (a heading inside an item — a product pop-up — is the item's own)
                     stopped = True  # the next section starts inside this sibling
                     break
-            if sub.tag != "li" or any(True for _ in sub.iterdescendants("li")):
-                continue  # an item holding a nested list: its leaves are the items
-            if _inside_hidden(sub, sibling):
+            if sub.tag != "li" or _inside_hidden(sub, sibling):
                 continue
+            if any(anc in taken for anc in sub.iterancestors("li")):
+                continue  # a note list inside an item is part of the item
             parent = sub.getparent()
             kind = element_sig(parent) if parent is not None else ""
+            nested = [li for li in sub.iterdescendants("li")]
             if first_list is None:
+                if nested:
+                    continue  # a group of items ("For the sauce" over its own list)
                 first_list = kind
-            elif kind != first_list:
+            if kind != first_list:
                 continue  # another kind of list in the same block (nutrition facts, links)
+            if any(element_sig(li.getparent()) == first_list for li in nested):
+                continue  # a group holding items of the same kind: they are the items
+            taken.add(sub)
             text = _visible_text(sub)
             if text and len(text) <= MAX_ITEM_CHARS:
                 items.append(text)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pagesim_scrapy.core.induce import Wrapper, WrapperError, induce, parse_html
+from pagesim_scrapy.core.induce.compiled import FieldInfo
 from pagesim_scrapy.core.induce.describe import describe
 from pagesim_scrapy.core.induce.evaluation import match_lines
 from pagesim_scrapy.core.induce.sections import find_sections, heading_key
@@ -27,7 +28,7 @@ def ingredients(page: Path) -> list[str]:
     return json.loads(page.with_suffix(".json").read_text(encoding="utf-8"))["ingredients"]
 
 
-def section_fields(wrapper: Wrapper) -> dict[str, object]:
+def section_fields(wrapper: Wrapper) -> dict[str, FieldInfo]:
     return {f.name: f for f in wrapper.fields if f.path.startswith("section ")}
 
 
@@ -46,7 +47,7 @@ def test_a_section_is_found_by_its_heading_whatever_the_heading_markup():
     pages = site_pages("keukenliefde.nl")
     wrapper = induce([p.read_bytes() for p in pages[:2]], label="recipe")
     fields = section_fields(wrapper)
-    name = next(n for n, f in fields.items() if heading_key(f.label or "") == "ingrediënten")
+    name = next(n for n, f in fields.items() if heading_key(f.path) == "section ingrediënten")
     record = wrapper.extract(pages[2].read_bytes()).record
     assert_same_lines(items_of(record, name), ingredients(pages[2]))
 
@@ -95,7 +96,7 @@ def test_a_heading_met_twice_gives_the_list_not_the_prose_bullets():
     # an "Ingredients" bullet list of notes in the article, and the recipe card's list
     pages = site_pages("itdoesnttastelikechicken.com")
     wrapper = induce([pages[0].read_bytes(), pages[2].read_bytes()], label="recipe")
-    name = next(n for n, f in section_fields(wrapper).items() if f.label == "Ingredients")
+    name = next(n for n, f in section_fields(wrapper).items() if f.path == 'section "Ingredients"')
     record = wrapper.extract(pages[1].read_bytes()).record
     assert_same_lines(items_of(record, name), ingredients(pages[1]))
 
@@ -134,7 +135,7 @@ def test_merge_pools_section_statistics():
     a = induce([pages[0].read_bytes()], label="recipe")
     assert not section_fields(a)
     a.merge(induce([pages[1].read_bytes()], label="recipe"))
-    assert any(f.label == "Ingrediënten" for f in section_fields(a).values())
+    assert any(f.path == 'section "Ingrediënten"' for f in section_fields(a).values())
 
 
 def test_wrapper_show_lists_section_fields_with_examples():

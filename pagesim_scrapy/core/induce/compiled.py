@@ -246,7 +246,6 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
             f.optional,
             f.pages,
             list(f.samples),
-            f.heading,
         )
         for f in sections
     )

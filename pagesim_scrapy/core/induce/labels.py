@@ -78,6 +78,8 @@ _COLON = re.compile(r"^([^:：]{1,%d}?)\s*[:：]\s*(\S.*)$" % MAX_LABEL_CHARS, r
 _LIST_SEPARATORS = (" / ", " | ", "; ", " · ", " • ", ", ")
 _AND = re.compile(r"\s+(?:and|&|und|et|y|e|en|og|och)\s+", re.I)
 _TIME_LIKE = re.compile(r"^\d{1,2}[:.]\d{2}")
+#: Between two pairs in one text: "Serves: 4 | Total Time: 35 minutes".
+_PAIR_SEPARATOR = re.compile(r"\s+[|•·]\s+|\s*;\s+")
 
 
 @dataclass
@@ -225,6 +227,52 @@ def _rows_of_segment(seg: list[Element | str], siblings_alike: bool) -> Row | No
     return _row(label, rest, whole, explicit)
 
 
+def _explicit_label(node: Element | str) -> bool:
+    """An inline element holding a label that ends with a colon ("<b>Serves:</b>")."""
+    if isinstance(node, str) or (node.tag not in INLINE_TAGS and node.tag != "span"):
+        return False
+    return _label_element(node) is not None and _text(node).endswith((":", "："))
+
+
+def _split_at_labels(seg: list[Element | str]) -> list[list[Element | str]]:
+    """Several rows without ``<br>`` between them (``<b>Serves:</b> 4 <b>Time:</b> 1 h``):
+    the segment split before each colon label after the first."""
+    if len(seg) < 4 or not _explicit_label(seg[0]):
+        return [seg]
+    out: list[list[Element | str]] = [[seg[0]]]
+    for node in seg[1:]:
+        if _explicit_label(node) and len(out[-1]) >= 2:
+            out.append([node])
+        else:
+            out[-1].append(node)
+    return out
+
+
+def _split_pairs(row: Row) -> list[Row]:
+    """A text holding several pairs ("Serves: 4 | Total Time: 35 minutes"): one row per
+    pair, each split at a separator followed by another "Label:"."""
+    if row.links or not _PAIR_SEPARATOR.search(row.value):
+        return [row]
+    parts = _PAIR_SEPARATOR.split(row.value)
+    out = [parts[0]]
+    for part in parts[1:]:
+        match = _COLON.match(part)
+        if match and _is_label(_strip_label(match.group(1))) and not _TIME_LIKE.match(part):
+            out.append(part)
+        else:
+            out[-1] += " | " + part  # not a pair: the separator was part of the value
+    if len(out) == 1:
+        return [row]
+    rows = [Row(row.label, out[0].strip(), f"{row.label}: {out[0].strip()}", [], 0, True)]
+    for part in out[1:]:
+        match = _COLON.match(part)
+        assert match is not None
+        label, value = _strip_label(match.group(1)), _strip_value(match.group(2))
+        if value:
+            rows.append(Row(label, value, clean_text(part), [], 0, True))
+    return rows
+
+
 def find_rows(root: Element) -> list[Row]:
     """Every label–value row of a page's body, in document order (the JSON-LD subtree and
     head excluded)."""
@@ -257,10 +305,13 @@ def find_rows(root: Element) -> list[Row]:
         found = False
         kids = [c for c in el if isinstance(c.tag, str) and c.tag not in _BREAKS]
         alike = len(kids) >= 2 and len({(c.tag, c.get("class")) for c in kids}) == 1
-        for seg in _segments(el):
-            row = _rows_of_segment(seg, alike)
-            if row is not None:
-                rows.append((order[el], row))
+        for whole in _segments(el):
+            for seg in _split_at_labels(whole):
+                row = _rows_of_segment(seg, alike)
+                if row is None:
+                    continue
+                for part in _split_pairs(row):
+                    rows.append((order[el], part))
                 found = True
         if found:
             used.add(el)

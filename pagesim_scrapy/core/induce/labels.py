@@ -92,6 +92,8 @@ class Row:
     links: list[str]  # texts of the links in the value, in order
     link_chars: int  # characters of the value inside links
     explicit: bool  # dt/th/colon: the page says this is a label
+    #: inside the page's navigation, header, footer or aside (site chrome)
+    chrome: bool = False
 
 
 def label_key(label: str) -> str:
@@ -123,7 +125,42 @@ def _strip_value(text: str) -> str:
 def _text(el: Element) -> str:
     if el.tag in LEAF_TAGS:
         return ""
-    return clean_text(" ".join(el.itertext()))
+    if not _has_reader_copy(el):
+        return clean_text(" ".join(el.itertext()))
+    return clean_text(" ".join(_shown_once(el)))
+
+
+#: Elements that hold a screen-reader copy of a text shown beside it.
+_READER_COPY_TAGS = ("span", "div", "p", "strong", "b", "em", "small", "label")
+_READER_CLASSES = frozenset(
+    {"sr-only", "screen-reader-text", "visually-hidden", "visuallyhidden", "a-offscreen"}
+)
+
+
+def _reader_only(el: Element) -> bool:
+    return any(c in _READER_CLASSES for c in (el.get("class") or "").split())
+
+
+def _has_reader_copy(el: Element) -> bool:
+    return any(
+        _reader_only(sub) for sub in el.iter(*_READER_COPY_TAGS) if sub.get("class") is not None
+    )
+
+
+def _shown_once(el: Element) -> Iterator[str]:
+    """The texts of an element, each once: beside a screen-reader copy (``a-offscreen``,
+    ``sr-only``), the copy drawn for the eye (``aria-hidden="true"``, often cut short:
+    "Ships…") is skipped, so "Sold by" is not read as "Sold by Sold by"."""
+    if el.text:
+        yield el.text
+    kids = [c for c in el if isinstance(c.tag, str)]
+    reader = any(_reader_only(c) for c in kids)
+    for child in el:
+        if isinstance(child.tag, str) and child.tag not in LEAF_TAGS:
+            if not (reader and child.get("aria-hidden") == "true"):
+                yield from _shown_once(child)
+        if child.tail:
+            yield child.tail
 
 
 def _links(nodes: Iterable[Element | str]) -> tuple[list[str], int]:
@@ -316,7 +353,49 @@ def find_rows(root: Element) -> list[Row]:
         if found:
             used.add(el)
     rows.sort(key=lambda kv: kv[0])
-    return [r for _, r in rows]
+    chrome = _chrome_elements(body)
+    out = []
+    for k, row in rows:
+        if preorder[k] in chrome:
+            row.chrome = True
+        out.append(row)
+    return out
+
+
+#: Containers of a site's chrome: rows inside them are no data of the page.
+_CHROME_TAGS = frozenset({"nav", "header", "footer", "aside"})
+_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
+#: A class or id naming a footer, a navigation bar or a site header ("navFooter",
+#: "site-footer", "main-navigation").
+_CHROME_NAME = re.compile(
+    r"(?:^|[\s_-])(?:site-?)?(?:footer|navbar|navigation|masthead|site-header)(?:$|[\s_-])"
+    r"|navFooter|^footer",
+    re.I,
+)
+
+
+def _chrome_elements(body: Element) -> set[Element]:
+    """Every element inside a navigation, header, footer or aside of the body, by tag, role
+    or a class or id that says so (a form is
+    not chrome: a shop's buy box, with its condition and price rows, is one)."""
+    inside: set[Element] = set()
+    for el in body.iter():
+        if not isinstance(el.tag, str) or el in inside:
+            continue
+        if (
+            el.tag in _CHROME_TAGS
+            or (el.get("role") or "") in _CHROME_ROLES
+            or _CHROME_NAME.search(el.get("id") or "")
+            or _CHROME_NAME.search(el.get("class") or "")
+        ):
+            inside.update(x for x in el.iter() if isinstance(x.tag, str))
+    return inside
+
+
+def prose(value: str) -> bool:
+    """A sentence, not a value: four words or more ending with a full stop (a tip, a
+    disclosure)."""
+    return len(value.split()) >= 4 and value.rstrip().endswith((".", "!", "?", "…"))
 
 
 def _definition_rows(dl: Element, used: set[Element]) -> list[Row]:
@@ -435,6 +514,8 @@ class LabelStats:
                 entry["multi"] += 1
             if row.explicit:
                 entry["explicit"] += 1
+            if row.chrome or prose(row.value):
+                entry["noise"] += 1
             value = row.value[:SAMPLE_CHARS]
             if value not in entry["samples"] and len(entry["samples"]) < MAX_SAMPLES:
                 entry["samples"].append(value)
@@ -457,8 +538,8 @@ class LabelStats:
                     continue
                 self.entries[key] = _copy_entry(theirs)
                 continue
-            for name in ("pages", "multi", "links", "single", "explicit"):
-                mine[name] += theirs[name]
+            for name in ("pages", "multi", "links", "single", "explicit", "noise"):
+                mine[name] += theirs.get(name, 0)
             for value in theirs["samples"]:
                 if value not in mine["samples"] and len(mine["samples"]) < MAX_SAMPLES:
                     mine["samples"].append(value)
@@ -484,7 +565,7 @@ class LabelStats:
             if not isinstance(raw, dict):
                 raise ValueError(f"label {key!r}: an object expected")
             entry = _new_entry(str(raw.get("label", key)))
-            for name in ("pages", "multi", "links", "single", "explicit"):
+            for name in ("pages", "multi", "links", "single", "explicit", "noise"):
                 entry[name] = int(raw.get(name, 0))
             entry["samples"] = [str(x) for x in raw.get("samples", [])][:MAX_SAMPLES]
             entry["seps"] = {
@@ -502,6 +583,7 @@ def _new_entry(label: str) -> dict[str, Any]:
         "pages": 0,
         "multi": 0,
         "explicit": 0,
+        "noise": 0,  # pages where the row sat in the site's chrome or read as a sentence
         "samples": [],
         "links": 0,
         "single": 0,
@@ -547,6 +629,8 @@ def compile_labels(
             continue
         if entry["multi"] * 2 > seen:
             continue  # the label leads each record of a list: the list's business
+        if pages == 1 and entry.get("noise", 0):
+            continue  # one page cannot show that it varies: chrome rows and tips stay out
         if pages >= 2 and len(entry["samples"]) < 2:
             continue  # the same value on every page: template text
         if pages >= 2 and not entry["explicit"] and seen < max(2, math.ceil(pages / 2)):

@@ -61,7 +61,9 @@ def test_the_heading_keyed_region_stays_and_its_list_gets_its_own_field():
     want = ingredients(pages[0])
     section = next(n for n in section_fields(wrapper))
     positional = [
-        f.name for f in wrapper.fields if f.kind == "list" and f.name != section and f.name in record
+        f.name
+        for f in wrapper.fields
+        if f.kind == "list" and f.name != section and f.name in record
     ]
     assert any(match_lines(items_of(record, n), want).matched == len(want) for n in positional)
     assert_same_lines(items_of(record, section), want)

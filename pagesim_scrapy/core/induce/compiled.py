@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pagesim_scrapy.core.induce.labels import LabelField, compile_labels, label_key
-from pagesim_scrapy.core.induce.sections import SectionField, compile_sections
 from pagesim_scrapy.core.induce.naming import best_class, label_text, snake, unique_name
+from pagesim_scrapy.core.induce.sections import SectionField, compile_sections
 from pagesim_scrapy.core.induce.structured import JSONLD_PREFIX, JSONLD_TAG
 from pagesim_scrapy.core.induce.template import (
     DATA_ATTRS,
@@ -252,8 +252,8 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
     blank = _blank(root)
     for f in labels:
         blank[f.name] = None
-    for f in sections:
-        blank[f.name] = []
+    for section in sections:
+        blank[section.name] = []
     main, kind = _main_region(order, tree)
     optional_nodes = [c for c in order if c.optional and c.kind != TEXT]
     counts: dict[str, int] = {}

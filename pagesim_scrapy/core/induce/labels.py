@@ -156,9 +156,9 @@ def _shown_once(el: Element) -> Iterator[str]:
     kids = [c for c in el if isinstance(c.tag, str)]
     reader = any(_reader_only(c) for c in kids)
     for child in el:
-        if isinstance(child.tag, str) and child.tag not in LEAF_TAGS:
-            if not (reader and child.get("aria-hidden") == "true"):
-                yield from _shown_once(child)
+        drawn_copy = reader and child.get("aria-hidden") == "true"
+        if isinstance(child.tag, str) and child.tag not in LEAF_TAGS and not drawn_copy:
+            yield from _shown_once(child)
         if child.tail:
             yield child.tail
 

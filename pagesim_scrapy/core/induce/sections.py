@@ -192,8 +192,10 @@ def _following(heading: Element) -> Iterator[Element]:
             yield from siblings
             return
         parent = el.getparent()
-        if parent is None or parent.tag in ("body", "html", "main", "article") or (
-            _shown_text(parent) != text
+        if (
+            parent is None
+            or parent.tag in ("body", "html", "main", "article")
+            or (_shown_text(parent) != text)
         ):
             yield from siblings
             return
@@ -227,16 +229,15 @@ def _section_items(heading: Element, rank: int) -> list[str]:
                 continue
             if any(anc in taken for anc in sub.iterancestors("li")):
                 continue  # a note list inside an item is part of the item
-            parent = sub.getparent()
-            kind = element_sig(parent) if parent is not None else ""
-            nested = [li for li in sub.iterdescendants("li")]
+            kind = _list_sig(sub)
+            nested = list(sub.iterdescendants("li"))
             if first_list is None:
                 if nested:
                     continue  # a group of items ("For the sauce" over its own list)
                 first_list = kind
             if kind != first_list:
                 continue  # another kind of list in the same block (nutrition facts, links)
-            if any(element_sig(li.getparent()) == first_list for li in nested):
+            if any(_list_sig(li) == first_list for li in nested):
                 continue  # a group holding items of the same kind: they are the items
             taken.add(sub)
             text = _visible_text(sub)
@@ -247,6 +248,12 @@ def _section_items(heading: Element, rank: int) -> list[str]:
         if stopped:
             break
     return items
+
+
+def _list_sig(item: Element) -> str:
+    """The signature of the list an item belongs to."""
+    parent = item.getparent()
+    return element_sig(parent) if parent is not None else ""
 
 
 def _inside_hidden(el: Element, top: Element) -> bool:

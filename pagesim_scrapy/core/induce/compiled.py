@@ -380,8 +380,10 @@ def _mark_data(order: list[CNode], n: int, threshold: int) -> None:
             continue
         if c.kind == REPEAT:
             c.kv = _kv_labels(src, n, threshold)
-            if c.kv is not None:
+            if c.kv is not None and not _has_region_below(c):
                 continue
+            # a heading-keyed region with regions inside stays transparent: besides its
+            # heading-keyed fields, its records and what they hold are fields too
         if c.kind == TEXT:
             if src.varies() or _unknown(src, n, c.scope) or _page_name(src, n, c.scope):
                 c.field = ""  # named later
@@ -448,7 +450,7 @@ def _scope_is_data(rep: CNode, n: int) -> bool:
     """A region is data when its content differs between pages (a menu repeated identically
     on every page is template), or when it cannot be known (one page, or seen once)."""
     src = rep.src
-    if rep.kv is not None:
+    if rep.kv is not None and not _has_region_below(rep):
         return False
     if len(src.hashes) >= 2 or n == 1 or src.count == 1:
         return rep.scope is None or _scope_is_data(rep.scope, n)

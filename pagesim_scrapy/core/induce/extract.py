@@ -99,7 +99,7 @@ class _Walk:
             elif c.kind == REPEAT:
                 if c.kv is not None:
                     self._key_values(c, item, rec)
-                else:
+                if c.kv is None or c.field is not None:
                     self._region(c, item, rec)
             elif item is not None:
                 self._element(c, item, rec)

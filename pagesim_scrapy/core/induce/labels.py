@@ -402,6 +402,97 @@ def prose(label: str, value: str) -> bool:
     )
 
 
+def _definition_rows(dl: Element, used: set[Element]) -> list[Row]:
+    rows: list[Row] = []
+    label: str | None = None
+    label_raw = ""
+    values: list[Element | str] = []
+
+    def flush() -> None:
+        if label is not None and values:
+            row = _row(label, values, clean_text(label_raw + " " + _nodes_text(values)), True)
+            if row is not None:
+                rows.append(row)
+
+    # a <dl> may wrap each pair in a <div>
+    items: list[Element] = []
+    for child in dl:
+        if not isinstance(child.tag, str):
+            continue
+        if child.tag == "div":
+            items.extend(c for c in child if isinstance(c.tag, str))
+        else:
+            items.append(child)
+    for child in items:
+        if child.tag == "dt":
+            flush()
+            label_raw = _text(child)
+            label = _strip_label(label_raw)
+            values = []
+        elif child.tag == "dd" and label is not None:
+            values.append(child)
+    flush()
+    if rows:
+        used.add(dl)
+        used.update(dl.iterdescendants())
+    return rows
+
+
+def _table_row(tr: Element) -> Row | None:
+    cells = [c for c in tr if isinstance(c.tag, str) and c.tag in ("th", "td")]
+    if len(cells) != 2:
+        return None
+    head, cell = cells
+    if cell.tag == "th":
+        return None  # a header row
+    label = _strip_label(_text(head))
+    if head.tag == "td" and any(True for _ in head.iter("a", "img", "input", "button")):
+        return None
+    return _row(label, [cell], clean_text(_text(head) + " " + _text(cell)), True)
+
+
+# --- values at the right grain ------------------------------------------------------------
+
+
+def link_run(row: Row) -> bool:
+    """Two or more links that make up the value ("By: A, B, C")."""
+    if len(row.links) < 2:
+        return False
+    return row.link_chars >= LINK_COVER * len(row.value.replace(",", "").replace(" ", "")) * 0.8
+
+
+def split_parts(value: str) -> tuple[str, list[str]]:
+    """The separator that splits a value into short parts, and the parts ("A, B and C" →
+    ``(", ", ["A", "B", "C"])``); ``("", [value])`` when no separator does."""
+    for sep in _LIST_SEPARATORS:
+        if sep in value:
+            parts = [p.strip() for p in value.split(sep)]
+            if sep == ", " and parts:
+                last = _AND.split(parts[-1])
+                parts = parts[:-1] + [p.strip() for p in last]
+            parts = [p for p in parts if p]
+            if len(parts) >= 2 and all(len(p) <= MAX_PART_CHARS for p in parts):
+                return sep, parts
+    return "", [value]
+
+
+def row_value(row: Row, kind: str, sep: str) -> str | list[str]:
+    """A row's value at its field's grain: the text, or a list (link texts, separated
+    parts)."""
+    if kind != "values":
+        return row.value
+    if link_run(row):
+        return list(row.links)
+    if sep and sep in row.value:
+        found, parts = split_parts(row.value)
+        if found == sep:
+            return parts
+    return [row.value]
+
+
+# --- learning -----------------------------------------------------------------------------
+
+
 class LabelStats:
     """What the learned pages showed, per normalised label (the learning state)."""
 

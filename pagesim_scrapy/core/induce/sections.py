@@ -15,8 +15,11 @@ or ``<div>`` whose whole text is one short phrase, ``<p><strong>Ingredients</str
 The section is what follows the heading in its parent (climbing out of wrappers that hold
 only the heading) up to the next heading of the same or a higher rank; sub-headings of a
 lower rank stay inside, so a section with several lists ("For the sauce", "For the dough")
-is one field. Its items are the innermost ``<li>`` elements, each item's text read once
-(a visually hidden copy of a visible text is skipped).
+is one field; a heading inside an item (a product pop-up) does not end it. Its items are
+the ``<li>`` of the lists alike to its first list: another kind of list in the same block
+(nutrition facts) is left out, and a list of another kind inside an item (a note under an
+ingredient) stays part of that item. Hidden copies and form controls are no part of an
+item's or a heading's text ("Ingredients 1x 2x 3x" is "Ingredients").
 """
 
 from __future__ import annotations

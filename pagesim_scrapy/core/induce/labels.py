@@ -365,6 +365,8 @@ def find_rows(root: Element) -> list[Row]:
 #: Containers of a site's chrome: rows inside them are no data of the page.
 _CHROME_TAGS = frozenset({"nav", "header", "footer", "aside"})
 _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
+#: Elements that hold the whole page, whatever their classes say ("js-wide-navigation").
+_NEVER_CHROME = frozenset({"html", "body", "main", "article"})
 #: A class or id naming a footer, a navigation bar or a site header ("navFooter",
 #: "site-footer", "main-navigation").
 _CHROME_NAME = re.compile(
@@ -380,7 +382,7 @@ def _chrome_elements(body: Element) -> set[Element]:
     not chrome: a shop's buy box, with its condition and price rows, is one)."""
     inside: set[Element] = set()
     for el in body.iter():
-        if not isinstance(el.tag, str) or el in inside:
+        if not isinstance(el.tag, str) or el in inside or el.tag in _NEVER_CHROME:
             continue
         if (
             el.tag in _CHROME_TAGS

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -125,10 +126,15 @@ def _strip_value(text: str) -> str:
 def _text(el: Element) -> str:
     if el.tag in LEAF_TAGS:
         return ""
-    if not _has_reader_copy(el):
+    copies: set[Element] | None = getattr(_PAGE, "copies", None)
+    if (el not in copies) if copies is not None else not _has_reader_copy(el):
         return clean_text(" ".join(el.itertext()))
     return clean_text(" ".join(_shown_once(el)))
 
+
+#: Per thread, while :func:`find_rows` reads a page: the elements whose subtree holds a
+#: screen-reader copy (found once per page instead of once per text read).
+_PAGE = threading.local()
 
 #: Elements that hold a screen-reader copy of a text shown beside it.
 _READER_COPY_TAGS = ("span", "div", "p", "strong", "b", "em", "small", "label")
@@ -155,10 +161,14 @@ def _shown_once(el: Element) -> Iterator[str]:
         yield el.text
     kids = [c for c in el if isinstance(c.tag, str)]
     reader = any(_reader_only(c) for c in kids)
+    copies: set[Element] | None = getattr(_PAGE, "copies", None)
     for child in el:
         drawn_copy = reader and child.get("aria-hidden") == "true"
         if isinstance(child.tag, str) and child.tag not in LEAF_TAGS and not drawn_copy:
-            yield from _shown_once(child)
+            if copies is not None and child not in copies:
+                yield from child.itertext()  # no copy below: the plain texts
+            else:
+                yield from _shown_once(child)
         if child.tail:
             yield child.tail
 
@@ -316,9 +326,21 @@ def find_rows(root: Element) -> list[Row]:
     body = root.find("body")
     if body is None:
         body = root
+    preorder = [el for el in body.iter() if isinstance(el.tag, str)]
+    copies: set[Element] = set()
+    for el in preorder:
+        if el.get("class") is not None and _reader_only(el):
+            copies.update(el.iterancestors())
+    _PAGE.copies = copies
+    try:
+        return _find_rows(body, preorder)
+    finally:
+        _PAGE.copies = None
+
+
+def _find_rows(body: Element, preorder: list[Element]) -> list[Row]:
     rows: list[tuple[int, Row]] = []
     used: set[Element] = set()  # label elements and row containers already read
-    preorder = [el for el in body.iter() if isinstance(el.tag, str)]
     order = {el: k for k, el in enumerate(preorder)}
     # descendants before their ancestors: a row is read at its own level, never again above
     for el in reversed(preorder):

@@ -158,7 +158,7 @@ def _visible_text(el: Element) -> str:
 def _is_heading_text(text: str) -> bool:
     if not text or len(text) > MAX_HEADING_CHARS or len(text.split()) > MAX_HEADING_WORDS:
         return False
-    letters = sum(ch.isalpha() for ch in text)
+    letters = sum(map(str.isalpha, text))
     return letters >= 3 and letters >= len(text) / 3
 
 
@@ -176,12 +176,26 @@ def _heading_rank(el: Element) -> int:
         if any(True for _ in el.iter("a")):
             return 0  # a link is navigation, not a heading
         parent = el.getparent()
-        if tag in _INLINE_HEADINGS and (parent is None or _text(parent) != _text(el)):
+        if tag in _INLINE_HEADINGS and (parent is None or not _fills(el, parent)):
             return 0  # bold words inside a sentence
         if parent is not None and parent.tag in ("li", "td", "th", "dd", "dt", "a", "label"):
             return 0
         rank = _BLOCK_RANK
     return rank if _is_heading_text(_shown_text(el)) else 0
+
+
+def _fills(el: Element, parent: Element) -> bool:
+    """Whether ``el`` is all the text of its parent (no text before, after or beside it)."""
+    if (parent.text or "").strip() or (el.tail or "").strip():
+        return False
+    for sibling in parent:
+        if sibling is el:
+            continue
+        if (sibling.tail or "").strip() or (
+            isinstance(sibling.tag, str) and any(t.strip() for t in sibling.itertext())
+        ):
+            return False
+    return True
 
 
 def _following(heading: Element) -> Iterator[Element]:
@@ -205,7 +219,7 @@ def _following(heading: Element) -> Iterator[Element]:
         el = parent
 
 
-def _section_items(heading: Element, rank: int) -> list[str]:
+def _section_items(heading: Element, rank: int, ranks: dict[Element, int]) -> list[str]:
     """The items of the section below a heading: the ``<li>`` of the lists alike to its
     first list (sub-lists under sub-headings included); a list of another kind inside an
     item (a note under an ingredient) stays part of that item."""
@@ -215,7 +229,7 @@ def _section_items(heading: Element, rank: int) -> list[str]:
     for sibling in _following(heading):
         if sibling.tag in LEAF_TAGS:
             continue
-        own = _heading_rank(sibling)
+        own = ranks.get(sibling, 0)
         if own and own <= rank:
             break
         stopped = False
@@ -223,7 +237,7 @@ def _section_items(heading: Element, rank: int) -> list[str]:
             if not isinstance(sub.tag, str):
                 continue
             if sub is not sibling and sub.tag != "li":
-                sub_rank = _heading_rank(sub)
+                sub_rank = ranks.get(sub, 0)
                 if sub_rank and sub_rank <= rank and next(sub.iterancestors("li"), None) is None:
                     # (a heading inside an item — a product pop-up — is the item's own)
                     stopped = True  # the next section starts inside this sibling
@@ -275,17 +289,19 @@ def find_sections(root: Element) -> list[Section]:
     if body is None:
         body = root
     out: list[Section] = []
+    # every heading of the page once (the sections' walks ask for them again and again)
+    ranks: dict[Element, int] = {}
     for el in body.iter():
         tag = el.tag
-        if not isinstance(tag, str) or tag == JSONLD_TAG or tag in LEAF_TAGS:
-            continue
-        rank = _heading_rank(el)
-        if not rank:
-            continue
+        if isinstance(tag, str) and tag != JSONLD_TAG and tag not in LEAF_TAGS:
+            rank = _heading_rank(el)
+            if rank:
+                ranks[el] = rank
+    for el, rank in ranks.items():
         parent = el.getparent()
-        if parent is not None and tag in _INLINE_HEADINGS and _heading_rank(parent):
+        if parent is not None and el.tag in _INLINE_HEADINGS and parent in ranks:
             continue  # <p><strong>X</strong></p>: the block is the heading
-        items = _section_items(el, rank)
+        items = _section_items(el, rank, ranks)
         if items:
             out.append(Section(_shown_text(el).rstrip(" :：").strip(), items))
     return out

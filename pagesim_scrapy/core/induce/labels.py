@@ -93,7 +93,7 @@ class Row:
     links: list[str]  # texts of the links in the value, in order
     link_chars: int  # characters of the value inside links
     explicit: bool  # dt/th/colon: the page says this is a label
-    #: inside the page's navigation, header, footer or aside (site chrome)
+    #: inside the page's navigation, site header, footer or aside (site chrome)
     chrome: bool = False
 
 
@@ -385,7 +385,8 @@ def _find_rows(body: Element, preorder: list[Element]) -> list[Row]:
 
 
 #: Containers of a site's chrome: rows inside them are no data of the page.
-_CHROME_TAGS = frozenset({"nav", "header", "footer", "aside"})
+_CHROME_TAGS = frozenset({"nav", "footer", "aside"})
+# (not <header>: shops put the product's own header — name, code, rating — in one)
 _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
 #: Elements that hold the whole page, whatever their classes say ("js-wide-navigation").
 _NEVER_CHROME = frozenset({"html", "body", "main", "article"})
@@ -399,8 +400,8 @@ _CHROME_NAME = re.compile(
 
 
 def _chrome_elements(body: Element) -> set[Element]:
-    """Every element inside a navigation, header, footer or aside of the body, by tag, role
-    or a class or id that says so (a form is
+    """Every element inside a navigation, footer or aside of the body (by tag), or inside a
+    banner, navigation or footer named by its role, class or id (a form is
     not chrome: a shop's buy box, with its condition and price rows, is one)."""
     inside: set[Element] = set()
     for el in body.iter():

@@ -153,24 +153,34 @@ def _has_reader_copy(el: Element) -> bool:
     )
 
 
-def _shown_once(el: Element) -> Iterator[str]:
+def _shown_once(el: Element) -> list[str]:
     """The texts of an element, each once: beside a screen-reader copy (``a-offscreen``,
     ``sr-only``), the copy drawn for the eye (``aria-hidden="true"``, often cut short:
-    "Ships…") is skipped, so "Sold by" is not read as "Sold by Sold by"."""
-    if el.text:
-        yield el.text
-    kids = [c for c in el if isinstance(c.tag, str)]
-    reader = any(_reader_only(c) for c in kids)
+    "Ships…") is skipped, so "Sold by" is not read as "Sold by Sold by". (Iterative: pages
+    nest deeper than Python's recursion limit.)"""
     copies: set[Element] | None = getattr(_PAGE, "copies", None)
-    for child in el:
-        drawn_copy = reader and child.get("aria-hidden") == "true"
-        if isinstance(child.tag, str) and child.tag not in LEAF_TAGS and not drawn_copy:
-            if copies is not None and child not in copies:
-                yield from child.itertext()  # no copy below: the plain texts
-            else:
-                yield from _shown_once(child)
-        if child.tail:
-            yield child.tail
+    out: list[str] = []
+    stack: list[Element | str] = [el]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            out.append(node)
+            continue
+        if node.text:
+            out.append(node.text)
+        reader = any(isinstance(c.tag, str) and _reader_only(c) for c in node)
+        pending: list[Element | str] = []
+        for child in node:
+            drawn_copy = reader and child.get("aria-hidden") == "true"
+            if isinstance(child.tag, str) and child.tag not in LEAF_TAGS and not drawn_copy:
+                if copies is not None and child not in copies:
+                    pending.append(" ".join(child.itertext()))  # no copy below: plain texts
+                else:
+                    pending.append(child)
+            if child.tail:
+                pending.append(child.tail)
+        stack.extend(reversed(pending))
+    return out
 
 
 def _links(nodes: Iterable[Element | str]) -> tuple[list[str], int]:

@@ -107,15 +107,7 @@ def _shown_text(el: Element) -> str:
     with servings buttons "1x 2x 3x" or a "Print" button is "Ingredients"."""
     if el.tag in LEAF_TAGS or el.tag in _CONTROLS:
         return ""
-    parts: list[str] = []
-    if el.text:
-        parts.append(el.text)
-    for child in el:
-        if isinstance(child.tag, str) and not _hidden(child):
-            parts.append(_shown_text(child))
-        if child.tail:
-            parts.append(child.tail)
-    return clean_text(" ".join(parts))
+    return _visible_text(el)
 
 
 def _hidden(el: Element) -> bool:

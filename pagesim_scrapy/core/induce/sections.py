@@ -211,7 +211,9 @@ def _following(heading: Element) -> Iterator[Element]:
         el = parent
 
 
-def _section_items(heading: Element, rank: int, ranks: dict[Element, int]) -> list[str]:
+def _section_items(
+    heading: Element, rank: int, ranks: dict[Element, int], texts: dict[Element, str]
+) -> list[str]:
     """The items of the section below a heading: the ``<li>`` of the lists alike to its
     first list (sub-lists under sub-headings included); a list of another kind inside an
     item (a note under an ingredient) stays part of that item."""
@@ -249,7 +251,9 @@ def _section_items(heading: Element, rank: int, ranks: dict[Element, int]) -> li
             if any(_list_sig(li) == first_list for li in nested):
                 continue  # a group holding items of the same kind: they are the items
             taken.add(sub)
-            text = _visible_text(sub)
+            text = texts.get(sub)
+            if text is None:  # an item under nested headings is read once per page
+                text = texts[sub] = _visible_text(sub)
             if text and len(text) <= MAX_ITEM_CHARS:
                 items.append(text)
             if len(items) > MAX_ITEMS:
@@ -289,11 +293,12 @@ def find_sections(root: Element) -> list[Section]:
             rank = _heading_rank(el)
             if rank:
                 ranks[el] = rank
+    texts: dict[Element, str] = {}
     for el, rank in ranks.items():
         parent = el.getparent()
         if parent is not None and el.tag in _INLINE_HEADINGS and parent in ranks:
             continue  # <p><strong>X</strong></p>: the block is the heading
-        items = _section_items(el, rank, ranks)
+        items = _section_items(el, rank, ranks, texts)
         if items:
             out.append(Section(_shown_text(el).rstrip(" :：").strip(), items))
     return out

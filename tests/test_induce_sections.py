@@ -146,3 +146,23 @@ def test_wrapper_show_lists_section_fields_with_examples():
     text = describe(wrapper)
     assert 'section "Ingrediënten"' in text
     assert ingredients(pages[0])[0] in text or ingredients(pages[1])[0] in text
+
+
+def test_a_heading_keyed_region_is_transparent():
+    # mollybaz.com: "Produce", "Pantry", "Dairy" blocks, each a heading over its own list,
+    # repeat inside one region keyed by those headings. The heading-keyed fields stay
+    # (one text per heading), and the region is also a list field whose records hold their
+    # own lists: all the ingredients of a page the wrapper did not learn from
+    from pagesim_scrapy.core.induce.evaluation import candidate_lists
+
+    pages = site_pages("mollybaz.com")
+    wrapper = induce([p.read_bytes() for p in pages[:2]], label="recipe")
+    keyed = {f.name for f in wrapper.fields if f.path.endswith(("[Produce]", "[Pantry]"))}
+    assert {"produce", "pantry"} <= keyed
+    record = wrapper.extract(pages[2].read_bytes()).record
+    assert record["pantry"] and record["produce"]
+    want = ingredients(pages[2])
+    nested = {
+        name: lines for name, lines in candidate_lists(record).items() if name.count("/") >= 1
+    }
+    assert any(match_lines(lines, want).matched == len(want) for lines in nested.values())

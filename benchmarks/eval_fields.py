@@ -131,7 +131,8 @@ def eval_recipes(verbose: bool) -> dict[str, Any]:
         for k in range(len(pages)):
             train = [i for i in range(len(pages)) if i != k]
             wrapper = induce([trees[i] for i in train], label="recipe")
-            label_fields = {f.name for f in wrapper.fields if f.label is not None}
+            # in the wrapper's order (ties go to the first field: the same choice every run)
+            label_fields = [f.name for f in wrapper.fields if f.label is not None]
             records = [wrapper.extract(trees[i]).record for i in train]
             test = wrapper.extract(trees[k]).record
             for attr in RECIPE_ATTRS:

@@ -93,11 +93,15 @@ def eval_recipes(verbose: bool, structured: bool = True) -> dict:
             ok = bool(got) and normalise(got) == normalise(expected[k].get("title"))
             hits += ok
             # ingredients: the region whose records match the lines best on training pages
+            # (a region absent from a training page misses that page's lines: it is scored
+            # on every training page, not only on those that have it)
+            per_page = [candidate_lists(rec) for rec in train_records]
+            names = list(dict.fromkeys(name for lists in per_page for name in lists))
             line_scores: dict[str, LineScore] = {}
-            for i, rec in zip(train, train_records):
+            for i, lists in zip(train, per_page):
                 want_lines = expected[i].get("ingredients") or []
-                for name, lines in candidate_lists(rec).items():
-                    score = match_lines(lines, want_lines)
+                for name in names:
+                    score = match_lines(lists.get(name, []), want_lines)
                     line_scores[name] = line_scores.get(name, LineScore(0, 0, 0)) + score
             ing_field, _ = choose((n, s.f1) for n, s in line_scores.items())
             lines = candidate_lists(test_record).get(ing_field, []) if ing_field else []

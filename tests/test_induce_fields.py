@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -160,3 +161,83 @@ def test_corrupt_labels_are_a_wrapper_error(bad):
     data["labels"] = bad
     with pytest.raises(WrapperError):
         Wrapper.from_dict(data)
+
+
+# --- values at the right grain (real pages of ../shared/data) ------------------------------
+
+
+def shared_page(*parts: str) -> bytes:
+    from tests.conftest import shared_data
+
+    path = shared_data(*parts)
+    return gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+
+
+def flavorsbylinbie_2() -> bytes:
+    return shared_page(
+        "recipe_scrapers_testdata",
+        "tests",
+        "test_data",
+        "flavorsbylinbie.com",
+        "flavorsbylinbie_2.testhtml",
+    )
+
+
+def test_several_pairs_in_one_text_are_one_row_each():
+    # <p><em>Serves: 4 | Total Time: 35 minutes</em></p>
+    found = {r.label: r for r in find_rows(parse_html(flavorsbylinbie_2()))}
+    assert found["Serves"].value == "4"
+    assert found["Total Time"].value == "35 minutes"
+    assert found["Total Time"].text == "Total Time: 35 minutes"
+    record = induce([flavorsbylinbie_2()]).extract(flavorsbylinbie_2()).record
+    assert record["serves"] == "4" and record["total_time"] == "35 minutes"
+
+
+def test_several_colon_labels_in_one_parent_without_breaks_are_one_row_each():
+    # (no page of the data has this form; the markup is the one of the <br> form without
+    # the <br> elements)
+    root = parse_html(
+        b"<html><body><p><strong>Serves:</strong> 6-8 <strong>Prep time:</strong> 20 minutes"
+        b" <strong>Cuisine:</strong> <a href='/a'>Thai</a>, <a href='/b'>Vegan</a></p>"
+        b"</body></html>"
+    )
+    found = {r.label: r for r in find_rows(root)}
+    assert [found[k].value for k in ("Serves", "Prep time")] == ["6-8", "20 minutes"]
+    assert found["Cuisine"].links == ["Thai", "Vegan"]
+
+
+AMAZON_BUY_BOX = "9dd68672c098"
+
+
+def test_a_screen_reader_copy_of_a_label_is_read_once():
+    # <span class="a-offscreen">Sold by</span><span aria-hidden="true">Sold by</span>, and
+    # the label "Ships from" whose drawn copy is cut to "Ships…"
+    found = {r.label: r.value for r in find_rows(parse_html(amazon_buy_box()))}
+    assert found["Sold by"] == "Gothamite"
+    assert found["Ships from"] == "Amazon"
+    assert not any(label.endswith("…") or label == "Sold by Sold by" for label in found)
+
+
+def amazon_buy_box() -> bytes:
+    from tests.conftest import shared_data
+
+    folder = shared_data("zyte_product_extraction_benchmark", "dataset", "html")
+    (path,) = [p for p in folder.iterdir() if AMAZON_BUY_BOX in p.name]
+    return gzip.decompress(path.read_bytes())
+
+
+def test_a_single_page_leaves_out_rows_of_its_chrome_and_tips():
+    # one page shows no variation: the header's "Deliver to Netherlands", the footer's
+    # "Get to Know Us" column, and bold lead-ins of tips ("<strong>Don't overcrowd the
+    # pan:</strong> give the chicken space to brown.") would become fields; the page's own
+    # rows stay
+    shop = induce([amazon_buy_box()])
+    fields = label_fields(shop)
+    assert {"sold_by", "ships_from", "asin", "manufacturer"} <= set(fields)
+    assert not {"deliver_to", "your_lists", "get_to_know_us"} & set(fields)
+    found = find_rows(parse_html(amazon_buy_box()))
+    assert next(r for r in found if r.label == "Deliver to").chrome  # in the page header
+    assert not next(r for r in found if r.label == "ASIN").chrome
+    recipe = label_fields(induce([flavorsbylinbie_2()]))
+    assert {"serves", "total_time"} <= set(recipe)
+    assert not any("overcrowd" in name for name in recipe)

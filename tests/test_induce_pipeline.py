@@ -290,6 +290,32 @@ def test_real_recipe_pages_of_one_site(tmp_path: Path):
             assert any(v.lower() == want["title"].lower() for v in values), item["url"]
 
 
+def test_a_crawl_reads_section_lists_and_label_rows_of_real_pages(tmp_path: Path):
+    # keukenliefde.nl: the ingredients under "Ingrediënten" (an <h2> on two pages, a
+    # <p><strong> on the third); mollybaz.com: "Produce" / "Pantry" / "Dairy" lists inside a
+    # heading-keyed region (transparent sections)
+    from pagesim_scrapy.core.induce.evaluation import candidate_lists, match_lines
+    from tests.conftest import shared_data
+
+    for site_name in ("keukenliefde.nl", "mollybaz.com"):
+        folder = shared_data("recipe_scrapers_testdata", "tests", "test_data", site_name)
+        files = sorted(folder.glob("*.testhtml"))
+        expected = {
+            f"/{p.stem}.html": json.loads(p.with_suffix(".json").read_text()) for p in files
+        }
+        for base in _serve({f"/{p.stem}.html": p.read_bytes() for p in files}):
+            urls = [base + path for path in expected]
+            (tmp_path / site_name).mkdir()
+            result = crawl(tmp_path / site_name, urls, {"PAGESIM_INDUCTION_MIN_PAGES": 3})
+            items = page_items(result)
+            assert len(items) == len(files)
+            for item in items:
+                want = expected[item["url"][len(base) :]]["ingredients"]
+                lists = candidate_lists(item["record"])  # nested regions as "outer/inner"
+                best = max(match_lines(texts, want).matched for texts in lists.values())
+                assert best >= 0.9 * len(want), (site_name, item["url"])
+
+
 # --------------------------------------------------------------------------------------------
 # the crawl process (this file run as a script)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from pagesim_scrapy.core.induce.labels import LabelField, compile_labels, label_key
 from pagesim_scrapy.core.induce.naming import best_class, label_text, snake, unique_name
+from pagesim_scrapy.core.induce.sections import SectionField, compile_sections
 from pagesim_scrapy.core.induce.structured import JSONLD_PREFIX, JSONLD_TAG
 from pagesim_scrapy.core.induce.template import (
     DATA_ATTRS,
@@ -157,6 +158,8 @@ class Compiled:
     group_blanks: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: fields read from label–value rows, by their label (see :mod:`.labels`)
     labels: list[LabelField] = field(default_factory=list)
+    #: list fields read from the items under a heading (see :mod:`.sections`)
+    sections: list[SectionField] = field(default_factory=list)
 
 
 def _segment(node: TNode) -> str:
@@ -217,6 +220,7 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
     reserved: set[str] = set()
     labels = compile_labels(tree.labels, n, threshold, reserved)
     _drop_covered_keys(order, {f.key for f in labels})
+    sections = compile_sections(tree.sections, n, threshold, reserved)
     fields = _name_fields(order, n, reserved)
     fields.extend(
         FieldInfo(
@@ -232,9 +236,24 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
         )
         for f in labels
     )
+    fields.extend(
+        FieldInfo(
+            f.name,
+            "list",
+            f'section "{f.heading}"',
+            None,
+            None,
+            f.optional,
+            f.pages,
+            list(f.samples),
+        )
+        for f in sections
+    )
     blank = _blank(root)
     for f in labels:
         blank[f.name] = None
+    for section in sections:
+        blank[section.name] = []
     main, kind = _main_region(order, tree)
     optional_nodes = [c for c in order if c.optional and c.kind != TEXT]
     counts: dict[str, int] = {}
@@ -260,6 +279,7 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
         required_data,
         [c for c in order if c.scope is None and c.field and not c.optional],
         labels=labels,
+        sections=sections,
     )
 
 
@@ -360,8 +380,10 @@ def _mark_data(order: list[CNode], n: int, threshold: int) -> None:
             continue
         if c.kind == REPEAT:
             c.kv = _kv_labels(src, n, threshold)
-            if c.kv is not None:
+            if c.kv is not None and not _has_region_below(c):
                 continue
+            # a heading-keyed region with regions inside stays transparent: besides its
+            # heading-keyed fields, its records and what they hold are fields too
         if c.kind == TEXT:
             if src.varies() or _unknown(src, n, c.scope) or _page_name(src, n, c.scope):
                 c.field = ""  # named later
@@ -428,7 +450,7 @@ def _scope_is_data(rep: CNode, n: int) -> bool:
     """A region is data when its content differs between pages (a menu repeated identically
     on every page is template), or when it cannot be known (one page, or seen once)."""
     src = rep.src
-    if rep.kv is not None:
+    if rep.kv is not None and not _has_region_below(rep):
         return False
     if len(src.hashes) >= 2 or n == 1 or src.count == 1:
         return rep.scope is None or _scope_is_data(rep.scope, n)

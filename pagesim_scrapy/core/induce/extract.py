@@ -31,6 +31,7 @@ from pagesim_scrapy.core.induce.dom import (
     page_items,
 )
 from pagesim_scrapy.core.induce.labels import extract_labels
+from pagesim_scrapy.core.induce.sections import extract_sections
 from pagesim_scrapy.core.induce.template import (
     ELEMENT,
     REPEAT,
@@ -98,7 +99,7 @@ class _Walk:
             elif c.kind == REPEAT:
                 if c.kv is not None:
                     self._key_values(c, item, rec)
-                else:
+                if c.kv is None or c.field is not None:
                     self._region(c, item, rec)
             elif item is not None:
                 self._element(c, item, rec)
@@ -410,6 +411,9 @@ def extract_compiled(comp: Compiled, root: Element, min_fit: float) -> Extractio
     for name, (value, text) in extract_labels(comp.labels, root).items():
         walk.record[name] = value
         rows[name] = text
+        walk.filled += 1
+    for name, items in extract_sections(comp.sections, root).items():
+        walk.record[name] = items
         walk.filled += 1
     required = comp.required_data
     found = len(walk.found)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -78,6 +79,8 @@ _COLON = re.compile(r"^([^:：]{1,%d}?)\s*[:：]\s*(\S.*)$" % MAX_LABEL_CHARS, r
 _LIST_SEPARATORS = (" / ", " | ", "; ", " · ", " • ", ", ")
 _AND = re.compile(r"\s+(?:and|&|und|et|y|e|en|og|och)\s+", re.I)
 _TIME_LIKE = re.compile(r"^\d{1,2}[:.]\d{2}")
+#: Between two pairs in one text: "Serves: 4 | Total Time: 35 minutes".
+_PAIR_SEPARATOR = re.compile(r"\s+[|•·]\s+|\s*;\s+")
 
 
 @dataclass
@@ -90,6 +93,8 @@ class Row:
     links: list[str]  # texts of the links in the value, in order
     link_chars: int  # characters of the value inside links
     explicit: bool  # dt/th/colon: the page says this is a label
+    #: inside the page's navigation, site header, footer or aside (site chrome)
+    chrome: bool = False
 
 
 def label_key(label: str) -> str:
@@ -121,7 +126,61 @@ def _strip_value(text: str) -> str:
 def _text(el: Element) -> str:
     if el.tag in LEAF_TAGS:
         return ""
-    return clean_text(" ".join(el.itertext()))
+    copies: set[Element] | None = getattr(_PAGE, "copies", None)
+    if (el not in copies) if copies is not None else not _has_reader_copy(el):
+        return clean_text(" ".join(el.itertext()))
+    return clean_text(" ".join(_shown_once(el)))
+
+
+#: Per thread, while :func:`find_rows` reads a page: the elements whose subtree holds a
+#: screen-reader copy (found once per page instead of once per text read).
+_PAGE = threading.local()
+
+#: Elements that hold a screen-reader copy of a text shown beside it.
+_READER_COPY_TAGS = ("span", "div", "p", "strong", "b", "em", "small", "label")
+_READER_CLASSES = frozenset(
+    {"sr-only", "screen-reader-text", "visually-hidden", "visuallyhidden", "a-offscreen"}
+)
+
+
+def _reader_only(el: Element) -> bool:
+    return any(c in _READER_CLASSES for c in (el.get("class") or "").split())
+
+
+def _has_reader_copy(el: Element) -> bool:
+    return any(
+        _reader_only(sub) for sub in el.iter(*_READER_COPY_TAGS) if sub.get("class") is not None
+    )
+
+
+def _shown_once(el: Element) -> list[str]:
+    """The texts of an element, each once: beside a screen-reader copy (``a-offscreen``,
+    ``sr-only``), the copy drawn for the eye (``aria-hidden="true"``, often cut short:
+    "Ships…") is skipped, so "Sold by" is not read as "Sold by Sold by". (Iterative: pages
+    nest deeper than Python's recursion limit.)"""
+    copies: set[Element] | None = getattr(_PAGE, "copies", None)
+    out: list[str] = []
+    stack: list[Element | str] = [el]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            out.append(node)
+            continue
+        if node.text:
+            out.append(node.text)
+        reader = any(isinstance(c.tag, str) and _reader_only(c) for c in node)
+        pending: list[Element | str] = []
+        for child in node:
+            drawn_copy = reader and child.get("aria-hidden") == "true"
+            if isinstance(child.tag, str) and child.tag not in LEAF_TAGS and not drawn_copy:
+                if copies is not None and child not in copies:
+                    pending.append(" ".join(child.itertext()))  # no copy below: plain texts
+                else:
+                    pending.append(child)
+            if child.tail:
+                pending.append(child.tail)
+        stack.extend(reversed(pending))
+    return out
 
 
 def _links(nodes: Iterable[Element | str]) -> tuple[list[str], int]:
@@ -225,15 +284,73 @@ def _rows_of_segment(seg: list[Element | str], siblings_alike: bool) -> Row | No
     return _row(label, rest, whole, explicit)
 
 
+def _explicit_label(node: Element | str) -> bool:
+    """An inline element holding a label that ends with a colon ("<b>Serves:</b>")."""
+    if isinstance(node, str) or (node.tag not in INLINE_TAGS and node.tag != "span"):
+        return False
+    return _label_element(node) is not None and _text(node).endswith((":", "："))
+
+
+def _split_at_labels(seg: list[Element | str]) -> list[list[Element | str]]:
+    """Several rows without ``<br>`` between them (``<b>Serves:</b> 4 <b>Time:</b> 1 h``):
+    the segment split before each colon label after the first."""
+    if len(seg) < 4 or not _explicit_label(seg[0]):
+        return [seg]
+    out: list[list[Element | str]] = [[seg[0]]]
+    for node in seg[1:]:
+        if _explicit_label(node) and len(out[-1]) >= 2:
+            out.append([node])
+        else:
+            out[-1].append(node)
+    return out
+
+
+def _split_pairs(row: Row) -> list[Row]:
+    """A text holding several pairs ("Serves: 4 | Total Time: 35 minutes"): one row per
+    pair, each split at a separator followed by another "Label:"."""
+    if row.links or not _PAIR_SEPARATOR.search(row.value):
+        return [row]
+    parts = _PAIR_SEPARATOR.split(row.value)
+    out = [parts[0]]
+    for part in parts[1:]:
+        match = _COLON.match(part)
+        if match and _is_label(_strip_label(match.group(1))) and not _TIME_LIKE.match(part):
+            out.append(part)
+        else:
+            out[-1] += " | " + part  # not a pair: the separator was part of the value
+    if len(out) == 1:
+        return [row]
+    rows = [Row(row.label, out[0].strip(), f"{row.label}: {out[0].strip()}", [], 0, True)]
+    for part in out[1:]:
+        match = _COLON.match(part)
+        assert match is not None
+        label, value = _strip_label(match.group(1)), _strip_value(match.group(2))
+        if value:
+            rows.append(Row(label, value, clean_text(part), [], 0, True))
+    return rows
+
+
 def find_rows(root: Element) -> list[Row]:
     """Every label–value row of a page's body, in document order (the JSON-LD subtree and
     head excluded)."""
     body = root.find("body")
     if body is None:
         body = root
+    preorder = [el for el in body.iter() if isinstance(el.tag, str)]
+    copies: set[Element] = set()
+    for el in preorder:
+        if el.get("class") is not None and _reader_only(el):
+            copies.update(el.iterancestors())
+    _PAGE.copies = copies
+    try:
+        return _find_rows(body, preorder)
+    finally:
+        _PAGE.copies = None
+
+
+def _find_rows(body: Element, preorder: list[Element]) -> list[Row]:
     rows: list[tuple[int, Row]] = []
     used: set[Element] = set()  # label elements and row containers already read
-    preorder = [el for el in body.iter() if isinstance(el.tag, str)]
     order = {el: k for k, el in enumerate(preorder)}
     # descendants before their ancestors: a row is read at its own level, never again above
     for el in reversed(preorder):
@@ -257,15 +374,67 @@ def find_rows(root: Element) -> list[Row]:
         found = False
         kids = [c for c in el if isinstance(c.tag, str) and c.tag not in _BREAKS]
         alike = len(kids) >= 2 and len({(c.tag, c.get("class")) for c in kids}) == 1
-        for seg in _segments(el):
-            row = _rows_of_segment(seg, alike)
-            if row is not None:
-                rows.append((order[el], row))
+        for whole in _segments(el):
+            for seg in _split_at_labels(whole):
+                row = _rows_of_segment(seg, alike)
+                if row is None:
+                    continue
+                for part in _split_pairs(row):
+                    rows.append((order[el], part))
                 found = True
         if found:
             used.add(el)
     rows.sort(key=lambda kv: kv[0])
-    return [r for _, r in rows]
+    chrome = _chrome_elements(body)
+    out = []
+    for k, row in rows:
+        if preorder[k] in chrome:
+            row.chrome = True
+        out.append(row)
+    return out
+
+
+#: Containers of a site's chrome: rows inside them are no data of the page.
+_CHROME_TAGS = frozenset({"nav", "footer", "aside"})
+# (not <header>: shops put the product's own header — name, code, rating — in one)
+_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
+#: Elements that hold the whole page, whatever their classes say ("js-wide-navigation").
+_NEVER_CHROME = frozenset({"html", "body", "main", "article"})
+#: A class or id naming a footer, a navigation bar or a site header ("navFooter",
+#: "site-footer", "main-navigation").
+_CHROME_NAME = re.compile(
+    r"(?:^|[\s_-])(?:site-?)?(?:footer|navbar|navigation|masthead|site-header)(?:$|[\s_-])"
+    r"|navFooter|^footer",
+    re.I,
+)
+
+
+def _chrome_elements(body: Element) -> set[Element]:
+    """Every element inside a navigation, footer or aside of the body (by tag), or inside a
+    banner, navigation or footer named by its role, class or id (a form is
+    not chrome: a shop's buy box, with its condition and price rows, is one)."""
+    inside: set[Element] = set()
+    for el in body.iter():
+        if not isinstance(el.tag, str) or el in inside or el.tag in _NEVER_CHROME:
+            continue
+        if (
+            el.tag in _CHROME_TAGS
+            or (el.get("role") or "") in _CHROME_ROLES
+            or _CHROME_NAME.search(el.get("id") or "")
+            or _CHROME_NAME.search(el.get("class") or "")
+        ):
+            inside.update(x for x in el.iter() if isinstance(x.tag, str))
+    return inside
+
+
+def prose(label: str, value: str) -> bool:
+    """A tip, not a labelled value: a phrase of three words or more before a sentence of
+    four words or more ("Don't overcrowd the pan: give the chicken space to brown.")."""
+    return (
+        len(label.split()) >= 3
+        and len(value.split()) >= 4
+        and value.rstrip().endswith((".", "!", "?", "…"))
+    )
 
 
 def _definition_rows(dl: Element, used: set[Element]) -> list[Row]:
@@ -384,6 +553,8 @@ class LabelStats:
                 entry["multi"] += 1
             if row.explicit:
                 entry["explicit"] += 1
+            if row.chrome or prose(row.label, row.value):
+                entry["noise"] += 1
             value = row.value[:SAMPLE_CHARS]
             if value not in entry["samples"] and len(entry["samples"]) < MAX_SAMPLES:
                 entry["samples"].append(value)
@@ -406,8 +577,8 @@ class LabelStats:
                     continue
                 self.entries[key] = _copy_entry(theirs)
                 continue
-            for name in ("pages", "multi", "links", "single", "explicit"):
-                mine[name] += theirs[name]
+            for name in ("pages", "multi", "links", "single", "explicit", "noise"):
+                mine[name] += theirs.get(name, 0)
             for value in theirs["samples"]:
                 if value not in mine["samples"] and len(mine["samples"]) < MAX_SAMPLES:
                     mine["samples"].append(value)
@@ -433,7 +604,7 @@ class LabelStats:
             if not isinstance(raw, dict):
                 raise ValueError(f"label {key!r}: an object expected")
             entry = _new_entry(str(raw.get("label", key)))
-            for name in ("pages", "multi", "links", "single", "explicit"):
+            for name in ("pages", "multi", "links", "single", "explicit", "noise"):
                 entry[name] = int(raw.get(name, 0))
             entry["samples"] = [str(x) for x in raw.get("samples", [])][:MAX_SAMPLES]
             entry["seps"] = {
@@ -451,6 +622,7 @@ def _new_entry(label: str) -> dict[str, Any]:
         "pages": 0,
         "multi": 0,
         "explicit": 0,
+        "noise": 0,  # pages where the row sat in the site's chrome or read as a sentence
         "samples": [],
         "links": 0,
         "single": 0,
@@ -496,6 +668,8 @@ def compile_labels(
             continue
         if entry["multi"] * 2 > seen:
             continue  # the label leads each record of a list: the list's business
+        if pages == 1 and entry.get("noise", 0):
+            continue  # one page cannot show that it varies: chrome rows and tips stay out
         if pages >= 2 and len(entry["samples"]) < 2:
             continue  # the same value on every page: template text
         if pages >= 2 and not entry["explicit"] and seen < max(2, math.ceil(pages / 2)):

@@ -39,6 +39,7 @@ from pagesim_scrapy.core.induce.dom import (
     sig_id,
 )
 from pagesim_scrapy.core.induce.labels import LabelStats
+from pagesim_scrapy.core.induce.sections import SectionStats
 from pagesim_scrapy.core.induce.structured import JSONLD_TAG
 
 __all__ = [
@@ -469,6 +470,8 @@ class TemplateTree:
         self._stamp = 0
         #: label–value rows seen, per label (matched by label, not position)
         self.labels = LabelStats()
+        #: list items under a heading, per heading (matched by heading, not position)
+        self.sections = SectionStats()
 
     # --- adding a page -------------------------------------------------------------------
 
@@ -489,6 +492,7 @@ class TemplateTree:
         stamp = self._stamp
         self.text_chars += len(body_text)
         self.labels.observe(root)
+        self.sections.observe(root)
         names = page_names(root)
         longest = max((len(x) for x in names), default=0)
         if self.root is None:
@@ -715,6 +719,7 @@ class TemplateTree:
             self.docs.add(fingerprint)
         self._sig_counts = None
         self.labels.merge(other.labels)
+        self.sections.merge(other.sections)
         if self.root is None:
             self.root = other.root
             return

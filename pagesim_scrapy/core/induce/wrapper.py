@@ -25,6 +25,7 @@ from pagesim_scrapy.core.induce.compiled import Compiled, FieldInfo, compile_tre
 from pagesim_scrapy.core.induce.dom import Element, PageParseError, parse_html
 from pagesim_scrapy.core.induce.extract import Extraction, extract_compiled
 from pagesim_scrapy.core.induce.labels import LabelStats
+from pagesim_scrapy.core.induce.sections import SectionStats
 from pagesim_scrapy.core.induce.template import REPEAT, TemplateTree, TNode
 from pagesim_scrapy.core.statefile import (
     StateFormatError,
@@ -224,6 +225,8 @@ class Wrapper:
         out["nodes"] = nodes
         if self.tree.labels.entries:
             out["labels"] = self.tree.labels.to_json()
+        if self.tree.sections.entries:
+            out["sections"] = self.tree.sections.to_json()
         return out
 
     def to_json(self, indent: int | None = None) -> str:
@@ -259,6 +262,7 @@ class Wrapper:
             wrapper.tree.docs = set(check_int_list(docs or [], "docs", -(2**63), 2**64))
             wrapper.tree.root = _nodes_from_list(check_list(data.get("nodes") or [], "nodes"))
             wrapper.tree.labels = LabelStats.from_json(data.get("labels"))
+            wrapper.tree.sections = SectionStats.from_json(data.get("sections"))
         except (TypeError, ValueError, KeyError, OverflowError, AttributeError, IndexError) as exc:
             raise WrapperError(f"corrupt wrapper: {exc}") from exc
         if wrapper.tree.root is None and wrapper.tree.pages:

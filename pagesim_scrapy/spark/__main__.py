@@ -101,7 +101,9 @@ def spark_session(master: str | None, command: str) -> Any:
         raise CommandError('PySpark is not installed: pip install "pagesim-scrapy[spark]"') from exc
     # workers run the same Python as the driver unless told otherwise
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = SparkSession.builder.appName(f"pagesim {command}")
+    builder = SparkSession.builder.appName(f"pagesim {command}").config(
+        "spark.ui.showConsoleProgress", "false"
+    )
     if master:
         builder = builder.master(master)
     elif not SparkConf().contains("spark.master"):

@@ -209,7 +209,7 @@ def classify_job(spark: Any, inputs: list[JobInput], spec: ClassifierSpec, site_
         failed = read.filter(lambda kv: kv[1][2] is None).map(
             lambda kv: (kv[1][0], verdict_record(kv[1][1], None, kv[1][3]))
         )
-        by_site = read.filter(lambda kv: kv[1][2] is not None).groupByKey()
+        by_site = read.filter(lambda kv: kv[1][2] is not None).groupByKey(sc.defaultParallelism)
         return by_site.flatMap(lambda group: _classify_site(broadcast, *group)).union(failed)
     # pairwise measures: scores where the pages are read, the automatic thresholds fitted to
     # all of them on the driver (as the local command fits them), then each page decided
@@ -270,6 +270,7 @@ def cluster_job(
     Raises ValueError when no page could be summarised.
     """
     sc = spark.sparkContext
+    parts = sc.defaultParallelism  # shuffles keep this many partitions (unions add theirs up)
     summaries = (
         read_pages(spark, inputs, "all")
         .map(lambda page: summarise(page, summary_options))
@@ -290,7 +291,7 @@ def cluster_job(
         counts = (
             ok.flatMap(lambda r: structural_features(r.summary))
             .map(lambda feature: (feature, 1))
-            .reduceByKey(add)
+            .reduceByKey(add, parts)
             .collectAsMap()
         )
         template = site_document_model()
@@ -302,14 +303,14 @@ def cluster_job(
     bands = lsh_bands(options.num_perm, options.lsh_threshold)
     sketch_args = (options.num_perm, 1, options.shingle_size, options.shingle_relation)
     keyed = ok.mapPartitions(lambda rows: _band_keys(rows, sketch_args, bands))
-    links = keyed.groupByKey().flatMap(_star).distinct().persist(_storage())
-    component, rounds = _components(ok.map(lambda r: (r.order, r.order)), links)
+    links = keyed.groupByKey(parts).flatMap(_star).distinct(parts).persist(_storage())
+    component, rounds = _components(ok.map(lambda r: (r.order, r.order)), links, parts)
 
-    members = ok.map(lambda r: (r.order, (r.path, r.summary))).join(component)
+    members = ok.map(lambda r: (r.order, (r.path, r.summary))).join(component, parts)
     by_component = members.map(lambda kv: (kv[1][1], (kv[0], kv[1][0][0], kv[1][0][1])))
     model = site_model
     clustered = (
-        by_component.groupByKey()
+        by_component.groupByKey(parts)
         .flatMap(lambda group: _cluster_component(group[0], group[1], options, model))
         .persist(_storage())
     )
@@ -323,7 +324,7 @@ def cluster_job(
     lines = clustered.filter(lambda row: row[0] == "page").map(
         lambda row: (row[1][0], {"path": row[1][1], "cluster": names.value[row[1][2]]})
     )
-    sizes = component.map(lambda kv: (kv[1], 1)).reduceByKey(add).values()
+    sizes = component.map(lambda kv: (kv[1], 1)).reduceByKey(add, parts).values()
     stats = {
         "pages": pages,
         "components": sizes.count(),
@@ -353,16 +354,16 @@ def _star(group: tuple[bytes, Iterable[Order]]) -> Iterator[tuple[Order, Order]]
         yield first, page
 
 
-def _components(labels: Any, links: Any) -> tuple[Any, int]:
+def _components(labels: Any, links: Any, parts: int) -> tuple[Any, int]:
     """Connected components by label propagation: every page takes the least label among
     itself and its linked pages until nothing changes. Returns (page -> component, rounds)."""
     labels = labels.persist()
     rounds = 0
     while True:
         rounds += 1
-        proposed = links.join(labels).map(lambda kv: (kv[1][0], kv[1][1]))
-        updated = labels.union(proposed).reduceByKey(min).persist()
-        changed = updated.join(labels).filter(lambda kv: kv[1][0] != kv[1][1]).count()
+        proposed = links.join(labels, parts).map(lambda kv: (kv[1][0], kv[1][1]))
+        updated = labels.union(proposed).reduceByKey(min, parts).persist()
+        changed = updated.join(labels, parts).filter(lambda kv: kv[1][0] != kv[1][1]).count()
         labels.unpersist()
         labels = updated
         if not changed:
@@ -463,7 +464,7 @@ def _row(record: dict[str, Any], names: list[str]) -> tuple[Any, ...]:
 def write_records(spark: Any, lines: Any, output: str, fmt: str, command: str) -> None:
     """Write (order, line) pairs in input order: JSON Lines text files (each line as the local
     command writes it; the part files in order are its output) or Parquet."""
-    ordered = lines.sortByKey()
+    ordered = lines.sortByKey(numPartitions=spark.sparkContext.defaultParallelism)
     if fmt == "jsonl":
         ordered.map(lambda kv: jsonl_line(kv[1])).saveAsTextFile(output)
         return

@@ -341,6 +341,8 @@ def _band_keys(
 ) -> Iterator[tuple[bytes, Order]]:
     sketcher = Sketcher(*sketch_args)
     for row in rows:
+        if row.summary is None:  # pages without a summary were filtered out before
+            continue
         for key in band_keys(sketcher.sketch(row.summary), bands):
             yield key, row.order
 

@@ -466,7 +466,11 @@ def _row(record: dict[str, Any], names: list[str]) -> tuple[Any, ...]:
 def write_records(spark: Any, lines: Any, output: str, fmt: str, command: str) -> None:
     """Write (order, line) pairs in input order: JSON Lines text files (each line as the local
     command writes it; the part files in order are its output) or Parquet."""
-    ordered = lines.sortByKey(numPartitions=spark.sparkContext.defaultParallelism)
+    # kept: sorting samples the keys in a job of its own, which would otherwise run the
+    # whole job twice
+    ordered = lines.persist(_storage()).sortByKey(
+        numPartitions=spark.sparkContext.defaultParallelism
+    )
     if fmt == "jsonl":
         ordered.map(lambda kv: jsonl_line(kv[1])).saveAsTextFile(output)
         return

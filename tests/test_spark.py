@@ -37,7 +37,8 @@ def spark() -> Iterator[Any]:
         pytest.skip("no Java runtime for Spark (apt-get install default-jre-headless)")
     from pyspark.sql import SparkSession
 
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    before = os.environ.get("PYSPARK_PYTHON")
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers run this Python
     try:
         session = (
             SparkSession.builder.master("local[2]")
@@ -53,6 +54,10 @@ def spark() -> Iterator[Any]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+    if before is None:
+        os.environ.pop("PYSPARK_PYTHON", None)
+    else:
+        os.environ["PYSPARK_PYTHON"] = before
 
 
 def _write_warc(path: Path, site: Path, pages: int) -> list[Path]:

@@ -27,7 +27,6 @@ from pagesim_scrapy.core.pageio import PageReadError, read_page_bytes
 from pagesim_scrapy.spark.jobs import (
     SITE_KEYS,
     ClassifierSpec,
-    JobInput,
     classify_job,
     cluster_job,
     extract_job,
@@ -195,6 +194,3 @@ def main(argv: Sequence[str] | None = None, spark: Any = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-__all__ = ["JobInput", "build_parser", "main", "run", "spark_session"]

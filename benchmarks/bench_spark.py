@@ -110,7 +110,8 @@ def copies(folder: Path, sites: tuple[str, ...], total: int) -> tuple[list[Path]
 
 
 class PeakMemory:
-    """Peak resident memory of a process and all its descendants (sampled from /proc)."""
+    """Peak resident memory of a process and all its descendants (sampled from /proc), and the
+    CPU seconds they used meanwhile (``cpu``: on a shared machine, wall time says less)."""
 
     def __init__(self, pid: int, interval: float = 0.2) -> None:
         self.pid = pid
@@ -120,16 +121,22 @@ class PeakMemory:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self) -> PeakMemory:
+        self._cpu_start = self._tree()[1]
+        self.cpu = 0.0
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
+        self.cpu = max(self.cpu, self._last_cpu - self._cpu_start)
 
-    def _tree_rss(self) -> int:
+    def _tree(self) -> tuple[int, float]:
+        """(resident bytes, CPU seconds including reaped children) of the process tree."""
         children: dict[int, list[int]] = {}
         rss: dict[int, int] = {}
+        cpu: dict[int, float] = {}
+        tick = os.sysconf("SC_CLK_TCK")
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
@@ -141,16 +148,21 @@ class PeakMemory:
             pid = int(entry)
             children.setdefault(int(fields[1]), []).append(pid)
             rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-        total, stack = 0, [self.pid]
+            cpu[pid] = sum(int(value) for value in fields[11:15]) / tick
+        total, seconds, stack = 0, 0.0, [self.pid]
         while stack:
             pid = stack.pop()
             total += rss.get(pid, 0)
+            seconds += cpu.get(pid, 0.0)
             stack += children.get(pid, [])
-        return total
+        return total, seconds
+
+    _last_cpu = 0.0
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, self._tree_rss())
+            rss, self._last_cpu = self._tree()
+            self.peak = max(self.peak, rss)
             self._stop.wait(self.interval)
 
 
@@ -269,6 +281,7 @@ def bench_cluster(spark: Any, folder: Path, sizes: list[int]) -> None:
         spark_peak = memory.peak
         local_out = work / "local.jsonl"
         started = time.perf_counter()
+        spark_cpu = memory.cpu
         child = subprocess.Popen(
             [
                 sys.executable,
@@ -295,17 +308,18 @@ def bench_cluster(spark: Any, folder: Path, sizes: list[int]) -> None:
         )
         ari_local = adjusted_rand_index(types, local_labels)
         print(
-            f"   {size:7d} pages: Spark {seconds:7.1f} s, peak {spark_peak / 2**20:6.0f} MB | "
-            f"local {local_seconds:7.1f} s, peak {local_memory.peak / 2**20:6.0f} MB | "
+            f"   {size:7d} pages: Spark {seconds:7.1f} s ({spark_cpu:6.0f} CPU s), "
+            f"peak {spark_peak / 2**20:6.0f} MB | local {local_seconds:7.1f} s "
+            f"({local_memory.cpu:6.0f} CPU s), peak {local_memory.peak / 2**20:6.0f} MB | "
             f"identical {lines == local} | "
             f"ARI vs types: Spark {ari_spark:.4f}, local {ari_local:.4f}"
         )
-        figures.append((size, seconds, local_seconds))
+        figures.append((size, spark_cpu, local_memory.cpu))
         shutil.rmtree(work)
     for (n0, s0, l0), (n1, s1, l1) in itertools.pairwise(figures):
         print(
-            f"   {n0} -> {n1} pages (x{n1 / n0:.1f}): Spark time x{s1 / s0:.2f}, "
-            f"local time x{l1 / l0:.2f} (linear x{n1 / n0:.1f}, quadratic x{(n1 / n0) ** 2:.1f})"
+            f"   {n0} -> {n1} pages (x{n1 / n0:.1f}): Spark CPU x{s1 / s0:.2f}, "
+            f"local CPU x{l1 / l0:.2f} (linear x{n1 / n0:.1f}, quadratic x{(n1 / n0) ** 2:.1f})"
         )
 
 

@@ -180,6 +180,16 @@ def test_classify_all_pages_as_one_site_and_as_parquet(
         assert dict(row["scores"] or {}) == line["scores"]
 
 
+def test_classify_with_a_pairwise_measure_equals_the_local_command(
+    spark: Any, archives: dict[str, Any], tmp_path: Path
+) -> None:
+    # the automatic thresholds are fitted to all the pages' scores, on the driver
+    args = ["classify", "--method", "lcs", *archives["templates"], str(archives["warcs"][0])]
+    local = _local(args, tmp_path / "local.jsonl")
+    assert _spark(spark, args, tmp_path / "spark") == local
+    assert {json.loads(line)["label"] for line in local} >= {"blog_post", "info_page"}
+
+
 def test_cluster_equals_the_local_command(
     spark: Any, archives: dict[str, Any], tmp_path: Path
 ) -> None:

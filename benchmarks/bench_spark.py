@@ -20,7 +20,9 @@ folds (say so when reading its figures).
    ``cluster`` command (a child process) on the same WARC files: seconds, peak resident
    memory (summed over the process tree: for Spark the driver, its JVM and Python workers),
    whether the lines are identical, the adjusted Rand index of each against the page types,
-   and time growth against size growth.
+   and CPU growth against size growth.
+3. What a page costs in the shuffles (pickled features, band keys, summaries), for estimates
+   (``--sizes-only``: this alone, without Spark).
 """
 
 from __future__ import annotations
@@ -323,6 +325,50 @@ def bench_cluster(spark: Any, folder: Path, sizes: list[int]) -> None:
         )
 
 
+def record_sizes() -> None:
+    """What each page costs in the shuffles (pickled as the jobs move it), for estimates."""
+    import pickle
+
+    from pagesim_scrapy.core.cluster.sketch import Sketcher, band_keys, lsh_bands
+    from pagesim_scrapy.core.site import structural_features
+    from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize
+    from pagesim_scrapy.settings import DEFAULT_MAX_NODES
+
+    options = SummaryOptions(max_nodes=DEFAULT_MAX_NODES)
+    sketcher, bands = Sketcher(), lsh_bands()
+    html, features, summaries, keys, counts = [], [], [], [], []
+    distinct: set[str] = set()
+    order, name = (12, 345678), "crawl-00012.warc.gz#345678"
+    for site in SITES:
+        for _, _, body in site_pages(site):
+            html.append(len(body))
+            try:
+                summary = summarize(body, options, source=name)
+            except PageParseError:
+                continue
+            page = structural_features(summary)
+            distinct |= page
+            counts.append(len(page))
+            features.append(len(pickle.dumps(("host.example", (order, name, page, None)))))
+            summaries.append(len(pickle.dumps((order, (name, summary)))))
+            keys.append(
+                sum(
+                    len(pickle.dumps((k, order)))
+                    for k in band_keys(sketcher.sketch(summary), bands)
+                )
+            )
+    mean = statistics.mean
+    print(f"\n3. Per page, over the {len(html)} pages of the five sites (pickled as shuffled)")
+    print(
+        f"   HTML {mean(html) / 1024:.1f} KB mean; {statistics.median(counts):.0f} features "
+        f"(median), {len(distinct)} distinct over all"
+    )
+    print(
+        f"   classify (site): features {mean(features) / 1024:.2f} KB | cluster: band keys "
+        f"({len(bands)}) {mean(keys) / 1024:.2f} KB, summary {mean(summaries) / 1024:.2f} KB"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--classify-pages", default="2000,8000", help="two sizes or more")
@@ -330,7 +376,13 @@ def main() -> None:
     parser.add_argument("--cluster-sizes", default="20000,50000")
     parser.add_argument("--skip-classify", action="store_true")
     parser.add_argument("--skip-cluster", action="store_true")
+    parser.add_argument(
+        "--sizes-only", action="store_true", help="only what a page costs in the shuffles"
+    )
     args = parser.parse_args()
+    if args.sizes_only:
+        record_sizes()
+        return
     spark, startup = start_spark()
     print(
         f"Spark {spark.version} local[2] session started in {startup:.1f} s "
@@ -344,6 +396,7 @@ def main() -> None:
         if not args.skip_cluster:
             bench_cluster(spark, folder, [int(n) for n in args.cluster_sizes.split(",")])
     spark.stop()
+    record_sizes()
 
 
 if __name__ == "__main__":

@@ -38,8 +38,13 @@ def output_stream(path: str | None) -> Iterator[TextIO]:
         yield fh
 
 
+def jsonl_line(obj: dict[str, Any]) -> str:
+    """One output object as the commands write it (without the newline)."""
+    return json.dumps(obj, ensure_ascii=False, sort_keys=False)
+
+
 def write_jsonl(stream: TextIO, obj: dict[str, Any]) -> None:
-    stream.write(json.dumps(obj, ensure_ascii=False, sort_keys=False) + "\n")
+    stream.write(jsonl_line(obj) + "\n")
 
 
 def add_output_argument(parser: argparse.ArgumentParser, what: str = "results") -> None:

@@ -16,7 +16,7 @@ from pagesim_scrapy.cli._common import (
 )
 from pagesim_scrapy.cli._method import add_method_arguments, method_params, summary_options
 from pagesim_scrapy.cli._progress import add_progress_argument, track
-from pagesim_scrapy.core.classify import build_classifier
+from pagesim_scrapy.core.classify import Verdict, build_classifier
 from pagesim_scrapy.core.pageio import PageReadError
 from pagesim_scrapy.core.summary import PageParseError, PageSummary, summarize
 
@@ -121,18 +121,24 @@ def run(args: argparse.Namespace) -> int:
         )
     with output_stream(args.output) as stream:
         for path, summary, error in pages:
-            record: dict[str, Any] = {"path": str(path)}
-            if summary is None:
-                record.update(label=None, score=None, scores={}, error=error)
-            else:
-                verdict = next(verdicts).as_dict()
-                record.update(
-                    label=verdict["label"],
-                    score=verdict["score"],
-                    scores=verdict["scores"],
-                    threshold=verdict["threshold"],
-                    threshold_source=verdict["threshold_source"],
-                    confidence=verdict["confidence"],
-                )
-            write_jsonl(stream, record)
+            verdict = None if summary is None else next(verdicts)
+            write_jsonl(stream, verdict_record(str(path), verdict, error))
     return 0
+
+
+def verdict_record(path: str, verdict: Verdict | None, error: str | None) -> dict[str, Any]:
+    """One output line: the page's verdict, or its error (shared with the Spark job)."""
+    record: dict[str, Any] = {"path": path}
+    if verdict is None:
+        record.update(label=None, score=None, scores={}, error=error)
+    else:
+        fields = verdict.as_dict()
+        record.update(
+            label=fields["label"],
+            score=fields["score"],
+            scores=fields["scores"],
+            threshold=fields["threshold"],
+            threshold_source=fields["threshold_source"],
+            confidence=fields["confidence"],
+        )
+    return record

@@ -76,14 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         'object per page: {"path", "cluster"}.',
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="pages or folders of pages")
-    add_method_arguments(parser, default=SITE_METHOD, site=True)
-    parser.add_argument(
-        "-a",
-        "--algorithm",
-        choices=ALGORITHMS,
-        default=DEFAULT_ALGORITHM,
-        help=f"clustering procedure (default: {DEFAULT_ALGORITHM})",
-    )
+    add_cluster_arguments(parser)
     add_output_argument(parser, 'one JSON object per page, {"path", "cluster"}')
     parser.add_argument("--report", metavar="FILE.html", help="write an HTML report here")
     parser.add_argument(
@@ -108,6 +101,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="output of the classify command: add its score histograms to the report",
     )
     add_progress_argument(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
+    """Method, algorithm and thresholds (shared with the Spark job)."""
+    add_method_arguments(parser, default=SITE_METHOD, site=True)
+    parser.add_argument(
+        "-a",
+        "--algorithm",
+        choices=ALGORITHMS,
+        default=DEFAULT_ALGORITHM,
+        help=f"clustering procedure (default: {DEFAULT_ALGORITHM})",
+    )
     defaults = "; ".join(
         f"{method}: " + ", ".join(f"{name} {value}" for name, value in values.items())
         for method, values in METHOD_THRESHOLDS.items()
@@ -126,10 +132,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tuning.add_argument(
         "--condense", type=_unit_float, help="similarity to fold near-duplicates into one item"
     )
-    parser.set_defaults(handler=run)
 
 
-def _options(args: argparse.Namespace) -> ClusterOptions:
+def cluster_options(args: argparse.Namespace) -> ClusterOptions:
+    """The clustering options the arguments ask for."""
     try:
         return ClusterOptions(
             algorithm=args.algorithm,
@@ -166,7 +172,7 @@ def _read_verdicts(path: str) -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    options = _options(args)
+    options = cluster_options(args)
     paths = page_paths(args.paths)
     verdicts = _read_verdicts(args.verdicts) if args.verdicts else None
     errors: dict[int, str] = {}  # path index -> why it was left out

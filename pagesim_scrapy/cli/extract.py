@@ -54,18 +54,38 @@ def run(args: argparse.Namespace) -> int:
     paths = page_paths(args.paths)
     with output_stream(args.output) as out:
         for path in track(paths, args, "extracting"):
-            line: dict[str, Any] = {"path": str(path)}
             try:
-                result = wrapper.extract(read_page_bytes(path))
+                page, error = read_page_bytes(path), None
             except PageReadError as exc:
-                line.update(record={}, fit=0.0, reason=str(exc))
-            else:
-                line.update(record=result.record, fit=round(result.fit, 4))
-                if args.records:
-                    line["records"] = result.records
-                if args.rows:
-                    line["rows"] = result.rows
-                if result.reason:
-                    line["reason"] = result.reason
+                page, error = None, str(exc)
+            line = extract_record(
+                wrapper, str(path), page, error, records=args.records, rows=args.rows
+            )
             write_jsonl(out, line)
     return 0
+
+
+def extract_record(
+    wrapper: Wrapper,
+    path: str,
+    page: bytes | None,
+    error: str | None,
+    *,
+    records: bool = False,
+    rows: bool = False,
+) -> dict[str, Any]:
+    """One output line: the page's record and fit, or why it could not be read (shared with
+    the Spark job)."""
+    line: dict[str, Any] = {"path": path}
+    if page is None:
+        line.update(record={}, fit=0.0, reason=error)
+        return line
+    result = wrapper.extract(page)
+    line.update(record=result.record, fit=round(result.fit, 4))
+    if records:
+        line["records"] = result.records
+    if rows:
+        line["rows"] = result.rows
+    if result.reason:
+        line["reason"] = result.reason
+    return line

@@ -38,11 +38,12 @@ def is_page_file(path: Path, suffixes: tuple[str, ...] = PAGE_SUFFIXES) -> bool:
     return any(name.endswith(suffix) for suffix in suffixes)
 
 
-def iter_page_paths(
+def iter_input_files(
     paths: Iterable[str | Path], suffixes: tuple[str, ...] = PAGE_SUFFIXES
-) -> Iterator[Path]:
-    """Yield page files: a file as given, or the pages below a folder (those whose name ends
-    with one of ``suffixes``), sorted."""
+) -> Iterator[tuple[Path, str]]:
+    """(file, the argument it came from) for every page or WARC file the arguments name: a
+    file as given, or the page and WARC files below a folder, sorted. WARC files are not
+    opened here (a batch job hands each to a worker)."""
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
@@ -51,17 +52,23 @@ def iter_page_paths(
                 for p in path.rglob("*")
                 if p.is_file() and (is_page_file(p, suffixes) or is_page_file(p, WARC_SUFFIXES))
             ):
-                if is_page_file(found, WARC_SUFFIXES):
-                    yield from warc_pages(found)
-                else:
-                    yield found
+                yield found, str(raw)
         elif path.is_file():
-            if is_page_file(path, WARC_SUFFIXES):
-                yield from warc_pages(path)
-            else:
-                yield path
+            yield path, str(raw)
         else:
             raise PageReadError(f"no such file or folder: {path}")
+
+
+def iter_page_paths(
+    paths: Iterable[str | Path], suffixes: tuple[str, ...] = PAGE_SUFFIXES
+) -> Iterator[Path]:
+    """Yield page files: a file as given, or the pages below a folder (those whose name ends
+    with one of ``suffixes``), sorted; a WARC file stands for its HTML records."""
+    for path, _ in iter_input_files(paths, suffixes):
+        if is_page_file(path, WARC_SUFFIXES):
+            yield from warc_pages(path)
+        else:
+            yield path
 
 
 def _is_html_record(record: Any) -> bool:
@@ -77,8 +84,11 @@ def _is_html_record(record: Any) -> bool:
     return content_type.split(";", 1)[0].strip().lower() in _HTML_TYPES
 
 
-def warc_pages(path: Path) -> Iterator[Path]:
-    """``<file>#<offset>`` for every HTML page record of a WARC file."""
+def _html_records(
+    path: Path, read: int | None = None
+) -> Iterator[tuple[Path, str | None, bytes | None]]:
+    """(``<file>#<offset>``, target URL, the first ``read`` bytes of the content or None) for
+    every HTML page record of a WARC file."""
     from warcio.archiveiterator import ArchiveIterator
     from warcio.exceptions import ArchiveLoadFailed
 
@@ -90,10 +100,33 @@ def warc_pages(path: Path) -> Iterator[Path]:
                     # warcio also reads the older ARC format, and takes a stray text line for it
                     raise PageReadError(f"{path} is not a WARC file (found {record.format!r})")
                 if _is_html_record(record):
-                    yield path.with_name(f"{path.name}#{records.get_record_offset()}")
+                    url = record.rec_headers.get_header("WARC-Target-URI")
+                    # before the offset: warcio finds it by reading the record to its end
+                    data = None if read is None else record.content_stream().read(read)
+                    name = path.with_name(f"{path.name}#{records.get_record_offset()}")
+                    yield name, url, data
     except (OSError, EOFError, ArchiveLoadFailed, ValueError, AttributeError, TypeError) as exc:
         # warcio meets malformed headers with AttributeError/TypeError as well
         raise PageReadError(f"cannot read the WARC file {path}: {exc}") from exc
+
+
+def warc_pages(path: Path) -> Iterator[Path]:
+    """``<file>#<offset>`` for every HTML page record of a WARC file."""
+    for name, _, _ in _html_records(path):
+        yield name
+
+
+def warc_page_contents(
+    path: Path, max_bytes: int = MAX_PAGE_BYTES
+) -> Iterator[tuple[Path, str | None, bytes | None, str | None]]:
+    """Every HTML page of a WARC file in one pass: (``<file>#<offset>``, target URL, content,
+    error). A batch job reads a whole file this way instead of seeking to each record; a page
+    over ``max_bytes`` gets the error :func:`read_page_bytes` would raise, not its content."""
+    for name, url, data in _html_records(path, max_bytes + 1):
+        if data is not None and len(data) > max_bytes:
+            yield name, url, None, f"{name} is larger than {max_bytes} bytes"
+        else:
+            yield name, url, data, None
 
 
 def _warc_record(path: Path) -> tuple[Path, int] | None:

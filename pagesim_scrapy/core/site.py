@@ -118,6 +118,19 @@ class SiteModel:
         self._table: list[float] = []
         self._table_pages = -1
 
+    @classmethod
+    def from_counts(
+        cls, pages: int, df: dict[str, int], max_features: int = 50_000, keep_pages: int = 300
+    ) -> SiteModel:
+        """A model whose counts were made elsewhere: ``pages`` pages, ``df`` the number of
+        them holding each feature (a batch job sums them over its workers)."""
+        model = cls(max_features=max_features, keep_pages=keep_pages)
+        model.pages = pages
+        model.df = dict(df)
+        if len(model.df) > max_features:
+            model._forget_rare()
+        return model
+
     def add(self, features: Features, *, keep: bool = True) -> None:
         """Count one page of the site (``keep``: also keep it for re-scoring)."""
         self.pages += 1

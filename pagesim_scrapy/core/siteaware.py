@@ -483,6 +483,10 @@ class SiteAwareClassifier:
     # -- the classifier interface ----------------------------------------------------------
 
     def features(self, page: Any) -> Features:
+        """The page's structural features (a page's features given as they are: a batch job
+        computes them where the page is read and moves only them)."""
+        if isinstance(page, frozenset):
+            return page
         summary = page if isinstance(page, PageSummary) else summarize(page, self.summary_options)
         return structural_features(summary)
 

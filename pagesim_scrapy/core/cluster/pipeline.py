@@ -295,12 +295,16 @@ def cluster_pages(
     *,
     progress: ProgressFunc | None = None,
     total: int | None = None,
+    site_model: SiteModel | None = None,
     **kwargs: Any,
 ) -> Clustering:
     """Cluster page summaries (any iterable; consumed once, in one pass).
 
     ``options`` or keyword arguments (the fields of :class:`ClusterOptions`) choose the
     algorithm, measure and thresholds. ``progress(stage, done, total)`` is called now and then.
+    ``site_model``: for method ``site``, the document frequencies of the whole site when the
+    pages given are only part of it (a batch job clusters each LSH component on its own);
+    by default the pages given are the site.
     """
     if options is None:
         options = ClusterOptions(**kwargs)
@@ -308,7 +312,7 @@ def cluster_pages(
         raise TypeError("give either options or keyword arguments, not both")
     thresholds = options.resolved()
     if options.method == SITE_METHOD:
-        pages, similarity = _site_similarity(pages)
+        pages, similarity = _site_similarity(pages, site_model)
     else:
         similarity = measure_function(options.method, options.method_params)
     sketcher = Sketcher(options.num_perm, 1, options.shingle_size, options.shingle_relation)
@@ -381,21 +385,28 @@ def cluster_pages(
     )
 
 
+def site_document_model() -> SiteModel:
+    """An empty model for the document frequencies of the pages clustered as one site."""
+    return SiteModel(max_features=10_000_000, keep_pages=0)
+
+
 def _site_similarity(
-    pages: Iterable[PageSummary],
+    pages: Iterable[PageSummary], model: SiteModel | None = None
 ) -> tuple[list[PageSummary], SimilarityFunc]:
-    """The pages given as one site: their feature document frequencies, then the
-    site-weighted similarity of two of them (features kept per page, not summaries)."""
+    """The pages given as one site: their feature document frequencies (or ``model``'s),
+    then the site-weighted similarity of two of them (features kept per page, not summaries)."""
     pages = list(pages)
-    model = SiteModel(max_features=10_000_000, keep_pages=0)
+    counting = model is None
+    site = site_document_model() if model is None else model
     features: dict[int, Features] = {}
     for page in pages:
         page_features = structural_features(page)
         features[id(page)] = page_features
-        model.add(page_features, keep=False)
+        if counting:
+            site.add(page_features, keep=False)
 
     def similarity(a: PageSummary, b: PageSummary) -> float:
-        return site_similarity(features[id(a)], features[id(b)], model)
+        return site_similarity(features[id(a)], features[id(b)], site)
 
     return pages, similarity
 

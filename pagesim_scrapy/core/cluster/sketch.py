@@ -103,6 +103,28 @@ class Sketcher:
         }
 
 
+#: How the LSH index weighs a missed similar pair against a needless candidate when datasketch
+#: chooses its bands: missing a similar pair costs more.
+LSH_WEIGHTS = (0.3, 0.7)
+
+
+def lsh_bands(num_perm: int = 128, threshold: float = 0.3) -> list[tuple[int, int]]:
+    """The (start, end) signature ranges :class:`SketchIndex` bands by: two pages are each
+    other's candidates exactly when one band of their signatures is equal."""
+    index = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=LSH_WEIGHTS)
+    return [(int(start), int(end)) for start, end in index.hashranges]
+
+
+def band_keys(minhash: MinHash, bands: list[tuple[int, int]]) -> list[bytes]:
+    """One key per band (its number and hash values): pages sharing a key are candidates, so
+    a batch job finds candidate pairs by grouping pages on these keys."""
+    values = minhash.hashvalues
+    return [
+        number.to_bytes(2, "big") + values[start:end].tobytes()
+        for number, (start, end) in enumerate(bands)
+    ]
+
+
 @dataclass(frozen=True)
 class Candidate:
     key: int
@@ -122,8 +144,7 @@ class SketchIndex:
             raise ValueError("the LSH threshold must be within (0, 1)")
         self.num_perm = num_perm
         self.threshold = threshold
-        # Missing a similar pair costs more than checking a dissimilar one: weight false negatives.
-        self._lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=(0.3, 0.7))
+        self._lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=LSH_WEIGHTS)
         self._rows: dict[int, int] = {}
         self._keys: list[int] = []
         self._matrix: np.ndarray | None = None  # one row of hash values per key

@@ -1,0 +1,482 @@
+"""The Spark jobs: read pages where they are stored, then classify, cluster or extract them
+with the core's functions (see the package docstring for how each job is split)."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from operator import add
+from pathlib import Path
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+from pagesim_scrapy.cli._common import jsonl_line
+from pagesim_scrapy.cli.classify import verdict_record
+from pagesim_scrapy.cli.extract import extract_record
+from pagesim_scrapy.core.classify import build_classifier
+from pagesim_scrapy.core.cluster import ClusterOptions, cluster_pages
+from pagesim_scrapy.core.cluster.pipeline import SITE_METHOD, site_document_model
+from pagesim_scrapy.core.cluster.sketch import Sketcher, band_keys, lsh_bands
+from pagesim_scrapy.core.induce import Wrapper
+from pagesim_scrapy.core.pageio import (
+    WARC_SUFFIXES,
+    PageReadError,
+    is_page_file,
+    iter_input_files,
+    read_page_bytes,
+    warc_page_contents,
+)
+from pagesim_scrapy.core.site import SiteModel, structural_features
+from pagesim_scrapy.core.summary import PageParseError, PageSummary, SummaryOptions, summarize
+
+logger = logging.getLogger(__name__)
+
+#: How ``classify`` groups pages into sites: the host of the page's URL (WARC records; a page
+#: file, which has no URL, counts as a page of the argument it came from), the argument the
+#: page came from, or all pages as one site (the local command's grouping, in one task).
+SITE_KEYS: tuple[str, ...] = ("host", "input", "all")
+
+#: The order of a page in the output: (input file number, WARC record offset or 0).
+Order = tuple[int, int]
+
+
+def _storage() -> Any:
+    from pyspark import StorageLevel
+
+    return StorageLevel.MEMORY_AND_DISK
+
+
+@dataclass(frozen=True)
+class JobInput:
+    """One file of the job's input, listed by the driver and read by one worker."""
+
+    number: int  # position among the input files: the output keeps the local order
+    path: str  # as the local command names it
+    origin: str  # the argument it came from
+    warc: bool
+
+
+class PageRecord(NamedTuple):
+    """One page as a worker read it: its content, or why it could not be read."""
+
+    order: Order
+    path: str
+    site: str
+    data: bytes | None
+    error: str | None
+
+
+class PageSummaryRecord(NamedTuple):
+    order: Order
+    path: str
+    site: str
+    summary: PageSummary | None
+    error: str | None
+
+
+def list_inputs(paths: Iterable[str]) -> list[JobInput]:
+    """The files the arguments name, in the local commands' order (folders walked, sorted).
+
+    Raises :class:`PageReadError` for a missing path or when no page or WARC file is found.
+    """
+    inputs = [
+        JobInput(number, str(path), origin, is_page_file(path, WARC_SUFFIXES))
+        for number, (path, origin) in enumerate(iter_input_files(paths))
+    ]
+    if not inputs:
+        raise PageReadError("no pages or WARC files found in the given paths")
+    return inputs
+
+
+def site_of(url: str | None, origin: str, site_key: str) -> str:
+    """The site a page is decided with (see :data:`SITE_KEYS`)."""
+    if site_key == "all":
+        return ""
+    if site_key == "host" and url:
+        host = urlsplit(url).hostname
+        if host:
+            return host
+    return origin
+
+
+def read_input(item: JobInput, site_key: str) -> Iterator[PageRecord]:
+    """The pages of one input file; a WARC file that breaks off gives the pages before the
+    break and one error line for the rest (logged), so one bad file does not stop a job."""
+    if not item.warc:
+        try:
+            data, error = read_page_bytes(item.path), None
+        except PageReadError as exc:
+            logger.warning("skipping %s: %s", item.path, exc)
+            data, error = None, str(exc)
+        yield PageRecord(
+            (item.number, 0), item.path, site_of(None, item.origin, site_key), data, error
+        )
+        return
+    last = -1
+    try:
+        for name, url, data, error in warc_page_contents(Path(item.path)):
+            last = int(name.name.rpartition("#")[2])
+            site = site_of(url, item.origin, site_key)
+            if error:
+                logger.warning("skipping %s: %s", name, error)
+            yield PageRecord((item.number, last), str(name), site, data, error)
+    except PageReadError as exc:
+        logger.warning("%s", exc)
+        yield PageRecord(
+            (item.number, last + 1), item.path, site_of(None, item.origin, site_key), None, str(exc)
+        )
+
+
+def summarise(page: PageRecord, options: SummaryOptions) -> PageSummaryRecord:
+    """The page's summary, or why it has none (as the local commands report it)."""
+    if page.data is None:
+        return PageSummaryRecord(page.order, page.path, page.site, None, page.error)
+    try:
+        summary = summarize(page.data, options, source=page.path)
+    except (PageReadError, PageParseError) as exc:
+        logger.warning("skipping %s: %s", page.path, exc)
+        return PageSummaryRecord(page.order, page.path, page.site, None, str(exc))
+    return PageSummaryRecord(page.order, page.path, page.site, summary, None)
+
+
+def read_pages(spark: Any, inputs: list[JobInput], site_key: str = "host") -> Any:
+    """An RDD of :class:`PageRecord`: each input file read whole by one task."""
+    if site_key not in SITE_KEYS:
+        raise ValueError(f"site key must be one of {SITE_KEYS}, not {site_key!r}")
+    sc = spark.sparkContext
+    warcs = sum(item.warc for item in inputs)
+    slices = max(1, min(len(inputs), max(warcs, 4 * sc.defaultParallelism)))
+    return sc.parallelize(inputs, slices).flatMap(lambda item: read_input(item, site_key))
+
+
+# -- classify ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClassifierSpec:
+    """What a worker needs to build the classifier the local command builds."""
+
+    templates: Mapping[str, list[tuple[str, bytes]]]  # label -> (name, HTML) of each template
+    method: str
+    params: Mapping[str, Any]
+    threshold: float | str
+    summary_options: SummaryOptions
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)  # names the built classifier
+
+    def template_summaries(self) -> dict[str, list[PageSummary]]:
+        options = self.summary_options
+        return {
+            label: [summarize(html, options, source=name) for name, html in pages]
+            for label, pages in self.templates.items()
+        }
+
+    def build(self, summaries: Mapping[str, list[PageSummary]] | None = None) -> Any:
+        """A new classifier (``summaries``: the templates' summaries, if already made)."""
+        return build_classifier(
+            self.template_summaries() if summaries is None else summaries,
+            method=self.method,
+            params=dict(self.params),
+            threshold=self.threshold,
+            summary_options=self.summary_options,
+        )
+
+
+_summarised: dict[str, dict[str, list[PageSummary]]] = {}  # spec token -> template summaries
+
+
+def _classifier(spec: Any) -> Any:
+    """A new classifier for a broadcast spec: a site's state must start empty each time a
+    task runs (Spark may run a task again), the templates are summarised once per worker."""
+    value: ClassifierSpec = spec.value
+    summaries = _summarised.get(value.token)
+    if summaries is None:
+        summaries = _summarised[value.token] = value.template_summaries()
+    return value.build(summaries)
+
+
+def classify_job(spark: Any, inputs: list[JobInput], spec: ClassifierSpec, site_key: str) -> Any:
+    """An RDD of (order, output line): the local ``classify`` lines of every page."""
+    options = spec.summary_options
+    sc = spark.sparkContext
+    pages = read_pages(spark, inputs, site_key)
+    broadcast = sc.broadcast(spec)
+    if spec.method == SITE_METHOD:
+        # a site is decided from all of its pages: group them, moving features only (a few
+        # KB a page), not summaries
+        read = pages.map(lambda page: _site_features(page, options)).persist(_storage())
+        failed = read.filter(lambda kv: kv[1][2] is None).map(
+            lambda kv: (kv[1][0], verdict_record(kv[1][1], None, kv[1][3]))
+        )
+        by_site = read.filter(lambda kv: kv[1][2] is not None).groupByKey(sc.defaultParallelism)
+        return by_site.flatMap(lambda group: _classify_site(broadcast, *group)).union(failed)
+    # pairwise measures: scores where the pages are read, the automatic thresholds fitted to
+    # all of them on the driver (as the local command fits them), then each page decided
+    scored = pages.mapPartitions(lambda rows: _scores(broadcast, rows, options)).collect()
+    scored.sort(key=lambda row: row[0])
+    classifier = spec.build()
+    classifier.fit_distribution([scores for _, _, scores, _ in scored if scores is not None])
+    lines = [
+        (
+            order,
+            verdict_record(path, None if scores is None else classifier.decide(scores), error),
+        )
+        for order, path, scores, error in scored
+    ]
+    return sc.parallelize(lines, sc.defaultParallelism)
+
+
+def _site_features(
+    page: PageRecord, options: SummaryOptions
+) -> tuple[str, tuple[Order, str, Any, str | None]]:
+    row = summarise(page, options)
+    features = None if row.summary is None else structural_features(row.summary)
+    return row.site, (row.order, row.path, features, row.error)
+
+
+def _classify_site(
+    spec: Any, site: str, pages: Iterable[tuple[Order, str, Any, str | None]]
+) -> Iterator[tuple[Order, dict[str, Any]]]:
+    """One site's pages, learned together and then each decided (the local command's way)."""
+    ordered = sorted(pages, key=lambda page: page[0])
+    classifier = _classifier(spec)
+    verdicts = classifier.classify_all([page[2] for page in ordered], site=site)
+    for page, verdict in zip(ordered, verdicts):
+        yield page[0], verdict_record(page[1], verdict, None)
+
+
+def _scores(
+    spec: Any, pages: Iterable[PageRecord], options: SummaryOptions
+) -> Iterator[tuple[Order, str, dict[str, float] | None, str | None]]:
+    classifier = _classifier(spec)
+    for page in pages:
+        row = summarise(page, options)
+        if row.summary is None:
+            yield row.order, row.path, None, row.error
+        else:
+            yield row.order, row.path, classifier.scores(row.summary), None
+
+
+# -- cluster -------------------------------------------------------------------------------
+
+
+def cluster_job(
+    spark: Any, inputs: list[JobInput], options: ClusterOptions, summary_options: SummaryOptions
+) -> tuple[Any, dict[str, Any]]:
+    """An RDD of (order, output line) as the local ``cluster`` writes them, and the job's
+    figures (pages, components, the largest, rounds of label propagation, clusters).
+
+    Raises ValueError when no page could be summarised.
+    """
+    sc = spark.sparkContext
+    parts = sc.defaultParallelism  # shuffles keep this many partitions (unions add theirs up)
+    summaries = (
+        read_pages(spark, inputs, "all")
+        .map(lambda page: summarise(page, summary_options))
+        .persist(_storage())
+    )
+    failed = summaries.filter(lambda r: r.summary is None).map(
+        lambda r: (r.order, {"path": r.path, "cluster": None, "error": r.error})
+    )
+    ok = summaries.filter(lambda r: r.summary is not None)
+    pages = ok.count()
+    if not pages:
+        summaries.unpersist()
+        raise ValueError("no pages to cluster")
+
+    site_model = None
+    if options.method == SITE_METHOD:
+        # the pages are one site: their features' document frequencies, summed over workers
+        counts = (
+            ok.flatMap(lambda r: structural_features(r.summary))
+            .map(lambda feature: (feature, 1))
+            .reduceByKey(add, parts)
+            .collectAsMap()
+        )
+        template = site_document_model()
+        site_model = sc.broadcast(
+            SiteModel.from_counts(pages, counts, template.max_features, keep_pages=0)
+        )
+
+    # candidate links: pages sharing one LSH band (the local index's bands), as stars
+    bands = lsh_bands(options.num_perm, options.lsh_threshold)
+    sketch_args = (options.num_perm, 1, options.shingle_size, options.shingle_relation)
+    keyed = ok.mapPartitions(lambda rows: _band_keys(rows, sketch_args, bands))
+    links = keyed.groupByKey(parts).flatMap(_star).distinct(parts).persist(_storage())
+    component, rounds = _components(ok.map(lambda r: (r.order, r.order)), links, parts)
+
+    members = ok.map(lambda r: (r.order, (r.path, r.summary))).join(component, parts)
+    by_component = members.map(lambda kv: (kv[1][1], (kv[0], kv[1][0][0], kv[1][0][1])))
+    model = site_model
+    clustered = (
+        by_component.groupByKey(parts)
+        .flatMap(lambda group: _cluster_component(group[0], group[1], options, model))
+        .persist(_storage())
+    )
+    clusters = clustered.filter(lambda row: row[0] == "cluster").map(lambda row: row[1]).collect()
+    # names over all components, as the local command gives them: the largest first, ties by
+    # their first page
+    clusters.sort(key=lambda c: (-c[2], c[3]))
+    names = sc.broadcast(
+        {(comp, local): f"cluster-{n + 1}" for n, (comp, local, _, _) in enumerate(clusters)}
+    )
+    lines = clustered.filter(lambda row: row[0] == "page").map(
+        lambda row: (row[1][0], {"path": row[1][1], "cluster": names.value[row[1][2]]})
+    )
+    sizes = component.map(lambda kv: (kv[1], 1)).reduceByKey(add, parts).values()
+    stats = {
+        "pages": pages,
+        "components": sizes.count(),
+        "largest_component": sizes.max(),
+        "propagation_rounds": rounds,
+        "clusters": len(clusters),
+        "links": links.count(),
+    }
+    return lines.union(failed), stats
+
+
+def _band_keys(
+    rows: Iterable[PageSummaryRecord], sketch_args: tuple[int, int, int, str], bands: Any
+) -> Iterator[tuple[bytes, Order]]:
+    sketcher = Sketcher(*sketch_args)
+    for row in rows:
+        if row.summary is None:  # pages without a summary were filtered out before
+            continue
+        for key in band_keys(sketcher.sketch(row.summary), bands):
+            yield key, row.order
+
+
+def _star(group: tuple[bytes, Iterable[Order]]) -> Iterator[tuple[Order, Order]]:
+    """Link every page of one band bucket with its first page, both ways."""
+    pages = sorted(set(group[1]))
+    first = pages[0]
+    for page in pages[1:]:
+        yield page, first
+        yield first, page
+
+
+def _components(labels: Any, links: Any, parts: int) -> tuple[Any, int]:
+    """Connected components by label propagation: every page takes the least label among
+    itself and its linked pages until nothing changes. Returns (page -> component, rounds)."""
+    labels = labels.persist()
+    rounds = 0
+    while True:
+        rounds += 1
+        proposed = links.join(labels, parts).map(lambda kv: (kv[1][0], kv[1][1]))
+        updated = labels.union(proposed).reduceByKey(min, parts).persist()
+        changed = updated.join(labels, parts).filter(lambda kv: kv[1][0] != kv[1][1]).count()
+        labels.unpersist()
+        labels = updated
+        if not changed:
+            return labels, rounds
+
+
+def _cluster_component(
+    component: Order,
+    members: Iterable[tuple[Order, str, PageSummary]],
+    options: ClusterOptions,
+    site_model: Any,
+) -> Iterator[tuple[str, Any]]:
+    """Cluster one component's pages in input order with the local pipeline: each page's
+    cluster, and each cluster's (component, number, size, first page) for naming them."""
+    ordered = sorted(members, key=lambda member: member[0])
+    model = None if site_model is None else site_model.value
+    result = cluster_pages((summary for _, _, summary in ordered), options, site_model=model)
+    first: dict[int, Order] = {}
+    for (order, path, _), local in zip(ordered, result.assignments):
+        first.setdefault(local, order)
+        yield "page", (order, path, (component, local))
+    for local, cluster in enumerate(result.clusters):
+        yield "cluster", (component, local, cluster.size, first[local])
+
+
+# -- extract -------------------------------------------------------------------------------
+
+
+def extract_job(
+    spark: Any, inputs: list[JobInput], wrapper: Wrapper, *, records: bool, rows: bool
+) -> Any:
+    """An RDD of (order, output line) as the local ``extract`` writes them."""
+    broadcast = spark.sparkContext.broadcast(wrapper.to_dict())
+
+    def extract_partition(pages: Iterable[PageRecord]) -> Iterator[tuple[Order, dict[str, Any]]]:
+        local = Wrapper.from_dict(broadcast.value)
+        for page in pages:
+            yield (
+                page.order,
+                extract_record(local, page.path, page.data, page.error, records=records, rows=rows),
+            )
+
+    return read_pages(spark, inputs, "all").mapPartitions(extract_partition)
+
+
+# -- output --------------------------------------------------------------------------------
+
+#: Parquet columns per command; the fields whose values vary in shape (records, rows) are
+#: stored as JSON text.
+_JSON_COLUMNS = frozenset({"record", "records", "rows"})
+
+
+def _schema(command: str) -> Any:
+    from pyspark.sql.types import (
+        DoubleType,
+        MapType,
+        StringType,
+        StructField,
+        StructType,
+    )
+
+    text, number = StringType(), DoubleType()
+    columns: dict[str, list[tuple[str, Any]]] = {
+        "classify": [
+            ("path", text),
+            ("label", text),
+            ("score", number),
+            ("scores", MapType(text, number)),
+            ("threshold", number),
+            ("threshold_source", text),
+            ("confidence", number),
+            ("error", text),
+        ],
+        "cluster": [("path", text), ("cluster", text), ("error", text)],
+        "extract": [
+            ("path", text),
+            ("record", text),
+            ("fit", number),
+            ("reason", text),
+            ("records", text),
+            ("rows", text),
+        ],
+    }
+    return StructType([StructField(name, kind, True) for name, kind in columns[command]])
+
+
+def _row(record: dict[str, Any], names: list[str]) -> tuple[Any, ...]:
+    import json
+
+    return tuple(
+        json.dumps(record[name], ensure_ascii=False)
+        if name in _JSON_COLUMNS and name in record
+        else record.get(name)
+        for name in names
+    )
+
+
+def write_records(spark: Any, lines: Any, output: str, fmt: str, command: str) -> None:
+    """Write (order, line) pairs in input order: JSON Lines text files (each line as the local
+    command writes it; the part files in order are its output) or Parquet."""
+    # kept: sorting samples the keys in a job of its own, which would otherwise run the
+    # whole job twice
+    ordered = lines.persist(_storage()).sortByKey(
+        numPartitions=spark.sparkContext.defaultParallelism
+    )
+    if fmt == "jsonl":
+        ordered.map(lambda kv: jsonl_line(kv[1])).saveAsTextFile(output)
+        return
+    if fmt != "parquet":
+        raise ValueError(f"unknown output format {fmt!r}")
+    schema = _schema(command)
+    names = [field.name for field in schema.fields]
+    rows = ordered.map(lambda kv: _row(kv[1], names))
+    spark.createDataFrame(rows, schema).write.parquet(output)

@@ -128,7 +128,7 @@ class SiteModel:
         model.pages = pages
         model.df = dict(df)
         if len(model.df) > max_features:
-            model._forget_rare()
+            model.forget_rare()
         return model
 
     def add(self, features: Features, *, keep: bool = True) -> None:

@@ -125,6 +125,8 @@ SETTING_DOCS: dict[str, str] = {
 }
 
 STATS_PREFIX = "pagesim/induction"
+#: The reason an item gets when its label is beyond ``PAGESIM_INDUCTION_MAX_LABELS``.
+LABEL_LIMIT_REASON = "no wrapper: %d labels have one already (PAGESIM_INDUCTION_MAX_LABELS)"
 #: Stats of the files kept between crawls (shared with the discovery file).
 STATE_STATS_PREFIX = "pagesim/state"
 #: How often held items are checked for time-outs, the scraper slot and an idle crawl (seconds).
@@ -144,6 +146,7 @@ class InductionConfig:
     enabled: bool = SETTING_DEFAULTS["PAGESIM_INDUCTION_ENABLED"]
     min_pages: int = SETTING_DEFAULTS["PAGESIM_INDUCTION_MIN_PAGES"]
     max_pages: int = SETTING_DEFAULTS["PAGESIM_INDUCTION_MAX_PAGES"]
+    max_labels: int = SETTING_DEFAULTS["PAGESIM_INDUCTION_MAX_LABELS"]
     lam: float = SETTING_DEFAULTS["PAGESIM_INDUCTION_LAMBDA"]
     min_fit: float = SETTING_DEFAULTS["PAGESIM_INDUCTION_MIN_FIT"]
     buffer_size: int = SETTING_DEFAULTS["PAGESIM_INDUCTION_BUFFER_SIZE"]
@@ -163,6 +166,9 @@ class InductionConfig:
             ),
             max_pages=settings.getint(
                 "PAGESIM_INDUCTION_MAX_PAGES", d["PAGESIM_INDUCTION_MAX_PAGES"]
+            ),
+            max_labels=settings.getint(
+                "PAGESIM_INDUCTION_MAX_LABELS", d["PAGESIM_INDUCTION_MAX_LABELS"]
             ),
             lam=settings.getfloat("PAGESIM_INDUCTION_LAMBDA", d["PAGESIM_INDUCTION_LAMBDA"]),
             min_fit=settings.getfloat("PAGESIM_INDUCTION_MIN_FIT", d["PAGESIM_INDUCTION_MIN_FIT"]),
@@ -186,6 +192,8 @@ class InductionConfig:
             raise ValueError("PAGESIM_INDUCTION_MIN_PAGES must be at least 1")
         if self.max_pages < self.min_pages:
             raise ValueError("PAGESIM_INDUCTION_MAX_PAGES must be >= PAGESIM_INDUCTION_MIN_PAGES")
+        if self.max_labels < 0:
+            raise ValueError("PAGESIM_INDUCTION_MAX_LABELS must be >= 0 (0: no limit)")
         if not 0.0 <= self.lam <= 1.0:
             raise ValueError("PAGESIM_INDUCTION_LAMBDA must be within [0, 1]")
         if not 0.0 <= self.min_fit <= 1.0:
@@ -329,6 +337,7 @@ class TemplateInductionPipeline:
         self._executor: ThreadPoolExecutor | None = None
         #: CPU seconds of the worker thread's learning and extracting (``time_ms`` stat)
         self._cpu_seconds = 0.0
+        self._label_limit_logged = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -376,6 +385,11 @@ class TemplateInductionPipeline:
             self._finish(item, None, None, "skipped")
             return item
         state = self._label(item.label)
+        if state is None:  # PAGESIM_INDUCTION_MAX_LABELS labels have wrappers already
+            self.stats.inc_value(f"{STATS_PREFIX}/skipped/label_limit")
+            self._finish(item, None, None, "skipped")
+            item.verdict["induction"]["reason"] = LABEL_LIMIT_REASON % self.config.max_labels
+            return item
         failure: str | None = None  # why this page could not be learned
         root: Element | None = None  # the page parsed for learning, reused for extraction
         if state.pages < self.config.max_pages and state.failed is None:
@@ -467,10 +481,22 @@ class TemplateInductionPipeline:
         self.stats.set_value(f"{STATS_PREFIX}/time_ms", round(self._cpu_seconds * 1000))
         return result
 
-    def _label(self, label: str) -> _Label:
+    def _label(self, label: str) -> _Label | None:
+        """The label's state, created (from the store, or empty) at its first page; None
+        when ``PAGESIM_INDUCTION_MAX_LABELS`` labels exist already (logged once)."""
         state = self.labels.get(label)
         if state is not None:
             return state
+        if 0 < self.config.max_labels <= len(self.labels):
+            if not self._label_limit_logged:
+                self._label_limit_logged = True
+                logger.warning(
+                    "pagesim: %d labels have wrappers (PAGESIM_INDUCTION_MAX_LABELS): page items "
+                    "of further labels, %r first, get no record in this crawl",
+                    len(self.labels),
+                    label,
+                )
+            return None
         wrapper: Wrapper | None = None
         if self.store is not None:
             # whatever happens, the label's state is created below: the load is never retried

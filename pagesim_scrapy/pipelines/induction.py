@@ -29,7 +29,11 @@ pass through untouched):
   the downloader; a larger ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` lets more pages wait for their
   wrapper (at the cost of memory). Stats ``pagesim/induction/released/memory`` and
   ``pagesim/induction/held_bytes_max``.
-* learning and extracting run in one worker thread of the pipeline's own, one page at a time:
+* at most ``PAGESIM_INDUCTION_MAX_LABELS`` labels get a wrapper in one crawl (a memory bound,
+  stored wrappers included): page items of further labels pass at once with an empty record
+  and a ``reason`` (stat ``pagesim/induction/skipped/label_limit``, one WARNING).
+* learning and extracting run in one worker thread of the pipeline's own, one page at a time
+  (a page is parsed once, for both; stat ``pagesim/induction/time_ms``, the thread's CPU):
   the work is pure Python under the GIL, so more threads would not run it faster, and each
   more thread would take a larger share of the interpreter away from the reactor that
   downloads (with asyncio's default executor, up to 5 of 6 shares).

@@ -390,7 +390,8 @@ class TemplateInductionPipeline:
             return item
         state = self._label(item.label)
         if state is None:  # PAGESIM_INDUCTION_MAX_LABELS labels have wrappers already
-            self.stats.inc_value(f"{STATS_PREFIX}/skipped/label_limit")
+            why = "label_limit"  # one of the skipped/<why> reasons
+            self.stats.inc_value(f"{STATS_PREFIX}/skipped/{why}")
             self._finish(item, None, None, "skipped")
             item.verdict["induction"]["reason"] = LABEL_LIMIT_REASON % self.config.max_labels
             return item

@@ -188,20 +188,25 @@ def crawl(mode: str, port: int, pages_file: str, extra: dict[str, Any], out_dir:
     def dropped(item: Any) -> None:
         result["dropped"] += 1
 
+    progress = Path(out_dir) / "progress.jsonl"
+
     def received(response: Any, request: Any, spider: Any) -> None:
         seen["responses"] += 1
         if seen["responses"] % SAMPLE_EVERY == 0:
             stats = crawler_ref["crawler"].stats
-            result["rss"].append(
-                {
-                    "responses": seen["responses"],
-                    "seconds": round(time.perf_counter() - started, 1),
-                    "rss_mb": round(rss_mb(), 1),
-                    "labels": stats.get_value("pagesim/discovery/clusters"),
-                    "items_in": stats.get_value("pagesim/induction/items", 0),
-                    "items_out": result["items_out"],
-                }
-            )
+            row = {
+                "responses": seen["responses"],
+                "seconds": round(time.perf_counter() - started, 1),
+                "rss_mb": round(rss_mb(), 1),
+                "labels": stats.get_value("pagesim/discovery/clusters"),
+                "items_in": stats.get_value("pagesim/induction/items", 0),
+                "items_out": result["items_out"],
+            }
+            result["rss"].append(row)
+            # as they come, for a long run: print(..., file=sys.stderr) shows them live
+            print(f"{mode}: {json.dumps(row)}", file=sys.stderr, flush=True)
+            with progress.open("a") as f:
+                f.write(json.dumps(row) + "\n")
 
     async def run() -> None:
         runner = AsyncCrawlerRunner(settings)
@@ -264,14 +269,14 @@ def run_crawl(
             *("--out", str(out_dir)),
             *(f"--set={item}" for item in extra),
         ],
-        capture_output=True,
+        stdout=subprocess.PIPE,  # the result; stderr (progress, errors) shows as it comes
         text=True,
         timeout=6 * 3600,
         check=False,
         env=env,
     )
     if out.returncode != 0 or not out.stdout.strip():
-        sys.exit(f"crawl {mode} failed:\n{out.stderr[-3000:]}")
+        sys.exit(f"crawl {mode} failed (exit status {out.returncode}; its output is above)")
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     if result.get("responses") != count:
         sys.exit(f"crawl {mode} got {result.get('responses')} responses, expected {count}")

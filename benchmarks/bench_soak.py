@@ -198,7 +198,7 @@ def crawl(mode: str, port: int, pages_file: str, extra: dict[str, Any], out_dir:
                 "responses": seen["responses"],
                 "seconds": round(time.perf_counter() - started, 1),
                 "rss_mb": round(rss_mb(), 1),
-                "labels": stats.get_value("pagesim/discovery/clusters"),
+                "labels": stats.get_value("pagesim/discovery/new"),  # types founded so far
                 "items_in": stats.get_value("pagesim/induction/items", 0),
                 "items_out": result["items_out"],
             }

@@ -342,6 +342,8 @@ class TemplateInductionPipeline:
         #: CPU seconds of the worker thread's learning and extracting (``time_ms`` stat)
         self._cpu_seconds = 0.0
         self._label_limit_logged = False
+        #: page items waiting for (or in) their learning step
+        self._learning = 0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -398,7 +400,13 @@ class TemplateInductionPipeline:
         failure: str | None = None  # why this page could not be learned
         root: Element | None = None  # the page parsed for learning, reused for extraction
         if state.pages < self.config.max_pages and state.failed is None:
-            outcome, failure, root = await self._in_worker(self._learn, state, item.html, item.url)
+            self._learning += 1  # an item still learning may make its label ready
+            try:
+                outcome, failure, root = await self._in_worker(
+                    self._learn, state, item.html, item.url
+                )
+            finally:
+                self._learning -= 1
             if outcome == "learned":
                 self.stats.inc_value(f"{STATS_PREFIX}/learned/{state.label}")
                 if state.pages >= self.config.min_pages:
@@ -810,10 +818,11 @@ class TemplateInductionPipeline:
         return bool(slot is not None and getattr(slot, "closing", None))
 
     def _crawl_idle(self) -> bool:
-        """True when no request is downloading or scheduled and no response waits for its
-        callback: only the held items keep the crawl open, no more page items will come."""
+        """True when no request is downloading or scheduled, no response waits for its
+        callback and no page item is still being learned (it may make a label ready): only
+        the held items keep the crawl open, no more page items will come."""
         engine = getattr(self.crawler, "engine", None) if self.crawler is not None else None
-        if engine is None:
+        if engine is None or self._learning:
             return False
         try:
             if engine.downloader.active:

@@ -77,8 +77,9 @@ def variant(body: bytes, number: int) -> bytes:
     return _ID.sub(rb"\1v" + mark + b"-", body)
 
 
-def serve(pages_file: str) -> None:
-    """Serve /page/<i> (i < len(index)) until killed; print the port on stdout."""
+def serve(pages_file: str, latency: float = 0.0) -> None:
+    """Serve /page/<i> (i < len(index)) until killed, each response ``latency`` seconds late;
+    print the port on stdout."""
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     index: list[tuple[int, int]] = json.loads(Path(pages_file).read_text())["index"]
@@ -95,6 +96,8 @@ def serve(pages_file: str) -> None:
                 status = 200
             except (ValueError, IndexError):
                 body, status = b"not found", 404
+            if latency:
+                time.sleep(latency)
             self.send_response(status)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))

@@ -1,6 +1,6 @@
 """Does induction slow a discovery crawl down? Wall time with and without it (issue 14, item 3).
 
-    python benchmarks/bench_hold.py [--pages 300] [--rounds 3] [-s NAME=VALUE ...]
+    python benchmarks/bench_hold.py [--pages 300] [--rounds 3] [--latency MS] [-s NAME=VALUE ...]
 
 A local HTTP server (its own process) on 127.0.0.1 serves ``--pages`` pages made from the real
 pages of many sites in ../shared/data (``bench_crawl.py``'s server: variants of each base page
@@ -20,7 +20,11 @@ Held items must not stop the downloader: induction may slow the crawl by its own
 response, CPU, responses, items, held items and how they were released; the medians, the ratio
 B / A, B against A's wall time plus induction's CPU (B − A CPU: about 1.0 when induction costs
 only its CPU, far above when held items stall the crawl), and the median of the per-round
-ratios. ``-s NAME=VALUE`` changes a setting of both crawls (JSON values).
+ratios, and induction's CPU per page item (``pagesim/induction/time_ms``, the worker thread's
+CPU). ``--latency MS`` makes the server answer each request that many milliseconds late (a
+remote site's response time; the crawl keeps ``CONCURRENT_REQUESTS`` 16, no download delay):
+with latency, fetching leaves the CPU idle part of the time and induction's CPU can overlap it.
+``-s NAME=VALUE`` changes a setting of both crawls (JSON values).
 """
 
 from __future__ import annotations
@@ -110,6 +114,7 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any], out_dir: str)
             for k, v in stats.items()
             if k.startswith("pagesim/induction/") and "/learned/" not in k and "/extracted" not in k
         }
+        result["page_items"] = stats.get("pagesim/induction/items", 0)
         result["types"] = stats.get("pagesim/discovery/clusters")
 
     def done(outcome: Any) -> None:
@@ -147,6 +152,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=300, help="pages per crawl (default 300)")
     parser.add_argument("--rounds", type=int, default=3, help="crawls per configuration")
+    parser.add_argument(
+        "--latency", type=float, default=0.0, help="milliseconds added to each response"
+    )
     parser.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--crawl", choices=("plain", "induction"), help=argparse.SUPPRESS)
     parser.add_argument("--serve", metavar="INDEX", help=argparse.SUPPRESS)
@@ -154,7 +162,7 @@ def main() -> None:
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(args.serve)
+        serve(args.serve, args.latency / 1000)
         return
     if args.crawl:
         crawl(args.crawl, args.port, args.pages, parse_settings(args.set), args.out)
@@ -170,7 +178,11 @@ def main() -> None:
         pages_file = Path(tmp) / "pages.json"
         pages_file.write_text(json.dumps({"base": [str(p) for p in bases], "index": index}))
         server = subprocess.Popen(
-            [sys.executable, __file__, "--serve", str(pages_file)],
+            [
+                sys.executable,
+                __file__,
+                *("--serve", str(pages_file), "--latency", str(args.latency)),
+            ],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -181,7 +193,8 @@ def main() -> None:
                 f"{args.pages} pages drawn from {len(bases)} real pages of many sites in "
                 f"../shared/data (median {statistics.median(sizes) / 1024:.0f} KB, total "
                 f"{sum(sizes) / 1e6:.1f} MB), server on 127.0.0.1:{port}; load average "
-                f"{os.getloadavg()[0]:.1f}; {args.rounds} rounds of A (discovery, page items) "
+                f"{os.getloadavg()[0]:.1f}; latency {args.latency:g} ms; {args.rounds} rounds "
+                "of A (discovery, page items) "
                 f"and B (the same + induction){''.join(', ' + s for s in args.set)}",
                 flush=True,
             )
@@ -227,6 +240,14 @@ def main() -> None:
         f"CPU: A {cpu_a:.2f} s, B {cpu_b:.2f} s: induction's own CPU about {cpu_b - cpu_a:.2f} s; "
         f"A's wall + that CPU = {plain + cpu_b - cpu_a:.2f} s (what B takes if only induction's "
         "CPU slows it)"
+    )
+    induction_ms = statistics.median(
+        r["stats"].get("pagesim/induction/time_ms", 0) / max(r["page_items"], 1)
+        for r in runs["induction"]
+    )
+    print(
+        f"induction CPU (its worker thread) per page item: median {induction_ms:.1f} ms; "
+        f"page items per crawl {runs['induction'][0]['page_items']}"
     )
     print(f"ratio B / A = {induction / plain:.3f}  (goal <= 1.2)")
     print(f"ratio B / (A + induction's CPU) = {induction / (plain + cpu_b - cpu_a):.3f}")

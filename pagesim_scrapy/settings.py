@@ -284,6 +284,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Pages a label's wrapper learns at most (stored ones count).",
     ),
     SettingSpec(
+        "PAGESIM_INDUCTION_MAX_LABELS",
+        "int",
+        100,
+        "Labels that get a wrapper in one crawl at most (memory bound: a wrapper that learned "
+        "50 real pages takes about 3 MB); page items of further labels pass with an empty "
+        "record and a reason. 0: no limit.",
+    ),
+    SettingSpec(
         "PAGESIM_INDUCTION_LAMBDA",
         "float",
         DEFAULT_INDUCTION_LAMBDA,

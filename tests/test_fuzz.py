@@ -340,12 +340,22 @@ def test_the_induction_pipeline_never_raises_on_a_page(drawn: list[Drawn]) -> No
     pages = [page(d) for d in drawn]
     for k, (index, data) in enumerate(pages):
         for html in (data, data.decode("utf-8", "replace"), real_page(index)):
-            outcome, reason = pipeline._learn(state, html, f"http://example.test/{k}.html")
+            url = f"http://example.test/{k}.html"
+            outcome, reason, root = pipeline._learn(state, html, url)
             assert outcome in ("learned", "duplicate", "full", "error", "failed")
             assert (reason is not None) == (outcome in ("error", "failed"))
             before = state.wrapper.to_json() if state.pages else None
-            extraction = pipeline._extract(state, html, f"http://example.test/{k}.html")
+            extraction = pipeline._extract(state, html, url)
             assert extraction.ok or extraction.reason
+            if root is not None and state.pages:
+                # the tree learning parsed gives the same extraction as the HTML parsed again
+                again = pipeline._extract(state, root, url)
+                assert (again.record, again.records, again.fit, again.reason) == (
+                    extraction.record,
+                    extraction.records,
+                    extraction.fit,
+                    extraction.reason,
+                )
             if before is not None:
                 assert state.wrapper.to_json() == before
     pipeline._relearn_locked(state)

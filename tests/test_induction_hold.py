@@ -89,6 +89,49 @@ def test_held_items_do_not_stop_the_downloader(tmp_path: Path) -> None:
     assert seconds < WAIT, seconds
 
 
+def test_labels_beyond_the_limit_get_no_wrapper_and_lose_no_item(tmp_path: Path) -> None:
+    """PAGESIM_INDUCTION_MAX_LABELS bounds the wrappers kept in memory: the first labels are
+    learned, the items of later ones pass with an empty record and a reason."""
+    pages = dict(list(routes().items())[:12])
+    limit = 5
+    settings = {
+        "TELNETCONSOLE_ENABLED": False,
+        "ROBOTSTXT_OBEY": False,
+        "LOG_LEVEL": "INFO",
+        "ITEM_PIPELINES": {"pagesim_scrapy.pipelines.induction.TemplateInductionPipeline": 300},
+        "PAGESIM_INDUCTION_ENABLED": True,
+        "PAGESIM_INDUCTION_DIR": str(tmp_path / "wrappers"),
+        "PAGESIM_INDUCTION_MIN_PAGES": 1,
+        "PAGESIM_INDUCTION_MAX_LABELS": limit,
+        "CONCURRENT_REQUESTS": 4,
+    }
+    for base in _serve(pages):
+        spec = {"settings": settings, "urls": [base + path for path in pages]}
+        spec_path, out_path = tmp_path / "spec.json", tmp_path / "out.json"
+        spec_path.write_text(json.dumps(spec), encoding="utf-8")
+        proc = subprocess.run(
+            [sys.executable, str(Path(__file__)), str(spec_path), str(out_path)],
+            capture_output=True,
+            text=True,
+            timeout=4 * WAIT,
+            cwd=tmp_path,
+        )
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        result = json.loads(out_path.read_text(encoding="utf-8"))
+    stats = result["stats"]
+    assert result["finish_reason"] == "finished"
+    assert sorted(result["items"]) == sorted(base + path for path in pages)  # none lost
+    verdicts = result["induction"]
+    learned = [url for url, v in verdicts.items() if v["wrapper"] == "ready"]
+    limited = [url for url, v in verdicts.items() if v["wrapper"] == "skipped"]
+    assert len(learned) == limit and len(limited) == len(pages) - limit
+    assert all("PAGESIM_INDUCTION_MAX_LABELS" in verdicts[url]["reason"] for url in limited)
+    assert stats["pagesim/induction/skipped/label_limit"] == len(pages) - limit
+    assert sum(1 for k in stats if k.startswith("pagesim/induction/learned/")) == limit
+    assert stats["pagesim/induction/wrappers_saved"] == limit
+    assert len(list((tmp_path / "wrappers").glob("*.json"))) == limit
+
+
 # --------------------------------------------------------------------------------------------
 # the crawl process (this file run as a script)
 
@@ -129,6 +172,7 @@ def _worker(spec_path: str, out_path: str) -> None:
 
         def item_scraped(item: Any) -> None:
             out["items"].append(item.url)
+            out.setdefault("induction", {})[item.url] = item.verdict.get("induction")
 
         def response_received(response: Any, request: Any, spider: Any) -> None:
             pipelines = crawler.engine.scraper.itemproc.middlewares

@@ -476,7 +476,8 @@ def test_a_failing_page_leaves_the_wrapper_untouched():
         if "jsonld" not in path:  # the others are learned now (core/induce handles them)
             continue
         html: Any = body if path.startswith("/raw/") else body.decode("utf-8")
-        outcome, reason = pipeline._learn(state, html, "http://x" + path)
+        outcome, reason, root = pipeline._learn(state, html, "http://x" + path)
+        assert root is None, path  # a page that cannot be parsed gives no tree
         assert outcome == "error" and reason, path
         extraction = pipeline._extract(state, html, "http://x" + path)
         assert extraction.record == {} and extraction.reason, path

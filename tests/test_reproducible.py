@@ -103,6 +103,40 @@ def test_the_pipeline_learns_the_same_wrapper_in_any_order(site: str, page_type:
     assert records(final_a, pages) == records(final_b, pages)
 
 
+def test_a_full_label_is_learned_again_at_once_and_its_pages_freed() -> None:
+    """A label that reaches PAGESIM_INDUCTION_MAX_PAGES learns no more: its close-time
+    relearning is done at once and the copies of its pages are freed; the wrapper is the one
+    the close step gives when the pages stay kept until close."""
+    from scrapy.utils.test import get_crawler
+
+    from pagesim_scrapy.pipelines.induction import TemplateInductionPipeline
+
+    pages = type_pages("awesomewm_wiki", "article")[: MIN_PAGES + 2]
+    assert len(pages) == MIN_PAGES + 2
+    wrappers = []
+    for max_pages in (len(pages), 50):
+        crawler = get_crawler(
+            settings_dict={
+                "PAGESIM_INDUCTION_ENABLED": True,
+                "PAGESIM_INDUCTION_MIN_PAGES": MIN_PAGES,
+                "PAGESIM_INDUCTION_MAX_PAGES": max_pages,
+            }
+        )
+        pipeline = TemplateInductionPipeline.from_crawler(crawler)
+        state = pipeline._label("type")
+        for url, html in pages:
+            assert pipeline._learn(state, html.decode("utf-8", "replace"), url)[0] == "learned"
+        full = max_pages == len(pages)
+        assert (state.sources is None) == full
+        assert crawler.stats.get_value("pagesim/induction/sources_released/full") == (
+            1 if full else None
+        )
+        pipeline._relearn_locked(state)  # close_spider's step: nothing left to do when full
+        wrappers.append(state.wrapper)
+    assert wrappers[0].to_json() == wrappers[1].to_json()
+    assert records(wrappers[0], pages) == records(wrappers[1], pages)
+
+
 def test_two_crawls_in_opposite_orders_save_the_same_wrapper(tmp_path: Path) -> None:
     """Real crawls (this repository's induction-hold worker: one label per crawl) of the same
     pages in opposite orders, one request at a time: the saved wrappers are the same."""

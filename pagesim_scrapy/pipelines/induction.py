@@ -29,7 +29,11 @@ pass through untouched):
   the downloader; a larger ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` lets more pages wait for their
   wrapper (at the cost of memory). Stats ``pagesim/induction/released/memory`` and
   ``pagesim/induction/held_bytes_max``.
-* learning and extracting run in one worker thread of the pipeline's own, one page at a time:
+* at most ``PAGESIM_INDUCTION_MAX_LABELS`` labels get a wrapper in one crawl (a memory bound,
+  stored wrappers included): page items of further labels pass at once with an empty record
+  and a ``reason`` (stat ``pagesim/induction/skipped/label_limit``, one WARNING).
+* learning and extracting run in one worker thread of the pipeline's own, one page at a time
+  (a page is parsed once, for both; stat ``pagesim/induction/time_ms``, the thread's CPU):
   the work is pure Python under the GIL, so more threads would not run it faster, and each
   more thread would take a larger share of the interpreter away from the reactor that
   downloads (with asyncio's default executor, up to 5 of 6 shares).
@@ -97,6 +101,7 @@ from pagesim_scrapy.core.induce import (
     WrapperError,
     parse_html,
 )
+from pagesim_scrapy.core.induce.dom import Element
 from pagesim_scrapy.core.statefile import (
     CorruptStateError,
     describe_error,
@@ -124,6 +129,8 @@ SETTING_DOCS: dict[str, str] = {
 }
 
 STATS_PREFIX = "pagesim/induction"
+#: The reason an item gets when its label is beyond ``PAGESIM_INDUCTION_MAX_LABELS``.
+LABEL_LIMIT_REASON = "no wrapper: %d labels have one already (PAGESIM_INDUCTION_MAX_LABELS)"
 #: Stats of the files kept between crawls (shared with the discovery file).
 STATE_STATS_PREFIX = "pagesim/state"
 #: How often held items are checked for time-outs, the scraper slot and an idle crawl (seconds).
@@ -143,6 +150,7 @@ class InductionConfig:
     enabled: bool = SETTING_DEFAULTS["PAGESIM_INDUCTION_ENABLED"]
     min_pages: int = SETTING_DEFAULTS["PAGESIM_INDUCTION_MIN_PAGES"]
     max_pages: int = SETTING_DEFAULTS["PAGESIM_INDUCTION_MAX_PAGES"]
+    max_labels: int = SETTING_DEFAULTS["PAGESIM_INDUCTION_MAX_LABELS"]
     lam: float = SETTING_DEFAULTS["PAGESIM_INDUCTION_LAMBDA"]
     min_fit: float = SETTING_DEFAULTS["PAGESIM_INDUCTION_MIN_FIT"]
     buffer_size: int = SETTING_DEFAULTS["PAGESIM_INDUCTION_BUFFER_SIZE"]
@@ -162,6 +170,9 @@ class InductionConfig:
             ),
             max_pages=settings.getint(
                 "PAGESIM_INDUCTION_MAX_PAGES", d["PAGESIM_INDUCTION_MAX_PAGES"]
+            ),
+            max_labels=settings.getint(
+                "PAGESIM_INDUCTION_MAX_LABELS", d["PAGESIM_INDUCTION_MAX_LABELS"]
             ),
             lam=settings.getfloat("PAGESIM_INDUCTION_LAMBDA", d["PAGESIM_INDUCTION_LAMBDA"]),
             min_fit=settings.getfloat("PAGESIM_INDUCTION_MIN_FIT", d["PAGESIM_INDUCTION_MIN_FIT"]),
@@ -185,6 +196,8 @@ class InductionConfig:
             raise ValueError("PAGESIM_INDUCTION_MIN_PAGES must be at least 1")
         if self.max_pages < self.min_pages:
             raise ValueError("PAGESIM_INDUCTION_MAX_PAGES must be >= PAGESIM_INDUCTION_MIN_PAGES")
+        if self.max_labels < 0:
+            raise ValueError("PAGESIM_INDUCTION_MAX_LABELS must be >= 0 (0: no limit)")
         if not 0.0 <= self.lam <= 1.0:
             raise ValueError("PAGESIM_INDUCTION_LAMBDA must be within [0, 1]")
         if not 0.0 <= self.min_fit <= 1.0:
@@ -326,6 +339,11 @@ class TemplateInductionPipeline:
         self._watch: Any = None
         self._idle_checks = 0
         self._executor: ThreadPoolExecutor | None = None
+        #: CPU seconds of the worker thread's learning and extracting (``time_ms`` stat)
+        self._cpu_seconds = 0.0
+        self._label_limit_logged = False
+        #: page items waiting for (or in) their learning step
+        self._learning = 0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -396,9 +414,22 @@ class TemplateInductionPipeline:
             self._finish(item, None, None, "skipped")
             return item
         state = self._label(item.label)
+        if state is None:  # PAGESIM_INDUCTION_MAX_LABELS labels have wrappers already
+            why = "label_limit"  # one of the skipped/<why> reasons
+            self.stats.inc_value(f"{STATS_PREFIX}/skipped/{why}")
+            self._finish(item, None, None, "skipped")
+            item.verdict["induction"]["reason"] = LABEL_LIMIT_REASON % self.config.max_labels
+            return item
         failure: str | None = None  # why this page could not be learned
+        root: Element | None = None  # the page parsed for learning, reused for extraction
         if state.pages < self.config.max_pages and state.failed is None:
-            outcome, failure = await self._in_worker(self._learn, state, item.html, item.url)
+            self._learning += 1  # an item still learning may make its label ready
+            try:
+                outcome, failure, root = await self._in_worker(
+                    self._learn, state, item.html, item.url
+                )
+            finally:
+                self._learning -= 1
             if outcome == "learned":
                 self.stats.inc_value(f"{STATS_PREFIX}/learned/{state.label}")
                 if state.pages >= self.config.min_pages:
@@ -410,6 +441,7 @@ class TemplateInductionPipeline:
             elif outcome == "failed":
                 self.stats.inc_value(f"{STATS_PREFIX}/errors/learn")
         if state.pages < self.config.min_pages and self.config.buffer_size > 0:
+            root = None  # a held item keeps its HTML only, not a parsed tree (memory)
             held = _Held(item, state.label, time.monotonic(), _body_size(item.html))
             try:
                 mode = await self._hold(held)
@@ -418,7 +450,7 @@ class TemplateInductionPipeline:
                 self._leaving_bytes -= held.size
             return item
         mode = "ready" if state.pages >= self.config.min_pages else "no_buffer"
-        await self._extract_into(item, state, mode, failure)
+        await self._extract_into(item, state, mode, failure, root)
         return item
 
     async def close_spider(self) -> None:
@@ -467,24 +499,40 @@ class TemplateInductionPipeline:
         docstring) and wait for it without blocking the reactor."""
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="pagesim-induction")
-        future: Future[_T] = self._executor.submit(func, *args)
+        future: Future[tuple[_T, float]] = self._executor.submit(_timed, func, *args)
         if is_asyncio_available():
-            return await asyncio.wrap_future(future)
-        from twisted.internet import reactor
+            result, seconds = await asyncio.wrap_future(future)
+        else:
+            from twisted.internet import reactor
 
-        waiter: Deferred[_T] = Deferred()
+            waiter: Deferred[tuple[_T, float]] = Deferred()
 
-        def done(_: Future[_T]) -> None:
-            # Future.result() re-raises the worker's exception, into the Deferred's errback
-            reactor.callFromThread(_settle, waiter, future)
+            def done(_: Future[tuple[_T, float]]) -> None:
+                # Future.result() re-raises the worker's exception, into the Deferred's errback
+                reactor.callFromThread(_settle, waiter, future)
 
-        future.add_done_callback(done)
-        return await maybe_deferred_to_future(waiter)
+            future.add_done_callback(done)
+            result, seconds = await maybe_deferred_to_future(waiter)
+        self._cpu_seconds += seconds
+        self.stats.set_value(f"{STATS_PREFIX}/time_ms", round(self._cpu_seconds * 1000))
+        return result
 
-    def _label(self, label: str) -> _Label:
+    def _label(self, label: str) -> _Label | None:
+        """The label's state, created (from the store, or empty) at its first page; None
+        when ``PAGESIM_INDUCTION_MAX_LABELS`` labels exist already (logged once)."""
         state = self.labels.get(label)
         if state is not None:
             return state
+        if 0 < self.config.max_labels <= len(self.labels):
+            if not self._label_limit_logged:
+                self._label_limit_logged = True
+                logger.warning(
+                    "pagesim: %d labels have wrappers (PAGESIM_INDUCTION_MAX_LABELS): page items "
+                    "of further labels, %r first, get no record in this crawl",
+                    len(self.labels),
+                    label,
+                )
+            return None
         wrapper: Wrapper | None = None
         if self.store is not None:
             # whatever happens, the label's state is created below: the load is never retried
@@ -526,26 +574,34 @@ class TemplateInductionPipeline:
         state = self.labels[label] = _Label(label, wrapper, wrapper.pages)
         return state
 
-    def _learn(self, state: _Label, html: str, url: str | None) -> tuple[str, str | None]:
-        """Worker thread: parse and learn one page (and recompile). Returns the outcome and,
-        for a failure, why: ``"learned"``, ``"duplicate"`` (a page learned already),
-        ``"full"`` (the wrapper reached ``PAGESIM_INDUCTION_MAX_PAGES`` meanwhile),
-        ``"error"`` (not parseable, or any exception while parsing: the wrapper is untouched)
-        or ``"failed"`` (an exception inside the wrapper's learning step). Never raises."""
+    def _learn(
+        self, state: _Label, html: str, url: str | None
+    ) -> tuple[str, str | None, Element | None]:
+        """Worker thread: parse and learn one page. Returns the outcome, for a failure why,
+        and the parsed page (None after an error) so that extraction need not parse it
+        again. Outcomes: ``"learned"``, ``"duplicate"`` (a page learned already), ``"full"``
+        (the wrapper reached ``PAGESIM_INDUCTION_MAX_PAGES`` meanwhile), ``"error"`` (not
+        parseable, or any exception while parsing: the wrapper is untouched) or
+        ``"failed"`` (an exception inside the wrapper's learning step). Never raises.
+
+        The wrapper is compiled here only once the label is ready (its items are extracted
+        at once): before that, the label is learned again in canonical order at readiness
+        (or close) anyway, and its held items compile it when they are released, once for
+        all of them, instead of once per page learned."""
         try:
             root = parse_html(html, structured=state.wrapper.structured, base_url=url)
         except Exception as exc:  # PageParseError, or lxml/json/url errors on hostile pages
             reason = f"cannot parse the page: {describe_error(exc)}"
             logger.warning("pagesim: page item %s of %r not learned: %s", url, state.label, reason)
-            return "error", reason
+            return "error", reason, None
         with state.lock:
             if state.failed is not None:
-                return "full", None
+                return "full", None, root
             if state.pages >= self.config.max_pages:
-                return "full", None
+                return "full", None, root
             try:
                 if not state.wrapper.add_page(root):
-                    return "duplicate", None
+                    return "duplicate", None, root
                 state.learned += 1
                 if state.sources is not None:
                     text = isinstance(html, str)
@@ -553,7 +609,17 @@ class TemplateInductionPipeline:
                     state.sources.append((zlib.compress(data, 1), text, url))
                     if state.learned == self.config.min_pages:
                         self._relearn(state)
-                state.wrapper.compiled()
+                    if state.pages >= self.config.max_pages:
+                        # the label learns no more pages: its close-time relearning can be
+                        # done now, and its pages need not be kept until close
+                        self._relearn(state)
+                        if state.sources is not None:
+                            self.stats.inc_value(f"{STATS_PREFIX}/sources_released/full")
+                            state.sources = None
+                if state.pages >= self.config.min_pages or state.sources is None:
+                    # compiling names fields for good: a wrapper that will not be learned
+                    # again in canonical order is compiled after every page, as always
+                    state.wrapper.compiled()
             except Exception as exc:
                 # a bug in learning, triggered by this page: the tree may hold part of it
                 reason = f"learning failed: {describe_error(exc)}"
@@ -565,8 +631,8 @@ class TemplateInductionPipeline:
                     state.label,
                     reason,
                 )
-                return "failed", reason
-        return "learned", None
+                return "failed", reason, None
+        return "learned", None, root
 
     def _relearn_locked(self, state: _Label) -> None:
         with state.lock:
@@ -612,12 +678,18 @@ class TemplateInductionPipeline:
         self.stats.inc_value(f"{STATS_PREFIX}/relearned")
 
     async def _extract_into(
-        self, item: PageItem, state: _Label, mode: str, failure: str | None = None
+        self,
+        item: PageItem,
+        state: _Label,
+        mode: str,
+        failure: str | None = None,
+        root: Element | None = None,
     ) -> None:
         ready = state.pages >= self.config.min_pages
         result: Extraction | None = None
         if state.pages > 0 and item.html:
-            result = await self._in_worker(self._extract, state, item.html, item.url)
+            page = item.html if root is None else root
+            result = await self._in_worker(self._extract, state, page, item.url)
         elif failure is not None:  # nothing to extract with, but the item says why it is empty
             result = Extraction({}, [], 0.0, failure)
         status = "ready" if ready else "partial"
@@ -625,11 +697,12 @@ class TemplateInductionPipeline:
         self.stats.inc_value(f"{STATS_PREFIX}/extracted/{status}")
 
     @staticmethod
-    def _extract(state: _Label, html: str, url: str | None) -> Extraction:
-        """Worker thread: apply the label's wrapper. Never raises: any failure gives an empty
-        record and a reason (the wrapper is only read)."""
+    def _extract(state: _Label, page: str | Element, url: str | None) -> Extraction:
+        """Worker thread: apply the label's wrapper to the page's HTML, or to its tree as
+        :meth:`_learn` parsed it (the same options: the same tree). Never raises: any failure
+        gives an empty record and a reason (the wrapper is only read)."""
         try:
-            return state.wrapper.extract(html, url=url)
+            return state.wrapper.extract(page, url=url)
         except Exception as exc:  # lxml/json/url errors on a hostile page, or a bug
             reason = f"extraction failed: {describe_error(exc)}"
             logger.warning(
@@ -768,10 +841,11 @@ class TemplateInductionPipeline:
         return bool(slot is not None and getattr(slot, "closing", None))
 
     def _crawl_idle(self) -> bool:
-        """True when no request is downloading or scheduled and no response waits for its
-        callback: only the held items keep the crawl open, no more page items will come."""
+        """True when no request is downloading or scheduled, no response waits for its
+        callback and no page item is still being learned (it may make a label ready): only
+        the held items keep the crawl open, no more page items will come."""
         engine = getattr(self.crawler, "engine", None) if self.crawler is not None else None
-        if engine is None:
+        if engine is None or self._learning:
             return False
         try:
             if engine.downloader.active:
@@ -796,6 +870,13 @@ def _body_size(html: str | bytes | None) -> int:
     else:
         size = len(html)
     return max(size, MIN_RESPONSE_SIZE)
+
+
+def _timed(func: Callable[..., _T], *args: Any) -> tuple[_T, float]:
+    """Worker thread: ``func(*args)`` and the thread's CPU seconds it took."""
+    started = time.thread_time()
+    result = func(*args)
+    return result, time.thread_time() - started
 
 
 def _settle(waiter: Deferred[Any], future: Future[Any]) -> None:

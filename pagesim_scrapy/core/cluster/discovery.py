@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import zlib
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -62,8 +63,19 @@ class _TypeInfo:
     label: str
     source: str | None
     title: str | None
-    html: str | None
+    #: the representative's HTML, UTF-8 and zlib-compressed (:func:`_pack`): kept as text, a
+    #: page with one character beyond Latin-1 takes 2 or 4 bytes per character, 200 of them
+    #: about 100 MB on real pages; packed, about a tenth of the page's size
+    html: bytes | None
     examples: list[str] = field(default_factory=list)
+
+
+def _pack(html: str | None) -> bytes | None:
+    return None if html is None else zlib.compress(html.encode("utf-8", "surrogatepass"), 1)
+
+
+def _unpack(packed: bytes | None) -> str | None:
+    return None if packed is None else zlib.decompress(packed).decode("utf-8", "surrogatepass")
 
 
 class OnlineDiscovery:
@@ -218,14 +230,14 @@ class OnlineDiscovery:
                 info.examples.append(source)
             return info.label, assignment.score, False
 
-    def _keep_html(self, html: str | bytes | None) -> str | None:
+    def _keep_html(self, html: str | bytes | None) -> bytes | None:
         if html is None:
             return None
         if len(html) > self.max_html_bytes:
             return None
         if isinstance(html, bytes):
-            return html.decode("utf-8", errors="replace")
-        return html
+            return _pack(html.decode("utf-8", errors="replace"))
+        return _pack(html)
 
     def representatives(self) -> list[Representative]:
         """The discovered types in label order."""
@@ -239,7 +251,7 @@ class OnlineDiscovery:
                 summary=leader.summary,
                 source=info.source,
                 title=info.title,
-                html=info.html,
+                html=_unpack(info.html),
                 examples=list(info.examples),
             )
             for leader, info in pairs
@@ -326,7 +338,7 @@ class OnlineDiscovery:
                     rep.summary, self.sketcher.sketch(rep.summary), weight=max(1, rep.size)
                 )
                 self._info[leader.key] = _TypeInfo(
-                    rep.label, rep.source, rep.title, rep.html, list(rep.examples)
+                    rep.label, rep.source, rep.title, _pack(rep.html), list(rep.examples)
                 )
                 known.add(rep.label)
                 if not self._reserved:

@@ -195,6 +195,9 @@ class Wrapper:
     # --- serialisation ------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
+        # compile first: compiling names the template's fields, and the nodes below carry
+        # those names (so a wrapper not compiled yet gives the same form as a compiled one)
+        comp = self.compiled() if self.tree.root is not None else None
         nodes: list[dict[str, Any]] = []
         if self.tree.root is not None:
             stack: list[TNode] = [self.tree.root]
@@ -214,8 +217,7 @@ class Wrapper:
             "min_fit": self.min_fit,
             "structured": self.structured,
         }
-        if self.tree.root is not None:
-            comp = self.compiled()
+        if comp is not None:
             out["kind"] = comp.kind
             out["main_region"] = comp.main.field if comp.main is not None else None
             out["fields"] = [

@@ -21,6 +21,7 @@ def test_scrapely_icone_pages_give_name_designer_and_price_fields():
     expected = [json.loads(p.with_suffix(".json").read_text()) for p in paths]
     wrapper = induce([p.read_bytes() for p in paths], label="product")
     records = [wrapper.extract(p.read_bytes()).record for p in paths]
+    found = {}
     for attr in ("name", "designer"):
         fields = [
             name
@@ -28,6 +29,9 @@ def test_scrapely_icone_pages_give_name_designer_and_price_fields():
             if all(normalise(r.get(name)) == normalise(e[attr]) for r, e in zip(records, expected))
         ]
         assert fields, attr
+        found[attr] = fields
+    # named as a reader would name them, not after their container ("midcol_h1", "midcol_h2")
+    assert "title" in found["name"] and "subtitle" in found["designer"], found
     prices = [r.get("price") or "" for r in records]
     assert [p.replace("£", "").split()[0] for p in prices] == ["340.00", "229.00"]
     # a page of another site does not fit

@@ -512,9 +512,15 @@ _PLAIN_TAGS = frozenset(
 )
 
 
+#: A heading that has no name of its own (no itemprop, label or class) is named by its rank:
+#: the item's title and the line under it, not its container (``midcol_h1``, ``midcol_h2``).
+_HEADING_NAMES = {"h1": "title", "h2": "subtitle"}
+
+
 def _context_name(el: CNode, levels: int = 3, with_tag: bool = True) -> str | None:
     """itemprop, label, or class of the element or of one of its close ancestors (then
-    followed by the element's tag when that says more: ``midcol_h1``, ``midcol_h2``)."""
+    followed by the element's tag when that says more: ``sidebar_li``); a classless ``h1`` or
+    ``h2`` is the ``title`` or ``subtitle``."""
     prop = el.info.get("itemprop")
     if prop:
         return prop
@@ -527,6 +533,8 @@ def _context_name(el: CNode, levels: int = 3, with_tag: bool = True) -> str | No
             break
         cls = best_class(node)
         if cls:
+            if with_tag and node is not el and el.tag in _HEADING_NAMES:
+                return _HEADING_NAMES[el.tag]
             if with_tag and node is not el and el.tag not in _PLAIN_TAGS:
                 return f"{cls}_{el.tag}"
             return cls
@@ -537,7 +545,13 @@ def _context_name(el: CNode, levels: int = 3, with_tag: bool = True) -> str | No
     return None
 
 
-_TAG_NAMES = {"title": "page_title", "h1": "heading", "a": "link", "img": "image", "p": "paragraph"}
+_TAG_NAMES = {
+    "title": "page_title",
+    **_HEADING_NAMES,
+    "a": "link",
+    "img": "image",
+    "p": "paragraph",
+}
 
 
 def _text_name(c: CNode) -> str:

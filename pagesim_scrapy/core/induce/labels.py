@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pagesim_scrapy.core.induce.dom import INLINE_TAGS, LEAF_TAGS, Element, clean_text
-from pagesim_scrapy.core.induce.naming import snake
+from pagesim_scrapy.core.induce.naming import kept_name
 from pagesim_scrapy.core.induce.structured import JSONLD_TAG
 
 __all__ = [
@@ -683,16 +683,7 @@ def compile_labels(
                 if max(counts) >= 2 and (len(counts) >= 2 or entry["single"]) and pages >= 2:
                     kind, sep = "values", candidate
                     break
-        name = entry.get("name")
-        if not name or name in taken:
-            base = snake(entry["label"]) or "field"
-            name = base
-            k = 2
-            while name in taken:
-                name = f"{base}_{k}"
-                k += 1
-            entry["name"] = name
-        taken.add(name)
+        name = kept_name(entry, entry["label"], "field", taken)
         fields.append(
             LabelField(
                 key,

@@ -10,11 +10,11 @@ once given does not change when more pages are learned.
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from typing import Any, Protocol
 
 from pagesim_scrapy.core.induce.dom import _stable_token
 
-__all__ = ["best_class", "label_text", "snake", "unique_name"]
+__all__ = ["best_class", "kept_name", "label_text", "snake", "unique_name"]
 
 MAX_NAME = 40
 MAX_LABEL_CHARS = 40
@@ -90,3 +90,13 @@ def unique_name(base: str, taken: set[str]) -> str:
         k += 1
     taken.add(name)
     return name
+
+
+def kept_name(entry: dict[str, Any], text: str, fallback: str, taken: set[str]) -> str:
+    """The name remembered in ``entry`` (a learned row's or section's statistics), or a new
+    one from ``text`` when it has none or another field took it; added to ``taken``."""
+    name = entry.get("name")
+    if not name or name in taken:
+        name = entry["name"] = unique_name(snake(text) or fallback, taken)
+    taken.add(name)
+    return str(name)

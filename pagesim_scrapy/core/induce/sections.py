@@ -37,7 +37,7 @@ from pagesim_scrapy.core.induce.dom import (
     clean_text,
     element_sig,
 )
-from pagesim_scrapy.core.induce.naming import snake
+from pagesim_scrapy.core.induce.naming import kept_name
 from pagesim_scrapy.core.induce.structured import JSONLD_TAG
 
 __all__ = [
@@ -416,16 +416,7 @@ def compile_sections(
         seen = entry["pages"]
         if seen < need or len(entry["samples"]) < 2:
             continue
-        name = entry.get("name")
-        if not name or name in taken:
-            base = snake(entry["heading"]) or "section"
-            name = base
-            k = 2
-            while name in taken:
-                name = f"{base}_{k}"
-                k += 1
-            entry["name"] = name
-        taken.add(name)
+        name = kept_name(entry, entry["heading"], "section", taken)
         fields.append(
             SectionField(key, entry["heading"], name, seen, seen < pages, list(entry["samples"]))
         )

@@ -36,6 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _server import page_server
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
 SO = SHARED_DATA / "stackoverflow_page_types"
@@ -247,38 +249,29 @@ def main() -> None:
     index = [(i % len(bases), i // len(bases)) for i in range(args.pages)]
     rng.shuffle(index)
     sizes = [len(read_page(bases[b])) for b, _ in index[:300]]
-    with tempfile.TemporaryDirectory() as tmp:
-        pages_file = Path(tmp) / "pages.json"
-        pages_file.write_text(json.dumps({"base": [str(p) for p in bases], "index": index}))
-        server = subprocess.Popen(
-            [sys.executable, __file__, "--serve", str(pages_file)],
-            stdout=subprocess.PIPE,
-            text=True,
+    served = {"base": [str(p) for p in bases], "index": index}
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        page_server(__file__, Path(tmp), served) as (port, _),
+    ):
+        print(
+            f"{args.pages} pages from {len(bases)} real pages in ../shared/data "
+            f"(median size of a sample: {statistics.median(sizes) / 1024:.0f} KB), "
+            f"server on 127.0.0.1:{port}; load average {os.getloadavg()[0]:.1f}; "
+            f"{args.rounds} rounds of A (no pagesim) and "
+            f"B (pagesim, 10 templates, lcs, tag{''.join(', ' + s for s in args.set)})",
+            flush=True,
         )
-        try:
-            assert server.stdout is not None
-            port = int(server.stdout.readline())
-            print(
-                f"{args.pages} pages from {len(bases)} real pages in ../shared/data "
-                f"(median size of a sample: {statistics.median(sizes) / 1024:.0f} KB), "
-                f"server on 127.0.0.1:{port}; load average {os.getloadavg()[0]:.1f}; "
-                f"{args.rounds} rounds of A (no pagesim) and "
-                f"B (pagesim, 10 templates, lcs, tag{''.join(', ' + s for s in args.set)})",
-                flush=True,
-            )
-            runs: dict[str, list[dict[str, Any]]] = {"plain": [], "pagesim": []}
-            for round_number in range(1, args.rounds + 1):
-                for mode in ("plain", "pagesim"):
-                    result = run_crawl(mode, port, args.pages, args.set)
-                    runs[mode].append(result)
-                    print(
-                        f"  round {round_number} {mode:8s} cpu {result['cpu']:6.2f} s  "
-                        f"wall {result['wall']:6.2f} s",
-                        flush=True,
-                    )
-        finally:
-            server.terminate()
-            server.wait(10)
+        runs: dict[str, list[dict[str, Any]]] = {"plain": [], "pagesim": []}
+        for round_number in range(1, args.rounds + 1):
+            for mode in ("plain", "pagesim"):
+                result = run_crawl(mode, port, args.pages, args.set)
+                runs[mode].append(result)
+                print(
+                    f"  round {round_number} {mode:8s} cpu {result['cpu']:6.2f} s  "
+                    f"wall {result['wall']:6.2f} s",
+                    flush=True,
+                )
 
     plain = statistics.median(r["cpu"] for r in runs["plain"])
     with_pagesim = statistics.median(r["cpu"] for r in runs["pagesim"])

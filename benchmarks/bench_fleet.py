@@ -23,11 +23,9 @@ Needs ``redis-server`` (Debian package) and the ``[redis]`` extra; the pages com
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -39,6 +37,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
 import bench_crawl  # noqa: E402  (the crawl, server and pages of the crawl benchmark)
+from _server import page_server  # noqa: E402
 
 from tests.redis_server import RedisNotAvailable, running_redis  # noqa: E402
 
@@ -50,40 +49,31 @@ def crawl_rounds(pages: int, rounds: int, url: str) -> None:
     rng = random.Random(20240601)
     index = [(i % len(bases), i // len(bases)) for i in range(pages)]
     rng.shuffle(index)
-    with tempfile.TemporaryDirectory() as tmp:
-        pages_file = Path(tmp) / "pages.json"
-        pages_file.write_text(json.dumps({"base": [str(p) for p in bases], "index": index}))
-        server = subprocess.Popen(
-            [sys.executable, bench_crawl.__file__, "--serve", str(pages_file)],
-            stdout=subprocess.PIPE,
-            text=True,
+    served = {"base": [str(p) for p in bases], "index": index}
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        page_server(bench_crawl.__file__, Path(tmp), served) as (port, _),
+    ):
+        print(
+            f"{pages} pages from {len(bases)} real pages in ../shared/data on 127.0.0.1:{port}"
+            f"; load average {os.getloadavg()[0]:.1f}; {rounds} rounds of A (local state) "
+            f"and B (state shared through {url})",
+            flush=True,
         )
-        try:
-            assert server.stdout is not None
-            port = int(server.stdout.readline())
-            print(
-                f"{pages} pages from {len(bases)} real pages in ../shared/data on 127.0.0.1:{port}"
-                f"; load average {os.getloadavg()[0]:.1f}; {rounds} rounds of A (local state) "
-                f"and B (state shared through {url})",
-                flush=True,
-            )
-            runs: dict[str, list[dict[str, Any]]] = {"local": [], "shared": []}
-            for number in range(1, rounds + 1):
-                for mode in ("local", "shared"):
-                    extra = ["PAGESIM_STATE_URL=local"]
-                    if mode == "shared":
-                        extra = [f"PAGESIM_STATE_URL={url}", f"PAGESIM_STATE_PREFIX=bench{number}"]
-                    result = bench_crawl.run_crawl("pagesim", port, pages, extra)
-                    runs[mode].append(result)
-                    print(
-                        f"  round {number} {mode:6s} cpu {result['cpu']:6.2f} s  "
-                        f"wall {result['wall']:6.2f} s  "
-                        f"pagesim {result['pagesim_ms'] / pages:.2f} ms/page",
-                        flush=True,
-                    )
-        finally:
-            server.terminate()
-            server.wait(10)
+        runs: dict[str, list[dict[str, Any]]] = {"local": [], "shared": []}
+        for number in range(1, rounds + 1):
+            for mode in ("local", "shared"):
+                extra = ["PAGESIM_STATE_URL=local"]
+                if mode == "shared":
+                    extra = [f"PAGESIM_STATE_URL={url}", f"PAGESIM_STATE_PREFIX=bench{number}"]
+                result = bench_crawl.run_crawl("pagesim", port, pages, extra)
+                runs[mode].append(result)
+                print(
+                    f"  round {number} {mode:6s} cpu {result['cpu']:6.2f} s  "
+                    f"wall {result['wall']:6.2f} s  "
+                    f"pagesim {result['pagesim_ms'] / pages:.2f} ms/page",
+                    flush=True,
+                )
     local = statistics.median(r["cpu"] for r in runs["local"])
     shared = statistics.median(r["cpu"] for r in runs["shared"])
     paired = statistics.median(b["cpu"] / a["cpu"] for a, b in zip(runs["local"], runs["shared"]))

@@ -43,6 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _server import page_server
 from bench_crawl import base_pages, parse_settings, read_page, serve
 
 
@@ -174,54 +175,42 @@ def main() -> None:
     rng.shuffle(index)
     index = index[: args.pages]
     sizes = [len(read_page(bases[b])) for b, _ in index]
-    with tempfile.TemporaryDirectory() as tmp:
-        pages_file = Path(tmp) / "pages.json"
-        pages_file.write_text(json.dumps({"base": [str(p) for p in bases], "index": index}))
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                __file__,
-                *("--serve", str(pages_file), "--latency", str(args.latency)),
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
+    served = {"base": [str(p) for p in bases], "index": index}
+    latency = ("--latency", str(args.latency))
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        page_server(__file__, Path(tmp), served, latency) as (port, _),
+    ):
+        print(
+            f"{args.pages} pages drawn from {len(bases)} real pages of many sites in "
+            f"../shared/data (median {statistics.median(sizes) / 1024:.0f} KB, total "
+            f"{sum(sizes) / 1e6:.1f} MB), server on 127.0.0.1:{port}; load average "
+            f"{os.getloadavg()[0]:.1f}; latency {args.latency:g} ms; {args.rounds} rounds "
+            "of A (discovery, page items) "
+            f"and B (the same + induction){''.join(', ' + s for s in args.set)}",
+            flush=True,
         )
-        try:
-            assert server.stdout is not None
-            port = int(server.stdout.readline())
-            print(
-                f"{args.pages} pages drawn from {len(bases)} real pages of many sites in "
-                f"../shared/data (median {statistics.median(sizes) / 1024:.0f} KB, total "
-                f"{sum(sizes) / 1e6:.1f} MB), server on 127.0.0.1:{port}; load average "
-                f"{os.getloadavg()[0]:.1f}; latency {args.latency:g} ms; {args.rounds} rounds "
-                "of A (discovery, page items) "
-                f"and B (the same + induction){''.join(', ' + s for s in args.set)}",
-                flush=True,
-            )
-            runs: dict[str, list[dict[str, Any]]] = {"plain": [], "induction": []}
-            for round_number in range(1, args.rounds + 1):
-                for mode in ("plain", "induction"):
-                    out_dir = Path(tmp) / f"{mode}-{round_number}"
-                    out_dir.mkdir()
-                    result = run_crawl(mode, port, args.pages, args.set, str(out_dir))
-                    runs[mode].append(result)
-                    stats = result["stats"]
-                    released = {
-                        k.rsplit("/", 1)[1]: v
-                        for k, v in stats.items()
-                        if k.startswith("pagesim/induction/released/")
-                    }
-                    print(
-                        f"  round {round_number} {mode:9s} wall {result['wall']:6.2f} s  "
-                        f"fetch {result['fetch']:6.2f} s  cpu {result['cpu']:6.2f} s  "
-                        f"responses {result['responses']}  items {result['items']}  "
-                        f"types {result['types']}  held {stats.get('pagesim/induction/held', 0)}"
-                        f"  released {released}",
-                        flush=True,
-                    )
-        finally:
-            server.terminate()
-            server.wait(10)
+        runs: dict[str, list[dict[str, Any]]] = {"plain": [], "induction": []}
+        for round_number in range(1, args.rounds + 1):
+            for mode in ("plain", "induction"):
+                out_dir = Path(tmp) / f"{mode}-{round_number}"
+                out_dir.mkdir()
+                result = run_crawl(mode, port, args.pages, args.set, str(out_dir))
+                runs[mode].append(result)
+                stats = result["stats"]
+                released = {
+                    k.rsplit("/", 1)[1]: v
+                    for k, v in stats.items()
+                    if k.startswith("pagesim/induction/released/")
+                }
+                print(
+                    f"  round {round_number} {mode:9s} wall {result['wall']:6.2f} s  "
+                    f"fetch {result['fetch']:6.2f} s  cpu {result['cpu']:6.2f} s  "
+                    f"responses {result['responses']}  items {result['items']}  "
+                    f"types {result['types']}  held {stats.get('pagesim/induction/held', 0)}"
+                    f"  released {released}",
+                    flush=True,
+                )
 
     plain = statistics.median(r["wall"] for r in runs["plain"])
     induction = statistics.median(r["wall"] for r in runs["induction"])

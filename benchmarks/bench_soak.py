@@ -38,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _server import page_server
 from bench_crawl import SHARED_DATA, base_pages, parse_settings, read_page, variant
 
 #: responses between two RSS samples
@@ -312,51 +313,39 @@ def main() -> None:
 
     bases, pages = plan(args.pages, args.hosts)
     sizes = [len(read_page(bases[b])) for b in sorted({b for b, _, _ in pages})]
-    with tempfile.TemporaryDirectory() as tmp:
-        pages_file = Path(tmp) / "plan.json"
-        pages_file.write_text(json.dumps({"base": [str(p) for p in bases], "pages": pages}))
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                __file__,
-                *("--serve", str(pages_file), "--latency", str(args.latency)),
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
+    served = {"base": [str(p) for p in bases], "pages": pages}
+    latency = ("--latency", str(args.latency))
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        page_server(__file__, Path(tmp), served, latency) as (port, pages_file),
+    ):
+        print(
+            f"{args.pages} pages from {len(bases)} real pages in "
+            f"{SHARED_DATA.parent.name}/{SHARED_DATA.name} (median "
+            f"{statistics.median(sizes) / 1024:.0f} KB) on "
+            f"{len({h for _, _, h in pages})} hosts, proxy 127.0.0.1:{port}, latency "
+            f"{args.latency:g} ms; load average {os.getloadavg()[0]:.1f}"
+            f"{''.join(', ' + s for s in args.set)}",
+            flush=True,
         )
-        try:
-            assert server.stdout is not None
-            port = int(server.stdout.readline())
+        results: dict[str, dict[str, Any]] = {}
+        for mode in ("plain", "pagesim"):
+            if args.only and mode != args.only:
+                continue
+            out_dir = Path(tmp) / mode
+            out_dir.mkdir()
+            result = run_crawl(
+                mode, port, pages_file, args.pages, args.set, out_dir, args.trace_memory
+            )
+            results[mode] = result
             print(
-                f"{args.pages} pages from {len(bases)} real pages in "
-                f"{SHARED_DATA.parent.name}/{SHARED_DATA.name} (median "
-                f"{statistics.median(sizes) / 1024:.0f} KB) on "
-                f"{len({h for _, _, h in pages})} hosts, proxy 127.0.0.1:{port}, latency "
-                f"{args.latency:g} ms; load average {os.getloadavg()[0]:.1f}"
-                f"{''.join(', ' + s for s in args.set)}",
+                f"{mode:8s} wall {result['wall']:7.1f} s  cpu {result['cpu']:7.1f} s  "
+                f"responses {result['responses']}  RSS end {result['rss_end_mb']:.0f} MB, "
+                f"peak {result['rss_peak_mb']:.0f} MB",
                 flush=True,
             )
-            results: dict[str, dict[str, Any]] = {}
-            for mode in ("plain", "pagesim"):
-                if args.only and mode != args.only:
-                    continue
-                out_dir = Path(tmp) / mode
-                out_dir.mkdir()
-                result = run_crawl(
-                    mode, port, pages_file, args.pages, args.set, out_dir, args.trace_memory
-                )
-                results[mode] = result
-                print(
-                    f"{mode:8s} wall {result['wall']:7.1f} s  cpu {result['cpu']:7.1f} s  "
-                    f"responses {result['responses']}  RSS end {result['rss_end_mb']:.0f} MB, "
-                    f"peak {result['rss_peak_mb']:.0f} MB",
-                    flush=True,
-                )
-                if mode == "pagesim":
-                    report(result)
-        finally:
-            server.terminate()
-            server.wait(10)
+            if mode == "pagesim":
+                report(result)
     if "plain" in results and "pagesim" in results:
         ratio = results["pagesim"]["wall"] / results["plain"]["wall"]
         print(f"wall-time ratio pagesim / plain = {ratio:.2f}")

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -31,3 +33,33 @@ def page_server(
     finally:
         server.terminate()
         server.wait(10)
+
+
+def serve_forever(body_of: Callable[[str], bytes], latency: float = 0.0) -> None:
+    """Serve GET requests until killed: ``body_of(path)`` is the page (ValueError or
+    IndexError: a 404), sent ``latency`` seconds late; the port is printed on stdout first."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            try:
+                body, status = body_of(self.path), 200
+            except (ValueError, IndexError):
+                body, status = b"not found", 404
+            if latency:
+                time.sleep(latency)
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    server.request_queue_size = 128
+    print(server.server_address[1], flush=True)
+    server.serve_forever()

@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _server import page_server
+from _server import page_server, serve_forever
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -82,37 +82,15 @@ def variant(body: bytes, number: int) -> bytes:
 def serve(pages_file: str, latency: float = 0.0) -> None:
     """Serve /page/<i> (i < len(index)) until killed, each response ``latency`` seconds late;
     print the port on stdout."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
     index: list[tuple[int, int]] = json.loads(Path(pages_file).read_text())["index"]
     paths = [Path(p) for p in json.loads(Path(pages_file).read_text())["base"]]
     bodies = [read_page(p) for p in paths]
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+    def body_of(path: str) -> bytes:
+        base, number = index[int(path.rsplit("/", 1)[1])]
+        return variant(bodies[base], number)
 
-        def do_GET(self) -> None:
-            try:
-                base, number = index[int(self.path.rsplit("/", 1)[1])]
-                body = variant(bodies[base], number)
-                status = 200
-            except (ValueError, IndexError):
-                body, status = b"not found", 404
-            if latency:
-                time.sleep(latency)
-            self.send_response(status)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
+    serve_forever(body_of, latency)
 
 
 # --- the crawl process -------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _server import page_server
+from _server import page_server, serve_forever
 from bench_crawl import SHARED_DATA, base_pages, parse_settings, read_page, variant
 
 #: responses between two RSS samples
@@ -81,40 +81,17 @@ def plan(count: int, hosts: int) -> tuple[list[Path], list[tuple[int, int, str]]
 def serve(pages_file: str, latency: float) -> None:
     """Serve ``http://<host>/page/<i>`` (as a proxy: the request line holds the whole URL)
     until killed; print the port on stdout."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
     spec = json.loads(Path(pages_file).read_text())
     index: list[list[Any]] = spec["pages"]
     bodies = [read_page(Path(p)) for p in spec["base"]]
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+    def body_of(path: str) -> bytes:
+        base, number, host = index[int(path.rsplit("/", 1)[1])]
+        if f"//{host}/" not in path:
+            raise ValueError(path)
+        return variant(bodies[base], number)
 
-        def do_GET(self) -> None:
-            try:
-                base, number, host = index[int(self.path.rsplit("/", 1)[1])]
-                if f"//{host}/" not in self.path:
-                    raise ValueError(self.path)
-                body = variant(bodies[base], number)
-                status = 200
-            except (ValueError, IndexError):
-                body, status = b"not found", 404
-            if latency:
-                time.sleep(latency)
-            self.send_response(status)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    server.request_queue_size = 128
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
+    serve_forever(body_of, latency)
 
 
 # --- the crawl process -------------------------------------------------------------------------

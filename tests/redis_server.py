@@ -95,3 +95,15 @@ def running_redis(port: int | None = None, start_timeout: float = 10.0) -> Itera
                     process.wait(5)
             if process.stderr is not None:
                 process.stderr.close()
+
+
+def redis_or_skip() -> Iterator[RedisServer]:
+    """The body of the tests' ``redis_server`` fixtures: a running server, or the test
+    skipped with the reason it could not start."""
+    import pytest
+
+    try:
+        with running_redis() as server:
+            yield server
+    except RedisNotAvailable as exc:
+        pytest.skip(f"no redis-server: {exc}")

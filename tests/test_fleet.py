@@ -35,7 +35,11 @@ from pagesim_scrapy.core.state import open_shared_state
 from pagesim_scrapy.core.summary import SummaryOptions
 from pagesim_scrapy.templates import summarize_html
 from sample_project.demo_shop import DEMO_SITE_DIR
-from tests.redis_server import RedisNotAvailable, RedisServer, free_port, running_redis
+from tests.redis_server import (
+    RedisServer,
+    free_port,
+    redis_or_skip,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 CRAWL_TIMEOUT = 240
@@ -150,11 +154,7 @@ def shop() -> Iterator[str]:
 
 @pytest.fixture
 def redis_server() -> Iterator[RedisServer]:
-    try:
-        with running_redis() as server:
-            yield server
-    except RedisNotAvailable as exc:
-        pytest.skip(f"no redis-server: {exc}")
+    yield from redis_or_skip()
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,12 @@ from pagesim_scrapy.core.state.sync import FleetSync
 from pagesim_scrapy.core.statefile import CorruptStateError
 from pagesim_scrapy.core.summary import summarize
 from sample_project.demo_shop import DEMO_LABELS_FILE, DEMO_SITE_DIR
-from tests.redis_server import RedisNotAvailable, RedisServer, free_port, running_redis
+from tests.redis_server import (
+    RedisServer,
+    free_port,
+    redis_or_skip,
+    running_redis,
+)
 
 SITE = "shop.example"
 
@@ -44,11 +49,7 @@ TEMPLATE_PAGES = sum(len(paths) for paths in TEMPLATES.values())
 
 @pytest.fixture(scope="module")
 def redis_server() -> Iterator[RedisServer]:
-    try:
-        with running_redis() as server:
-            yield server
-    except RedisNotAvailable as exc:
-        pytest.skip(f"no redis-server: {exc}")
+    yield from redis_or_skip()
 
 
 @pytest.fixture

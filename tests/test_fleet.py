@@ -268,12 +268,13 @@ def test_a_fleet_shares_what_it_learns_and_decides_like_one_process(
     differs between any two crawls (concurrency, which worker fetches what), so the verdicts
     of two crawls differ on some pages however the state is kept. What does not depend on the
     order is what was learned: the fleet's site model in Redis is asserted equal to the one
-    process's, count for count. Measured on the 266 pages (two runs): the shared fleet's
-    verdicts differed from the one process's on 19-20 pages, the unshared fleet's on 58-72;
-    the late worker differed on 5 from a process continuing from the fleet's state (its first
-    page is decided before its first sync). Asserted: the shared fleet differs on at most 12 %
-    of the pages and on at most half as many as the unshared fleet; the late worker on at
-    most 5 %.
+    process's, count for count. Measured on the 266 pages: with the first cut rule the shared
+    fleet's verdicts differed from the one process's on 19-20 pages, the unshared fleet's on
+    58-72; with the own cut's two candidates (steadier when products are most of the site)
+    0-1 and 0-43. The late worker differed on 0-5 from a process continuing from the fleet's
+    state (its first page is decided before its first sync). Asserted: the shared fleet
+    differs on at most 12 % of the pages, and on at most half as many as the unshared fleet
+    or 2 % of the pages; the late worker on at most 5 %.
     """
     # one process with the same scheduler (so the same queue order policy), its learned
     # state kept under another prefix of the same Redis so that it can be compared
@@ -362,7 +363,8 @@ def test_a_fleet_shares_what_it_learns_and_decides_like_one_process(
     differ_unshared = disagreement(alone, unshared)
     print("verdicts differing from one process: shared", differ, "unshared", differ_unshared)
     assert differ <= 0.12 * len(alone), (differ, differ_unshared)
-    assert differ * 2 <= differ_unshared, (differ, differ_unshared)
+    # sharing halves the disagreement, unless both are down to a handful of pages
+    assert differ <= max(differ_unshared / 2, 0.02 * len(alone)), (differ, differ_unshared)
 
     # a worker that joins late starts from what the fleet learned (the fleet's counts as the
     # late worker finds them: its own pushes come on top)

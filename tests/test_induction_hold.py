@@ -44,21 +44,25 @@ def routes() -> dict[str, bytes]:
     return out
 
 
-def test_held_items_do_not_stop_the_downloader(tmp_path: Path) -> None:
-    pages = routes()
-    assert all(len(body) >= PAGE_BYTES for body in pages.values())
-    settings = {
+def _induction_settings(tmp_path: Path, **extra: Any) -> dict[str, Any]:
+    """The crawl's settings: the induction pipeline alone, wrappers under ``tmp_path``."""
+    return {
         "TELNETCONSOLE_ENABLED": False,
         "ROBOTSTXT_OBEY": False,
         "LOG_LEVEL": "INFO",
         "ITEM_PIPELINES": {"pagesim_scrapy.pipelines.induction.TemplateInductionPipeline": 300},
         "PAGESIM_INDUCTION_ENABLED": True,
         "PAGESIM_INDUCTION_DIR": str(tmp_path / "wrappers"),
-        "PAGESIM_INDUCTION_MIN_PAGES": 2,
-        "PAGESIM_INDUCTION_WAIT": WAIT,
-        "SCRAPER_SLOT_MAX_ACTIVE_SIZE": SLOT_SIZE,
         "CONCURRENT_REQUESTS": 4,
+        **extra,
     }
+
+
+def _crawl(
+    tmp_path: Path, pages: dict[str, bytes], settings: dict[str, Any]
+) -> tuple[dict[str, Any], str, float]:
+    """Serve ``pages`` and crawl them in a fresh process: (its result, the server's base URL,
+    seconds the crawl took)."""
     for base in _serve(pages):
         spec = {"settings": settings, "urls": [base + path for path in pages]}
         spec_path, out_path = tmp_path / "spec.json", tmp_path / "out.json"
@@ -73,7 +77,20 @@ def test_held_items_do_not_stop_the_downloader(tmp_path: Path) -> None:
         )
         seconds = time.monotonic() - started
         assert proc.returncode == 0, proc.stderr[-4000:]
-        result = json.loads(out_path.read_text(encoding="utf-8"))
+        return json.loads(out_path.read_text(encoding="utf-8")), base, seconds
+    raise AssertionError("the test server did not start")
+
+
+def test_held_items_do_not_stop_the_downloader(tmp_path: Path) -> None:
+    pages = routes()
+    assert all(len(body) >= PAGE_BYTES for body in pages.values())
+    settings = _induction_settings(
+        tmp_path,
+        PAGESIM_INDUCTION_MIN_PAGES=2,
+        PAGESIM_INDUCTION_WAIT=WAIT,
+        SCRAPER_SLOT_MAX_ACTIVE_SIZE=SLOT_SIZE,
+    )
+    result, base, seconds = _crawl(tmp_path, pages, settings)
     stats = result["stats"]
     assert result["finish_reason"] == "finished"
     assert sorted(result["items"]) == sorted(base + path for path in pages)  # none lost
@@ -94,30 +111,10 @@ def test_labels_beyond_the_limit_get_no_wrapper_and_lose_no_item(tmp_path: Path)
     learned, the items of later ones pass with an empty record and a reason."""
     pages = dict(list(routes().items())[:12])
     limit = 5
-    settings = {
-        "TELNETCONSOLE_ENABLED": False,
-        "ROBOTSTXT_OBEY": False,
-        "LOG_LEVEL": "INFO",
-        "ITEM_PIPELINES": {"pagesim_scrapy.pipelines.induction.TemplateInductionPipeline": 300},
-        "PAGESIM_INDUCTION_ENABLED": True,
-        "PAGESIM_INDUCTION_DIR": str(tmp_path / "wrappers"),
-        "PAGESIM_INDUCTION_MIN_PAGES": 1,
-        "PAGESIM_INDUCTION_MAX_LABELS": limit,
-        "CONCURRENT_REQUESTS": 4,
-    }
-    for base in _serve(pages):
-        spec = {"settings": settings, "urls": [base + path for path in pages]}
-        spec_path, out_path = tmp_path / "spec.json", tmp_path / "out.json"
-        spec_path.write_text(json.dumps(spec), encoding="utf-8")
-        proc = subprocess.run(
-            [sys.executable, str(Path(__file__)), str(spec_path), str(out_path)],
-            capture_output=True,
-            text=True,
-            timeout=4 * WAIT,
-            cwd=tmp_path,
-        )
-        assert proc.returncode == 0, proc.stderr[-4000:]
-        result = json.loads(out_path.read_text(encoding="utf-8"))
+    settings = _induction_settings(
+        tmp_path, PAGESIM_INDUCTION_MIN_PAGES=1, PAGESIM_INDUCTION_MAX_LABELS=limit
+    )
+    result, base, _ = _crawl(tmp_path, pages, settings)
     stats = result["stats"]
     assert result["finish_reason"] == "finished"
     assert sorted(result["items"]) == sorted(base + path for path in pages)  # none lost

@@ -100,6 +100,28 @@ def _weight(df: int, pages: int) -> float:
     return ramp * math.log((pages + 1) / (df + 0.5))
 
 
+#: Weights are rounded to multiples of 1 / WEIGHT_STEPS, so that any sum of them below 2 ** 23
+#: is exact in a float: the sum of a page's weights is then the same whatever order a set's
+#: features come in (which changes from process to process), with no compensated summation.
+WEIGHT_STEPS = 2**30
+
+
+def _weight_table(pages: int, size: int) -> list[float]:
+    """:func:`_weight` for document frequencies 0 .. size-1 at ``pages`` pages, never below
+    zero, on the WEIGHT_STEPS grid."""
+    # the values of _weight, computed in bulk: rebuilt on every page of a small site
+    step = WEIGHT_STEPS
+    log = math.log
+    full = min(RAMP_PAGES, max(3, pages // RAMP_SITE_SHARE))
+    grow = min(full, size)
+    num = pages + 1
+    ramped = [(df - 1) / (full - 1) * log(num / (df + 0.5)) for df in range(2, grow)]
+    flat = [log(num / (df + 0.5)) for df in range(max(2, grow), size)]
+    table = [0.0, 0.0][:size]
+    table += [round(w * step) / step if w > 0.0 else 0.0 for w in ramped + flat]
+    return table
+
+
 class SiteModel:
     """Document frequencies of structural features over the pages of one site seen so far.
 
@@ -174,7 +196,7 @@ class SiteModel:
         if pages != built and (pages < 100 or pages >= built * 1.01):
             # long enough for every count the site can reach before the next rebuild
             size = int(pages * 1.01) + 2
-            self._table = [max(0.0, _weight(df, pages)) for df in range(size)]
+            self._table = _weight_table(pages, size)
             self._table_pages = pages
         return self._table
 
@@ -188,6 +210,13 @@ class SiteModel:
         keys = features if isinstance(features, (frozenset, set)) else list(features)
         return dict(zip(keys, map(table.__getitem__, map(get, keys, repeat(0)))))
 
+    def total(self, features: Iterable[str], table: list[float] | None = None) -> float:
+        """The summed weight of ``features`` (under ``table``, default the current one), with
+        no dict of weights built on the way: the hot path of every decision."""
+        table = self.table() if table is None else table
+        # exact, whatever the order (see _weight_table): a plain sum is enough
+        return sum(map(table.__getitem__, map(self.df.get, features, repeat(0))))
+
     def describe(self) -> dict[str, int]:
         return {"pages": self.pages, "features": len(self.df), "kept": len(self.recent)}
 
@@ -199,15 +228,25 @@ def weighted_jaccard(
     shared = page.keys() & other
     if not shared:
         return 0.0
-    inter = math.fsum(map(page.__getitem__, shared))
+    inter = sum(map(page.__getitem__, shared))
     union = page_total + other_total - inter
     # a total summed a few pages earlier can be a little smaller than the shared weight now
     return min(1.0, inter / union) if union > 0.0 else 0.0
 
 
+def jaccard_of_totals(shared: float, total_a: float, total_b: float) -> float:
+    """Weighted Jaccard from the shared weight and the two pages' totals (one weight per
+    feature, so the union is what the two totals count once)."""
+    if shared <= 0.0:
+        return 0.0
+    union = total_a + total_b - shared
+    # a total summed a few pages earlier can be a little smaller than the shared weight now
+    return min(1.0, shared / union) if union > 0.0 else 0.0
+
+
 def site_similarity(a: Features, b: Features, model: SiteModel, floor: int = 0) -> float:
     """The site-weighted similarity of two pages' features under ``model``."""
     weights = model.weights(a | b, floor)
-    total_a = math.fsum(weights[f] for f in a)
-    total_b = math.fsum(weights[f] for f in b)
+    total_a = sum(map(weights.__getitem__, a))
+    total_b = sum(map(weights.__getitem__, b))
     return weighted_jaccard({f: weights[f] for f in a}, total_a, b, total_b)

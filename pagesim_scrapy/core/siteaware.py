@@ -40,6 +40,7 @@ from pagesim_scrapy.core.classify import Verdict, given_thresholds
 from pagesim_scrapy.core.site import (
     Features,
     SiteModel,
+    jaccard_of_totals,
     structural_features,
     weighted_jaccard,
 )
@@ -386,9 +387,8 @@ class SiteAwareClassifier:
         if table is not state.totals_table or (
             model.pages < EARLY_PAGES and model.pages != state.totals_pages
         ):
-            get = model.df.get
             state.template_totals = {
-                label: [(page, math.fsum(table[get(f, 0)] for f in page)) for page in pages]
+                label: [(page, model.total(page, table)) for page in pages]
                 for label, pages in self._templates.items()
             }
             state.totals_table = table
@@ -397,11 +397,16 @@ class SiteAwareClassifier:
 
     def _per_template(self, features: Features, state: _Site) -> dict[str, list[float]]:
         """The page's similarity to each template of each label, under the site's weights."""
-        weights = state.model.weights(features)
-        total = math.fsum(weights.values())
+        model = state.model
+        totals = self._template_totals(state)
+        table = model.table()
+        total = model.total(features, table)
         return {
-            label: [weighted_jaccard(weights, total, page, t_total) for page, t_total in pages]
-            for label, pages in self._template_totals(state).items()
+            label: [
+                jaccard_of_totals(model.total(features & page, table), total, t_total)
+                for page, t_total in pages
+            ]
+            for label, pages in totals.items()
         }
 
     def _scores_of(self, features: Features, state: _Site) -> dict[str, float]:

@@ -78,15 +78,12 @@ STRUCTURAL_ATTRIBUTES: frozenset[str] = frozenset(
 
 _DIGITS = re.compile(r"\d+")
 _HAS_DIGIT = re.compile(r"\d").search
-_HAS_LETTER = re.compile(r"[A-Za-z]").search
-# A word of at least 6 characters that mixes letters and digits looks like a generated hash
-# ("css-1x9f3a", "a7f9c2e1"): replaced by one placeholder.
-_LONG_WORD = re.compile(r"[A-Za-z0-9_]{6,}")
-
-
-def _fold_hash(match: re.Match[str]) -> str:
-    word = match.group()
-    return "~" if _HAS_DIGIT(word) and _HAS_LETTER(word) else word
+# A word (a whole run of [A-Za-z0-9_]) of at least 6 characters that mixes letters and digits
+# looks like a generated hash ("css-1x9f3a", "a7f9c2e1"): replaced by one placeholder. One
+# pattern with lookaheads, so no Python callback runs per word.
+_HASH_WORD = re.compile(
+    r"(?<![A-Za-z0-9_])(?=[A-Za-z0-9_]{6})(?=[A-Za-z_]*[0-9])(?=[0-9_]*[A-Za-z])[A-Za-z0-9_]+"
+)
 
 
 class PageParseError(ValueError):
@@ -103,8 +100,7 @@ def normalise_value(value: str) -> str:
     """Fold the volatile parts of an attribute value: hash-like tokens and digit runs."""
     if not _HAS_DIGIT(value):  # most values: nothing volatile, no regex work
         return value
-    value = _LONG_WORD.sub(_fold_hash, value)
-    return _DIGITS.sub("0", value)
+    return _DIGITS.sub("0", _HASH_WORD.sub("~", value))
 
 
 @dataclass(frozen=True)

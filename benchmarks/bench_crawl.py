@@ -237,7 +237,7 @@ def main() -> None:
             f"(median size of a sample: {statistics.median(sizes) / 1024:.0f} KB), "
             f"server on 127.0.0.1:{port}; load average {os.getloadavg()[0]:.1f}; "
             f"{args.rounds} rounds of A (no pagesim) and "
-            f"B (pagesim, 10 templates, lcs, tag{''.join(', ' + s for s in args.set)})",
+            f"B (pagesim, 10 templates, default method, tag{''.join(', ' + s for s in args.set)})",
             flush=True,
         )
         runs: dict[str, list[dict[str, Any]]] = {"plain": [], "pagesim": []}

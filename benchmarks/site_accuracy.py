@@ -48,6 +48,8 @@ from typing import Protocol, TypeVar
 from _data import shared
 
 from pagesim_scrapy.core.classify import build_classifier
+from pagesim_scrapy.core.siteaware import SAVED_SITE_WEIGHT, SiteAwareClassifier
+from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
 from pagesim_scrapy.core.summary import PageSummary, summarize
 from pagesim_scrapy.settings import PageSimConfig
 
@@ -159,6 +161,50 @@ def one_class(
     }
 
 
+def second_crawl(
+    pages: list[Page], seed: int, weight: float = SAVED_SITE_WEIGHT
+) -> dict[str, object]:
+    """One-class, online, twice: a first crawl meets the site's pages in a shuffled order and
+    saves its site model (through the site-models file's text, with its default bounds); a
+    second crawl adopts it and meets the same pages in another order."""
+    types = Counter(page.label for page in pages)
+    first, second = Counts(), Counts()
+    early = {"first": [0, 0], "second": [0, 0]}
+    options = PageSimConfig().summary_options()
+    for label, count in sorted(types.items()):
+        if count < 5:
+            continue
+        templates = {label: [page.summary for page in pages if page.label == label][:2]}
+        tests = [page for page in pages if page.summary not in templates[label]]
+        rng = random.Random(f"{seed}:{label}:second")
+        crawler = build_classifier(templates, method="site")
+        assert isinstance(crawler, SiteAwareClassifier)
+        for crawl, counts in (("first", first), ("second", second)):
+            order = list(range(len(tests)))
+            rng.shuffle(order)
+            for rank, index in enumerate(order):
+                page = tests[index]
+                predicted = crawler.classify(page.summary).label == label
+                counts.add(page.label == label, predicted)
+                right = predicted == (page.label == label)
+                if rank < 10:
+                    early[crawl][0] += not right
+                    early[crawl][1] += 1
+            if crawl == "first":
+                text = site_models_text(crawler.export_sites(), options)
+                saved = parse_site_models(text, options)
+                assert saved is not None
+                crawler = build_classifier(templates, method="site")
+                assert isinstance(crawler, SiteAwareClassifier)
+                crawler.adopt_saved(saved, weight)
+    return {
+        "first": first,
+        "second": second,
+        "first_early": early["first"][0] / max(1, early["first"][1]),
+        "second_early": early["second"][0] / max(1, early["second"][1]),
+    }
+
+
 def multi_type(pages: list[Page], method: str) -> tuple[float, float, int]:
     types = Counter(page.label for page in pages)
     firsts = {}
@@ -262,6 +308,11 @@ def main() -> None:
         help="leave-one-site-out: the weight ramp and the cut's floor percentile (slow)",
     )
     parser.add_argument("--per-type", action="store_true", help="print F1 per type")
+    parser.add_argument(
+        "--recurring-grid",
+        action="store_true",
+        help="recurring crawl: the saved sites' weight per leave-one-site-out fold (4 seeds)",
+    )
     args = parser.parse_args()
     root = shared("site_page_types")
     names = [n for n in args.sites.split(",") if n] or sorted(
@@ -340,10 +391,57 @@ def main() -> None:
             f"share {share:.2f}, distinct sites  batch {large['batch']}  online {large['online']}"
         )
 
+    if args.method == "site":
+        print(
+            "\nrecurring crawl (one-class online; the second crawl adopts the site model the "
+            "first saved)"
+        )
+        print(f"{'site':24} {'first crawl':28} {'err 10':>6}  {'second crawl':28} {'err 10':>6}")
+        runs = {"first": Counts(), "second": Counts()}
+        for name, pages in sites.items():
+            if name in SHARED_TEMPLATE_SITES:
+                continue
+            result = second_crawl(pages, args.seed)
+            for key in runs:
+                counts = result[key]
+                assert isinstance(counts, Counts)
+                runs[key].merge(counts)
+            print(
+                f"{name:24} {result['first']!s:28} {result['first_early']:6.3f}  "
+                f"{result['second']!s:28} {result['second_early']:6.3f}"
+            )
+        print(f"{'pooled, distinct sites':24} {runs['first']!s:28} {'':6}  {runs['second']!s:28}")
+
+    if args.recurring_grid:
+        recurring_grid(sites)
     if args.loso:
         loso(sites, args)
     if args.loso_weights:
         loso_weights(sites, args)
+
+
+def recurring_grid(sites: dict[str, list[Page]]) -> None:
+    """Second-crawl F1 per weight of the saved sites (seeds 1-4), and the weight each
+    leave-one-site-out fold chooses on the other distinct-template sites."""
+    grid = (1.0, 0.5, 0.34, 0.25, 0.2)
+    names = [name for name in sites if name not in SHARED_TEMPLATE_SITES]
+    table: dict[float, dict[str, float]] = {weight: {} for weight in grid}
+    print("\nrecurring crawl, second-crawl F1 per weight of the saved sites (seeds 1-4)")
+    for name in names:
+        row = []
+        for weight in grid:
+            counts = Counts()
+            for seed in (1, 2, 3, 4):
+                second = second_crawl(sites[name], seed, weight)["second"]
+                assert isinstance(second, Counts)
+                counts.merge(second)
+            table[weight][name] = counts.f1
+            row.append(f"{weight:g}: {counts.f1:.3f}")
+        print(f"{name:24} " + "  ".join(row))
+    for held in names:
+        others = [name for name in names if name != held]
+        chosen = max(grid, key=lambda w: sum(table[w][name] for name in others))
+        print(f"  {held:24} weight {chosen:g} chosen on the others: F1 {table[chosen][held]:.3f}")
 
 
 def loso(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from itertools import repeat
 from operator import add
 
@@ -250,3 +251,33 @@ def site_similarity(a: Features, b: Features, model: SiteModel, floor: int = 0) 
     total_a = sum(map(weights.__getitem__, a))
     total_b = sum(map(weights.__getitem__, b))
     return weighted_jaccard({f: weights[f] for f in a}, total_a, b, total_b)
+
+
+@dataclass
+class SavedSite:
+    """One site's counts as a later crawl adopts them (see
+    :meth:`~pagesim_scrapy.core.siteaware.SiteAwareClassifier.export_sites`)."""
+
+    site: str | None
+    pages: int
+    df: dict[str, int]
+    kept: list[str]  # packed features, oldest first
+
+    def scaled(self, factor: float) -> SavedSite:
+        """The same site with every count multiplied by ``factor`` (at most 1) and rounded;
+        features whose count falls below one page are dropped, which is what makes a feature
+        seen on one page of a past crawl weigh nothing again when that page is met again."""
+        if factor >= 1.0 or not self.pages:
+            return SavedSite(self.site, self.pages, dict(self.df), list(self.kept))
+        df = {feature: round(n * factor) for feature, n in self.df.items()}
+        pages = max(1, round(self.pages * factor))
+        return SavedSite(
+            self.site, pages, {f: min(n, pages) for f, n in df.items() if n >= 1}, list(self.kept)
+        )
+
+    def bounded(self, max_pages: int, max_kept: int) -> SavedSite:
+        """The same site counted as at most ``max_pages`` pages (scaled down), with its last
+        ``max_kept`` kept pages."""
+        site = self.scaled(max_pages / self.pages) if self.pages > max_pages else self
+        kept = site.kept[-max_kept:] if max_kept > 0 else []
+        return SavedSite(site.site, site.pages, site.df, kept)

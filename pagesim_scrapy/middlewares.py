@@ -39,7 +39,14 @@ from pagesim_scrapy.core.cluster import OnlineDiscovery
 from pagesim_scrapy.core.content import ContentScorer
 from pagesim_scrapy.core.guard import check_templates, format_warnings
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
-from pagesim_scrapy.core.statefile import CorruptStateError, read_state, remove_stale_temp_files
+from pagesim_scrapy.core.sitefile import MAX_SITES as SITE_MODELS_MAX_SITES
+from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
+from pagesim_scrapy.core.statefile import (
+    CorruptStateError,
+    read_state,
+    remove_stale_temp_files,
+    write_atomic,
+)
 from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize_tree
 from pagesim_scrapy.crawlreport import CrawlReportCollector
 from pagesim_scrapy.fleet import start_fleet_sync, stop_fleet_sync
@@ -83,6 +90,7 @@ DEFAULT_READY_TIMEOUT = 180.0
 #: Where discovered page types are kept when PAGESIM_DISCOVERY_FILE is not set (in the
 #: project's data dir, ``.scrapy/``).
 DEFAULT_DISCOVERY_FILE = "pagesim/discovery.json"
+DEFAULT_SITE_MODELS_FILE = "pagesim/sites.json"
 
 
 class PageSimStartError(Exception):
@@ -218,6 +226,8 @@ class PageSimDownloaderMiddleware:
         self.classifier: TemplateClassifier | SiteAwareClassifier | None = None
         self.discovery: OnlineDiscovery | None = None
         self.discovery_path: Path | None = None
+        #: where the site models are saved at close (None: not saved)
+        self.site_models_path: Path | None = None
         self.content: ContentScorer | None = None
         #: shares the learned state with a crawl fleet (PAGESIM_STATE_URL / REDIS_URL)
         self.fleet: FleetSync | None = None
@@ -370,6 +380,7 @@ class PageSimDownloaderMiddleware:
             ) from None
         self.classifier = classifier
         self._check_templates(summaries)
+        self._load_site_models(config)
         self._start_fleet(config)
         self.ready = True
         self._release()
@@ -403,6 +414,60 @@ class PageSimDownloaderMiddleware:
             discovery=self.discovery,
             content=self.content,
         )
+
+    def _load_site_models(self, config: PageSimConfig) -> None:
+        """Start the sites from what the last crawl learned about them (method ``site``, no
+        fleet: a fleet keeps its site models in Redis). A file that cannot be used is moved
+        aside with one ERROR and the crawl learns its sites afresh; one summarised with other
+        options is ignored with an INFO line and replaced at close."""
+        classifier = self.classifier
+        if (
+            not isinstance(classifier, SiteAwareClassifier)
+            or not config.site_models_save
+            or config.state_url is not None
+        ):
+            return
+        path = Path(config.site_models_file or data_path(DEFAULT_SITE_MODELS_FILE))
+        self.site_models_path = path
+        removed = remove_stale_temp_files(path.parent, lambda name: name == path.name)
+        if removed:
+            self.stats.inc_value("pagesim/state/stale_temp_removed", len(removed))
+        try:
+            saved = read_state(path, lambda text: parse_site_models(text, self.options))
+        except CorruptStateError as exc:
+            logger.error("pagesim: cannot use the saved site models, learning afresh: %s", exc)
+            self.stats.inc_value("pagesim/state/corrupt")
+            return
+        except OSError as exc:
+            logger.error("pagesim: cannot read the site models in %s: %s", path, exc)
+            self.stats.inc_value("pagesim/state/unreadable")
+            return
+        if saved is None:
+            if path.exists():
+                logger.info(
+                    "pagesim: the site models in %s were learned with other summary options "
+                    "(PAGESIM_MAX_NODES, PAGESIM_MAX_DEPTH...); learning the sites afresh",
+                    path,
+                )
+            return
+        classifier.adopt_saved(saved)
+        self.stats.set_value("pagesim/site_models/loaded", len(saved))
+        logger.info(
+            "pagesim: starting %d site(s) from the site models saved in %s", len(saved), path
+        )
+
+    def _save_site_models(self, classifier: SiteAwareClassifier, path: Path) -> None:
+        sites = classifier.export_sites()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, site_models_text(sites, self.options))
+        except OSError as exc:
+            logger.error("pagesim: cannot save the site models to %s: %s", path, exc)
+            self.stats.inc_value("pagesim/state/save_errors")
+            return
+        saved = min(len(sites), SITE_MODELS_MAX_SITES)
+        self.stats.set_value("pagesim/site_models/saved", saved)
+        logger.info("pagesim: site models of %d site(s) saved to %s", saved, path)
 
     def _start_discovery(self, config: PageSimConfig) -> None:
         """Build the online discovery, continuing from the saved types when there are some.
@@ -655,6 +720,10 @@ class PageSimDownloaderMiddleware:
             self.fleet = None
         if self.classifier is not None:
             logger.info("%s", self.summary())
+            if self.site_models_path is not None and isinstance(
+                self.classifier, SiteAwareClassifier
+            ):
+                self._save_site_models(self.classifier, self.site_models_path)
         if self.discovery is not None and self.ready:
             self._close_discovery(self.discovery)
         if self.report is not None and self.config.report and self.ready:

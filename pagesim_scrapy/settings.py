@@ -198,6 +198,22 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "saved to at close. None: `.scrapy/pagesim/discovery.json` in the project data dir.",
     ),
     SettingSpec(
+        "PAGESIM_SITE_MODELS_SAVE",
+        "bool",
+        True,
+        "With `PAGESIM_METHOD = \"site\"` and no crawl fleet: save what the crawl learned "
+        "about each site (its chrome) at close, and start the next crawl's sites from it, "
+        "so a recurring crawl decides its first pages of a site as well as its last. The "
+        "saved counts weigh a quarter in the next crawl (see the docs' thresholds page).",
+    ),
+    SettingSpec(
+        "PAGESIM_SITE_MODELS_FILE",
+        "str or None",
+        None,
+        "Where the site models are saved (JSON; at most the 50 sites with the most pages). "
+        "None: `.scrapy/pagesim/sites.json` in the project data dir.",
+    ),
+    SettingSpec(
         "PAGESIM_DISCOVERY_METHOD",
         "str",
         "site",
@@ -406,6 +422,8 @@ class PageSimConfig:
     main_text: bool = DEFAULTS["PAGESIM_MAIN_TEXT"]
     discovery_enabled: bool = DEFAULTS["PAGESIM_DISCOVERY_ENABLED"]
     discovery_file: str | None = DEFAULTS["PAGESIM_DISCOVERY_FILE"]
+    site_models_save: bool = DEFAULTS["PAGESIM_SITE_MODELS_SAVE"]
+    site_models_file: str | None = DEFAULTS["PAGESIM_SITE_MODELS_FILE"]
     discovery_method: str = DEFAULTS["PAGESIM_DISCOVERY_METHOD"]
     discovery_threshold: float | None = DEFAULTS["PAGESIM_DISCOVERY_THRESHOLD"]
     discovery_max_clusters: int = DEFAULTS["PAGESIM_DISCOVERY_MAX_CLUSTERS"]
@@ -457,6 +475,8 @@ class PageSimConfig:
             main_text=read("PAGESIM_MAIN_TEXT", "getbool"),
             discovery_enabled=read("PAGESIM_DISCOVERY_ENABLED", "getbool"),
             discovery_file=_optional_str(read("PAGESIM_DISCOVERY_FILE", "get")),
+            site_models_save=read("PAGESIM_SITE_MODELS_SAVE", "getbool"),
+            site_models_file=_optional_str(read("PAGESIM_SITE_MODELS_FILE", "get")),
             discovery_method=str(read("PAGESIM_DISCOVERY_METHOD", "get")).strip(),
             discovery_threshold=_optional_float(
                 read("PAGESIM_DISCOVERY_THRESHOLD", "get"), "PAGESIM_DISCOVERY_THRESHOLD"

@@ -22,3 +22,11 @@ def shared_data(*parts: str) -> Path:
 @pytest.fixture
 def stackoverflow() -> Path:
     return shared_data("stackoverflow_page_types")
+
+
+@pytest.fixture(autouse=True)
+def _own_working_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Every test runs in a folder of its own: a crawl outside a Scrapy project keeps its state
+    (wrappers, discovered types, site models) under ``.scrapy`` in the working directory, and
+    one test's saved state must not reach the next test, nor the repository."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))

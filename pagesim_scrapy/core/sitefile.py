@@ -44,7 +44,7 @@ FORMAT = "pagesim-site-models"
 VERSION = 1
 
 #: Defaults of the bounds (see the module docstring).
-MAX_SITES = 100
+MAX_SITES = 50
 MAX_PAGES = 1000
 MAX_KEPT = 100
 #: Largest number of features accepted for one site (SiteModel's own bound, with room).
@@ -83,7 +83,7 @@ def parse_site_models(text: str, options: SummaryOptions) -> list[SavedSite] | N
     version = check_int(document.get("version"), "version", 1)
     if version > VERSION:
         raise StateFormatError(f"version {version} is newer than this pagesim reads ({VERSION})")
-    if document.get("summary_options") != options_to_dict(options):
+    if check_dict(document.get("summary_options"), "summary_options") != options_to_dict(options):
         return None
     sites = []
     seen: set[str | None] = set()

@@ -47,6 +47,7 @@ from typing import Protocol, TypeVar
 
 from _data import shared
 
+from pagesim_scrapy.core import siteaware
 from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.siteaware import SAVED_SITE_WEIGHT, SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
@@ -309,6 +310,11 @@ def main() -> None:
     )
     parser.add_argument("--per-type", action="store_true", help="print F1 per type")
     parser.add_argument(
+        "--narrow-grid",
+        action="store_true",
+        help="the cut's narrow-gap anchor (NARROW_GAP) per leave-one-site-out fold (3 orders)",
+    )
+    parser.add_argument(
         "--recurring-grid",
         action="store_true",
         help="recurring crawl: the saved sites' weight per leave-one-site-out fold (4 seeds)",
@@ -412,12 +418,46 @@ def main() -> None:
             )
         print(f"{'pooled, distinct sites':24} {runs['first']!s:28} {'':6}  {runs['second']!s:28}")
 
+    if args.narrow_grid:
+        narrow_grid(sites, args)
     if args.recurring_grid:
         recurring_grid(sites)
     if args.loso:
         loso(sites, args)
     if args.loso_weights:
         loso_weights(sites, args)
+
+
+def narrow_grid(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """One-class batch F1 and online F1 (mean of seeds 1-3) per NARROW_GAP, and the value each
+    leave-one-site-out fold chooses by batch + online F1 on the other distinct sites."""
+    grid = (0.0, 0.05, 0.1, 0.15)
+    names = [name for name in sites if name not in SHARED_TEMPLATE_SITES]
+    table: dict[float, dict[str, float]] = {gap: {} for gap in grid}
+    print("\nnarrow-gap anchor: one-class batch F1 / online F1 (mean of 3 orders)")
+    shipped = siteaware.NARROW_GAP
+    try:
+        for name in names:
+            row = []
+            for gap in grid:
+                siteaware.NARROW_GAP = gap  # read by every classifier built from here on
+                runs = [
+                    one_class(sites[name], "site", seed, args.prior_weight, args.min_pages)
+                    for seed in (1, 2, 3)
+                ]
+                batch = runs[0]["batch"]
+                assert isinstance(batch, Counts)
+                online = [run["online"] for run in runs]
+                online_f1 = sum(c.f1 for c in online if isinstance(c, Counts)) / len(online)
+                table[gap][name] = batch.f1 + online_f1
+                row.append(f"{gap:g}: {batch.f1:.3f} / {online_f1:.3f}")
+            print(f"{name:24} " + "  ".join(row))
+    finally:
+        siteaware.NARROW_GAP = shipped
+    for held in names:
+        others = [name for name in names if name != held]
+        chosen = max(grid, key=lambda g: sum(table[g][name] for name in others))
+        print(f"  {held:24} NARROW_GAP {chosen:g} chosen on the others")
 
 
 def recurring_grid(sites: dict[str, list[Page]]) -> None:

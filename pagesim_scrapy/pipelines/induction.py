@@ -101,7 +101,8 @@ from pagesim_scrapy.core.induce import (
     WrapperError,
     parse_html,
 )
-from pagesim_scrapy.core.induce.dom import Element
+from pagesim_scrapy.core.induce.dom import Element, forget_page
+from pagesim_scrapy.core.induce.wrapper import page_order_key
 from pagesim_scrapy.core.statefile import (
     CorruptStateError,
     describe_error,
@@ -303,6 +304,14 @@ class _Label:
         )
         #: how many of ``sources`` the wrapper was last learned from in canonical order
         self.relearned = 0
+        #: the wrapper is what learning ``sources`` afresh in canonical order gives: every
+        #: page came after the one before in that order and the wrapper was not compiled
+        #: between them (relearning it would give the same wrapper, so it is skipped)
+        self.in_order = True
+        #: the canonical order key of the last page learned (while ``in_order``)
+        self.last_key: tuple[int, bytes] | None = None
+        #: ``wrapper.compilations`` when the last page was learned
+        self.compilations = 0
 
     @property
     def pages(self) -> int:
@@ -604,6 +613,7 @@ class TemplateInductionPipeline:
                     return "duplicate", None, root
                 state.learned += 1
                 if state.sources is not None:
+                    self._note_order(state, root)
                     text = isinstance(html, str)
                     data = html.encode("utf-8", "surrogatepass") if isinstance(html, str) else html
                     state.sources.append((zlib.compress(data, 1), text, url))
@@ -634,6 +644,18 @@ class TemplateInductionPipeline:
                 return "failed", reason, None
         return "learned", None, root
 
+    @staticmethod
+    def _note_order(state: _Label, root: Element) -> None:
+        """Worker thread, under ``state.lock``, just after ``root`` was learned: is the
+        wrapper still the one canonical-order learning gives?"""
+        if state.in_order:
+            key = page_order_key(root)
+            state.in_order = state.wrapper.compilations == state.compilations and (
+                state.last_key is None or key > state.last_key
+            )
+            state.last_key = key
+        state.compilations = state.wrapper.compilations
+
     def _relearn_locked(self, state: _Label) -> None:
         with state.lock:
             if state.failed is None:
@@ -649,8 +671,10 @@ class TemplateInductionPipeline:
         sources = state.sources
         if not sources or state.relearned == len(sources):
             return
-        if len(sources) == 1:  # one page learned one way: nothing to put in order
-            state.relearned = 1
+        if state.in_order:  # learned in canonical order already (one page, or sorted)
+            state.relearned = len(sources)
+            if len(sources) > 1:
+                self.stats.inc_value(f"{STATS_PREFIX}/relearn_skipped")
             return
         old = state.wrapper
         try:
@@ -675,6 +699,8 @@ class TemplateInductionPipeline:
             return
         state.wrapper = wrapper
         state.relearned = len(sources)
+        # compiled after its last page: the next page learned is out of order
+        state.in_order, state.last_key, state.compilations = True, None, 0
         self.stats.inc_value(f"{STATS_PREFIX}/relearned")
 
     async def _extract_into(
@@ -709,6 +735,8 @@ class TemplateInductionPipeline:
                 "pagesim: no record for page item %s of %r: %s", url, state.label, reason
             )
             return Extraction({}, [], 0.0, reason)
+        finally:
+            forget_page()  # the page's tree is not needed any more
 
     def _finish(
         self, item: PageItem, result: Extraction | None, state: _Label | None, status: str

@@ -51,8 +51,9 @@ pass through untouched):
   then by content: :func:`~pagesim_scrapy.core.induce.wrapper.page_order_key`, as
   :func:`~pagesim_scrapy.core.induce.induce` does; stat ``pagesim/induction/relearned``).
   This costs a second learning of each page (twice for a page learned before readiness,
-  once for a later one), in the worker thread; the pages are kept, compressed, until spider
-  close (at most ``PAGESIM_INDUCTION_MAX_PAGES`` per label). What may still differ between
+  once for a later one), in the worker thread, unless the pages came in that order with no
+  compile between them (stat ``pagesim/induction/relearn_skipped``); the pages are kept,
+  compressed, until spider close (at most ``PAGESIM_INDUCTION_MAX_PAGES`` per label). What may still differ between
   two crawls of the same pages: which pages a label learns when more than
   ``PAGESIM_INDUCTION_MAX_PAGES`` arrive (the first ones); the wrapper between readiness and
   close while more pages come (it learns them in arrival order), and so the records of the
@@ -721,10 +722,12 @@ class TemplateInductionPipeline:
     def _relearn(self, state: _Label) -> None:
         """Worker thread, under ``state.lock``: learn the label's wrapper afresh from the pages
         it learned in this crawl, in canonical order (nothing to do when it learned none since
-        the last time). Always learned afresh, even when the pages came in canonical order:
-        compiling the wrapper between pages, as the crawl does, names its fields for good, so
-        a wrapper compiled on the way differs from one learned in one go. A failure keeps the
-        wrapper as learned, in arrival order, with a WARNING."""
+        the last time). Skipped when the pages came in canonical order with no compile
+        between them (``in_order``: one page, or pages that arrived sorted): the wrapper is then
+        the one relearning gives. A compile between pages (after readiness, or for an item
+        released early) names fields for good, so such a wrapper is learned afresh. The kept
+        pages are parsed one at a time, in their order. A failure keeps the wrapper as
+        learned, in arrival order, with a WARNING."""
         sources = state.sources
         if not sources or state.relearned == len(sources):
             return

@@ -53,9 +53,10 @@ pass through untouched):
   This costs a second learning of each page (twice for a page learned before readiness,
   once for a later one), in the worker thread, unless the pages came in that order with no
   compile between them (stat ``pagesim/induction/relearn_skipped``); the pages are kept,
-  compressed, until spider close (at most ``PAGESIM_INDUCTION_MAX_PAGES`` per label). What may still differ between
-  two crawls of the same pages: which pages a label learns when more than
-  ``PAGESIM_INDUCTION_MAX_PAGES`` arrive (the first ones); the wrapper between readiness and
+  compressed, until spider close (at most ``PAGESIM_INDUCTION_MAX_PAGES`` per label). What
+  may still differ between two crawls of the same pages: which pages a label learns when more
+  than ``PAGESIM_INDUCTION_MAX_PAGES`` arrive, or once the wrappers reach
+  ``PAGESIM_INDUCTION_MAX_NODES`` (the first ones); the wrapper between readiness and
   close while more pages come (it learns them in arrival order), and so the records of the
   items extracted meanwhile and their field names (names are fixed when a wrapper is compiled:
   the close-time relearning may name a field differently); the partial records of items

@@ -54,7 +54,8 @@ def test_settings_defaults_validation_and_not_configured():
     assert config.jsonld is True
     assert set(SETTING_DEFAULTS) == {
         "PAGESIM_INDUCTION_ENABLED", "PAGESIM_INDUCTION_MIN_PAGES", "PAGESIM_INDUCTION_MAX_PAGES",
-        "PAGESIM_INDUCTION_MAX_LABELS", "PAGESIM_INDUCTION_LAMBDA", "PAGESIM_INDUCTION_MIN_FIT",
+        "PAGESIM_INDUCTION_MAX_LABELS", "PAGESIM_INDUCTION_MAX_NODES",
+        "PAGESIM_INDUCTION_LAMBDA", "PAGESIM_INDUCTION_MIN_FIT",
         "PAGESIM_INDUCTION_BUFFER_SIZE",
         "PAGESIM_INDUCTION_WAIT", "PAGESIM_INDUCTION_STORE", "PAGESIM_INDUCTION_DIR",
         "PAGESIM_INDUCTION_JSONLD", "PAGESIM_PAGE_ITEMS_KEEP_HTML",
@@ -67,6 +68,9 @@ def test_settings_defaults_validation_and_not_configured():
         TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=bad))
     negative = {"PAGESIM_INDUCTION_ENABLED": True, "PAGESIM_INDUCTION_MAX_LABELS": "-1"}
     with pytest.raises(NotConfigured, match="MAX_LABELS"):
+        TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=negative))
+    negative = {"PAGESIM_INDUCTION_ENABLED": True, "PAGESIM_INDUCTION_MAX_NODES": "-1"}
+    with pytest.raises(NotConfigured, match="MAX_NODES"):
         TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=negative))
     crawler = get_crawler(
         settings_dict={"PAGESIM_INDUCTION_ENABLED": "1", "PAGESIM_INDUCTION_MIN_PAGES": "2"}

@@ -33,7 +33,7 @@ pass through untouched):
   stored wrappers included): page items of further labels pass at once with an empty record
   and a ``reason`` (stat ``pagesim/induction/skipped/label_limit``, one WARNING).
 * the wrappers of a crawl hold at most ``PAGESIM_INDUCTION_MAX_NODES`` template nodes
-  together (a memory bound, stored wrappers included; a node takes about 1.3 KB, learned and
+  together (a memory bound, stored wrappers included; a node takes about 2.2 KB, learned and
   compiled): once they do, no wrapper learns more pages in this crawl, and page items are
   extracted with the wrappers as they are (stat ``pagesim/induction/not_learned/node_limit``,
   one WARNING; ``pagesim/induction/nodes_max``). The worker thread also hands the memory

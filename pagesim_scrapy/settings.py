@@ -308,6 +308,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "record and a reason. 0: no limit.",
     ),
     SettingSpec(
+        "PAGESIM_INDUCTION_MAX_NODES",
+        "int",
+        60_000,
+        "Template nodes over all the wrappers of a crawl at most (memory bound: about 2.2 KB "
+        "each, learned and compiled); once reached, wrappers learn no more pages in the crawl "
+        "(their items are still extracted). 0: no limit.",
+    ),
+    SettingSpec(
         "PAGESIM_INDUCTION_LAMBDA",
         "float",
         DEFAULT_INDUCTION_LAMBDA,

@@ -54,7 +54,8 @@ def test_settings_defaults_validation_and_not_configured():
     assert config.jsonld is True
     assert set(SETTING_DEFAULTS) == {
         "PAGESIM_INDUCTION_ENABLED", "PAGESIM_INDUCTION_MIN_PAGES", "PAGESIM_INDUCTION_MAX_PAGES",
-        "PAGESIM_INDUCTION_MAX_LABELS", "PAGESIM_INDUCTION_LAMBDA", "PAGESIM_INDUCTION_MIN_FIT",
+        "PAGESIM_INDUCTION_MAX_LABELS", "PAGESIM_INDUCTION_MAX_NODES",
+        "PAGESIM_INDUCTION_LAMBDA", "PAGESIM_INDUCTION_MIN_FIT",
         "PAGESIM_INDUCTION_BUFFER_SIZE",
         "PAGESIM_INDUCTION_WAIT", "PAGESIM_INDUCTION_STORE", "PAGESIM_INDUCTION_DIR",
         "PAGESIM_INDUCTION_JSONLD", "PAGESIM_PAGE_ITEMS_KEEP_HTML",
@@ -67,6 +68,9 @@ def test_settings_defaults_validation_and_not_configured():
         TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=bad))
     negative = {"PAGESIM_INDUCTION_ENABLED": True, "PAGESIM_INDUCTION_MAX_LABELS": "-1"}
     with pytest.raises(NotConfigured, match="MAX_LABELS"):
+        TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=negative))
+    negative = {"PAGESIM_INDUCTION_ENABLED": True, "PAGESIM_INDUCTION_MAX_NODES": "-1"}
+    with pytest.raises(NotConfigured, match="MAX_NODES"):
         TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=negative))
     crawler = get_crawler(
         settings_dict={"PAGESIM_INDUCTION_ENABLED": "1", "PAGESIM_INDUCTION_MIN_PAGES": "2"}
@@ -260,6 +264,31 @@ def test_a_label_that_never_gets_enough_pages_is_released_not_lost(
     assert stat(result, "errors/parse") == 1
     # released because the crawl had nothing left to do, not after PAGESIM_INDUCTION_WAIT
     assert result["seconds"] < 60
+
+
+def test_the_node_budget_stops_learning_and_every_item_is_still_extracted(
+    site: tuple[str, dict[str, bytes]], tmp_path: Path
+):
+    """PAGESIM_INDUCTION_MAX_NODES: once the wrappers hold that many template nodes, no page
+    is learned any more (a stat per page), and every item is extracted with the
+    wrapper as it is."""
+    base, routes = site
+    urls = [base + path for path in routes if path.startswith("/recipes/")]
+    result = crawl(
+        tmp_path, urls, {"PAGESIM_INDUCTION_MIN_PAGES": 1, "PAGESIM_INDUCTION_MAX_NODES": 1}
+    )
+    assert result["finish_reason"] == "finished"
+    items = page_items(result)
+    assert len(items) == len(urls)
+    assert stat(result, "learned/recipe") == 1  # the first page: 0 nodes were below 1
+    assert stat(result, "not_learned/node_limit") == len(urls) - 1
+    assert stat(result, "nodes_max") > 1
+    assert all(i["verdict"]["induction"]["wrapper"] == "ready" for i in items)
+    assert all(i["verdict"]["induction"]["pages"] == 1 for i in items)
+    titled = [i for i in items if i["record"].get("recipe_title") in TITLES]
+    assert titled, [i["record"] for i in items]
+    stored = tmp_path / "wrappers" / "recipe.json"
+    assert json.loads(stored.read_text())["pages"] == 1
 
 
 def test_a_page_fetched_twice_is_learned_once_and_links_come_out_absolute(tmp_path: Path):

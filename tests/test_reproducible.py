@@ -103,6 +103,48 @@ def test_the_pipeline_learns_the_same_wrapper_in_any_order(site: str, page_type:
     assert records(final_a, pages) == records(final_b, pages)
 
 
+def test_pages_in_canonical_order_are_not_learned_again() -> None:
+    """Pages that arrive in canonical order, with no compile between them, give at readiness
+    the wrapper that relearning would give: it is kept (stat ``relearn_skipped``), and it
+    equals the wrapper of the same pages in a shuffled order. A compile between two pages
+    (an item released early is extracted with the partial wrapper) names fields in the tree:
+    then the label is learned again, to the same wrapper."""
+    from scrapy.utils.test import get_crawler
+
+    from pagesim_scrapy.core.induce import parse_html
+    from pagesim_scrapy.core.induce.wrapper import page_order_key
+    from pagesim_scrapy.pipelines.induction import TemplateInductionPipeline
+
+    pages = type_pages("cpython_docs", "library_module")[:MIN_PAGES]
+    assert len(pages) == MIN_PAGES
+    pages.sort(key=lambda page: page_order_key(parse_html(page[1], base_url=page[0])))
+    shuffled = pages[::-1]
+    wrappers = []
+    for order, compile_between in ((pages, False), (pages, True), (shuffled, False)):
+        crawler = get_crawler(
+            settings_dict={
+                "PAGESIM_INDUCTION_ENABLED": True,
+                "PAGESIM_INDUCTION_MIN_PAGES": MIN_PAGES,
+            }
+        )
+        pipeline = TemplateInductionPipeline.from_crawler(crawler)
+        state = pipeline._label("type")
+        for k, (url, html) in enumerate(order):
+            assert pipeline._learn(state, html.decode("utf-8", "replace"), url)[0] == "learned"
+            if compile_between and k == 0:
+                pipeline._extract(state, html.decode("utf-8", "replace"), url)
+        pipeline._relearn_locked(state)  # close: nothing more to learn
+        skipped = crawler.stats.get_value("pagesim/induction/relearn_skipped")
+        relearned = crawler.stats.get_value("pagesim/induction/relearned")
+        if order is pages and not compile_between:
+            assert (skipped, relearned) == (1, None)
+        else:
+            assert (skipped, relearned) == (None, 1)
+        wrappers.append(state.wrapper)
+    assert wrappers[0].to_json() == wrappers[1].to_json() == wrappers[2].to_json()
+    assert records(wrappers[0], pages) == records(wrappers[2], pages)
+
+
 def test_a_full_label_is_learned_again_at_once_and_its_pages_freed() -> None:
     """A label that reaches PAGESIM_INDUCTION_MAX_PAGES learns no more: its close-time
     relearning is done at once and the copies of its pages are freed; the wrapper is the one

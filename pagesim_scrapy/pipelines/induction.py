@@ -32,6 +32,13 @@ pass through untouched):
 * at most ``PAGESIM_INDUCTION_MAX_LABELS`` labels get a wrapper in one crawl (a memory bound,
   stored wrappers included): page items of further labels pass at once with an empty record
   and a ``reason`` (stat ``pagesim/induction/skipped/label_limit``, one WARNING).
+* the wrappers of a crawl hold at most ``PAGESIM_INDUCTION_MAX_NODES`` template nodes
+  together (a memory bound, stored wrappers included; a node takes about 2.2 KB, learned and
+  compiled): once they do, no wrapper learns more pages in this crawl, and page items are
+  extracted with the wrappers as they are (stat ``pagesim/induction/not_learned/node_limit``,
+  one WARNING; ``pagesim/induction/nodes_max``). The worker thread also hands the memory
+  freed by parsed pages back to the system (glibc's ``malloc_trim``) after every relearning
+  and every 100 pages.
 * learning and extracting run in one worker thread of the pipeline's own, one page at a time
   (a page is parsed once, for both; stat ``pagesim/induction/time_ms``, the thread's CPU):
   the work is pure Python under the GIL, so more threads would not run it faster, and each
@@ -44,10 +51,12 @@ pass through untouched):
   then by content: :func:`~pagesim_scrapy.core.induce.wrapper.page_order_key`, as
   :func:`~pagesim_scrapy.core.induce.induce` does; stat ``pagesim/induction/relearned``).
   This costs a second learning of each page (twice for a page learned before readiness,
-  once for a later one), in the worker thread; the pages are kept, compressed, until spider
-  close (at most ``PAGESIM_INDUCTION_MAX_PAGES`` per label). What may still differ between
-  two crawls of the same pages: which pages a label learns when more than
-  ``PAGESIM_INDUCTION_MAX_PAGES`` arrive (the first ones); the wrapper between readiness and
+  once for a later one), in the worker thread, unless the pages came in that order with no
+  compile between them (stat ``pagesim/induction/relearn_skipped``); the pages are kept,
+  compressed, until spider close (at most ``PAGESIM_INDUCTION_MAX_PAGES`` per label). What
+  may still differ between two crawls of the same pages: which pages a label learns when more
+  than ``PAGESIM_INDUCTION_MAX_PAGES`` arrive, or once the wrappers reach
+  ``PAGESIM_INDUCTION_MAX_NODES`` (the first ones); the wrapper between readiness and
   close while more pages come (it learns them in arrival order), and so the records of the
   items extracted meanwhile and their field names (names are fixed when a wrapper is compiled:
   the close-time relearning may name a field differently); the partial records of items
@@ -70,8 +79,10 @@ Stats: ``pagesim/induction/...``, ``pagesim/state/...``.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import re
+import sys
 import threading
 import time
 import zlib
@@ -101,7 +112,8 @@ from pagesim_scrapy.core.induce import (
     WrapperError,
     parse_html,
 )
-from pagesim_scrapy.core.induce.dom import Element
+from pagesim_scrapy.core.induce.dom import Element, forget_page
+from pagesim_scrapy.core.induce.wrapper import page_order_key
 from pagesim_scrapy.core.statefile import (
     CorruptStateError,
     describe_error,
@@ -151,6 +163,7 @@ class InductionConfig:
     min_pages: int = SETTING_DEFAULTS["PAGESIM_INDUCTION_MIN_PAGES"]
     max_pages: int = SETTING_DEFAULTS["PAGESIM_INDUCTION_MAX_PAGES"]
     max_labels: int = SETTING_DEFAULTS["PAGESIM_INDUCTION_MAX_LABELS"]
+    max_nodes: int = SETTING_DEFAULTS["PAGESIM_INDUCTION_MAX_NODES"]
     lam: float = SETTING_DEFAULTS["PAGESIM_INDUCTION_LAMBDA"]
     min_fit: float = SETTING_DEFAULTS["PAGESIM_INDUCTION_MIN_FIT"]
     buffer_size: int = SETTING_DEFAULTS["PAGESIM_INDUCTION_BUFFER_SIZE"]
@@ -173,6 +186,9 @@ class InductionConfig:
             ),
             max_labels=settings.getint(
                 "PAGESIM_INDUCTION_MAX_LABELS", d["PAGESIM_INDUCTION_MAX_LABELS"]
+            ),
+            max_nodes=settings.getint(
+                "PAGESIM_INDUCTION_MAX_NODES", d["PAGESIM_INDUCTION_MAX_NODES"]
             ),
             lam=settings.getfloat("PAGESIM_INDUCTION_LAMBDA", d["PAGESIM_INDUCTION_LAMBDA"]),
             min_fit=settings.getfloat("PAGESIM_INDUCTION_MIN_FIT", d["PAGESIM_INDUCTION_MIN_FIT"]),
@@ -198,6 +214,8 @@ class InductionConfig:
             raise ValueError("PAGESIM_INDUCTION_MAX_PAGES must be >= PAGESIM_INDUCTION_MIN_PAGES")
         if self.max_labels < 0:
             raise ValueError("PAGESIM_INDUCTION_MAX_LABELS must be >= 0 (0: no limit)")
+        if self.max_nodes < 0:
+            raise ValueError("PAGESIM_INDUCTION_MAX_NODES must be >= 0 (0: no limit)")
         if not 0.0 <= self.lam <= 1.0:
             raise ValueError("PAGESIM_INDUCTION_LAMBDA must be within [0, 1]")
         if not 0.0 <= self.min_fit <= 1.0:
@@ -283,6 +301,11 @@ class _Held:
     waiter: Deferred[str] = field(default_factory=Deferred)
 
 
+#: A page kept for relearning: its canonical order key, compressed HTML, whether the HTML was
+#: text, its URL.
+_Source = tuple[tuple[int, bytes], bytes, bool, str | None]
+
+
 class _Label:
     """Everything learned about one label in this crawl."""
 
@@ -295,14 +318,22 @@ class _Label:
         #: set when learning raised inside the wrapper: the tree may hold part of that page, so
         #: the label learns no more and its wrapper is not saved over the stored one
         self.failed: str | None = None
-        #: the pages learned in this crawl, in arrival order, as (compressed HTML, whether it
-        #: was text, URL): kept to learn them again in canonical order (see the module's
-        #: docstring); None for a wrapper that continues a stored one
-        self.sources: list[tuple[bytes, bool, str | None]] | None = (
-            [] if stored_pages == 0 else None
-        )
+        #: the pages learned in this crawl, in arrival order, as (canonical order key,
+        #: compressed HTML, whether it was text, URL): kept to learn them again in canonical
+        #: order (see the module's docstring); None for a wrapper that continues a stored one
+        self.sources: list[_Source] | None = [] if stored_pages == 0 else None
         #: how many of ``sources`` the wrapper was last learned from in canonical order
         self.relearned = 0
+        #: template nodes of the wrapper (counted after each page learned)
+        self.nodes = count_nodes(wrapper)
+        #: the wrapper is what learning ``sources`` afresh in canonical order gives: every
+        #: page came after the one before in that order and the wrapper was not compiled
+        #: between them (relearning it would give the same wrapper, so it is skipped)
+        self.in_order = True
+        #: the canonical order key of the last page learned (while ``in_order``)
+        self.last_key: tuple[int, bytes] | None = None
+        #: ``wrapper.compilations`` when the last page was learned
+        self.compilations = 0
 
     @property
     def pages(self) -> int:
@@ -344,6 +375,11 @@ class TemplateInductionPipeline:
         self._label_limit_logged = False
         #: page items waiting for (or in) their learning step
         self._learning = 0
+        #: jobs given to the worker thread (every TRIM_EVERY-th is followed by a memory trim)
+        self._jobs = 0
+        #: template nodes over all wrappers (``PAGESIM_INDUCTION_MAX_NODES``)
+        self.nodes = 0
+        self._node_limit_logged = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -440,6 +476,8 @@ class TemplateInductionPipeline:
                 self.stats.inc_value(f"{STATS_PREFIX}/errors/parse")
             elif outcome == "failed":
                 self.stats.inc_value(f"{STATS_PREFIX}/errors/learn")
+            elif outcome == "node_limit":
+                self.stats.inc_value(f"{STATS_PREFIX}/not_learned/node_limit")
         if state.pages < self.config.min_pages and self.config.buffer_size > 0:
             root = None  # a held item keeps its HTML only, not a parsed tree (memory)
             held = _Held(item, state.label, time.monotonic(), _body_size(item.html))
@@ -499,6 +537,9 @@ class TemplateInductionPipeline:
         docstring) and wait for it without blocking the reactor."""
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="pagesim-induction")
+        self._jobs += 1
+        if self._jobs % TRIM_EVERY == 0:
+            self._executor.submit(_trim_memory)
         future: Future[tuple[_T, float]] = self._executor.submit(_timed, func, *args)
         if is_asyncio_available():
             result, seconds = await asyncio.wrap_future(future)
@@ -572,6 +613,7 @@ class TemplateInductionPipeline:
         wrapper.min_fit = self.config.min_fit
         wrapper.structured = self.config.jsonld
         state = self.labels[label] = _Label(label, wrapper, wrapper.pages)
+        self.nodes += state.nodes  # a stored wrapper's nodes count too
         return state
 
     def _learn(
@@ -580,7 +622,8 @@ class TemplateInductionPipeline:
         """Worker thread: parse and learn one page. Returns the outcome, for a failure why,
         and the parsed page (None after an error) so that extraction need not parse it
         again. Outcomes: ``"learned"``, ``"duplicate"`` (a page learned already), ``"full"``
-        (the wrapper reached ``PAGESIM_INDUCTION_MAX_PAGES`` meanwhile), ``"error"`` (not
+        (the wrapper reached ``PAGESIM_INDUCTION_MAX_PAGES`` meanwhile), ``"node_limit"``
+        (the wrappers reached ``PAGESIM_INDUCTION_MAX_NODES``), ``"error"`` (not
         parseable, or any exception while parsing: the wrapper is untouched) or
         ``"failed"`` (an exception inside the wrapper's learning step). Never raises.
 
@@ -599,14 +642,19 @@ class TemplateInductionPipeline:
                 return "full", None, root
             if state.pages >= self.config.max_pages:
                 return "full", None, root
+            if self._over_node_budget():
+                return "node_limit", None, root
             try:
                 if not state.wrapper.add_page(root):
                     return "duplicate", None, root
                 state.learned += 1
+                self._recount(state)
                 if state.sources is not None:
+                    key = page_order_key(root)
+                    self._note_order(state, key)
                     text = isinstance(html, str)
                     data = html.encode("utf-8", "surrogatepass") if isinstance(html, str) else html
-                    state.sources.append((zlib.compress(data, 1), text, url))
+                    state.sources.append((key, zlib.compress(data, 1), text, url))
                     if state.learned == self.config.min_pages:
                         self._relearn(state)
                     if state.pages >= self.config.max_pages:
@@ -634,6 +682,39 @@ class TemplateInductionPipeline:
                 return "failed", reason, None
         return "learned", None, root
 
+    def _recount(self, state: _Label) -> None:
+        """Worker thread, under ``state.lock``: the label's wrapper changed."""
+        nodes = count_nodes(state.wrapper)
+        self.nodes += nodes - state.nodes
+        state.nodes = nodes
+        self.stats.max_value(f"{STATS_PREFIX}/nodes_max", self.nodes)
+
+    def _over_node_budget(self) -> bool:
+        """``PAGESIM_INDUCTION_MAX_NODES`` reached: no wrapper learns more (WARNING once)."""
+        limit = self.config.max_nodes
+        if not limit or self.nodes < limit:
+            return False
+        if not self._node_limit_logged:
+            self._node_limit_logged = True
+            logger.warning(
+                "pagesim: the wrappers hold %d template nodes (PAGESIM_INDUCTION_MAX_NODES %d): "
+                "they learn no more pages in this crawl; page items are still extracted",
+                self.nodes,
+                limit,
+            )
+        return True
+
+    @staticmethod
+    def _note_order(state: _Label, key: tuple[int, bytes]) -> None:
+        """Worker thread, under ``state.lock``, just after a page of canonical order ``key``
+        was learned: is the wrapper still the one canonical-order learning gives?"""
+        if state.in_order:
+            state.in_order = state.wrapper.compilations == state.compilations and (
+                state.last_key is None or key > state.last_key
+            )
+            state.last_key = key
+        state.compilations = state.wrapper.compilations
+
     def _relearn_locked(self, state: _Label) -> None:
         with state.lock:
             if state.failed is None:
@@ -642,27 +723,32 @@ class TemplateInductionPipeline:
     def _relearn(self, state: _Label) -> None:
         """Worker thread, under ``state.lock``: learn the label's wrapper afresh from the pages
         it learned in this crawl, in canonical order (nothing to do when it learned none since
-        the last time). Always learned afresh, even when the pages came in canonical order:
-        compiling the wrapper between pages, as the crawl does, names its fields for good, so
-        a wrapper compiled on the way differs from one learned in one go. A failure keeps the
-        wrapper as learned, in arrival order, with a WARNING."""
+        the last time). Skipped when the pages came in canonical order with no compile
+        between them (``in_order``: one page, or pages that arrived sorted): the wrapper is then
+        the one relearning gives. A compile between pages (after readiness, or for an item
+        released early) names fields for good, so such a wrapper is learned afresh. The kept
+        pages are parsed one at a time, in their order. A failure keeps the wrapper as
+        learned, in arrival order, with a WARNING."""
         sources = state.sources
         if not sources or state.relearned == len(sources):
             return
-        if len(sources) == 1:  # one page learned one way: nothing to put in order
-            state.relearned = 1
+        if state.in_order:  # learned in canonical order already (one page, or sorted)
+            state.relearned = len(sources)
+            if len(sources) > 1:
+                self.stats.inc_value(f"{STATS_PREFIX}/relearn_skipped")
             return
         old = state.wrapper
         try:
             wrapper = Wrapper(
                 label=old.label, lam=old.lam, min_fit=old.min_fit, structured=old.structured
             )
-            roots = []
-            for data, text, url in sources:
+            # in canonical order (as Wrapper.add_pages learns them), one parsed page at a
+            # time: the trees of a full label's pages together take hundreds of MB
+            for _, data, text, url in sorted(sources, key=lambda source: source[0]):
                 raw = zlib.decompress(data)
                 page = raw.decode("utf-8", "surrogatepass") if text else raw
-                roots.append(parse_html(page, structured=old.structured, base_url=url))
-            wrapper.add_pages(roots)
+                wrapper.add_page(parse_html(page, structured=old.structured, base_url=url))
+            forget_page()
             wrapper.compiled()
         except Exception as exc:  # the same pages were learned once already: a bug
             logger.warning(
@@ -674,7 +760,11 @@ class TemplateInductionPipeline:
             state.sources = None
             return
         state.wrapper = wrapper
+        self._recount(state)
+        _trim_memory()  # the old wrapper and the parsed pages are gone
         state.relearned = len(sources)
+        # compiled after its last page: the next page learned is out of order
+        state.in_order, state.last_key, state.compilations = True, None, 0
         self.stats.inc_value(f"{STATS_PREFIX}/relearned")
 
     async def _extract_into(
@@ -709,6 +799,8 @@ class TemplateInductionPipeline:
                 "pagesim: no record for page item %s of %r: %s", url, state.label, reason
             )
             return Extraction({}, [], 0.0, reason)
+        finally:
+            forget_page()  # the page's tree is not needed any more
 
     def _finish(
         self, item: PageItem, result: Extraction | None, state: _Label | None, status: str
@@ -859,6 +951,19 @@ class TemplateInductionPipeline:
             return False
 
 
+def count_nodes(wrapper: Wrapper) -> int:
+    """The template nodes of a wrapper's tree."""
+    root = wrapper.tree.root
+    if root is None:
+        return 0
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        count += 1
+        stack.extend(node.children)
+    return count
+
+
 def _body_size(html: str | bytes | None) -> int:
     """The bytes Scrapy's scraper slot counts for the response of a page item: its body, at
     least ``MIN_RESPONSE_SIZE`` (the body is not in the item: its HTML, encoded, stands in)."""
@@ -877,6 +982,35 @@ def _timed(func: Callable[..., _T], *args: Any) -> tuple[_T, float]:
     started = time.thread_time()
     result = func(*args)
     return result, time.thread_time() - started
+
+
+#: Worker jobs between two :func:`_trim_memory` calls.
+TRIM_EVERY = 100
+
+
+def _load_malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None (another C library, another system)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None)
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return trim
+
+
+_MALLOC_TRIM = _load_malloc_trim()
+
+
+def _trim_memory() -> None:
+    """Hand the memory that freed parsed pages leave in the C allocator back to the system.
+    Parsing a page takes many MB in small blocks that glibc keeps, per thread arena, once
+    they are freed: without this the crawl's RSS grows far past what it uses. A few ms."""
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
 
 
 def _settle(waiter: Deferred[Any], future: Future[Any]) -> None:

@@ -49,6 +49,12 @@ def min_count(pages: int, lam: float) -> int:
     return max(1, math.ceil((pages + 1) * lam - 1e-9))
 
 
+#: Shared empty sets: an empty frozenset is a new 216-byte object each time it is built, and
+#: most compiled nodes have none.
+_NO_SIGS: frozenset[str] = frozenset()
+_NO_PATTERNS: frozenset[tuple[str, ...]] = frozenset()
+
+
 class CNode:
     """A compiled template node (only the kept ones)."""
 
@@ -104,8 +110,8 @@ class CNode:
         self.counted = False  # required, holds or leads to data, in the page record
         self.has_list = False  # a data region somewhere below
         self.flat = False  # a region with no region inside its records
-        self.implicit: frozenset[str] = frozenset()
-        self.known: frozenset[tuple[str, ...]] = frozenset()
+        self.implicit: frozenset[str] = _NO_SIGS
+        self.known: frozenset[tuple[str, ...]] = _NO_PATTERNS
         self.kv: dict[str, str] | None = None  # a key/value table: leading label → field
         self.n_required = 0
         self.tokens: list[int] = []
@@ -212,7 +218,7 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
             kept.append(cc)
         c.children = kept
         c.tokens = [k.token for k in kept]
-        c.known = frozenset(k.src.pattern for k in kept if k.kind == REPEAT)
+        c.known = frozenset(k.src.pattern for k in kept if k.kind == REPEAT) or _NO_PATTERNS
         c.n_required = sum(1 for k in kept if not k.optional)
         stack.extend(reversed(kept))
 
@@ -408,10 +414,16 @@ def _mark_data(order: list[CNode], n: int, threshold: int) -> None:
     for c in order:
         if c.kind == ELEMENT and c.children:
             sigs = [k.sig for k in c.children if k.kind == ELEMENT]
-            c.implicit = frozenset(
-                k.sig
-                for k in c.children
-                if k.kind == ELEMENT and k.has_list and k.scope is None and sigs.count(k.sig) == 1
+            c.implicit = (
+                frozenset(
+                    k.sig
+                    for k in c.children
+                    if k.kind == ELEMENT
+                    and k.has_list
+                    and k.scope is None
+                    and sigs.count(k.sig) == 1
+                )
+                or _NO_SIGS
             )
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urljoin
 
 from lxml import etree
@@ -206,6 +206,35 @@ def element_text(el: Element) -> str:
     if el.tag in LEAF_TAGS:
         return ""
     return " ".join(" ".join(el.itertext()).split())
+
+
+# --- per-page memo ------------------------------------------------------------------------
+
+_T = TypeVar("_T")
+#: Per thread: the page last read and what was computed from it.
+_MEMO = threading.local()
+
+
+def page_memo(root: Element, name: str, compute: Callable[[Element], _T]) -> _T:
+    """``compute(root)``, computed once per page and thread: learning a page and then
+    extracting from the same parsed tree read its label rows and sections once. Only the
+    last page is remembered (a page's tree is not changed after parsing; lxml elements take
+    no weak reference, so it is kept until the thread reads another page or calls
+    :func:`forget_page`). Callers must not change what they get back."""
+    if getattr(_MEMO, "root", None) is not root:
+        _MEMO.root = root
+        _MEMO.values = {}
+    values: dict[str, Any] = _MEMO.values
+    if name in values:
+        return values[name]
+    value = values[name] = compute(root)
+    return value
+
+
+def forget_page() -> None:
+    """Drop this thread's :func:`page_memo` (and its page's tree)."""
+    _MEMO.root = None
+    _MEMO.values = {}
 
 
 # --- signatures ---------------------------------------------------------------------------

@@ -29,7 +29,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pagesim_scrapy.core.induce.dom import INLINE_TAGS, LEAF_TAGS, Element, clean_text
+from pagesim_scrapy.core.induce.dom import (
+    INLINE_TAGS,
+    LEAF_TAGS,
+    Element,
+    clean_text,
+    page_memo,
+)
 from pagesim_scrapy.core.induce.naming import kept_name
 from pagesim_scrapy.core.induce.structured import JSONLD_TAG
 
@@ -246,7 +252,11 @@ def _segments(el: Element) -> Iterator[list[Element | str]]:
         yield seg
 
 
-def _row(label: str, nodes: list[Element | str], text: str, explicit: bool) -> Row | None:
+def _row(
+    label: str, nodes: list[Element | str], whole: str | list[Element | str], explicit: bool
+) -> Row | None:
+    """The row of ``label`` and its value ``nodes``; ``whole`` is the row's text, or the
+    segment that holds it (read only for a row: most segments are none)."""
     value = _strip_value(_nodes_text(nodes))
     limit = MAX_VALUE_CHARS if explicit else MAX_LOOSE_VALUE_CHARS
     if not value or len(value) > limit or not _is_label(label):
@@ -254,18 +264,18 @@ def _row(label: str, nodes: list[Element | str], text: str, explicit: bool) -> R
     if label_key(label) == value.casefold():
         return None
     links, chars = _links(nodes)
+    text = whole if isinstance(whole, str) else _nodes_text(whole)
     return Row(label, value, text, links, chars, explicit)
 
 
 def _rows_of_segment(seg: list[Element | str], siblings_alike: bool) -> Row | None:
     first = seg[0]
-    whole = _nodes_text(seg)
     if isinstance(first, str):
         # "Label: value" in one text, or a text label before an element ("Serves <b>4</b>")
         match = _COLON.match(clean_text(first))
         if match:
             rest: list[Element | str] = [match.group(2), *seg[1:]]
-            return _row(_strip_label(match.group(1)), rest, whole, True)
+            return _row(_strip_label(match.group(1)), rest, seg, True)
         return None
     label = _label_element(first)
     if label is None or len(seg) < 2:
@@ -274,14 +284,14 @@ def _rows_of_segment(seg: list[Element | str], siblings_alike: bool) -> Row | No
             match = _COLON.match(_text(first))
             if match and _is_inline_only(first):
                 tail = [match.group(2), *seg[1:]]
-                return _row(_strip_label(match.group(1)), tail, whole, True)
+                return _row(_strip_label(match.group(1)), tail, seg, True)
         return None
     rest = seg[1:]
     if siblings_alike and len(seg) > 2:
         return None  # a list of alike items, not a label and its value
     raw = _text(first)
     explicit = raw.rstrip().endswith((":", "：")) or first.tag in INLINE_TAGS
-    return _row(label, rest, whole, explicit)
+    return _row(label, rest, seg, explicit)
 
 
 def _explicit_label(node: Element | str) -> bool:
@@ -332,7 +342,11 @@ def _split_pairs(row: Row) -> list[Row]:
 
 def find_rows(root: Element) -> list[Row]:
     """Every label–value row of a page's body, in document order (the JSON-LD subtree and
-    head excluded)."""
+    head excluded). Read once per page (learning and extraction share it)."""
+    return list(page_memo(root, "label_rows", _read_rows))
+
+
+def _read_rows(root: Element) -> list[Row]:
     body = root.find("body")
     if body is None:
         body = root

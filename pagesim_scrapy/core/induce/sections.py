@@ -36,6 +36,7 @@ from pagesim_scrapy.core.induce.dom import (
     Element,
     clean_text,
     element_sig,
+    page_memo,
 )
 from pagesim_scrapy.core.induce.naming import kept_name
 from pagesim_scrapy.core.induce.structured import JSONLD_TAG
@@ -307,7 +308,12 @@ def find_sections(root: Element) -> list[Section]:
 def _page_sections(root: Element) -> dict[str, tuple[str, list[str]]]:
     """Per heading key, the heading as shown and its items. A heading met several times
     (a summary in the article and the recipe card, a print copy) gives the section of
-    shortest items: a list of data, not bullet points of prose."""
+    shortest items: a list of data, not bullet points of prose. Read once per page
+    (learning and extraction share it; the callers only read it)."""
+    return page_memo(root, "sections", _read_sections)
+
+
+def _read_sections(root: Element) -> dict[str, tuple[str, list[str]]]:
     seen: dict[str, tuple[str, list[str]]] = {}
     for section in find_sections(root):
         key = heading_key(section.heading)

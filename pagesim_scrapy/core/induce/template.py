@@ -19,6 +19,7 @@ All walks are iterative: page depth is not limited by Python's recursion limit.
 from __future__ import annotations
 
 import re
+import sys
 import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -550,7 +551,7 @@ class TemplateTree:
         if key in deep:
             deep[key] += 1
         elif len(deep) < _MAX_DEEP:
-            deep[key] = 1
+            deep[sys.intern(key)] = 1  # one copy of a key many nodes and labels share
 
     def _observe_run(self, node: TNode, run: Run, stamp: int, stack: list[Any]) -> None:
         if node.stamp != stamp:
@@ -583,7 +584,7 @@ class TemplateTree:
         for name in INFO_ATTRS:
             value = item.get(name)
             if value:
-                node.info[name] = value[:200]
+                node.info[name] = sys.intern(value[:200])  # classes repeat over nodes
         return node
 
     def _merge_children(

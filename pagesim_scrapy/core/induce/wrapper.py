@@ -105,6 +105,8 @@ class Wrapper:
         self.structured = structured
         self.tree = TemplateTree()
         self._compiled: Compiled | None = None
+        #: how many times the tree was compiled (compiling names fields in the tree for good)
+        self.compilations = 0
         self._lock = threading.Lock()
 
     # --- learning -----------------------------------------------------------------------
@@ -164,6 +166,7 @@ class Wrapper:
                 if self.tree.root is None:
                     raise WrapperError("the wrapper has not learned any page yet")
                 self._compiled = compile_tree(self.tree, self.lam)
+                self.compilations += 1
             return self._compiled
 
     @property

@@ -133,6 +133,9 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         settings["ADDONS"] = {"pagesim_scrapy.Addon": 0}
         settings["PAGESIM_TEMPLATES"] = templates()
         settings["PAGESIM_ACTION"] = "tag"
+        # every round meets the pages for the first time (a crawl saves its site models for
+        # the next one)
+        settings["PAGESIM_SITE_MODELS_SAVE"] = False
         settings.update(extra)
         if str(extra.get("PAGESIM_STATE_URL", "")).startswith("redis"):
             import redis  # noqa: F401  (a fleet worker's client: imported outside too)

@@ -235,6 +235,9 @@ def run_crawls(job_file: str) -> None:
                 "PAGESIM_TEMPLATES": crawl["templates"],
                 "PAGESIM_TARGETS": crawl["targets"],
                 "PAGESIM_ACTION": "tag",
+                # each crawl meets its site for the first time (a crawl saves its site
+                # models for the next one, and every site here is served from 127.0.0.1)
+                "PAGESIM_SITE_MODELS_SAVE": False,
                 **log_settings,
                 "TELNETCONSOLE_ENABLED": False,
                 "FEEDS": {Path(crawl["feed"]).as_uri(): {"format": "jsonlines"}},

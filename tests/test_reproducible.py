@@ -65,9 +65,9 @@ def test_induce_gives_the_same_wrapper_in_any_order(site: str, page_type: str) -
     assert records(a, pages) == records(b, pages)
 
 
-def learn_through_the_pipeline(pages: list[tuple[str, bytes]]) -> tuple[Any, Any]:
-    """The real pipeline's learning steps, in the order given; returns the label's state right
-    after readiness (a copy of its wrapper) and after the close step."""
+def induction_pipeline(**settings: Any) -> tuple[Any, Any]:
+    """A TemplateInductionPipeline with induction on and MIN_PAGES (plus ``settings``), and
+    its crawler."""
     from scrapy.utils.test import get_crawler
 
     from pagesim_scrapy.pipelines.induction import TemplateInductionPipeline
@@ -76,9 +76,16 @@ def learn_through_the_pipeline(pages: list[tuple[str, bytes]]) -> tuple[Any, Any
         settings_dict={
             "PAGESIM_INDUCTION_ENABLED": True,
             "PAGESIM_INDUCTION_MIN_PAGES": MIN_PAGES,
+            **settings,
         }
     )
-    pipeline = TemplateInductionPipeline.from_crawler(crawler)
+    return TemplateInductionPipeline.from_crawler(crawler), crawler
+
+
+def learn_through_the_pipeline(pages: list[tuple[str, bytes]]) -> tuple[Any, Any]:
+    """The real pipeline's learning steps, in the order given; returns the label's state right
+    after readiness (a copy of its wrapper) and after the close step."""
+    pipeline, _ = induction_pipeline()
     state = pipeline._label("type")
     at_ready = None
     for url, html in pages:
@@ -109,11 +116,8 @@ def test_pages_in_canonical_order_are_not_learned_again() -> None:
     equals the wrapper of the same pages in a shuffled order. A compile between two pages
     (an item released early is extracted with the partial wrapper) names fields in the tree:
     then the label is learned again, to the same wrapper."""
-    from scrapy.utils.test import get_crawler
-
     from pagesim_scrapy.core.induce import parse_html
     from pagesim_scrapy.core.induce.wrapper import page_order_key
-    from pagesim_scrapy.pipelines.induction import TemplateInductionPipeline
 
     pages = type_pages("cpython_docs", "library_module")[:MIN_PAGES]
     assert len(pages) == MIN_PAGES
@@ -121,13 +125,7 @@ def test_pages_in_canonical_order_are_not_learned_again() -> None:
     shuffled = pages[::-1]
     wrappers = []
     for order, compile_between in ((pages, False), (pages, True), (shuffled, False)):
-        crawler = get_crawler(
-            settings_dict={
-                "PAGESIM_INDUCTION_ENABLED": True,
-                "PAGESIM_INDUCTION_MIN_PAGES": MIN_PAGES,
-            }
-        )
-        pipeline = TemplateInductionPipeline.from_crawler(crawler)
+        pipeline, crawler = induction_pipeline()
         state = pipeline._label("type")
         for k, (url, html) in enumerate(order):
             assert pipeline._learn(state, html.decode("utf-8", "replace"), url)[0] == "learned"
@@ -149,22 +147,12 @@ def test_a_full_label_is_learned_again_at_once_and_its_pages_freed() -> None:
     """A label that reaches PAGESIM_INDUCTION_MAX_PAGES learns no more: its close-time
     relearning is done at once and the copies of its pages are freed; the wrapper is the one
     the close step gives when the pages stay kept until close."""
-    from scrapy.utils.test import get_crawler
-
-    from pagesim_scrapy.pipelines.induction import TemplateInductionPipeline
 
     pages = type_pages("awesomewm_wiki", "article")[: MIN_PAGES + 2]
     assert len(pages) == MIN_PAGES + 2
     wrappers = []
     for max_pages in (len(pages), 50):
-        crawler = get_crawler(
-            settings_dict={
-                "PAGESIM_INDUCTION_ENABLED": True,
-                "PAGESIM_INDUCTION_MIN_PAGES": MIN_PAGES,
-                "PAGESIM_INDUCTION_MAX_PAGES": max_pages,
-            }
-        )
-        pipeline = TemplateInductionPipeline.from_crawler(crawler)
+        pipeline, crawler = induction_pipeline(PAGESIM_INDUCTION_MAX_PAGES=max_pages)
         state = pipeline._label("type")
         for url, html in pages:
             assert pipeline._learn(state, html.decode("utf-8", "replace"), url)[0] == "learned"

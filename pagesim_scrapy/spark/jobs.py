@@ -354,7 +354,9 @@ def cluster_job(
     bands = lsh_bands(options.num_perm, options.lsh_threshold)
     sketch_args = (options.num_perm, 1, options.shingle_size, options.shingle_relation)
     keyed = ok.mapPartitions(lambda rows: _band_keys(rows, sketch_args, bands))
-    links = keyed.groupByKey(parts).flatMap(_star).distinct(parts).persist(_storage())
+    # each partition's buckets joined there first (a star per connected part), so the
+    # propagation rounds move about one link a page instead of one per shared band
+    links = keyed.groupByKey(parts).mapPartitions(_bucket_stars).distinct(parts).persist(_storage())
     component, rounds = _components(ok.map(lambda r: (r.order, r.order)), links, parts)
 
     members = ok.map(lambda r: (r.order, (r.path, r.summary))).join(component, parts)
@@ -398,13 +400,35 @@ def _band_keys(
             yield key, row.order
 
 
-def _star(group: tuple[bytes, Iterable[Order]]) -> Iterator[tuple[Order, Order]]:
-    """Link every page of one band bucket with its first page, both ways."""
-    pages = sorted(set(group[1]))
-    first = pages[0]
-    for page in pages[1:]:
-        yield page, first
-        yield first, page
+def _bucket_stars(
+    buckets: Iterable[tuple[bytes, Iterable[Order]]],
+) -> Iterator[tuple[Order, Order]]:
+    """The links of one partition's band buckets, as few as keep its connected parts: every
+    page linked with the least page it is connected to through these buckets, both ways (a
+    union-find; the components over all partitions are those of linking every bucket)."""
+    parent: dict[Order, Order] = {}
+
+    def root_of(page: Order) -> Order:
+        root = parent.setdefault(page, page)
+        while parent[root] != root:
+            root = parent[root]
+        while page != root:  # path compression
+            parent[page], page = root, parent[page]
+        return root
+
+    for _, pages in buckets:
+        members = iter(pages)
+        least = root_of(next(members))
+        for page in members:
+            other = root_of(page)
+            if other != least:
+                least, other = min(least, other), max(least, other)
+                parent[other] = least
+    for page in list(parent):
+        root = root_of(page)
+        if root != page:
+            yield page, root
+            yield root, page
 
 
 def _components(labels: Any, links: Any, parts: int) -> tuple[Any, int]:

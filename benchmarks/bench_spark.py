@@ -371,7 +371,7 @@ def record_sizes() -> None:
     import pickle
 
     from pagesim_scrapy.core.cluster.sketch import Sketcher, band_keys, lsh_bands
-    from pagesim_scrapy.core.site import structural_features
+    from pagesim_scrapy.core.site import pack_features, structural_features
     from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize
     from pagesim_scrapy.settings import DEFAULT_MAX_NODES
 
@@ -390,7 +390,8 @@ def record_sizes() -> None:
             page = structural_features(summary)
             distinct |= page
             counts.append(len(page))
-            features.append(len(pickle.dumps(("host.example", (order, name, page, None)))))
+            packed = pack_features(page)  # as the classify job groups them
+            features.append(len(pickle.dumps(("host.example", (order, name, packed, None)))))
             summaries.append(len(pickle.dumps((order, (name, summary)))))
             keys.append(
                 sum(

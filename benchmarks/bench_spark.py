@@ -1,8 +1,8 @@
 """Batch jobs on Spark local[2] against the local commands, over WARC input.
 
     python benchmarks/bench_spark.py [--classify-pages 2000,8000] [--repeats 3]
-                                     [--cluster-sizes 20000,50000] [--skip-classify]
-                                     [--skip-cluster]
+                                     [--classify-full 200000] [--cluster-sizes 20000,50000]
+                                     [--skip-classify] [--skip-cluster]
 
 Pages: the 976 real pages of ../shared/data/site_page_types, written into gzipped WARC files
 (one file per host) again and again under distinct hosts (``copy3.flink_site.example``), so the
@@ -15,7 +15,8 @@ folds (say so when reading its figures).
    all files. Pages per second per core, the median of ``--repeats`` runs, at two sizes (the
    Spark job's rate past its fixed cost is the difference of the two), extrapolated to
    200,000 pages (seed 002: 19.7 s per 1,000 pages, 1.1 h; the goal: 4 minutes on 2 cores).
-   The Spark job's lines must equal the local command's.
+   The Spark job's lines must equal the local command's. ``--classify-full N`` then runs
+   the Spark job once on N pages (200,000: seed 002's job itself; not run locally).
 2. Clustering at each size: the Spark job (session started beforehand) and the local
    ``cluster`` command (a child process) on the same WARC files: seconds, peak resident
    memory (summed over the process tree: for Spark the driver, its JVM and Python workers),
@@ -204,8 +205,13 @@ def verdict(seconds: float) -> str:
     return "met" if seconds <= GOAL_SECONDS else "missed"
 
 
-def bench_classify(spark: Any, folder: Path, sizes: list[int], repeats: int) -> None:
-    print(f"\n1. Seed 002's job: pages against 10 templates, method site, WARC input, {sizes}")
+def load() -> str:
+    """The machine's 1-minute load average (2 cores, shared): printed with every figure."""
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def wiki_templates() -> list[str]:
+    """``--template`` arguments: the first page of each of the wiki's 10 largest types."""
     wiki = shared("site_page_types", "awesomewm_wiki")
     rows = list(csv.DictReader((wiki / "labels.csv").open(encoding="utf-8")))
     by_type: dict[str, list[str]] = {}
@@ -215,35 +221,49 @@ def bench_classify(spark: Any, folder: Path, sizes: list[int], repeats: int) -> 
     templates: list[str] = []
     for kind in sorted(kinds[:10]):
         templates += ["--template", f"{kind}={wiki / by_type[kind][0]}"]
+    return templates
+
+
+def bench_classify(spark: Any, folder: Path, sizes: list[int], repeats: int) -> None:
+    print(f"\n1. Seed 002's job: pages against 10 templates, method site, WARC input, {sizes}")
+    templates = wiki_templates()
     measured = []
     for pages in sizes:
         work = folder / f"classify{pages}"
         work.mkdir()
         files, _ = copies(work, ("awesomewm_wiki",), pages)
         scratch = work / "local.jsonl"
-        local_runs, spark_runs = [], []
+        local_runs, spark_runs, local_cpu, spark_cpu = [], [], [], []
         local: list[str] = []
+        loads = [load()]
         for _ in range(repeats):
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             local = []
             for path in files:  # one site at a time, as the job groups them
                 args = ["classify", *templates, str(path), "-o", str(scratch), "--no-progress"]
                 assert local_main(args) == 0
                 local += scratch.read_text(encoding="utf-8").splitlines()
             local_runs.append(time.perf_counter() - started)
+            local_cpu.append(time.process_time() - cpu)
+        loads.append(load())
         same = True
         for _ in range(repeats):
             args = ["classify", *templates, *map(str, files)]
-            lines, seconds = spark_lines(spark, args, work / "out")
+            with PeakMemory(os.getpid()) as tree:
+                lines, seconds = spark_lines(spark, args, work / "out")
             spark_runs.append(seconds)
+            spark_cpu.append(tree.cpu)
             same = same and lines == local
+        loads.append(load())
         local_s, spark_s = statistics.median(local_runs), statistics.median(spark_runs)
         measured.append((pages, local_s, spark_s))
         print(
             f"   {pages:6d} pages: local classify, 1 core {local_s:6.1f} s "
-            f"({pages / local_s:5.1f} pages/s per core) | Spark local[2] {spark_s:6.1f} s "
-            f"({pages / spark_s:5.1f} pages/s, {pages / spark_s / 2:5.1f} per core) | "
-            f"medians of {repeats} | Spark lines identical to local: {same}"
+            f"({statistics.median(local_cpu):5.1f} CPU s; {pages / local_s:5.1f} pages/s per "
+            f"core) | Spark local[2] {spark_s:6.1f} s ({statistics.median(spark_cpu):5.1f} CPU s "
+            f"over its processes; {pages / spark_s:5.1f} pages/s, {pages / spark_s / 2:5.1f} per "
+            f"core) | medians of {repeats} | Spark lines identical to local: {same} | "
+            f"{', '.join(loads)}"
         )
         shutil.rmtree(work)
     seed = TARGET_PAGES / 1000 * SEED_002_SECONDS_PER_1000
@@ -270,6 +290,24 @@ def bench_classify(spark: Any, folder: Path, sizes: list[int], repeats: int) -> 
         )
 
 
+def bench_classify_full(spark: Any, folder: Path, pages: int) -> None:
+    """Seed 002's job itself, once, on Spark only (the local rate is measured above)."""
+    work = folder / f"full{pages}"
+    work.mkdir()
+    files, _ = copies(work, ("awesomewm_wiki",), pages)
+    args = ["classify", *wiki_templates(), *map(str, files)]
+    before = load()
+    with PeakMemory(os.getpid()) as tree:
+        lines, seconds = spark_lines(spark, args, work / "out")
+    print(
+        f"   {pages:6d} pages on Spark local[2], once: {seconds:6.1f} s = {seconds / 60:.2f} min "
+        f"({tree.cpu:.0f} CPU s over its processes, peak {tree.peak / 2**20:.0f} MB; "
+        f"{pages / seconds:.1f} pages/s, {pages / seconds / 2:.1f} per core; {len(lines)} lines) "
+        f"| goal 4 min: {verdict(seconds)} | {before} before, {load()} after"
+    )
+    shutil.rmtree(work)
+
+
 def bench_cluster(spark: Any, folder: Path, sizes: list[int]) -> None:
     print("\n2. Clustering (method site, snn), WARC input, Spark local[2] vs the local command")
     figures = []
@@ -278,8 +316,10 @@ def bench_cluster(spark: Any, folder: Path, sizes: list[int]) -> None:
         work.mkdir()
         files, types = copies(work, SITES, size)
         args = ["cluster", *map(str, files)]
+        loads = [load()]
         with PeakMemory(os.getpid()) as memory:
             lines, seconds = spark_lines(spark, args, work / "out")
+        loads.append(load())
         spark_peak = memory.peak
         local_out = work / "local.jsonl"
         started = time.perf_counter()
@@ -314,7 +354,8 @@ def bench_cluster(spark: Any, folder: Path, sizes: list[int]) -> None:
             f"peak {spark_peak / 2**20:6.0f} MB | local {local_seconds:7.1f} s "
             f"({local_memory.cpu:6.0f} CPU s), peak {local_memory.peak / 2**20:6.0f} MB | "
             f"identical {lines == local} | "
-            f"ARI vs types: Spark {ari_spark:.4f}, local {ari_local:.4f}"
+            f"ARI vs types: Spark {ari_spark:.4f}, local {ari_local:.4f} | "
+            f"{', '.join(loads)}, {load()}"
         )
         figures.append((size, spark_cpu, local_memory.cpu))
         shutil.rmtree(work)
@@ -330,7 +371,7 @@ def record_sizes() -> None:
     import pickle
 
     from pagesim_scrapy.core.cluster.sketch import Sketcher, band_keys, lsh_bands
-    from pagesim_scrapy.core.site import structural_features
+    from pagesim_scrapy.core.site import pack_features, structural_features
     from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize
     from pagesim_scrapy.settings import DEFAULT_MAX_NODES
 
@@ -349,7 +390,8 @@ def record_sizes() -> None:
             page = structural_features(summary)
             distinct |= page
             counts.append(len(page))
-            features.append(len(pickle.dumps(("host.example", (order, name, page, None)))))
+            packed = pack_features(page)  # as the classify job groups them
+            features.append(len(pickle.dumps(("host.example", (order, name, packed, None)))))
             summaries.append(len(pickle.dumps((order, (name, summary)))))
             keys.append(
                 sum(
@@ -373,6 +415,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--classify-pages", default="2000,8000", help="two sizes or more")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--classify-full", type=int, default=0, metavar="N", help="then N pages once on Spark"
+    )
     parser.add_argument("--cluster-sizes", default="20000,50000")
     parser.add_argument("--skip-classify", action="store_true")
     parser.add_argument("--skip-cluster", action="store_true")
@@ -393,6 +438,8 @@ def main() -> None:
         if not args.skip_classify:
             sizes = [int(n) for n in args.classify_pages.split(",")]
             bench_classify(spark, folder, sizes, args.repeats)
+            if args.classify_full:
+                bench_classify_full(spark, folder, args.classify_full)
         if not args.skip_cluster:
             bench_cluster(spark, folder, [int(n) for n in args.cluster_sizes.split(",")])
     spark.stop()

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -118,7 +120,14 @@ def archives(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         for path in by_type[label][-2:]:
             templates += ["--template", f"{label}={path}"]
     posts = [page for page in written if labels[str(page.relative_to(flink))] == "blog_post"]
-    return {"root": root, "warcs": warcs, "templates": templates, "posts": posts}
+    others = [page for page in written if page not in posts]
+    return {
+        "root": root,
+        "warcs": warcs,
+        "templates": templates,
+        "posts": posts,
+        "others": others,
+    }
 
 
 def _local(args: list[str], output: Path) -> list[str]:
@@ -257,3 +266,67 @@ def test_a_missing_input_is_a_user_error(spark: Any, tmp_path: Path) -> None:
     assert (
         main(["cluster", str(tmp_path / "absent.warc.gz"), "-o", str(tmp_path / "o")], spark) == 2
     )
+
+
+def test_many_small_files_are_read_in_runs_and_written_in_order(
+    spark: Any, archives: dict[str, Any], tmp_path: Path
+) -> None:
+    from pagesim_scrapy.spark.jobs import input_groups, list_inputs
+
+    # saved page files, one page each: several files to a read task, and the output's
+    # partitions are those runs of files
+    folder = tmp_path / "saved"
+    folder.mkdir()
+    for number, page in enumerate(archives["posts"] + archives["others"]):
+        (folder / f"{number:03d}.html").write_bytes(page.read_bytes())
+    inputs = list_inputs([str(folder)])
+    groups = input_groups(inputs, 2)
+    assert 1 < len(groups) < len(inputs)
+    assert [item for group in groups for item in group] == inputs
+    # the local command takes the folder's pages as one site: --site input on Spark
+    for command, job in (
+        (["classify", *archives["templates"]], ["--site", "input"]),
+        (["cluster"], []),
+    ):
+        local = _local([*command, str(folder)], tmp_path / f"{command[0]}.jsonl")
+        assert len(local) == len(inputs)
+        args = [*command, *job, str(folder)]
+        assert _spark(spark, args, tmp_path / f"spark-{command[0]}") == local
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.tuples(st.integers(0, 3), st.integers(0, 12)), min_size=1, max_size=6),
+        max_size=25,
+    )
+)
+def test_bucket_stars_keep_the_components_of_all_buckets(buckets: list[list[Any]]) -> None:
+    from pagesim_scrapy.spark.jobs import _bucket_stars
+
+    # the components of linking every pair in each bucket, by a plain graph search
+    neighbours: dict[Any, set[Any]] = {}
+    for bucket in buckets:
+        for page in bucket:
+            neighbours.setdefault(page, set()).update(bucket)
+    least: dict[Any, Any] = {}
+    for start in neighbours:
+        if start in least:
+            continue
+        seen, stack = {start}, [start]
+        while stack:
+            for other in neighbours[stack.pop()] - seen:
+                seen.add(other)
+                stack.append(other)
+        for page in seen:
+            least[page] = min(seen)
+    links = list(_bucket_stars((b"band", bucket) for bucket in buckets))
+    # every page that is not the least of its component is linked with that least page only
+    linked: dict[Any, set[Any]] = {}
+    for page, other in links:
+        linked.setdefault(page, set()).add(other)
+    for page, root in least.items():
+        if page != root:
+            assert linked[page] == {root}
+        else:
+            assert linked.get(page, set()) == {p for p, r in least.items() if r == page} - {page}

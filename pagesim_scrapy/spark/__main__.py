@@ -134,7 +134,7 @@ def run(args: argparse.Namespace, spark: Any) -> dict[str, Any]:
         lines = extract_job(
             spark, inputs, _wrapper(args.wrapper), records=args.records, rows=args.rows
         )
-    write_records(spark, lines, args.output, args.format, args.command)
+    write_records(spark, lines, args.output, args.format, args.command, inputs)
     stats["seconds"] = round(time.perf_counter() - started, 3)
     return stats
 

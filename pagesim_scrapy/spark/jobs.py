@@ -4,7 +4,9 @@ with the core's functions (see the package docstring for how each job is split).
 from __future__ import annotations
 
 import logging
+import os
 import uuid
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import add
@@ -28,7 +30,12 @@ from pagesim_scrapy.core.pageio import (
     read_page_bytes,
     warc_page_contents,
 )
-from pagesim_scrapy.core.site import SiteModel, structural_features
+from pagesim_scrapy.core.site import (
+    SiteModel,
+    pack_features,
+    structural_features,
+    unpack_features,
+)
 from pagesim_scrapy.core.summary import PageParseError, PageSummary, SummaryOptions, summarize
 
 logger = logging.getLogger(__name__)
@@ -40,6 +47,11 @@ SITE_KEYS: tuple[str, ...] = ("host", "input", "all")
 
 #: The order of a page in the output: (input file number, WARC record offset or 0).
 Order = tuple[int, int]
+
+#: Input bytes a read task takes at most when it reads several small files (a larger file is
+#: one task alone): every task costs its Python worker a fixed ~0.1 s, which one task per file
+#: of a few MB multiplied by hundreds of files, and again in every later stage over them.
+TASK_BYTES = 32 << 20
 
 
 def _storage() -> Any:
@@ -56,6 +68,7 @@ class JobInput:
     path: str  # as the local command names it
     origin: str  # the argument it came from
     warc: bool
+    size: int = 0  # bytes on disk (0 if unknown): read tasks are balanced by it
 
 
 class PageRecord(NamedTuple):
@@ -82,12 +95,41 @@ def list_inputs(paths: Iterable[str]) -> list[JobInput]:
     Raises :class:`PageReadError` for a missing path or when no page or WARC file is found.
     """
     inputs = [
-        JobInput(number, str(path), origin, is_page_file(path, WARC_SUFFIXES))
+        JobInput(number, str(path), origin, is_page_file(path, WARC_SUFFIXES), _size(path))
         for number, (path, origin) in enumerate(iter_input_files(paths))
     ]
     if not inputs:
         raise PageReadError("no pages or WARC files found in the given paths")
     return inputs
+
+
+def _size(path: Path | str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:  # reported when a worker reads it
+        return 0
+
+
+def input_groups(inputs: list[JobInput], parallelism: int) -> list[list[JobInput]]:
+    """The files in consecutive runs, one run per read task, of about equal bytes: at least
+    ``2 * parallelism`` runs (when there are as many files), more where the input is over
+    :data:`TASK_BYTES` a run. The output's partitions are the same runs, so it needs no
+    sampling to be sorted."""
+    if not inputs:
+        return []
+    total = sum(max(item.size, 1) for item in inputs)
+    runs = max(2 * parallelism, -(-total // TASK_BYTES))
+    runs = max(1, min(len(inputs), runs))
+    share = total / runs
+    groups: list[list[JobInput]] = [[]]
+    done = 0
+    for item in inputs:
+        # a new run starts where this file's first byte passes the next run's share
+        if groups[-1] and done >= share * len(groups) and len(groups) < runs:
+            groups.append([])
+        groups[-1].append(item)
+        done += max(item.size, 1)
+    return groups
 
 
 def site_of(url: str | None, origin: str, site_key: str) -> str:
@@ -142,13 +184,15 @@ def summarise(page: PageRecord, options: SummaryOptions) -> PageSummaryRecord:
 
 
 def read_pages(spark: Any, inputs: list[JobInput], site_key: str = "host") -> Any:
-    """An RDD of :class:`PageRecord`: each input file read whole by one task."""
+    """An RDD of :class:`PageRecord`: each input file read whole by one task (a task reads a
+    run of consecutive files, see :func:`input_groups`)."""
     if site_key not in SITE_KEYS:
         raise ValueError(f"site key must be one of {SITE_KEYS}, not {site_key!r}")
     sc = spark.sparkContext
-    warcs = sum(item.warc for item in inputs)
-    slices = max(1, min(len(inputs), max(warcs, 4 * sc.defaultParallelism)))
-    return sc.parallelize(inputs, slices).flatMap(lambda item: read_input(item, site_key))
+    groups = input_groups(inputs, sc.defaultParallelism)
+    return sc.parallelize(groups, len(groups)).flatMap(
+        lambda group: (page for item in group for page in read_input(item, site_key))
+    )
 
 
 # -- classify ------------------------------------------------------------------------------
@@ -203,14 +247,13 @@ def classify_job(spark: Any, inputs: list[JobInput], spec: ClassifierSpec, site_
     pages = read_pages(spark, inputs, site_key)
     broadcast = sc.broadcast(spec)
     if spec.method == SITE_METHOD:
-        # a site is decided from all of its pages: group them, moving features only (a few
-        # KB a page), not summaries
-        read = pages.map(lambda page: _site_features(page, options)).persist(_storage())
-        failed = read.filter(lambda kv: kv[1][2] is None).map(
-            lambda kv: (kv[1][0], verdict_record(kv[1][1], None, kv[1][3]))
+        # a site is decided from all of its pages: group them, moving each page's features
+        # packed into one string (~0.2 KB; pickling them as a set of strings cost more than
+        # the grouping), not its summary; a page without features goes along for its line
+        by_site = pages.map(lambda page: _site_features(page, options)).groupByKey(
+            sc.defaultParallelism
         )
-        by_site = read.filter(lambda kv: kv[1][2] is not None).groupByKey(sc.defaultParallelism)
-        return by_site.flatMap(lambda group: _classify_site(broadcast, *group)).union(failed)
+        return by_site.flatMap(lambda group: _classify_site(broadcast, *group))
     # pairwise measures: scores where the pages are read, the automatic thresholds fitted to
     # all of them on the driver (as the local command fits them), then each page decided
     scored = pages.mapPartitions(lambda rows: _scores(broadcast, rows, options)).collect()
@@ -229,21 +272,29 @@ def classify_job(spark: Any, inputs: list[JobInput], spec: ClassifierSpec, site_
 
 def _site_features(
     page: PageRecord, options: SummaryOptions
-) -> tuple[str, tuple[Order, str, Any, str | None]]:
+) -> tuple[str, tuple[Order, str, str | None, str | None]]:
+    """(site, (order, path, packed features or None, error)): what grouping moves."""
     row = summarise(page, options)
-    features = None if row.summary is None else structural_features(row.summary)
-    return row.site, (row.order, row.path, features, row.error)
+    packed = None if row.summary is None else pack_features(structural_features(row.summary))
+    return row.site, (row.order, row.path, packed, row.error)
 
 
 def _classify_site(
-    spec: Any, site: str, pages: Iterable[tuple[Order, str, Any, str | None]]
+    spec: Any, site: str, pages: Iterable[tuple[Order, str, str | None, str | None]]
 ) -> Iterator[tuple[Order, dict[str, Any]]]:
-    """One site's pages, learned together and then each decided (the local command's way)."""
+    """One site's pages, learned together and then each decided (the local command's way);
+    the pages that could not be read get their error lines."""
     ordered = sorted(pages, key=lambda page: page[0])
+    for order, path, packed, error in ordered:
+        if packed is None:
+            yield order, verdict_record(path, None, error)
+    read = [(order, path, packed) for order, path, packed, _ in ordered if packed is not None]
+    if not read:
+        return
     classifier = _classifier(spec)
-    verdicts = classifier.classify_all([page[2] for page in ordered], site=site)
-    for page, verdict in zip(ordered, verdicts):
-        yield page[0], verdict_record(page[1], verdict, None)
+    verdicts = classifier.classify_all([unpack_features(page[2]) for page in read], site=site)
+    for (order, path, _), verdict in zip(read, verdicts):
+        yield order, verdict_record(path, verdict, None)
 
 
 def _scores(
@@ -303,7 +354,9 @@ def cluster_job(
     bands = lsh_bands(options.num_perm, options.lsh_threshold)
     sketch_args = (options.num_perm, 1, options.shingle_size, options.shingle_relation)
     keyed = ok.mapPartitions(lambda rows: _band_keys(rows, sketch_args, bands))
-    links = keyed.groupByKey(parts).flatMap(_star).distinct(parts).persist(_storage())
+    # each partition's buckets joined there first (a star per connected part), so the
+    # propagation rounds move about one link a page instead of one per shared band
+    links = keyed.groupByKey(parts).mapPartitions(_bucket_stars).distinct(parts).persist(_storage())
     component, rounds = _components(ok.map(lambda r: (r.order, r.order)), links, parts)
 
     members = ok.map(lambda r: (r.order, (r.path, r.summary))).join(component, parts)
@@ -347,13 +400,35 @@ def _band_keys(
             yield key, row.order
 
 
-def _star(group: tuple[bytes, Iterable[Order]]) -> Iterator[tuple[Order, Order]]:
-    """Link every page of one band bucket with its first page, both ways."""
-    pages = sorted(set(group[1]))
-    first = pages[0]
-    for page in pages[1:]:
-        yield page, first
-        yield first, page
+def _bucket_stars(
+    buckets: Iterable[tuple[bytes, Iterable[Order]]],
+) -> Iterator[tuple[Order, Order]]:
+    """The links of one partition's band buckets, as few as keep its connected parts: every
+    page linked with the least page it is connected to through these buckets, both ways (a
+    union-find; the components over all partitions are those of linking every bucket)."""
+    parent: dict[Order, Order] = {}
+
+    def root_of(page: Order) -> Order:
+        root = parent.setdefault(page, page)
+        while parent[root] != root:
+            root = parent[root]
+        while page != root:  # path compression
+            parent[page], page = root, parent[page]
+        return root
+
+    for _, pages in buckets:
+        members = iter(pages)
+        least = root_of(next(members))
+        for page in members:
+            other = root_of(page)
+            if other != least:
+                least, other = min(least, other), max(least, other)
+                parent[other] = least
+    for page in list(parent):
+        root = root_of(page)
+        if root != page:
+            yield page, root
+            yield root, page
 
 
 def _components(labels: Any, links: Any, parts: int) -> tuple[Any, int]:
@@ -463,20 +538,32 @@ def _row(record: dict[str, Any], names: list[str]) -> tuple[Any, ...]:
     )
 
 
-def write_records(spark: Any, lines: Any, output: str, fmt: str, command: str) -> None:
+def write_records(
+    spark: Any, lines: Any, output: str, fmt: str, command: str, inputs: list[JobInput]
+) -> None:
     """Write (order, line) pairs in input order: JSON Lines text files (each line as the local
-    command writes it; the part files in order are its output) or Parquet."""
-    # kept: sorting samples the keys in a job of its own, which would otherwise run the
-    # whole job twice
-    ordered = lines.persist(_storage()).sortByKey(
-        numPartitions=spark.sparkContext.defaultParallelism
-    )
-    if fmt == "jsonl":
-        ordered.map(lambda kv: jsonl_line(kv[1])).saveAsTextFile(output)
-        return
-    if fmt != "parquet":
+    command writes it; the part files in order are its output) or Parquet.
+
+    The output's partitions are the runs of input files the pages were read in
+    (:func:`input_groups`), so a page's partition is known from its file number: no job
+    samples the keys first (``sortByKey`` would run two jobs over all lines before sorting).
+    Each line is made into its output form before the shuffle, so one string a page moves.
+    """
+    if fmt not in ("jsonl", "parquet"):
         raise ValueError(f"unknown output format {fmt!r}")
+    groups = input_groups(inputs, spark.sparkContext.defaultParallelism)
+    starts = [group[0].number for group in groups]
+
+    def partition(order: Order) -> int:
+        return max(0, bisect_right(starts, order[0]) - 1)
+
+    if fmt == "jsonl":
+        text = lines.mapValues(jsonl_line)
+        ordered = text.repartitionAndSortWithinPartitions(len(groups), partition)
+        ordered.values().saveAsTextFile(output)
+        return
     schema = _schema(command)
     names = [field.name for field in schema.fields]
-    rows = ordered.map(lambda kv: _row(kv[1], names))
-    spark.createDataFrame(rows, schema).write.parquet(output)
+    rows = lines.mapValues(lambda record: _row(record, names))
+    ordered = rows.repartitionAndSortWithinPartitions(len(groups), partition)
+    spark.createDataFrame(ordered.values(), schema).write.parquet(output)

@@ -63,3 +63,15 @@ def serve_forever(body_of: Callable[[str], bytes], latency: float = 0.0) -> None
     server.request_queue_size = 128
     print(server.server_address[1], flush=True)
     server.serve_forever()
+
+
+def crawl_result(out: subprocess.CompletedProcess[str], mode: str, count: int) -> dict[str, Any]:
+    """The JSON result a benchmark's crawl subprocess printed last; exits with the reason when
+    the crawl failed or did not get a response for each of its ``count`` pages."""
+    if out.returncode != 0 or not out.stdout.strip():
+        shown = out.stderr[-3000:] if out.stderr else "its output is above"
+        sys.exit(f"crawl {mode} failed (exit status {out.returncode}):\n{shown}")
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    if result.get("responses") != count:
+        sys.exit(f"crawl {mode} got {result.get('responses')} responses, expected {count}")
+    return result

@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _server import page_server, serve_forever
+from _server import crawl_result, page_server, serve_forever
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -183,12 +183,7 @@ def run_crawl(mode: str, port: int, count: int, extra: list[str]) -> dict[str, A
         timeout=600,
         check=False,
     )
-    if out.returncode != 0 or not out.stdout.strip():
-        sys.exit(f"crawl {mode} failed:\n{out.stderr[-3000:]}")
-    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
-    if result.get("responses") != count:
-        sys.exit(f"crawl {mode} got {result.get('responses')} responses, expected {count}")
-    return result
+    return crawl_result(out, mode, count)
 
 
 def parse_settings(items: list[str]) -> dict[str, Any]:

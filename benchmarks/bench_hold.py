@@ -43,7 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _server import page_server
+from _server import crawl_result, page_server
 from bench_crawl import base_pages, parse_settings, read_page, serve
 
 
@@ -141,12 +141,7 @@ def run_crawl(mode: str, port: int, count: int, extra: list[str], out_dir: str) 
         timeout=900,
         check=False,
     )
-    if out.returncode != 0 or not out.stdout.strip():
-        sys.exit(f"crawl {mode} failed:\n{out.stderr[-3000:]}")
-    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
-    if result.get("responses") != count:
-        sys.exit(f"crawl {mode} got {result.get('responses')} responses, expected {count}")
-    return result
+    return crawl_result(out, mode, count)
 
 
 def main() -> None:

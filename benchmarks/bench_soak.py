@@ -38,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _server import page_server, serve_forever
+from _server import crawl_result, page_server, serve_forever
 from bench_crawl import SHARED_DATA, base_pages, parse_settings, read_page, variant
 
 #: responses between two RSS samples
@@ -253,12 +253,7 @@ def run_crawl(
         check=False,
         env=env,
     )
-    if out.returncode != 0 or not out.stdout.strip():
-        sys.exit(f"crawl {mode} failed (exit status {out.returncode}; its output is above)")
-    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
-    if result.get("responses") != count:
-        sys.exit(f"crawl {mode} got {result.get('responses')} responses, expected {count}")
-    return result
+    return crawl_result(out, mode, count)
 
 
 def main() -> None:

@@ -440,7 +440,7 @@ def narrow_grid(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
         for name in names:
             row = []
             for gap in grid:
-                siteaware.NARROW_GAP = gap  # read by every classifier built from here on
+                siteaware.NARROW_GAP = gap  # read at every re-estimation of a cut
                 runs = [
                     one_class(sites[name], "site", seed, args.prior_weight, args.min_pages)
                     for seed in (1, 2, 3)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from time import thread_time
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -38,6 +38,7 @@ from pagesim_scrapy.core.classify import TemplateClassifier, build_classifier
 from pagesim_scrapy.core.cluster import OnlineDiscovery
 from pagesim_scrapy.core.content import ContentScorer
 from pagesim_scrapy.core.guard import check_templates, format_warnings
+from pagesim_scrapy.core.site import SavedSite
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import MAX_SITES as SITE_MODELS_MAX_SITES
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
@@ -123,6 +124,7 @@ class _DropReportedErrors(logging.Filter):
 
 _DROP_REPORTED_ERRORS = _DropReportedErrors()
 _E = TypeVar("_E", bound=BaseException)
+_T = TypeVar("_T")
 
 
 def reported(error: _E) -> _E:
@@ -429,26 +431,20 @@ class PageSimDownloaderMiddleware:
             return
         path = Path(config.site_models_file or data_path(DEFAULT_SITE_MODELS_FILE))
         self.site_models_path = path
-        removed = remove_stale_temp_files(path.parent, lambda name: name == path.name)
-        if removed:
-            self.stats.inc_value("pagesim/state/stale_temp_removed", len(removed))
-        try:
-            saved = read_state(path, lambda text: parse_site_models(text, self.options))
-        except CorruptStateError as exc:
-            logger.error("pagesim: cannot use the saved site models, learning afresh: %s", exc)
-            self.stats.inc_value("pagesim/state/corrupt")
-            return
-        except OSError as exc:
-            logger.error("pagesim: cannot read the site models in %s: %s", path, exc)
-            self.stats.inc_value("pagesim/state/unreadable")
-            return
-        if saved is None:
-            if path.exists():
+
+        def parse(text: str) -> list[SavedSite]:
+            sites = parse_site_models(text, self.options)
+            if sites is None:
                 logger.info(
                     "pagesim: the site models in %s were learned with other summary options "
                     "(PAGESIM_MAX_NODES, PAGESIM_MAX_DEPTH...); learning the sites afresh",
                     path,
                 )
+                return []
+            return sites
+
+        saved = self._read_state_file(path, parse, "site models")
+        if not saved:
             return
         classifier.adopt_saved(saved)
         self.stats.set_value("pagesim/site_models/loaded", len(saved))
@@ -496,36 +492,39 @@ class PageSimDownloaderMiddleware:
         self.discovery = discovery
 
     def _load_discovery(self, path: Path, arguments: dict[str, Any]) -> OnlineDiscovery | None:
-        """The saved discovery (None when there is none or it cannot be used: then one ERROR
-        names the file and the reason, a corrupt file is moved aside to ``<name>.corrupt`` and
-        counted in ``pagesim/state/corrupt``). Stale temporary files of interrupted saves are
-        removed first."""
+        """The saved discovery, or None (see :meth:`_read_state_file`)."""
+        return self._read_state_file(
+            path,
+            lambda text: OnlineDiscovery.from_json(text, name=str(path), **arguments),
+            "discovered page types",
+        )
+
+    def _read_state_file(self, path: Path, parse: Callable[[str], _T], what: str) -> _T | None:
+        """A state file saved by an earlier crawl, parsed; None when there is none or it cannot
+        be used: then one ERROR names the file and the reason, a corrupt file is moved aside to
+        ``<name>.corrupt`` and counted in ``pagesim/state/corrupt``, and the crawl starts
+        afresh. Stale temporary files of interrupted saves are removed first."""
         removed = remove_stale_temp_files(path.parent, lambda name: name == path.name)
         if removed:
             logger.info(
-                "pagesim: removed %d stale temporary discovery file(s) left by an interrupted "
-                "save in %s",
+                "pagesim: removed %d stale temporary %s file(s) left by an interrupted save in %s",
                 len(removed),
+                what,
                 path.parent,
             )
             self.stats.inc_value("pagesim/state/stale_temp_removed", len(removed))
         try:
-            return read_state(
-                path, lambda text: OnlineDiscovery.from_json(text, name=str(path), **arguments)
-            )
+            return read_state(path, parse)
         except CorruptStateError as exc:
             logger.error(
-                "pagesim: cannot use the discovered page types, starting afresh (the file is "
-                "written anew at close): %s",
+                "pagesim: cannot use the %s, starting afresh (the file is written anew at "
+                "close): %s",
+                what,
                 exc,
             )
             self.stats.inc_value("pagesim/state/corrupt")
         except OSError as exc:
-            logger.error(
-                "pagesim: cannot read the discovered page types in %s, starting afresh: %s",
-                path,
-                exc,
-            )
+            logger.error("pagesim: cannot read the %s in %s, starting afresh: %s", what, path, exc)
             self.stats.inc_value("pagesim/state/unreadable")
         return None
 

@@ -204,7 +204,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
         'With `PAGESIM_METHOD = "site"` and no crawl fleet: save what the crawl learned '
         "about each site (its chrome) at close, and start the next crawl's sites from it, "
         "so a recurring crawl decides its first pages of a site as well as its last. The "
-        "saved counts weigh a quarter in the next crawl (see the docs' thresholds page).",
+        'saved counts weigh a quarter in the next crawl (see "Thresholds without labelled '
+        'data" in the README).',
     ),
     SettingSpec(
         "PAGESIM_SITE_MODELS_FILE",

@@ -92,15 +92,6 @@ def _unpack(packed: str) -> Features:
     return frozenset(features)
 
 
-def _weight(df: int, pages: int) -> float:
-    """IDF of a feature found on ``df`` of ``pages`` pages, nothing for a feature on one page."""
-    if df <= 1:
-        return 0.0
-    full = min(RAMP_PAGES, max(3, pages // RAMP_SITE_SHARE))
-    ramp = min(1.0, (df - 1) / (full - 1))
-    return ramp * math.log((pages + 1) / (df + 0.5))
-
-
 #: Weights are rounded to multiples of 1 / WEIGHT_STEPS, so that any sum of them below 2 ** 23
 #: is exact in a float: the sum of a page's weights is then the same whatever order a set's
 #: features come in (which changes from process to process), with no compensated summation.
@@ -108,9 +99,10 @@ WEIGHT_STEPS = 2**30
 
 
 def _weight_table(pages: int, size: int) -> list[float]:
-    """:func:`_weight` for document frequencies 0 .. size-1 at ``pages`` pages, never below
-    zero, on the WEIGHT_STEPS grid."""
-    # the values of _weight, computed in bulk: rebuilt on every page of a small site
+    """The weight of a feature found on ``df`` of ``pages`` pages, for df = 0 .. size-1: its
+    IDF, ramped up from nothing on one page to the full IDF on RAMP_PAGES pages (fewer on a
+    small site), never below zero, on the WEIGHT_STEPS grid. Built in bulk: a small site
+    rebuilds it on every page."""
     step = WEIGHT_STEPS
     log = math.log
     full = min(RAMP_PAGES, max(3, pages // RAMP_SITE_SHARE))
@@ -229,10 +221,7 @@ def weighted_jaccard(
     shared = page.keys() & other
     if not shared:
         return 0.0
-    inter = sum(map(page.__getitem__, shared))
-    union = page_total + other_total - inter
-    # a total summed a few pages earlier can be a little smaller than the shared weight now
-    return min(1.0, inter / union) if union > 0.0 else 0.0
+    return jaccard_of_totals(sum(map(page.__getitem__, shared)), page_total, other_total)
 
 
 def jaccard_of_totals(shared: float, total_a: float, total_b: float) -> float:

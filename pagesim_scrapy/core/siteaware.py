@@ -223,14 +223,14 @@ def own_cut(observed: list[float]) -> float | None:
     return split if separation(observed, split) > separation(observed, gap) else gap
 
 
-def _in_a_continuum(observed: list[float], cut: float, narrow_gap: float = NARROW_GAP) -> bool:
+def _in_a_continuum(observed: list[float], cut: float) -> bool:
     """Whether a cut that keeps a small top share of the site sits in a narrow gap: then the
     scores run on without a boundary (a type of free-form pages, such as a wiki's articles
     or a blog's static pages, whose pages share little beyond the site's chrome), and the
     templates' own similarity is the better anchor."""
     above = sum(score >= cut for score in observed)
     top_share = 1.0 - CUT_FLOOR_PERCENTILE / 100
-    return above < len(observed) * top_share and gap_width(observed, cut) < narrow_gap
+    return above < len(observed) * top_share and gap_width(observed, cut) < NARROW_GAP
 
 
 @dataclass
@@ -294,8 +294,6 @@ class SiteAwareClassifier:
         self.max_kept_pages = max_kept_pages
         self._kept_total = 0
         self.max_features = max_features
-        #: see NARROW_GAP (a benchmark varies it; 0 turns the anchor off)
-        self.narrow_gap = NARROW_GAP
         self.params: dict[str, Any] = {}
         self._lock = threading.RLock()
         self._templates: dict[str, list[Features]] = {}
@@ -554,7 +552,7 @@ class SiteAwareClassifier:
                 if (
                     info.cut is not None
                     and info.within is not None
-                    and _in_a_continuum(info.observed, info.cut, self.narrow_gap)
+                    and _in_a_continuum(info.observed, info.cut)
                 ):
                     info.cut = self.prior_weight * info.within
         passed = 0

@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+
+from pagesim_scrapy.core.site import site_key
 
 #: Score histogram bins over [0, 1].
 DEFAULT_BINS = 40
@@ -36,12 +37,6 @@ DEFAULT_MAX_SITES = 50
 OTHER_SITES = "(other sites)"
 #: The nearest-label key of pages with no score at all (no templates scored them).
 NO_LABEL = "(none)"
-
-
-def site_of(url: str) -> str:
-    """The site of a page: its host without a leading ``www.`` (empty for ``file://``)."""
-    host = urlsplit(url).hostname or ""
-    return host[4:] if host.startswith("www.") else host
 
 
 def _bin(value: float, bins: int) -> int:
@@ -198,7 +193,7 @@ class CrawlReportCollector:
             nearest = str(max(scores.items(), key=lambda item: item[1])[0])
         else:
             nearest = NO_LABEL
-        site = site_of(url)
+        site = site_key(url)
         if site not in self._sites and len(self._sites) >= self.max_sites:
             site = OTHER_SITES
         labels = self._sites.setdefault(site, {})
@@ -252,4 +247,4 @@ class CrawlReportCollector:
         return write_report(path, crawl_report(self.as_dict(), **kwargs))
 
 
-__all__ = ["CrawlReportCollector", "site_of"]
+__all__ = ["CrawlReportCollector"]

@@ -21,7 +21,6 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from time import thread_time
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urlsplit
 from weakref import WeakKeyDictionary
 
 from scrapy import Request, signals
@@ -38,7 +37,7 @@ from pagesim_scrapy.core.classify import TemplateClassifier, build_classifier
 from pagesim_scrapy.core.cluster import OnlineDiscovery
 from pagesim_scrapy.core.content import ContentScorer
 from pagesim_scrapy.core.guard import check_templates, format_warnings
-from pagesim_scrapy.core.site import SavedSite
+from pagesim_scrapy.core.site import SavedSite, site_key
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import MAX_SITES as SITE_MODELS_MAX_SITES
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
@@ -79,7 +78,11 @@ _THRESHOLD_SOURCES = {
     "given": "set",
     "prior": "auto, from the templates",
     "distribution": "auto, from the scores seen",
+    "nearest": "auto, the nearest type above the other types' templates",
 }
+
+#: Sites whose thresholds the close summary names (the ones with the most pages).
+SUMMARY_SITES = 3
 
 #: Spider close reasons when pagesim cannot start.
 CLOSE_REASON_TEMPLATES = "pagesim_template_error"
@@ -204,12 +207,6 @@ def verdict_of(response: Response | None) -> dict[str, Any] | None:
         return None
     verdict = request.meta.get(META_KEY)
     return verdict if isinstance(verdict, dict) else None
-
-
-def _site_of(url: str) -> str:
-    """The site a page belongs to for the site model: its host (without a leading www.)."""
-    host = urlsplit(url).hostname or ""
-    return host[4:] if host.startswith("www.") else host
 
 
 class PageSimDownloaderMiddleware:
@@ -596,12 +593,12 @@ class PageSimDownloaderMiddleware:
             started = thread_time()
             summary = summarize_tree(root, self.options, source=response.url)
             if classifier is not None:
-                info = classifier.classify(summary, site=_site_of(response.url)).as_dict()
+                info = classifier.classify(summary, site=site_key(response.url)).as_dict()
             else:
                 info = {"label": None, "score": 0.0, "scores": {}, "method": None}
             if discovery is not None:
                 cluster, cluster_score, is_new = discovery.assign(
-                    summary, source=response.url, html=response.text, site=_site_of(response.url)
+                    summary, source=response.url, html=response.text, site=site_key(response.url)
                 )
                 info["cluster"] = cluster
                 info["cluster_score"] = cluster_score
@@ -704,10 +701,35 @@ class PageSimDownloaderMiddleware:
     # -- end: summary ----------------------------------------------------------------------
 
     def _describe_thresholds(self) -> str:
-        if self.classifier is None:
+        """The thresholds in force: with the site method, on the sites with the most pages
+        (each site has its own), else the classifier's."""
+        classifier = self.classifier
+        if classifier is None:
             return "none"
+        if isinstance(classifier, SiteAwareClassifier):
+            # the crawl's sites (site None is the classifier's own, of the templates alone)
+            pages = {
+                site: classifier.site_model(site).pages
+                for site in classifier.sites()
+                if site is not None
+            }
+            busiest = sorted((s for s in pages if pages[s]), key=lambda s: (-pages[s], s))
+            if busiest:
+                parts = [
+                    f"on {site or 'pages without a host'} ({pages[site]} pages): "
+                    + self._label_thresholds(classifier.describe(site))
+                    for site in busiest[:SUMMARY_SITES]
+                ]
+                if len(busiest) > SUMMARY_SITES:
+                    more = len(busiest) - SUMMARY_SITES
+                    parts.append(f"{more} more sites (PAGESIM_REPORT lists every site)")
+                return "; ".join(parts)
+        return self._label_thresholds(classifier.describe())
+
+    @staticmethod
+    def _label_thresholds(described: dict[str, Any]) -> str:
         parts = []
-        for label, info in self.classifier.describe()["labels"].items():
+        for label, info in described["labels"].items():
             how = _THRESHOLD_SOURCES.get(info["threshold_source"], info["threshold_source"])
             parts.append(f"{label} {info['threshold']:.3f} ({how})")
         return ", ".join(parts)

@@ -29,7 +29,7 @@ import pytest
 pytest.importorskip("redis", reason="the redis package is not installed (extra [redis])")
 pytest.importorskip("scrapy_redis", reason="scrapy-redis is not installed (extra [redis])")
 
-from pagesim_scrapy.core.site import unpack_features
+from pagesim_scrapy.core.site import site_key, unpack_features
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.state import open_shared_state
 from pagesim_scrapy.core.summary import SummaryOptions
@@ -43,7 +43,6 @@ from tests.redis_server import (
 
 REPO = Path(__file__).resolve().parent.parent
 CRAWL_TIMEOUT = 240
-SITE = "127.0.0.1"  # the site key of the local server's pages
 TEMPLATES = {
     "product": ["p/13391.html", "item/brio-prime-wooden-puzzle-ii-13646.html"],
     "category": ["shop/apparel/shirts/index.html", "shop/kitchen/index.html"],
@@ -276,6 +275,7 @@ def test_a_fleet_shares_what_it_learns_and_decides_like_one_process(
     differs on at most 12 % of the pages, and on at most half as many as the unshared fleet
     or 2 % of the pages; the late worker on at most 5 %.
     """
+    site = site_key(shop)  # the local server's host and port
     # one process with the same scheduler (so the same queue order policy), its learned
     # state kept under another prefix of the same Redis so that it can be compared
     (tmp_path / "single").mkdir()
@@ -315,10 +315,10 @@ def test_a_fleet_shares_what_it_learns_and_decides_like_one_process(
     pushed = [s.get("pagesim/state/pushed_pages", 0) for s in stats]
     classified = [s.get("pagesim/response_count", 0) for s in stats]
     assert pushed == classified
-    assert state.site_pages([SITE]) == {SITE: len(fleet)}
+    assert state.site_pages([site]) == {site: len(fleet)}
     # ... and holds exactly what one process learns from the same pages, whatever the order
     by_one = open_shared_state(redis_server.url, prefix="single")
-    fleet_counts, single_counts = state.pull_sites([SITE])[SITE], by_one.pull_sites([SITE])[SITE]
+    fleet_counts, single_counts = state.pull_sites([site])[site], by_one.pull_sites([site])[site]
     assert fleet_counts.pages == single_counts.pages == len(alone)
     assert fleet_counts.df == single_counts.df
     by_one.close()
@@ -368,7 +368,7 @@ def test_a_fleet_shares_what_it_learns_and_decides_like_one_process(
 
     # a worker that joins late starts from what the fleet learned (the fleet's counts as the
     # late worker finds them: its own pushes come on top)
-    joined_at = state.pull_sites([SITE])[SITE]
+    joined_at = state.pull_sites([site])[site]
     late_out = tmp_path / "late"
     late_out.mkdir()
     late = Worker(
@@ -390,13 +390,13 @@ def test_a_fleet_shares_what_it_learns_and_decides_like_one_process(
     # single process's final counts adopted by a fresh classifier that then learns the late
     # worker's pages in the late worker's order
     continuing = crawl_classifier()
-    continuing.adopt_site(SITE, joined_at.pages, joined_at.df, joined_at.kept)
+    continuing.adopt_site(site, joined_at.pages, joined_at.df, joined_at.kept)
     options = crawl_options()
     expected = {}
     for url in late.results():  # in the order the late worker met them
         body = (DEMO_SITE_DIR / url.split("/", 3)[3]).read_bytes()
         summary = summarize_html(body, url, options)
-        expected[url] = {"label": continuing.classify(summary, site=SITE).label}
+        expected[url] = {"label": continuing.classify(summary, site=site).label}
     late_differ = disagreement(expected, late.results())
     print("late worker differing from a process continuing the fleet:", late_differ)
     assert late_differ <= 0.05 * len(alone), late_differ
@@ -436,6 +436,7 @@ def test_a_worker_killed_mid_crawl_loses_nothing_the_others_need(
     """SIGKILL one of three workers once the fleet has pushed pages: the others finish, and
     the state in Redis is whole (every page the survivors classified is counted, every kept
     page and every type can be read back, the wrapper loads)."""
+    site = site_key(shop)  # the local server's host and port
     import redis
 
     settings = fleet_settings(redis_server, DOWNLOAD_DELAY=0.03, CONCURRENT_REQUESTS=2)
@@ -444,7 +445,7 @@ def test_a_worker_killed_mid_crawl_loses_nothing_the_others_need(
     victim = workers[2]
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        pages = int(client.get(f"pagesim:site:{SITE}:pages") or 0)
+        pages = int(client.get(f"pagesim:site:{site}:pages") or 0)
         if pages >= 40 and victim.results():
             break
         assert victim.process.poll() is None, victim.log_text()[-3000:]
@@ -456,12 +457,12 @@ def test_a_worker_killed_mid_crawl_loses_nothing_the_others_need(
     assert [w.wait() for w in survivors] == [0, 0], [w.log_text()[-3000:] for w in survivors]
 
     state = open_shared_state(redis_server.url)
-    counts = state.pull_sites([SITE])[SITE]
+    counts = state.pull_sites([site])[site]
     survivor_pages = sum(w.stats()["pagesim/state/pushed_pages"] for w in survivors)
     # the survivors' pages are all there; of the killed worker's, those it pushed (a page is
     # classified before its callback writes the verdict line: up to CONCURRENT_REQUESTS more)
     assert survivor_pages <= counts.pages <= survivor_pages + killed_pages + 2
-    assert counts.pages == int(client.get(f"pagesim:site:{SITE}:pages") or 0)
+    assert counts.pages == int(client.get(f"pagesim:site:{site}:pages") or 0)
     for packed in counts.kept:
         assert unpack_features(packed)
     assert all(n >= 1 for n in counts.df.values())

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -233,6 +234,8 @@ def test_tag_mode_labels_every_page_with_templates_fetched_through_the_crawl(
     summary = [m for m in log_messages(result, "INFO") if m.startswith("pagesim summary")]
     assert len(summary) == 1 and f"{len(crawled)} pages classified" in summary[0]
     assert "jobs 2 (mean score" in summary[0]
+    # the thresholds in force are the crawled site's own (host and port), not the templates'
+    assert f"thresholds: on {urlsplit(so_site.url('/')).netloc} (" in summary[0]
     assert not log_messages(result, "ERROR")
     # templates are not spider pages: they never reach the callback
     assert len(result["items"]) == len(crawled) + 1

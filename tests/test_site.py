@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pagesim_scrapy.core.classify import build_classifier
-from pagesim_scrapy.core.site import SiteModel, site_similarity, structural_features
+from pagesim_scrapy.core.site import SiteModel, site_key, site_similarity, structural_features
 from pagesim_scrapy.core.siteaware import (
     SiteAwareClassifier,
     otsu_cut,
@@ -237,3 +237,23 @@ def test_crawl_time_discovery_on_a_real_site_groups_by_type():
         labels = [discovery.assign(summary, site="blog")[0] for _, summary in pages]
         result[method] = adjusted_rand_index(truth, labels)
     assert result["site"] >= 0.75 and result["site"] > result["combined"] + 0.3
+
+
+@pytest.mark.parametrize(
+    ("url", "site"),
+    [
+        ("https://www.one.example/x", "one.example"),
+        ("http://one.example:80/x", "one.example"),
+        ("https://One.Example:443/x", "one.example"),
+        ("http://127.0.0.1:8123/a", "127.0.0.1:8123"),
+        ("https://shop.example:8443/", "shop.example:8443"),
+        ("http://one.example:99999/x", "one.example"),
+        ("file:///srv/site/a.html", ""),
+    ],
+)
+def test_site_key_is_the_host_and_a_port_that_is_not_the_default(url: str, site: str) -> None:
+    assert site_key(url) == site
+
+
+def test_two_servers_on_one_host_are_two_sites() -> None:
+    assert site_key("http://127.0.0.1:8001/p") != site_key("http://127.0.0.1:8002/p")

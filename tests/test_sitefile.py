@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -164,29 +165,30 @@ def _templates(site: Any) -> dict[str, list[str]]:
     return {"question": [site.url(f"/so/question/{n:02d}.html") for n in (1, 2)]}
 
 
-def _crawl(tmp_path: Path, sites_file: Path) -> dict[str, Any]:
-    for site in serve(so_routes()):
-        result = run_crawl(
-            tmp_path,
-            {
-                **ADDON,
-                "PAGESIM_METHOD": "site",
-                "PAGESIM_TEMPLATES": _templates(site),
-                "PAGESIM_SITE_MODELS_FILE": str(sites_file),
-            },
-            pages(site),
-        )
+def _crawl(tmp_path: Path, sites_file: Path, site: Any) -> dict[str, Any]:
+    result = run_crawl(
+        tmp_path,
+        {
+            **ADDON,
+            "PAGESIM_METHOD": "site",
+            "PAGESIM_TEMPLATES": _templates(site),
+            "PAGESIM_SITE_MODELS_FILE": str(sites_file),
+        },
+        pages(site),
+    )
     assert result["finish_reason"] == "finished"
     return result
 
 
 def test_a_crawl_saves_its_site_models_and_the_next_one_starts_from_them(tmp_path: Path) -> None:
     sites_file = tmp_path / "state" / "sites.json"
-    first = _crawl(tmp_path, sites_file)
-    assert pagesim_stats(first)["pagesim/site_models/saved"] == 1
-    (saved,) = json.loads(sites_file.read_text())["sites"]
-    assert saved["site"] == "127.0.0.1" and saved["pages"] == len(first["seen"]) == 15
-    second = _crawl(tmp_path, sites_file)
+    for site in serve(so_routes()):  # one server for both crawls: one site, host and port
+        first = _crawl(tmp_path, sites_file, site)
+        assert pagesim_stats(first)["pagesim/site_models/saved"] == 1
+        (saved,) = json.loads(sites_file.read_text())["sites"]
+        assert saved["site"] == urlsplit(site.url("/")).netloc
+        assert saved["pages"] == len(first["seen"]) == 15
+        second = _crawl(tmp_path, sites_file, site)
     stats = pagesim_stats(second)
     assert stats["pagesim/site_models/loaded"] == 1
     assert not [r for r in second["log"] if r["level"] == "ERROR"]
@@ -197,7 +199,8 @@ def test_a_crawl_saves_its_site_models_and_the_next_one_starts_from_them(tmp_pat
 def test_a_corrupt_site_models_file_is_moved_aside_and_the_crawl_goes_on(tmp_path: Path) -> None:
     sites_file = tmp_path / "sites.json"
     sites_file.write_text('{"format": "pagesim-site-models", "version": 1, "sites": 5}')
-    result = _crawl(tmp_path, sites_file)
+    for site in serve(so_routes()):
+        result = _crawl(tmp_path, sites_file, site)
     assert len(result["seen"]) == 15
     stats = pagesim_stats(result)
     assert stats["pagesim/state/corrupt"] == 1

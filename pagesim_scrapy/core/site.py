@@ -26,11 +26,32 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import repeat
 from operator import add
+from urllib.parse import urlsplit
 
 from pagesim_scrapy.core.summary import PageSummary
 
 #: A page's structural features (2-character strings: parent code + child code).
 Features = frozenset[str]
+
+#: The port a scheme uses when a URL names none: such a port does not make another site.
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def site_key(url: str) -> str:
+    """The site a page's URL belongs to: its host without a leading ``www.``, with the port
+    when the URL names one that is not its scheme's default (two servers on one host, such as
+    two local test servers, are two sites). Empty for URLs without a host (``file://``)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if host.startswith("www."):
+        host = host[4:]
+    try:
+        port = parts.port
+    except ValueError:  # a port out of range or not a number: the host alone
+        port = None
+    if host and port is not None and port != _DEFAULT_PORTS.get(parts.scheme.lower()):
+        return f"{host}:{port}"
+    return host
 
 
 def structural_features(summary: PageSummary) -> Features:

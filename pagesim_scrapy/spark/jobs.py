@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from operator import add
 from pathlib import Path
 from typing import Any, NamedTuple
-from urllib.parse import urlsplit
 
 from pagesim_scrapy.cli._common import jsonl_line
 from pagesim_scrapy.cli.classify import verdict_record
@@ -35,6 +34,9 @@ from pagesim_scrapy.core.site import (
     pack_features,
     structural_features,
     unpack_features,
+)
+from pagesim_scrapy.core.site import (
+    site_key as site_of_url,
 )
 from pagesim_scrapy.core.summary import PageParseError, PageSummary, SummaryOptions, summarize
 
@@ -137,7 +139,8 @@ def site_of(url: str | None, origin: str, site_key: str) -> str:
     if site_key == "all":
         return ""
     if site_key == "host" and url:
-        host = urlsplit(url).hostname
+        # the same site as a crawl's (no leading www., the port when not the default)
+        host = site_of_url(url)
         if host:
             return host
     return origin

@@ -44,7 +44,9 @@ PAGESIM_TEMPLATES = {
     "help": [str(site_dir / "help" / "shipping.html")],
 }
 PAGESIM_TARGETS = ["product"]
-PAGESIM_METHOD = "lcs"
+#: The default method: structure weighted by the shop's own pages, so the chrome every page
+#: shares counts for nothing, and each type's threshold from the shop's own scores.
+PAGESIM_METHOD = "site"
 PAGESIM_THRESHOLD = "auto"
 # Non-target pages still reach the callback (their links must be followed) ...
 PAGESIM_ACTION = "tag"

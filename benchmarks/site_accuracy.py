@@ -14,6 +14,9 @@ Protocols, printed per site and pooled:
   given are the site, as ``classify`` does); "online" decides them one by one in a shuffled
   order (as a crawl does), and also reports the error rate on the first 10 pages. Beside them,
   the F1 of the best threshold in hindsight (the ceiling of any threshold rule on that score).
+* one-class in link order: the same, online, with the pages in the order a breadth-first
+  crawl from the home page meets them (the links of each page in a shuffled order, 3 orders;
+  pages no link leads to are left out): a crawl meets a site's types in bursts, some late.
 * multi-type: the first page of every type with >= 3 pages is its template; accuracy over the
   other pages of those types (nearest type, and nearest type that also passes the cut).
 * some of the types: 2 or 3 of a site's types configured (2 templates each), every other page
@@ -23,6 +26,8 @@ Protocols, printed per site and pooled:
   that the type is 35 %, 50 % or 70 % of the pages; 2 templates, batch and online F1.
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
+* --floor-grid: the cut's floor (``ANCHOR_FLOOR``) per leave-one-site-out fold, judged by
+  batch + online + link-order one-class F1.
 * --loso-weights: the same for the site model's weight ramp (``RAMP_PAGES``) and the one-label
   cut's floor percentile (``CUT_FLOOR_PERCENTILE``), judged by batch F1 + online F1 +
   multi-type accepted accuracy.
@@ -41,10 +46,13 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeVar
+from urllib.parse import urldefrag, urljoin
 
+import lxml.etree
+import lxml.html
 from _data import shared
 
 from pagesim_scrapy.core import siteaware
@@ -64,19 +72,89 @@ class Page:
     path: str
     label: str
     summary: PageSummary
+    url: str = ""
+    #: paths of the site's pages (in the data) this page links to, in document order
+    links: list[str] = field(default_factory=list)
+
+
+def _hrefs(data: bytes) -> list[str]:
+    """The link targets of a page's ``<a href>`` elements, in document order."""
+    try:
+        root = lxml.html.fromstring(data)
+    except (ValueError, lxml.etree.ParserError):
+        return []
+    return [href for a in root.iter("a") if (href := a.get("href"))]
+
+
+def link_key(url: str) -> str:
+    """A URL compared loosely (no fragment, scheme, www. or trailing slash): the data's URLs
+    and the pages' own links name one page in several ways."""
+    url = urldefrag(url)[0].split("://", 1)[-1]
+    return url.removeprefix("www.").rstrip("/")
 
 
 def load_site(folder: Path) -> list[Page]:
     options = PageSimConfig().summary_options()
     pages = []
+    hrefs: dict[str, list[str]] = {}
     with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
             data = (folder / row["path"]).read_bytes()
             if folder.name == "awesomewm_wiki":
                 data = _BODY_CLASS.sub(rb"\1", data, count=1)
-            pages.append(Page(row["path"], row["page_type"], summarize(data, options)))
+            summary = summarize(data, options)
+            pages.append(Page(row["path"], row["page_type"], summary, row.get("url") or ""))
+            hrefs[row["path"]] = _hrefs(data)
+    by_key = {link_key(page.url): page.path for page in pages if page.url}
+    for page in pages:
+        seen = {page.path}
+        for href in hrefs[page.path]:
+            target = by_key.get(link_key(urljoin(page.url, href)))
+            if target is not None and target not in seen:
+                seen.add(target)
+                page.links.append(target)
     pages.sort(key=lambda page: page.path)
     return pages
+
+
+def link_order(pages: list[Page], seed: int) -> list[Page]:
+    """The pages a breadth-first crawl from the home page (the first page by path on a site
+    without one) reaches, in the order it meets them; each page's links in a shuffled order,
+    as concurrent downloads return them. Pages no link of the data leads to are left out."""
+    rng = random.Random(f"links:{seed}")
+    by_path = {page.path: page for page in pages}
+    start = next((page for page in pages if page.label == "home"), pages[0])
+    order, seen = [start], {start.path}
+    for page in order:
+        links = list(page.links)
+        rng.shuffle(links)
+        for path in links:
+            if path not in seen:
+                seen.add(path)
+                order.append(by_path[path])
+    return order
+
+
+def one_class_link_order(pages: list[Page], seed: int) -> tuple[Counts, float, int]:
+    """One-class online F1 with the pages in link order (see :func:`link_order`): a crawl
+    meets a site's types in bursts, and some late. Also the first-10 error rate and the
+    number of pages reached."""
+    order = link_order(pages, seed)
+    counts = Counts()
+    early_errors = early_total = 0
+    for label, count in sorted(Counter(page.label for page in pages).items()):
+        if count < 5:
+            continue
+        templates = [page for page in pages if page.label == label][:2]
+        clf = build_classifier({label: [t.summary for t in templates]}, method="site")
+        tests = [page for page in order if page not in templates]
+        for rank, page in enumerate(tests):
+            accepted = clf.classify(page.summary).label == label
+            counts.add(page.label == label, accepted)
+            if rank < 10:
+                early_total += 1
+                early_errors += accepted != (page.label == label)
+    return counts, early_errors / early_total if early_total else 0.0, len(order)
 
 
 class Counts:
@@ -319,6 +397,11 @@ def main() -> None:
         action="store_true",
         help="recurring crawl: the saved sites' weight per leave-one-site-out fold (4 seeds)",
     )
+    parser.add_argument(
+        "--floor-grid",
+        action="store_true",
+        help="the cut's floor (ANCHOR_FLOOR) per leave-one-site-out fold",
+    )
     args = parser.parse_args()
     root = shared("site_page_types")
     names = [n for n in args.sites.split(",") if n] or sorted(
@@ -353,6 +436,26 @@ def main() -> None:
     print(f"{'pooled, distinct sites':24} {distinct['batch']!s:28} {distinct['online']!s:28}")
     print(f"{'pooled, all sites':24} {pooled['batch']!s:28} {pooled['online']!s:28}")
     print("(* several labelled types share one template on this site: reported, not tuned to)")
+
+    if args.method == "site":
+        print(
+            "\none-class, pages in link order (a breadth-first crawl from the home page, 3 orders)"
+        )
+        print(f"{'site':24} {'online (link order)':28} {'first 10 err':>12} {'reached':>8}")
+        linked = {"all": Counts(), "distinct": Counts()}
+        for name, pages in sites.items():
+            counts, early, reached = Counts(), 0.0, 0
+            for seed in (1, 2, 3):
+                run, run_early, reached = one_class_link_order(pages, seed)
+                counts.merge(run)
+                early += run_early / 3
+            linked["all"].merge(counts)
+            if name not in SHARED_TEMPLATE_SITES:
+                linked["distinct"].merge(counts)
+            mark = " *" if name in SHARED_TEMPLATE_SITES else ""
+            print(f"{name + mark:24} {counts!s:28} {early:12.3f} {reached:4d}/{len(pages)}")
+        print(f"{'pooled, distinct sites':24} {linked['distinct']!s:28}")
+        print(f"{'pooled, all sites':24} {linked['all']!s:28}")
 
     print(f"\nmulti-type (first page of each type with >= 3 pages), method {args.method}")
     total_nearest = total_accepted = total = 0
@@ -422,6 +525,8 @@ def main() -> None:
         narrow_grid(sites, args)
     if args.recurring_grid:
         recurring_grid(sites)
+    if args.floor_grid:
+        floor_grid(sites, args)
     if args.loso:
         loso(sites, args)
     if args.loso_weights:
@@ -458,6 +563,42 @@ def narrow_grid(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
         others = [name for name in names if name != held]
         chosen = max(grid, key=lambda g: sum(table[g][name] for name in others))
         print(f"  {held:24} NARROW_GAP {chosen:g} chosen on the others")
+
+
+def floor_grid(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """One-class batch F1, online F1 (mean of seeds 1-3) and link-order F1 (3 orders) per
+    ANCHOR_FLOOR, and the value each leave-one-site-out fold chooses by their sum on the other
+    distinct-template sites."""
+    grid = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7)
+    names = [name for name in sites if name not in SHARED_TEMPLATE_SITES]
+    table: dict[float, dict[str, float]] = {floor: {} for floor in grid}
+    print("\ncut floor: one-class batch F1 / online F1 (mean of 3 orders) / link-order F1")
+    shipped = siteaware.ANCHOR_FLOOR
+    try:
+        for name in names:
+            row = []
+            for floor in grid:
+                siteaware.ANCHOR_FLOOR = floor  # read at every re-estimation of a cut
+                runs = [
+                    one_class(sites[name], "site", seed, args.prior_weight, args.min_pages)
+                    for seed in (1, 2, 3)
+                ]
+                batch = runs[0]["batch"]
+                assert isinstance(batch, Counts)
+                online = [run["online"] for run in runs]
+                online_f1 = sum(c.f1 for c in online if isinstance(c, Counts)) / len(online)
+                linked = Counts()
+                for seed in (1, 2, 3):
+                    linked.merge(one_class_link_order(sites[name], seed)[0])
+                table[floor][name] = batch.f1 + online_f1 + linked.f1
+                row.append(f"{floor:g}: {batch.f1:.3f}/{online_f1:.3f}/{linked.f1:.3f}")
+            print(f"{name:24} " + "  ".join(row))
+    finally:
+        siteaware.ANCHOR_FLOOR = shipped
+    for held in names:
+        others = [name for name in names if name != held]
+        chosen = max(grid, key=lambda f: sum(table[f][name] for name in others))
+        print(f"  {held:24} ANCHOR_FLOOR {chosen:g} chosen on the others")
 
 
 def recurring_grid(sites: dict[str, list[Page]]) -> None:

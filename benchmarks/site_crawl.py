@@ -58,10 +58,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote, urljoin, urlsplit
 
 from _data import shared
-from site_accuracy import SHARED_TEMPLATE_SITES, Counts, large_type_samples
+from site_accuracy import SHARED_TEMPLATE_SITES, Counts, large_type_samples, link_key
 
 #: The wiki's <body> class names the page type: removed (first occurrence) before serving.
 HIDE_BODY_CLASS_SITES = ("awesomewm_wiki",)
@@ -88,6 +88,7 @@ _STAT_PREFIXES = (
 class Page:
     path: str
     label: str
+    url: str = ""  # the page's address on the real site
 
 
 @dataclass
@@ -98,6 +99,8 @@ class Crawl:
     templates: dict[str, list[str]]
     targets: list[str]
     paths: list[str]
+    #: follow the pages' links from ``paths`` (the home page) instead of requesting a list
+    follow: bool = False
 
 
 @dataclass
@@ -113,7 +116,10 @@ class Outcome:
 
 def load_site(folder: Path) -> list[Page]:
     with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
-        pages = [Page(row["path"], row["page_type"]) for row in csv.DictReader(handle)]
+        pages = [
+            Page(row["path"], row["page_type"], row.get("url") or "")
+            for row in csv.DictReader(handle)
+        ]
     pages.sort(key=lambda page: page.path)
     return pages
 
@@ -137,9 +143,11 @@ class SiteServer(ThreadingHTTPServer):
     #: SYN delays its page by a second, and takes it far out of the requested order
     request_queue_size = 128
 
-    def __init__(self, bodies: dict[str, bytes]) -> None:
+    def __init__(self, bodies: dict[str, bytes], origins: dict[str, str] | None = None) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.bodies = bodies
+        #: each page's address on the real site (links in the pages point there)
+        self.origins = origins or {}
         self.hits: Counter[str] = Counter()
         self.misses: Counter[str] = Counter()
         self._lock = threading.Lock()
@@ -205,11 +213,15 @@ def run_crawls(job_file: str) -> None:
     class PageTypeSpider(scrapy.Spider):
         name = "site_crawl"
 
-        def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        def __init__(self, urls: list[str], follow: bool = False, **kwargs: Any) -> None:
             super().__init__(**kwargs)
             self.urls = urls
+            self.follow = follow
 
         async def start(self):  # type: ignore[override]
+            if self.follow:  # from the home page, in Scrapy's own order
+                yield scrapy.Request(self.urls[0], callback=self.parse)
+                return
             # the scheduler pops the highest priority first: the shuffled order is kept
             for position, url in enumerate(self.urls):
                 yield scrapy.Request(
@@ -217,6 +229,15 @@ def run_crawls(job_file: str) -> None:
                 )
 
         def parse(self, response):  # type: ignore[override]
+            if self.follow:
+                # the pages link to the real site: a link to a page of the data goes to its
+                # copy on the local server
+                path = unquote(urlsplit(response.url).path).lstrip("/")
+                origin = job["origins"].get(path, response.url)
+                for href in response.css("a::attr(href)").getall():
+                    local = job["links"].get(link_key(urljoin(origin, href)))
+                    if local is not None:
+                        yield scrapy.Request(job["base"] + quote(local, safe="/"), self.parse)
             verdict = response.meta.get("pagesim")
             if verdict is None:  # not classified (pagesim skipped it): reported as such
                 yield {"url": response.url, "label": None, "score": None, "unclassified": True}
@@ -245,7 +266,7 @@ def run_crawls(job_file: str) -> None:
             if job["method"]:
                 settings["PAGESIM_METHOD"] = job["method"]
             crawler = AsyncCrawlerRunner(settings).create_crawler(PageTypeSpider)
-            await crawler.crawl_async(urls=crawl["urls"])
+            await crawler.crawl_async(urls=crawl["urls"], follow=crawl.get("follow", False))
             stats = crawler.stats.get_stats()
             kept = {
                 key: value
@@ -271,7 +292,13 @@ def crawl_site(
     server: SiteServer, crawls: list[Crawl], method: str | None, tmp: Path
 ) -> tuple[dict[str, Outcome], str]:
     """Run the crawls of one site in a subprocess; their outcomes by name, and its stderr."""
-    job: dict[str, Any] = {"method": method, "crawls": []}
+    job: dict[str, Any] = {
+        "method": method,
+        "crawls": [],
+        "base": server.base,
+        "origins": server.origins,
+        "links": {link_key(url): path for path, url in server.origins.items()},
+    }
     for number, crawl in enumerate(crawls):
         job["crawls"].append(
             {
@@ -282,6 +309,7 @@ def crawl_site(
                 },
                 "targets": crawl.targets,
                 "urls": [server.url(path) for path in crawl.paths],
+                "follow": crawl.follow,
                 "feed": str(tmp / f"feed-{number}.jsonl"),
             }
         )
@@ -343,6 +371,26 @@ def one_class_crawls(pages: list[Page], seed: int) -> list[Crawl]:
     return crawls
 
 
+def link_crawls(pages: list[Page]) -> list[Crawl]:
+    """One crawl per type with >= 5 pages that starts at the home page (the first page by path
+    on a site without one) and follows the pages' links to other pages of the data, in
+    Scrapy's default order (depth first, with concurrency): a real crawl meets a site's types
+    in bursts, and some late."""
+    start = next((page for page in pages if page.label == "home"), pages[0])
+    types = Counter(page.label for page in pages)
+    return [
+        Crawl(
+            f"links:{label}",
+            {label: [page.path for page in pages if page.label == label][:2]},
+            [label],
+            [start.path],
+            follow=True,
+        )
+        for label, count in sorted(types.items())
+        if count >= 5
+    ]
+
+
 def large_type_crawls(pages: list[Page], seed: int, share: float = LARGE_SHARE) -> list[Crawl]:
     """site_accuracy's "large type" samples, one crawl each, in their shuffled order."""
     return [
@@ -385,6 +433,9 @@ class SiteResult:
     problems: list[str]
     log: Counter[str]
     large: Counts
+    linked: Counts
+    linked_early: tuple[int, int]  # errors, pages among the first 10 of each link crawl
+    linked_reached: int  # pages the link crawls reached (the most of one crawl)
     #: |position classified - position requested| of every page, over the site's crawls
     displacements: list[int]
 
@@ -398,12 +449,14 @@ def problems_of(crawl: Crawl, outcome: Outcome) -> list[str]:
         problems.append(f"finish reason {reason}")
     got = outcome.by_path()
     missing = [path for path in crawl.paths if path not in got]
+    if crawl.follow:
+        missing = [] if got else crawl.paths  # the pages reached are whatever links lead to
     if missing:
         problems.append(f"{len(missing)} of {len(crawl.paths)} pages gave no item: {missing[:3]}")
     unclassified = sum(1 for _, item in outcome.verdicts if item.get("unclassified"))
     if unclassified:
         problems.append(f"{unclassified} pages not classified")
-    requested = set(crawl.paths)
+    requested = set(got) if crawl.follow else set(crawl.paths)
     strays = [path for path, _ in outcome.verdicts if path not in requested]
     if strays:
         problems.append(f"{len(strays)} items for pages not requested: {strays[:3]}")
@@ -421,12 +474,13 @@ def evaluate_site(
     started = time.perf_counter()
     pages = load_site(folder)
     truth = {page.path: page.label for page in pages}
-    server = SiteServer(site_bodies(folder, pages))
+    server = SiteServer(site_bodies(folder, pages), {p.path: p.url for p in pages if p.url})
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     crawls = [
         *one_class_crawls(pages, seed),
         *large_type_crawls(pages, seed),
+        *link_crawls(pages),
         multi_type_crawl(pages, seed),
     ]
     try:
@@ -439,8 +493,10 @@ def evaluate_site(
         problems.extend(problems_of(crawl, outcomes[crawl.name]))
     if server.misses:
         problems.append(f"server: {sum(server.misses.values())} requests for unknown paths")
-    expected = Counter(path for crawl in crawls for path in crawl.paths)
+    expected = Counter(path for crawl in crawls if not crawl.follow for path in crawl.paths)
     for crawl in crawls:
+        if crawl.follow:  # each page it reached, once (the dupe filter)
+            expected.update({path for path, _ in outcomes[crawl.name].verdicts})
         expected.update(path for paths in crawl.templates.values() for path in paths)
     if server.hits != expected:
         extra = sum((server.hits - expected).values())
@@ -450,6 +506,8 @@ def evaluate_site(
 
     displacements = []
     for crawl in crawls:
+        if crawl.follow:
+            continue
         position = {path: index for index, path in enumerate(crawl.paths)}
         displacements.extend(
             abs(position[path] - index)
@@ -458,11 +516,25 @@ def evaluate_site(
         )
     counts = Counts()
     large = Counts()
+    linked = Counts()
+    linked_early = [0, 0]
+    linked_reached = 0
     early_errors = early_total = 0
     for crawl in crawls[:-1]:
         (label,) = crawl.targets
         outcome = outcomes[crawl.name]
         verdicts = outcome.by_path()
+        if crawl.follow:
+            templates = set(crawl.templates[label])
+            tested = [(path, item) for path, item in outcome.verdicts if path not in templates]
+            linked_reached = max(linked_reached, len(outcome.verdicts))
+            for rank, (path, item) in enumerate(tested):
+                predicted = item.get("label") == label
+                linked.add(truth[path] == label, predicted)
+                if rank < EARLY:
+                    linked_early[0] += predicted != (truth[path] == label)
+                    linked_early[1] += 1
+            continue
         type_counts = Counts()
         for path in crawl.paths:  # a page without a verdict counts as "no label"
             predicted = verdicts.get(path, {}).get("label") == label
@@ -496,6 +568,9 @@ def evaluate_site(
         problems,
         log,
         large,
+        linked,
+        (linked_early[0], linked_early[1]),
+        linked_reached,
         displacements,
     )
 
@@ -574,6 +649,25 @@ def main() -> None:
         f"\nlarge type (the type is {LARGE_SHARE:.0%} of the crawl, a crawl per type with >= 20 "
         f"pages), distinct sites: {large}"
     )
+
+    print(
+        "\none-class, following links from the home page (a crawl per type with >= 5 pages, "
+        "Scrapy's default order)"
+    )
+    print(f"{'site':24} {'crawl (links)':28} {'first 10 err':>12} {'reached':>8}")
+    linked, linked_distinct = Counts(), Counts()
+    for result in results:
+        errors, total = result.linked_early
+        linked.merge(result.linked)
+        if result.name not in SHARED_TEMPLATE_SITES:
+            linked_distinct.merge(result.linked)
+        mark = " *" if result.name in SHARED_TEMPLATE_SITES else ""
+        print(
+            f"{result.name + mark:24} {result.linked!s:28} {errors / (total or 1):12.3f} "
+            f"{result.linked_reached:8d}"
+        )
+    print(f"{'pooled, distinct sites':24} {linked_distinct!s:28}")
+    print(f"{'pooled, all sites':24} {linked!s:28}")
 
     problems = [f"{r.name}: {p}" for r in results for p in r.problems]
     print("\nproblems: " + ("none (every page requested got a verdict)" if not problems else ""))

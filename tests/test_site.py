@@ -257,3 +257,23 @@ def test_site_key_is_the_host_and_a_port_that_is_not_the_default(url: str, site:
 
 def test_two_servers_on_one_host_are_two_sites() -> None:
     assert site_key("http://127.0.0.1:8001/p") != site_key("http://127.0.0.1:8002/p")
+
+
+@pytest.mark.parametrize("site", ["android_stackexchange", "cc_opensource_blog"])
+def test_a_type_the_site_has_not_shown_yet_takes_no_page(site: str):
+    """A crawl that follows links may meet every other type before the one configured: the
+    site's own split then falls between other types. Every type's two templates against all
+    the other types' pages, one by one: the cut's floor under the templates' likeness turns
+    them away (without it 5 % of the Q&A site's and 26 % of the blog's pages passed)."""
+    pages = _site(site)
+    accepted = scored = 0
+    for label in sorted({t for t, _ in pages}):
+        mine = [s for t, s in pages if t == label]
+        if len(mine) < 5:
+            continue
+        others = [s for t, s in pages if t != label]
+        random.Random(1).shuffle(others)
+        clf = build_classifier({label: mine[:2]}, summary_options=OPTIONS)
+        accepted += sum(clf.classify(s, site=site).label == label for s in others)
+        scored += len(others)
+    assert accepted <= 0.02 * scored, (accepted, scored)

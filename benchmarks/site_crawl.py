@@ -26,6 +26,11 @@ types each have their own template):
 * large type: site_accuracy's protocol of that name at 50 %: per type with >= 20 pages, a
   crawl of its pages and of other pages of the site drawn so that the type is half of them
   (a crawl of a shop is mostly products).
+* following links: one crawl per type with >= 5 pages (2 templates) that starts at the site's
+  home page and follows each page's links to the other pages of the data (the pages link to
+  the real site; the spider maps those links to the local copies), in Scrapy's default order:
+  the way a user's crawl meets a site, its types in bursts and some late. P/R/F1 over the
+  pages reached that are not templates, the error rate on the first 10, and the pages reached.
 * multi-type: one crawl per site; the first page of every type with >= 3 pages is its
   template; the other pages of those types are requested in a shuffled order
   (``random.Random(seed)``). Accuracy: the page's label is its type ("accepted"); beside it,

@@ -10,6 +10,10 @@ worker thread are timed on real pages:
   ``--learn`` pages, then compile the wrapper once (its share is spread over those pages);
 * extraction with a ready wrapper: parse each page of the type and extract its record.
 
+Then, for large pages, ``--products`` shop pages of ../shared/data/zyte_product_extraction_benchmark
+(one page per site): a wrapper learned from each page alone, then the page parsed again and
+extracted.
+
 Prints the median CPU milliseconds per page of each step (over ``--repeat`` runs), the parse's
 share, and a digest of every wrapper's JSON and every record, so that two versions of the code
 can be checked to give the same wrappers and records. ``--profile`` prints cProfile's top
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import csv
+import gzip
 import hashlib
 import json
 import os
@@ -29,6 +34,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -85,11 +91,39 @@ def extract_all(wrapper: Wrapper, pages: list[Page]) -> list[object]:
     return out
 
 
+def product_pages(count: int) -> list[Page]:
+    """The first ``count`` pages of the product benchmark (in name order), with no address."""
+    folder = shared("zyte_product_extraction_benchmark", "dataset", "html")
+    paths = sorted(folder.glob("*.html.gz"))[:count]
+    return [(gzip.decompress(path.read_bytes()), "") for path in paths]
+
+
+def bench_products(pages: list[Page], repeat: int, digest: Any) -> None:
+    """One wrapper per page, learned from that page, then the page extracted."""
+    learn_ms: list[float] = []
+    extract_ms: list[float] = []
+    for _ in range(repeat):
+        start = time.process_time()
+        wrappers = [learn([page], "product") for page in pages]
+        learn_ms.append((time.process_time() - start) * 1000 / len(pages))
+        start = time.process_time()
+        records = [extract_all(w, [page])[0] for w, page in zip(wrappers, pages)]
+        extract_ms.append((time.process_time() - start) * 1000 / len(pages))
+    for wrapper in wrappers:
+        digest.update(wrapper.to_json().encode())
+    digest.update(json.dumps(records, sort_keys=True, default=str).encode())
+    size = statistics.median(len(html) for html, _ in pages) / 1024
+    print(f"products: {len(pages)} pages, median {size:.0f} KB")
+    print(f"  learning (parse + add_page + compile): {statistics.median(learn_ms):.1f} ms/page")
+    print(f"  extraction (parse + extract):          {statistics.median(extract_ms):.1f} ms/page")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=200, help="pages extracted (about)")
     parser.add_argument("--learn", type=int, default=20, help="pages learned per type")
     parser.add_argument("--repeat", type=int, default=3, help="runs; medians are printed")
+    parser.add_argument("--products", type=int, default=40, help="product pages (0: none)")
     parser.add_argument("--profile", action="store_true", help="cProfile the extraction step")
     args = parser.parse_args()
 
@@ -142,6 +176,8 @@ def main() -> None:
     print(f"learning (parse + add_page + compile): {statistics.median(learn_ms):.1f} ms/page")
     print(f"extraction (parse + extract):          {statistics.median(extract_ms):.1f} ms/page")
     print(f"  of which parsing:                    {statistics.median(parse_ms):.1f} ms/page")
+    if args.products:
+        bench_products(product_pages(args.products), args.repeat, digest)
     print(f"digest of wrappers and records: {digest.hexdigest()[:16]}")
 
 

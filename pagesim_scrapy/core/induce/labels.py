@@ -277,6 +277,8 @@ def _rows_of_segment(seg: list[Element | str], siblings_alike: bool) -> Row | No
             rest: list[Element | str] = [match.group(2), *seg[1:]]
             return _row(_strip_label(match.group(1)), rest, seg, True)
         return None
+    if len(seg) < 2 and first.tag not in INLINE_TAGS:
+        return None  # an element alone: no row whatever its label (read below)
     label = _label_element(first)
     if label is None or len(seg) < 2:
         if label is None and first.tag in INLINE_TAGS and len(seg) >= 1:

@@ -171,7 +171,7 @@ _HAS_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 #: Absolute paths ("/c/shoes") resolved per site (scheme and host) for every page of the
 #: process: a site's menus and footers bring the same paths on each of its pages.
 _SITE_LINKS: dict[tuple[str, str, str], str] = {}
-_SITE_LINKS_LIMIT = 100_000
+_SITE_LINKS_LIMIT = 20_000
 
 
 def _site_of(base_url: str) -> tuple[str, str] | None:

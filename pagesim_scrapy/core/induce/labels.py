@@ -147,10 +147,14 @@ _READER_COPY_TAGS = ("span", "div", "p", "strong", "b", "em", "small", "label")
 _READER_CLASSES = frozenset(
     {"sr-only", "screen-reader-text", "visually-hidden", "visuallyhidden", "a-offscreen"}
 )
+_READER_HINT = re.compile("only|reader|visually|offscreen")
 
 
 def _reader_only(el: Element) -> bool:
-    return any(c in _READER_CLASSES for c in (el.get("class") or "").split())
+    classes = el.get("class") or ""
+    if not _READER_HINT.search(classes):
+        return False  # (every reader-only class holds one of these words)
+    return any(c in _READER_CLASSES for c in classes.split())
 
 
 def _has_reader_copy(el: Element) -> bool:
@@ -385,6 +389,8 @@ def _find_rows(body: Element, preorder: list[Element]) -> list[Row]:
             continue
         if tag in _NOT_ROWS:
             continue
+        if not len(el) and not (el.text and not el.text.isspace()):
+            continue  # an empty leaf (an image, a blank cell) holds no row
         if not used.isdisjoint(el):  # a child holds a row already
             continue
         found = False

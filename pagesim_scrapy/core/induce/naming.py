@@ -57,7 +57,7 @@ def snake(text: str) -> str:
 
 #: :func:`best_class` by (class, id): a template repeats the same few class strings.
 _BEST_CLASS: dict[tuple[str, str], str | None] = {}
-_BEST_CLASS_LIMIT = 50_000
+_BEST_CLASS_LIMIT = 20_000
 _UNKNOWN = object()
 
 

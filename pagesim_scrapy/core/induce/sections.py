@@ -40,7 +40,6 @@ from pagesim_scrapy.core.induce.dom import (
     page_memo_peek,
 )
 from pagesim_scrapy.core.induce.naming import kept_name
-from pagesim_scrapy.core.induce.structured import JSONLD_TAG
 
 __all__ = [
     "Section",
@@ -319,7 +318,7 @@ def find_sections(root: Element, keys: Container[str] | None = None) -> list[Sec
     shown: dict[Element, str] = {}
     for el in body.iter():
         tag = el.tag
-        if isinstance(tag, str) and tag != JSONLD_TAG and tag not in LEAF_TAGS:
+        if tag in _HEADING_RANK or tag in _BLOCK_HEADINGS:  # (others are no heading)
             rank = _heading_rank(el, shown)
             if rank:
                 ranks[el] = rank

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 from rapidfuzz.distance import Indel
@@ -168,12 +168,30 @@ _NOT_RELATIVE = ("#", "data:", "javascript:", "mailto:", "tel:")
 _HAS_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
+#: Absolute paths ("/c/shoes") resolved per site (scheme and host) for every page of the
+#: process: a site's menus and footers bring the same paths on each of its pages.
+_SITE_LINKS: dict[tuple[str, str, str], str] = {}
+_SITE_LINKS_LIMIT = 20_000
+
+
+def _site_of(base_url: str) -> tuple[str, str] | None:
+    """The scheme and host that an absolute path is resolved against (all that
+    :func:`urllib.parse.urljoin` reads of the base for such a path), None if unreadable."""
+    try:
+        parts = urlsplit(base_url)
+    except ValueError:
+        return None
+    return parts.scheme, parts.netloc
+
+
 def absolutise_links(root: Element, base_url: str) -> None:
     """Resolve relative ``href``/``src`` values against the page URL (and its ``<base>``)."""
     base = root.find("head/base[@href]")
     if base is not None:
         with contextlib.suppress(ValueError):  # a broken <base href>: the page URL stays
             base_url = urljoin(base_url, (base.get("href") or "").strip())
+    site = _site_of(base_url)
+    site_links = _SITE_LINKS
     resolved: dict[str, str] = {}
     for el in root.iter(*URL_ATTRS):
         for attr in URL_ATTRS[str(el.tag)]:
@@ -185,10 +203,19 @@ def absolutise_links(root: Element, base_url: str) -> None:
                 continue
             new = resolved.get(value)
             if new is None:
-                try:
-                    new = urljoin(base_url, value)
-                except ValueError:  # a malformed URL (bad IPv6 host…) stays as it is
-                    new = value
+                key = None
+                if site is not None and value[0] == "/" and value[1:2] != "/":
+                    key = (site[0], site[1], value)
+                    new = site_links.get(key)
+                if new is None:
+                    try:
+                        new = urljoin(base_url, value)
+                    except ValueError:  # a malformed URL (bad IPv6 host…) stays as it is
+                        new = value
+                    if key is not None:
+                        if len(site_links) >= _SITE_LINKS_LIMIT:
+                            site_links.clear()
+                        site_links[key] = new
                 resolved[value] = new
             try:
                 el.set(attr, new)
@@ -229,6 +256,14 @@ def page_memo(root: Element, name: str, compute: Callable[[Element], _T]) -> _T:
         return values[name]
     value = values[name] = compute(root)
     return value
+
+
+def page_memo_peek(root: Element, name: str) -> Any:
+    """What :func:`page_memo` holds for ``name`` on this page, or None when nothing is
+    computed yet (the caller may then compute less than the whole value)."""
+    if getattr(_MEMO, "root", None) is not root:
+        return None
+    return _MEMO.values.get(name)
 
 
 def forget_page() -> None:

@@ -147,10 +147,14 @@ _READER_COPY_TAGS = ("span", "div", "p", "strong", "b", "em", "small", "label")
 _READER_CLASSES = frozenset(
     {"sr-only", "screen-reader-text", "visually-hidden", "visuallyhidden", "a-offscreen"}
 )
+_READER_HINT = re.compile("only|reader|visually|offscreen")
 
 
 def _reader_only(el: Element) -> bool:
-    return any(c in _READER_CLASSES for c in (el.get("class") or "").split())
+    classes = el.get("class") or ""
+    if not _READER_HINT.search(classes):
+        return False  # (every reader-only class holds one of these words)
+    return any(c in _READER_CLASSES for c in classes.split())
 
 
 def _has_reader_copy(el: Element) -> bool:
@@ -277,6 +281,8 @@ def _rows_of_segment(seg: list[Element | str], siblings_alike: bool) -> Row | No
             rest: list[Element | str] = [match.group(2), *seg[1:]]
             return _row(_strip_label(match.group(1)), rest, seg, True)
         return None
+    if len(seg) < 2 and first.tag not in INLINE_TAGS:
+        return None  # an element alone: no row whatever its label (read below)
     label = _label_element(first)
     if label is None or len(seg) < 2:
         if label is None and first.tag in INLINE_TAGS and len(seg) >= 1:
@@ -365,44 +371,48 @@ def _read_rows(root: Element) -> list[Row]:
 def _find_rows(body: Element, preorder: list[Element]) -> list[Row]:
     rows: list[tuple[int, Row]] = []
     used: set[Element] = set()  # label elements and row containers already read
-    order = {el: k for k, el in enumerate(preorder)}
     # descendants before their ancestors: a row is read at its own level, never again above
-    for el in reversed(preorder):
+    for k in range(len(preorder) - 1, -1, -1):
+        el = preorder[k]
         tag = el.tag
         if tag == JSONLD_TAG or tag in LEAF_TAGS or not isinstance(tag, str):
             continue
         if tag == "dl":
-            rows.extend((order[el], r) for r in _definition_rows(el, used))
+            rows.extend((k, r) for r in _definition_rows(el, used))
             continue
         if tag == "tr":
             row = _table_row(el)
             if row is not None:
-                rows.append((order[el], row))
+                rows.append((k, row))
                 used.add(el)
                 used.update(el.iterdescendants())
             continue
         if tag in _NOT_ROWS:
             continue
-        if any(child in used for child in el):
+        if not len(el) and not (el.text and not el.text.isspace()):
+            continue  # an empty leaf (an image, a blank cell) holds no row
+        if not used.isdisjoint(el):  # a child holds a row already
             continue
         found = False
-        kids = [c for c in el if isinstance(c.tag, str) and c.tag not in _BREAKS]
-        alike = len(kids) >= 2 and len({(c.tag, c.get("class")) for c in kids}) == 1
+        alike = False
+        if len(el) >= 2:  # (most elements have fewer children: no list of alike items)
+            kids = [c for c in el if isinstance(c.tag, str) and c.tag not in _BREAKS]
+            alike = len(kids) >= 2 and len({(c.tag, c.get("class")) for c in kids}) == 1
         for whole in _segments(el):
             for seg in _split_at_labels(whole):
                 row = _rows_of_segment(seg, alike)
                 if row is None:
                     continue
                 for part in _split_pairs(row):
-                    rows.append((order[el], part))
+                    rows.append((k, part))
                 found = True
         if found:
             used.add(el)
     rows.sort(key=lambda kv: kv[0])
-    chrome = _chrome_elements(body)
+    chrome: dict[Element, bool] = {}
     out = []
     for k, row in rows:
-        if preorder[k] in chrome:
+        if _in_chrome(preorder[k], body, chrome):
             row.chrome = True
         out.append(row)
     return out
@@ -423,21 +433,41 @@ _CHROME_NAME = re.compile(
 )
 
 
-def _chrome_elements(body: Element) -> set[Element]:
-    """Every element inside a navigation, footer or aside of the body (by tag), or inside a
-    banner, navigation or footer named by its role, class or id (a form is
-    not chrome: a shop's buy box, with its condition and price rows, is one)."""
-    inside: set[Element] = set()
-    for el in body.iter():
-        if not isinstance(el.tag, str) or el in inside or el.tag in _NEVER_CHROME:
-            continue
-        if (
-            el.tag in _CHROME_TAGS
-            or (el.get("role") or "") in _CHROME_ROLES
-            or _CHROME_NAME.search(el.get("id") or "")
-            or _CHROME_NAME.search(el.get("class") or "")
-        ):
-            inside.update(x for x in el.iter() if isinstance(x.tag, str))
+def _chrome_root(el: Element) -> bool:
+    """A navigation, footer or aside (by tag), or a banner, navigation or footer named by
+    its role, class or id (a form is not chrome: a shop's buy box, with its condition and
+    price rows, is one)."""
+    if not isinstance(el.tag, str) or el.tag in _NEVER_CHROME:
+        return False
+    return bool(
+        el.tag in _CHROME_TAGS
+        or (el.get("role") or "") in _CHROME_ROLES
+        or _CHROME_NAME.search(el.get("id") or "")
+        or _CHROME_NAME.search(el.get("class") or "")
+    )
+
+
+def _in_chrome(el: Element, body: Element, memo: dict[Element, bool]) -> bool:
+    """Whether ``el`` is a chrome container of the body or inside one (:func:`_chrome_root`),
+    read up its ancestors to the body: only the elements that hold rows are asked, and
+    ``memo`` keeps the answer of every element passed on the way."""
+    path: list[Element] = []
+    node: Element | None = el
+    inside = False
+    while node is not None:
+        known = memo.get(node)
+        if known is not None:
+            inside = known
+            break
+        path.append(node)
+        if _chrome_root(node):
+            inside = True
+            break
+        if node is body:
+            break
+        node = node.getparent()
+    for passed in path:
+        memo[passed] = inside
     return inside
 
 

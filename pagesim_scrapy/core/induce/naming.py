@@ -55,16 +55,34 @@ def snake(text: str) -> str:
     return text
 
 
+#: :func:`best_class` by (class, id): a template repeats the same few class strings.
+_BEST_CLASS: dict[tuple[str, str], str | None] = {}
+_BEST_CLASS_LIMIT = 20_000
+_UNKNOWN = object()
+
+
 def best_class(node: _Named) -> str | None:
     """The most telling class token or id of a node (utility classes skipped)."""
+    info = node.info
+    key = (info.get("class", ""), info.get("id", ""))
+    best = _BEST_CLASS.get(key, _UNKNOWN)
+    if best is not _UNKNOWN:
+        return best  # type: ignore[return-value]
+    if len(_BEST_CLASS) >= _BEST_CLASS_LIMIT:
+        _BEST_CLASS.clear()
+    best = _BEST_CLASS[key] = _best_class(*key)
+    return best
+
+
+def _best_class(classes: str, ident: str) -> str | None:
     candidates: list[str] = []
-    for token in node.info.get("class", "").split():
+    for token in classes.split():
         token = _stable_token(token)
         if len(token) >= 3 and not _UTILITY.match(token):
             candidates.append(token)
     if candidates:
         return max(candidates, key=len)
-    ident = _stable_token(node.info.get("id", "").strip())
+    ident = _stable_token(ident.strip())
     ident = re.sub(r"\d+", "", ident).strip("-_")
     if len(ident) >= 3 and not _UTILITY.match(ident):
         return ident

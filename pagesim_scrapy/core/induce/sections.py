@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,9 +37,9 @@ from pagesim_scrapy.core.induce.dom import (
     clean_text,
     element_sig,
     page_memo,
+    page_memo_peek,
 )
 from pagesim_scrapy.core.induce.naming import kept_name
-from pagesim_scrapy.core.induce.structured import JSONLD_TAG
 
 __all__ = [
     "Section",
@@ -103,12 +103,30 @@ def _text(el: Element) -> str:
     return clean_text(" ".join(el.itertext()))
 
 
-def _shown_text(el: Element) -> str:
+def _shown_text(el: Element, cache: dict[Element, str] | None = None) -> str:
     """The element's text without form controls and hidden copies: a heading "Ingredients"
-    with servings buttons "1x 2x 3x" or a "Print" button is "Ingredients"."""
+    with servings buttons "1x 2x 3x" or a "Print" button is "Ingredients". With ``cache``
+    (one page's texts), each element's text is read once: headings are asked for it again
+    and again while their sections are read."""
+    if cache is not None:
+        text = cache.get(el)
+        if text is None:
+            text = cache[el] = _shown_text(el)
+        return text
     if el.tag in LEAF_TAGS or el.tag in _CONTROLS:
         return ""
     return _visible_text(el)
+
+
+def _shows_text(el: Element, cache: dict[Element, str]) -> bool:
+    """Whether :func:`_shown_text` of ``el`` is not empty, read only as far as its first
+    visible word (a sibling that holds the rest of the page is not read whole)."""
+    text = cache.get(el)
+    if text is not None:
+        return bool(text)
+    if el.tag in LEAF_TAGS or el.tag in _CONTROLS:
+        return False
+    return any(not part.isspace() for part in _visible_parts(el) if part)
 
 
 def _hidden(el: Element) -> bool:
@@ -123,12 +141,16 @@ def _hidden(el: Element) -> bool:
 def _visible_text(el: Element) -> str:
     """The element's text without screen-reader-only copies (a visually hidden span that
     repeats the label of a checkbox or the amount)."""
-    parts: list[str] = []
+    return clean_text(" ".join(_visible_parts(el)))
+
+
+def _visible_parts(el: Element) -> Iterator[str]:
+    """The text pieces of :func:`_visible_text`, in document order, read lazily."""
     stack: list[Any] = [el]
     while stack:
         node = stack.pop()
         if isinstance(node, str):
-            parts.append(node)
+            yield node
             continue
         if not isinstance(node.tag, str) or node.tag in LEAF_TAGS or node.tag in _CONTROLS:
             if node.tail:
@@ -145,7 +167,6 @@ def _visible_text(el: Element) -> str:
             stack.append(child)
         if node.text:
             stack.append(node.text)
-    return clean_text(" ".join(parts))
 
 
 def _is_heading_text(text: str) -> bool:
@@ -155,7 +176,7 @@ def _is_heading_text(text: str) -> bool:
     return letters >= 3 and letters >= len(text) / 3
 
 
-def _heading_rank(el: Element) -> int:
+def _heading_rank(el: Element, shown: dict[Element, str] | None = None) -> int:
     """The rank of a heading element (1–7), 0 if the element is no heading."""
     tag = el.tag
     rank = _HEADING_RANK.get(tag) if isinstance(tag, str) else None
@@ -174,7 +195,7 @@ def _heading_rank(el: Element) -> int:
         if parent is not None and parent.tag in ("li", "td", "th", "dd", "dt", "a", "label"):
             return 0
         rank = _BLOCK_RANK
-    return rank if _is_heading_text(_shown_text(el)) else 0
+    return rank if _is_heading_text(_shown_text(el, shown)) else 0
 
 
 def _fills(el: Element, parent: Element) -> bool:
@@ -191,21 +212,22 @@ def _fills(el: Element, parent: Element) -> bool:
     return True
 
 
-def _following(heading: Element) -> Iterator[Element]:
+def _following(heading: Element, shown: dict[Element, str]) -> Iterator[Element]:
     """The elements after the heading in its parent; when the heading is alone in a
-    wrapper (``<div><h2>…</h2></div>``, ``<p><strong>…</strong></p>``), after the wrapper."""
+    wrapper (``<div><h2>…</h2></div>``, ``<p><strong>…</strong></p>``), after the wrapper.
+    ``shown`` caches the page's texts (:func:`_shown_text`)."""
     el = heading
-    text = _shown_text(heading)
+    text = _shown_text(heading, shown)
     for _ in range(MAX_CLIMB + 1):
         siblings = [s for s in el.itersiblings() if isinstance(s.tag, str)]
-        if any(_shown_text(s) for s in siblings) or el.getparent() is None:
+        if any(_shows_text(s, shown) for s in siblings) or el.getparent() is None:
             yield from siblings
             return
         parent = el.getparent()
         if (
             parent is None
             or parent.tag in ("body", "html", "main", "article")
-            or (_shown_text(parent) != text)
+            or (_shown_text(parent, shown) != text)
         ):
             yield from siblings
             return
@@ -213,7 +235,11 @@ def _following(heading: Element) -> Iterator[Element]:
 
 
 def _section_items(
-    heading: Element, rank: int, ranks: dict[Element, int], texts: dict[Element, str]
+    heading: Element,
+    rank: int,
+    ranks: dict[Element, int],
+    texts: dict[Element, str],
+    shown: dict[Element, str],
 ) -> list[str]:
     """The items of the section below a heading: the ``<li>`` of the lists alike to its
     first list (sub-lists under sub-headings included); a list of another kind inside an
@@ -221,7 +247,7 @@ def _section_items(
     items: list[str] = []
     first_list: str | None = None
     taken: set[Element] = set()
-    for sibling in _following(heading):
+    for sibling in _following(heading, shown):
         if sibling.tag in LEAF_TAGS:
             continue
         own = ranks.get(sibling, 0)
@@ -279,19 +305,21 @@ def _inside_hidden(el: Element, top: Element) -> bool:
     return False
 
 
-def find_sections(root: Element) -> list[Section]:
+def find_sections(root: Element, keys: Container[str] | None = None) -> list[Section]:
     """Every heading of the page's body followed by list items, in document order (the
-    JSON-LD subtree excluded)."""
+    JSON-LD subtree excluded); with ``keys``, only the headings of these keys
+    (:func:`heading_key`): extraction reads no section a wrapper does not want."""
     body = root.find("body")
     if body is None:
         body = root
     out: list[Section] = []
     # every heading of the page once (the sections' walks ask for them again and again)
     ranks: dict[Element, int] = {}
+    shown: dict[Element, str] = {}
     for el in body.iter():
         tag = el.tag
-        if isinstance(tag, str) and tag != JSONLD_TAG and tag not in LEAF_TAGS:
-            rank = _heading_rank(el)
+        if tag in _HEADING_RANK or tag in _BLOCK_HEADINGS:  # (others are no heading)
+            rank = _heading_rank(el, shown)
             if rank:
                 ranks[el] = rank
     texts: dict[Element, str] = {}
@@ -299,9 +327,12 @@ def find_sections(root: Element) -> list[Section]:
         parent = el.getparent()
         if parent is not None and el.tag in _INLINE_HEADINGS and parent in ranks:
             continue  # <p><strong>X</strong></p>: the block is the heading
-        items = _section_items(el, rank, ranks, texts)
+        heading = _shown_text(el, shown).rstrip(" :：").strip()
+        if keys is not None and heading_key(heading) not in keys:
+            continue
+        items = _section_items(el, rank, ranks, texts, shown)
         if items:
-            out.append(Section(_shown_text(el).rstrip(" :：").strip(), items))
+            out.append(Section(heading, items))
     return out
 
 
@@ -313,9 +344,11 @@ def _page_sections(root: Element) -> dict[str, tuple[str, list[str]]]:
     return page_memo(root, "sections", _read_sections)
 
 
-def _read_sections(root: Element) -> dict[str, tuple[str, list[str]]]:
+def _read_sections(
+    root: Element, keys: Container[str] | None = None
+) -> dict[str, tuple[str, list[str]]]:
     seen: dict[str, tuple[str, list[str]]] = {}
-    for section in find_sections(root):
+    for section in find_sections(root, keys):
         key = heading_key(section.heading)
         if not key:
             continue
@@ -434,8 +467,12 @@ def extract_sections(fields: list[SectionField], root: Element) -> dict[str, lis
     if not fields:
         return {}
     wanted = {f.key: f for f in fields}
+    # a page learned just before has all its sections read; else only the wanted ones
+    sections = page_memo_peek(root, "sections")
+    if sections is None:
+        sections = _read_sections(root, wanted)
     out: dict[str, list[dict[str, str]]] = {}
-    for key, (_, items) in _page_sections(root).items():
+    for key, (_, items) in sections.items():
         f = wanted.get(key)
         if f is not None:
             out[f.name] = [{"text": item} for item in items]

@@ -1,0 +1,185 @@
+"""Induction's CPU per page item, as the pipeline spends it (issue 14, item 3).
+
+Run: ``python benchmarks/bench_induction_cpu.py [--pages 200] [--learn 20] [--repeat 3]``.
+
+On page types of ../shared/data/site_page_types (of 20 to 40 pages each, about ``--pages``
+pages in all, the largest types of each site in turn), the pipeline's two steps in its
+worker thread are timed on real pages:
+
+* learning: parse a page (with its address) and add it to the label's wrapper, for the first
+  ``--learn`` pages, then compile the wrapper once (its share is spread over those pages);
+* extraction with a ready wrapper: parse each page of the type and extract its record.
+
+Then, for large pages, ``--products`` shop pages of ../shared/data/zyte_product_extraction_benchmark
+(one page per site): a wrapper learned from each page alone, then the page parsed again and
+extracted.
+
+Prints the median CPU milliseconds per page of each step (over ``--repeat`` runs), the parse's
+share, and a digest of every wrapper's JSON and every record, so that two versions of the code
+can be checked to give the same wrappers and records. ``--profile`` prints cProfile's top
+functions of the extraction step instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import csv
+import gzip
+import hashlib
+import json
+import os
+import pstats
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _data import shared
+
+from pagesim_scrapy.core.induce import Wrapper, parse_html
+from pagesim_scrapy.core.induce.dom import forget_page
+
+Page = tuple[bytes, str]
+
+
+def page_types(total: int) -> list[tuple[str, list[Page]]]:
+    """Page types of at least 20 pages, the largest of each site in turn (sites in name
+    order), until they hold ``total`` pages: a fixed, varied sample."""
+    root = shared("site_page_types")
+    per_site: list[list[tuple[str, list[Page]]]] = []
+    for site in sorted(p for p in root.iterdir() if (p / "labels.csv").is_file()):
+        by_type: dict[str, list[Page]] = {}
+        with open(site / "labels.csv", newline="", encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                path = site / row["path"]
+                if path.is_file():
+                    by_type.setdefault(row["page_type"], []).append((path.read_bytes(), row["url"]))
+        big = [(f"{site.name}/{k}", v) for k, v in by_type.items() if len(v) >= 20]
+        per_site.append(sorted(big, key=lambda kv: (-len(kv[1]), kv[0])))
+    chosen: list[tuple[str, list[Page]]] = []
+    count = 0
+    for rank in range(max(map(len, per_site), default=0)):
+        for types in per_site:
+            if rank < len(types) and count < total:
+                chosen.append(types[rank])
+                count += len(types[rank][1])
+    return chosen
+
+
+def learn(pages: list[Page], label: str) -> Wrapper:
+    """The pipeline's learning step for each page, then one compile."""
+    wrapper = Wrapper(label=label)
+    for html, url in pages:
+        wrapper.add_page(parse_html(html, structured=wrapper.structured, base_url=url))
+        forget_page()
+    wrapper.compiled()
+    return wrapper
+
+
+def extract_all(wrapper: Wrapper, pages: list[Page]) -> list[object]:
+    """The pipeline's extraction step for each page: parse, extract, forget the tree."""
+    out = []
+    for html, url in pages:
+        root = parse_html(html, structured=wrapper.structured, base_url=url)
+        result = wrapper.extract(root, url=url)
+        forget_page()
+        out.append([result.record, result.records, round(result.fit, 6), result.reason])
+    return out
+
+
+def product_pages(count: int) -> list[Page]:
+    """The first ``count`` pages of the product benchmark (in name order), with no address."""
+    folder = shared("zyte_product_extraction_benchmark", "dataset", "html")
+    paths = sorted(folder.glob("*.html.gz"))[:count]
+    return [(gzip.decompress(path.read_bytes()), "") for path in paths]
+
+
+def bench_products(pages: list[Page], repeat: int, digest: Any) -> None:
+    """One wrapper per page, learned from that page, then the page extracted."""
+    learn_ms: list[float] = []
+    extract_ms: list[float] = []
+    for _ in range(repeat):
+        start = time.process_time()
+        wrappers = [learn([page], "product") for page in pages]
+        learn_ms.append((time.process_time() - start) * 1000 / len(pages))
+        start = time.process_time()
+        records = [extract_all(w, [page])[0] for w, page in zip(wrappers, pages)]
+        extract_ms.append((time.process_time() - start) * 1000 / len(pages))
+    for wrapper in wrappers:
+        digest.update(wrapper.to_json().encode())
+    digest.update(json.dumps(records, sort_keys=True, default=str).encode())
+    size = statistics.median(len(html) for html, _ in pages) / 1024
+    print(f"products: {len(pages)} pages, median {size:.0f} KB")
+    print(f"  learning (parse + add_page + compile): {statistics.median(learn_ms):.1f} ms/page")
+    print(f"  extraction (parse + extract):          {statistics.median(extract_ms):.1f} ms/page")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=200, help="pages extracted (about)")
+    parser.add_argument("--learn", type=int, default=20, help="pages learned per type")
+    parser.add_argument("--repeat", type=int, default=3, help="runs; medians are printed")
+    parser.add_argument("--products", type=int, default=40, help="product pages (0: none)")
+    parser.add_argument("--profile", action="store_true", help="cProfile the extraction step")
+    args = parser.parse_args()
+
+    types = page_types(args.pages)
+    total = sum(len(p) for _, p in types)
+    print(
+        f"{len(types)} page types, {total} pages ({args.learn} learned per type); "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    wrappers = [learn(pages[: args.learn], label) for label, pages in types]
+    if args.profile:
+        prof = cProfile.Profile()
+        prof.enable()
+        for wrapper, (_, pages) in zip(wrappers, types):
+            extract_all(wrapper, pages)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(35)
+        return
+
+    learn_ms: list[float] = []
+    extract_ms: list[float] = []
+    parse_ms: list[float] = []
+    for _ in range(args.repeat):
+        start = time.process_time()
+        for label, pages in types:
+            learn(pages[: args.learn], label)
+        learn_ms.append((time.process_time() - start) * 1000 / (args.learn * len(types)))
+        start = time.process_time()
+        for wrapper, (_, pages) in zip(wrappers, types):
+            extract_all(wrapper, pages)
+        extract_ms.append((time.process_time() - start) * 1000 / total)
+        start = time.process_time()
+        for _, pages in types:
+            for html, url in pages:
+                parse_html(html, base_url=url)
+                forget_page()
+        parse_ms.append((time.process_time() - start) * 1000 / total)
+
+    digest = hashlib.sha256()
+    for wrapper, (label, pages) in zip(wrappers, types):
+        digest.update(wrapper.to_json().encode())
+        start = time.process_time()
+        records = extract_all(wrapper, pages)
+        ms = (time.process_time() - start) * 1000 / len(pages)
+        digest.update(json.dumps(records, sort_keys=True, default=str).encode())
+        print(
+            f"  {label}: {len(pages)} pages, {len(wrapper.fields)} fields, "
+            f"kind {wrapper.kind}, extraction {ms:.1f} ms/page"
+        )
+    print(f"learning (parse + add_page + compile): {statistics.median(learn_ms):.1f} ms/page")
+    print(f"extraction (parse + extract):          {statistics.median(extract_ms):.1f} ms/page")
+    print(f"  of which parsing:                    {statistics.median(parse_ms):.1f} ms/page")
+    if args.products:
+        bench_products(product_pages(args.products), args.repeat, digest)
+    print(f"digest of wrappers and records: {digest.hexdigest()[:16]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -20,6 +20,11 @@ Printed for the pagesim crawl: the process's RSS every 2,000 responses (and the 
 memory counters), page items in (``pagesim/induction/items``) and out (``item_scraped``), item
 errors and drops (must be 0), and for both crawls wall time and CPU; then the wall-time ratio
 pagesim / plain. ``--pages 2000`` is a one-minute smoke run.
+
+To find what holds memory: ``--sizes`` prints at every sample the MB that each part of pagesim
+and Scrapy's queues hold, the live responses and what refers to them, and what a full garbage
+collection frees then; ``--trace-memory`` prints tracemalloc's largest lines, files and
+tracebacks and what grew since the previous sample; ``--sample-every`` sets the step.
 """
 
 from __future__ import annotations
@@ -314,6 +319,7 @@ def crawl(
                 "responses": seen["responses"],
                 "seconds": round(time.perf_counter() - started, 1),
                 "rss_mb": round(rss_mb(), 1),
+                "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3, 1),
                 "labels": stats.get_value("pagesim/discovery/new"),  # types founded so far
                 "items_in": stats.get_value("pagesim/induction/items", 0),
                 "items_out": result["items_out"],
@@ -502,10 +508,11 @@ def main() -> None:
 
 
 def report(result: dict[str, Any]) -> None:
-    print("  responses   seconds   RSS MB   types   items in   items out")
+    print("  responses   seconds   RSS MB   peak MB   types   items in   items out")
     for row in result["rss"]:
         print(
             f"  {row['responses']:9d} {row['seconds']:9.1f} {row['rss_mb']:8.0f} "
+            f"{row.get('peak_mb', 0):9.0f} "
             f"{row['labels'] or 0:7d} {row['items_in']:10d} {row['items_out']:11d}"
         )
         if "sizes_mb" in row:

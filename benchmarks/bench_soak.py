@@ -58,9 +58,14 @@ def rss_mb() -> float:
         with open("/proc/self/statm") as f:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
     except (OSError, ValueError, IndexError):
-        import resource
+        return peak_rss_mb()
 
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+
+def peak_rss_mb() -> float:
+    """The process's peak resident set size so far, in MB (Linux counts it in KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6
 
 
 def plan(count: int, hosts: int) -> tuple[list[Path], list[tuple[int, int, str]]]:
@@ -319,7 +324,7 @@ def crawl(
                 "responses": seen["responses"],
                 "seconds": round(time.perf_counter() - started, 1),
                 "rss_mb": round(rss_mb(), 1),
-                "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3, 1),
+                "peak_mb": round(peak_rss_mb(), 1),
                 "labels": stats.get_value("pagesim/discovery/new"),  # types founded so far
                 "items_in": stats.get_value("pagesim/induction/items", 0),
                 "items_out": result["items_out"],
@@ -351,7 +356,7 @@ def crawl(
         after = resource.getrusage(resource.RUSAGE_SELF)
         result["cpu"] = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
         result["rss_end_mb"] = round(rss_mb(), 1)
-        result["rss_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3, 1)
+        result["rss_peak_mb"] = round(peak_rss_mb(), 1)
         stats = crawler.stats.get_stats()
         result["responses"] = stats.get("response_received_count", 0)
         result["items_in"] = stats.get("pagesim/induction/items", 0)

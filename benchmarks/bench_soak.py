@@ -20,6 +20,11 @@ Printed for the pagesim crawl: the process's RSS every 2,000 responses (and the 
 memory counters), page items in (``pagesim/induction/items``) and out (``item_scraped``), item
 errors and drops (must be 0), and for both crawls wall time and CPU; then the wall-time ratio
 pagesim / plain. ``--pages 2000`` is a one-minute smoke run.
+
+To find what holds memory: ``--sizes`` prints at every sample the MB that each part of pagesim
+and Scrapy's queues hold, the live responses and what refers to them, and what a full garbage
+collection frees then; ``--trace-memory`` prints tracemalloc's largest lines, files and
+tracebacks and what grew since the previous sample; ``--sample-every`` sets the step.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _server import crawl_result, page_server, serve_forever
 from bench_crawl import SHARED_DATA, base_pages, parse_settings, read_page, variant
 
-#: responses between two RSS samples
+#: responses between two RSS samples (``--sample-every``)
 SAMPLE_EVERY = 2000
 #: hosts that one data folder's pages are spread over, at most
 HOSTS_PER_FOLDER = 4
@@ -53,9 +58,14 @@ def rss_mb() -> float:
         with open("/proc/self/statm") as f:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
     except (OSError, ValueError, IndexError):
-        import resource
+        return peak_rss_mb()
 
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+
+def peak_rss_mb() -> float:
+    """The process's peak resident set size so far, in MB (Linux counts it in KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6
 
 
 def plan(count: int, hosts: int) -> tuple[list[Path], list[tuple[int, int, str]]]:
@@ -97,7 +107,143 @@ def serve(pages_file: str, latency: float) -> None:
 # --- the crawl process -------------------------------------------------------------------------
 
 
-def crawl(mode: str, port: int, pages_file: str, extra: dict[str, Any], out_dir: str) -> None:
+def deep_size(root: Any, seen: set[int]) -> int:
+    """Bytes of the objects reachable from ``root`` (sys.getsizeof, C buffers outside Python's
+    objects not counted) that no earlier call with the same ``seen`` counted; modules, classes
+    and functions are not followed."""
+    import gc
+    import types
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+
+    # a request's callback leads to the spider and from there to the whole crawler
+    skip = (
+        type,
+        types.ModuleType,
+        types.FunctionType,
+        types.BuiltinFunctionType,
+        types.CodeType,
+        types.MethodType,
+        Spider,
+        Crawler,
+    )
+    total = 0
+    stack = [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, skip):
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        stack.extend(gc.get_referents(obj))
+    return total
+
+
+def component_sizes(crawler: Any) -> dict[str, float]:
+    """MB held by pagesim's parts and by Scrapy's queues (see :func:`deep_size`), each part
+    counted without what an earlier part holds."""
+    parts: dict[str, Any] = {}
+    engine = crawler.engine
+    for mw in engine.downloader.middleware.middlewares:
+        if type(mw).__name__ == "PageSimDownloaderMiddleware":
+            discovery = mw.discovery
+            if discovery is not None:
+                parts["discovery: site models"] = discovery._sites
+                parts["discovery: leaders"] = discovery._leaders
+                parts["discovery: leader features"] = discovery._features
+                parts["discovery: types"] = discovery._info
+    for pipe in engine.scraper.itemproc.middlewares:
+        if type(pipe).__name__ == "TemplateInductionPipeline":
+            parts["induction: wrappers"] = [state.wrapper for state in pipe.labels.values()]
+            parts["induction: kept pages"] = [state.sources for state in pipe.labels.values()]
+            parts["induction: held items"] = pipe.held
+    scheduler = engine._slot.scheduler if engine._slot else None
+    parts["scrapy: scheduler queues"] = [scheduler.mqs, scheduler.dqs, scheduler.df]
+    parts["scrapy: scraper slot"] = engine.scraper.slot
+    parts["scrapy: stats"] = crawler.stats._stats
+    seen: set[int] = set()
+    sizes = {name: round(deep_size(obj, seen) / 1e6, 1) for name, obj in parts.items()}
+    sizes.update(live_responses())
+    # what the cyclic garbage collector frees now: pages left in reference cycles
+    import gc
+
+    started = time.perf_counter()
+    gc.collect()
+    sizes["full gc seconds"] = round(time.perf_counter() - started, 2)
+    sizes["responses after gc"] = live_responses()["responses"]
+    sizes["rss after gc"] = round(rss_mb(), 1)
+    return sizes
+
+
+def live_responses() -> dict[str, Any]:
+    """The responses alive now (bodies and decoded texts, MB) and, for a few of them, what
+    holds them: the types on a chain of referrers."""
+    import gc
+
+    from scrapy.http import Response
+
+    responses = [o for o in gc.get_objects() if isinstance(o, Response)]
+    texts = [o._cached_ubody for o in responses if getattr(o, "_cached_ubody", None)]
+    holders: dict[str, int] = {}
+    sample = responses[:: max(1, len(responses) // 8)]
+    mine = {id(responses), id(sample)}
+    for response in sample:
+        chain = []
+        obj: Any = response
+        for _ in range(5):
+            referrers = [
+                r
+                for r in gc.get_referrers(obj)
+                if id(r) not in mine and type(r).__name__ not in ("frame", "list_iterator")
+            ]
+            if not referrers:
+                break
+            obj = referrers[0]
+            chain.append(type(obj).__qualname__)
+        key = " <- ".join(chain)
+        holders[key] = holders.get(key, 0) + 1
+    return {
+        "responses": len(responses),
+        "response bodies": round(sum(len(o.body) for o in responses) / 1e6, 1),
+        "response texts": round(sum(sys.getsizeof(t) for t in texts) / 1e6, 1),
+        "held by": holders,
+    }
+
+
+def memory_report(responses: int, row: dict[str, Any], snapshots: list[Any]) -> list[str]:
+    """What Python holds now (tracemalloc), by line and by file, and what grew since the
+    previous sample: lines to print at the end of a ``--trace-memory`` run."""
+    import tracemalloc
+
+    ignore = [tracemalloc.Filter(False, tracemalloc.__file__)]
+    snapshot = tracemalloc.take_snapshot().filter_traces(ignore)
+    lines = [f"--- {responses} responses: RSS {row['rss_mb']:.0f} MB, traced {row['traced_mb']} MB"]
+    lines.append("  largest lines:")
+    lines += [f"    {s}" for s in snapshot.statistics("lineno")[:12]]
+    lines.append("  largest files:")
+    lines += [f"    {s}" for s in snapshot.statistics("filename")[:8]]
+    lines.append("  largest tracebacks:")
+    for stat in snapshot.statistics("traceback")[:4]:
+        lines.append(f"    {stat.size / 1e6:.1f} MB in {stat.count} blocks:")
+        lines += [f"      {frame}" for frame in stat.traceback.format(limit=8)]
+    if snapshots:
+        lines.append("  grown since the previous sample:")
+        grown = snapshot.compare_to(snapshots[0], "lineno")
+        lines += [f"    {s}" for s in grown[:12]]
+    snapshots[:] = [snapshot]
+    return lines
+
+
+def crawl(
+    mode: str,
+    port: int,
+    pages_file: str,
+    extra: dict[str, Any],
+    out_dir: str,
+    sample_every: int = SAMPLE_EVERY,
+    sizes: bool = False,
+) -> None:
     """Crawl every planned page once through the proxy; print one JSON line of results."""
     import resource
     import tracemalloc
@@ -167,19 +313,27 @@ def crawl(mode: str, port: int, pages_file: str, extra: dict[str, Any], out_dir:
         result["dropped"] += 1
 
     progress = Path(out_dir) / "progress.jsonl"
+    snapshots: list[Any] = []  # the previous tracemalloc snapshot, when tracing
+    trace_lines: list[str] = []
 
     def received(response: Any, request: Any, spider: Any) -> None:
         seen["responses"] += 1
-        if seen["responses"] % SAMPLE_EVERY == 0:
+        if seen["responses"] % sample_every == 0:
             stats = crawler_ref["crawler"].stats
             row = {
                 "responses": seen["responses"],
                 "seconds": round(time.perf_counter() - started, 1),
                 "rss_mb": round(rss_mb(), 1),
+                "peak_mb": round(peak_rss_mb(), 1),
                 "labels": stats.get_value("pagesim/discovery/new"),  # types founded so far
                 "items_in": stats.get_value("pagesim/induction/items", 0),
                 "items_out": result["items_out"],
             }
+            if sizes:
+                row["sizes_mb"] = component_sizes(crawler_ref["crawler"])
+            if tracemalloc.is_tracing():
+                row["traced_mb"] = round(tracemalloc.get_traced_memory()[0] / 1e6, 1)
+                trace_lines.extend(memory_report(seen["responses"], row, snapshots))
             result["rss"].append(row)
             # as they come, for a long run: print(..., file=sys.stderr) shows them live
             print(f"{mode}: {json.dumps(row)}", file=sys.stderr, flush=True)
@@ -202,7 +356,7 @@ def crawl(mode: str, port: int, pages_file: str, extra: dict[str, Any], out_dir:
         after = resource.getrusage(resource.RUSAGE_SELF)
         result["cpu"] = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
         result["rss_end_mb"] = round(rss_mb(), 1)
-        result["rss_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3, 1)
+        result["rss_peak_mb"] = round(peak_rss_mb(), 1)
         stats = crawler.stats.get_stats()
         result["responses"] = stats.get("response_received_count", 0)
         result["items_in"] = stats.get("pagesim/induction/items", 0)
@@ -218,6 +372,7 @@ def crawl(mode: str, port: int, pages_file: str, extra: dict[str, Any], out_dir:
             snapshot = tracemalloc.take_snapshot()
             result["traced_mb"] = round(tracemalloc.get_traced_memory()[0] / 1e6, 1)
             result["top"] = [str(s) for s in snapshot.statistics("lineno")[:25]]
+            result["trace"] = trace_lines
 
     def done(outcome: Any) -> None:
         if "wall" not in result:
@@ -237,14 +392,19 @@ def run_crawl(
     extra: list[str],
     out_dir: Path,
     trace: bool = False,
+    sample_every: int = SAMPLE_EVERY,
+    sizes: bool = False,
 ) -> dict[str, Any]:
-    env = {**os.environ, **({"PYTHONTRACEMALLOC": "1"} if trace else {})}
+    # frames per traceback: PYTHONTRACEMALLOC if set (more frames, slower), else 4
+    frames = os.environ.get("PYTHONTRACEMALLOC") or "4"
+    env = {**os.environ, **({"PYTHONTRACEMALLOC": frames} if trace else {})}
     out = subprocess.run(
         [
             sys.executable,
             __file__,
             *("--crawl", mode, "--port", str(port), "--plan", str(pages_file)),
-            *("--out", str(out_dir)),
+            *("--out", str(out_dir), "--sample-every", str(sample_every)),
+            *(["--sizes"] if sizes else []),
             *(f"--set={item}" for item in extra),
         ],
         stdout=subprocess.PIPE,  # the result; stderr (progress, errors) shows as it comes
@@ -267,7 +427,19 @@ def main() -> None:
     parser.add_argument(
         "--trace-memory",
         action="store_true",
-        help="trace Python allocations (slow) and print the 25 largest sites at the end",
+        help="trace Python allocations (slow): at every RSS sample, the largest lines, files and "
+        "tracebacks and what grew since the previous sample, printed at the end",
+    )
+    parser.add_argument(
+        "--sample-every",
+        type=int,
+        default=SAMPLE_EVERY,
+        help=f"responses between two RSS samples (default {SAMPLE_EVERY})",
+    )
+    parser.add_argument(
+        "--sizes",
+        action="store_true",
+        help="at every RSS sample, the MB that pagesim's parts and Scrapy's queues hold",
     )
     parser.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--crawl", choices=("plain", "pagesim"), help=argparse.SUPPRESS)
@@ -280,7 +452,15 @@ def main() -> None:
         serve(args.serve, args.latency / 1000)
         return
     if args.crawl:
-        crawl(args.crawl, args.port, args.plan, parse_settings(args.set), args.out)
+        crawl(
+            args.crawl,
+            args.port,
+            args.plan,
+            parse_settings(args.set),
+            args.out,
+            args.sample_every,
+            args.sizes,
+        )
         return
 
     bases, pages = plan(args.pages, args.hosts)
@@ -307,7 +487,15 @@ def main() -> None:
             out_dir = Path(tmp) / mode
             out_dir.mkdir()
             result = run_crawl(
-                mode, port, pages_file, args.pages, args.set, out_dir, args.trace_memory
+                mode,
+                port,
+                pages_file,
+                args.pages,
+                args.set,
+                out_dir,
+                args.trace_memory,
+                args.sample_every,
+                args.sizes,
             )
             results[mode] = result
             print(
@@ -325,12 +513,15 @@ def main() -> None:
 
 
 def report(result: dict[str, Any]) -> None:
-    print("  responses   seconds   RSS MB   types   items in   items out")
+    print("  responses   seconds   RSS MB   peak MB   types   items in   items out")
     for row in result["rss"]:
         print(
             f"  {row['responses']:9d} {row['seconds']:9.1f} {row['rss_mb']:8.0f} "
+            f"{row.get('peak_mb', 0):9.0f} "
             f"{row['labels'] or 0:7d} {row['items_in']:10d} {row['items_out']:11d}"
         )
+        if "sizes_mb" in row:
+            print("            " + ", ".join(f"{k} {v}" for k, v in row["sizes_mb"].items()))
     stats = result["stats"]
     lost = result["items_in"] - result["items_out"]
     print(
@@ -348,6 +539,8 @@ def report(result: dict[str, Any]) -> None:
         print(f"  traced Python allocations at the end: {result['traced_mb']} MB; largest sites:")
         for line in result["top"]:
             print("    " + line)
+        for line in result.get("trace", []):
+            print("  " + line)
     keys = sorted(k for k in stats if k.startswith("pagesim/induction/") and k.count("/") <= 3)
     print("  " + ", ".join(f"{k.removeprefix('pagesim/induction/')}={stats[k]}" for k in keys))
 

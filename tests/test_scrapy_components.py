@@ -7,10 +7,12 @@ Scrapy request/response objects and real Stack Overflow pages (tests/fixtures/st
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib.util
 import logging
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -281,6 +283,26 @@ def test_every_page_type_gets_its_label():
     assert crawler.stats.get_value("pagesim/response_count") == 10
     summary = mw.summary()
     assert "10 pages classified" in summary and "question 2 (mean score" in summary
+
+
+def test_a_classified_response_is_freed_without_the_cyclic_collector():
+    """The callback reuses the middleware's parse, and the response (body, text, lxml tree) goes
+    as soon as nothing uses it: a crawl that holds a large state runs the cyclic collector
+    rarely, and parsed pages kept for it piled up (issue 14)."""
+    mw, _ = opened()
+    response = html_response(page("question", 2))
+    run(mw.process_response(response.request, response))
+    selector = response.selector
+    assert response.css("title::text").get() == selector.css("title::text").get()
+    assert selector.response.url == response.url
+    assert isinstance(selector.response, HtmlResponse)
+    freed = weakref.ref(response)
+    gc.disable()
+    try:
+        del response, selector
+        assert freed() is None
+    finally:
+        gc.enable()
 
 
 def test_node_budget_applies_to_templates_and_pages_alike():

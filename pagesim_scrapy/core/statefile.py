@@ -27,7 +27,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -232,14 +232,21 @@ def temp_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
 
 
-def write_atomic(path: str | Path, text: str) -> None:
+def write_atomic(path: str | Path, text: str | Iterable[str]) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename: readers see the old file
-    or the new one, never half of one; the temporary file is removed when the write fails."""
+    or the new one, never half of one; the temporary file is removed when the write fails.
+
+    ``text`` may come in pieces (an iterable of strings), so that a large file is never one
+    string in memory."""
     path = Path(path)
     tmp = temp_path(path)
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            if isinstance(text, str):
+                fh.write(text)
+            else:
+                for piece in text:
+                    fh.write(piece)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

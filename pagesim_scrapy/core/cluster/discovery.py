@@ -18,7 +18,7 @@ import logging
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -241,11 +241,16 @@ class OnlineDiscovery:
 
     def representatives(self) -> list[Representative]:
         """The discovered types in label order."""
+        return list(self._representatives())
+
+    def _representatives(self) -> Iterator[Representative]:
+        """The discovered types in label order, one at a time: each with its HTML unpacked,
+        which for 200 types can take a few hundred MB all together."""
         with self._lock:
             pairs = [(self._leaders.leaders[key], info) for key, info in self._info.items()]
         pairs.sort(key=lambda pair: _label_number(pair[1].label))
-        return [
-            Representative(
+        for leader, info in pairs:
+            yield Representative(
                 label=info.label,
                 size=leader.weight,
                 summary=leader.summary,
@@ -254,8 +259,6 @@ class OnlineDiscovery:
                 html=_unpack(info.html),
                 examples=list(info.examples),
             )
-            for leader, info in pairs
-        ]
 
     def counts(self) -> dict[str, int]:
         """Pages per discovered label."""
@@ -277,7 +280,7 @@ class OnlineDiscovery:
         """Write the representatives (atomically) so a later run or a person can use them."""
         write_representatives(
             path,
-            self.representatives(),
+            self._representatives(),
             options=self.options,
             settings=self.settings(),
             include_html=include_html,

@@ -522,30 +522,38 @@ def main() -> None:
         print(f"{'pooled, distinct sites':24} {runs['first']!s:28} {'':6}  {runs['second']!s:28}")
 
     if args.narrow_grid:
-        narrow_grid(sites, args)
+        constant_grid(sites, args, "NARROW_GAP", (0.0, 0.05, 0.1, 0.15), link_order=False)
     if args.recurring_grid:
         recurring_grid(sites)
     if args.floor_grid:
-        floor_grid(sites, args)
+        grid = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7)
+        constant_grid(sites, args, "ANCHOR_FLOOR", grid, link_order=True)
     if args.loso:
         loso(sites, args)
     if args.loso_weights:
         loso_weights(sites, args)
 
 
-def narrow_grid(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
-    """One-class batch F1 and online F1 (mean of seeds 1-3) per NARROW_GAP, and the value each
-    leave-one-site-out fold chooses by batch + online F1 on the other distinct sites."""
-    grid = (0.0, 0.05, 0.1, 0.15)
+def constant_grid(
+    sites: dict[str, list[Page]],
+    args: argparse.Namespace,
+    constant: str,
+    grid: tuple[float, ...],
+    link_order: bool,
+) -> None:
+    """One-class batch F1, online F1 (mean of seeds 1-3) and, with ``link_order``, link-order
+    F1 (3 orders) per value of ``siteaware.<constant>``, and the value each leave-one-site-out
+    fold chooses by their sum on the other distinct-template sites."""
     names = [name for name in sites if name not in SHARED_TEMPLATE_SITES]
-    table: dict[float, dict[str, float]] = {gap: {} for gap in grid}
-    print("\nnarrow-gap anchor: one-class batch F1 / online F1 (mean of 3 orders)")
-    shipped = siteaware.NARROW_GAP
+    table: dict[float, dict[str, float]] = {value: {} for value in grid}
+    what = "batch F1 / online F1 (mean of 3 orders)" + (" / link-order F1" if link_order else "")
+    print(f"\n{constant}: one-class {what}")
+    shipped = getattr(siteaware, constant)
     try:
         for name in names:
             row = []
-            for gap in grid:
-                siteaware.NARROW_GAP = gap  # read at every re-estimation of a cut
+            for value in grid:
+                setattr(siteaware, constant, value)  # read at every re-estimation of a cut
                 runs = [
                     one_class(sites[name], "site", seed, args.prior_weight, args.min_pages)
                     for seed in (1, 2, 3)
@@ -553,52 +561,21 @@ def narrow_grid(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
                 batch = runs[0]["batch"]
                 assert isinstance(batch, Counts)
                 online = [run["online"] for run in runs]
-                online_f1 = sum(c.f1 for c in online if isinstance(c, Counts)) / len(online)
-                table[gap][name] = batch.f1 + online_f1
-                row.append(f"{gap:g}: {batch.f1:.3f} / {online_f1:.3f}")
+                figures = [batch.f1, sum(c.f1 for c in online if isinstance(c, Counts)) / 3]
+                if link_order:
+                    linked = Counts()
+                    for seed in (1, 2, 3):
+                        linked.merge(one_class_link_order(sites[name], seed)[0])
+                    figures.append(linked.f1)
+                table[value][name] = sum(figures)
+                row.append(f"{value:g}: " + "/".join(f"{f:.3f}" for f in figures))
             print(f"{name:24} " + "  ".join(row))
     finally:
-        siteaware.NARROW_GAP = shipped
+        setattr(siteaware, constant, shipped)
     for held in names:
         others = [name for name in names if name != held]
-        chosen = max(grid, key=lambda g: sum(table[g][name] for name in others))
-        print(f"  {held:24} NARROW_GAP {chosen:g} chosen on the others")
-
-
-def floor_grid(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
-    """One-class batch F1, online F1 (mean of seeds 1-3) and link-order F1 (3 orders) per
-    ANCHOR_FLOOR, and the value each leave-one-site-out fold chooses by their sum on the other
-    distinct-template sites."""
-    grid = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7)
-    names = [name for name in sites if name not in SHARED_TEMPLATE_SITES]
-    table: dict[float, dict[str, float]] = {floor: {} for floor in grid}
-    print("\ncut floor: one-class batch F1 / online F1 (mean of 3 orders) / link-order F1")
-    shipped = siteaware.ANCHOR_FLOOR
-    try:
-        for name in names:
-            row = []
-            for floor in grid:
-                siteaware.ANCHOR_FLOOR = floor  # read at every re-estimation of a cut
-                runs = [
-                    one_class(sites[name], "site", seed, args.prior_weight, args.min_pages)
-                    for seed in (1, 2, 3)
-                ]
-                batch = runs[0]["batch"]
-                assert isinstance(batch, Counts)
-                online = [run["online"] for run in runs]
-                online_f1 = sum(c.f1 for c in online if isinstance(c, Counts)) / len(online)
-                linked = Counts()
-                for seed in (1, 2, 3):
-                    linked.merge(one_class_link_order(sites[name], seed)[0])
-                table[floor][name] = batch.f1 + online_f1 + linked.f1
-                row.append(f"{floor:g}: {batch.f1:.3f}/{online_f1:.3f}/{linked.f1:.3f}")
-            print(f"{name:24} " + "  ".join(row))
-    finally:
-        siteaware.ANCHOR_FLOOR = shipped
-    for held in names:
-        others = [name for name in names if name != held]
-        chosen = max(grid, key=lambda f: sum(table[f][name] for name in others))
-        print(f"  {held:24} ANCHOR_FLOOR {chosen:g} chosen on the others")
+        chosen = max(grid, key=lambda v: sum(table[v][name] for name in others))
+        print(f"  {held:24} {constant} {chosen:g} chosen on the others")
 
 
 def recurring_grid(sites: dict[str, list[Page]]) -> None:

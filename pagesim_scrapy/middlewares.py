@@ -18,6 +18,7 @@ import logging
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from time import thread_time
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -461,14 +462,27 @@ class PageSimDownloaderMiddleware:
         saved = self._read_state_file(path, parse, "site models")
         if not saved:
             return
+        # this spider's pages without a host (file://) were saved under its name; other
+        # spiders' stay under theirs, which no page's site matches, and are saved back as read
+        own = self._hostless_name()
+        saved = [replace(site, site="") if site.site == own else site for site in saved]
         classifier.adopt_saved(saved)
         self.stats.set_value("pagesim/site_models/loaded", len(saved))
         logger.info(
             "pagesim: starting %d site(s) from the site models saved in %s", len(saved), path
         )
 
+    def _hostless_name(self) -> str:
+        """The name this spider's pages without a host are saved under: file:// pages of one
+        spider and of another (the demo shop, a snapshot of a blog) are not one site."""
+        spider = getattr(self.crawler, "spider", None) if self.crawler is not None else None
+        return f"(pages without a host: {getattr(spider, 'name', None) or 'spider'})"
+
     def _save_site_models(self, classifier: SiteAwareClassifier, path: Path) -> None:
-        sites = classifier.export_sites()
+        own = self._hostless_name()
+        sites = [
+            replace(site, site=own) if not site.site else site for site in classifier.export_sites()
+        ]
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, site_models_text(sites, self.options))

@@ -472,10 +472,30 @@ def test_crawl_with_only_the_two_product_templates_keeps_the_products(tmp_path: 
     saved = json.loads(sites_file.read_text(encoding="ascii"))
     assert saved["format"] == "pagesim-site-models"
     (site,) = saved["sites"]
-    # file:// URLs have no host; every page of the shop counted once, the templates not
-    assert site["site"] == "" and site["pages"] == len(_labels())
+    # file:// URLs have no host: saved under the spider's name, every page of the shop counted
+    # once, the templates not
+    assert site["site"] == "(pages without a host: shop)" and site["pages"] == len(_labels())
     second, log = _product_only_crawl(tmp_path, sites_file)
     assert "starting 1 site(s) from the site models saved" in log
     assert "'pagesim/site_models/loaded': 1" in log
     assert second["precision"] == 1.0 and second["recall"] >= 0.9, second
     assert "ERROR" not in log
+    shop_site = json.loads(sites_file.read_text(encoding="ascii"))["sites"][0]
+
+    # another spider's file:// pages (a snapshot of a blog) are another site: it neither
+    # starts from the shop's model nor merges into it, and the shop's is kept for the shop
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "scrapy", "crawl", "opensource"),
+            *("-O", str(tmp_path / "o.jsonl"), "-s", f"PAGESIM_SITE_MODELS_FILE={sites_file}"),
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    sites = {s["site"]: s for s in json.loads(sites_file.read_text(encoding="ascii"))["sites"]}
+    assert set(sites) == {"(pages without a host: shop)", "(pages without a host: opensource)"}
+    assert sites["(pages without a host: shop)"] == shop_site

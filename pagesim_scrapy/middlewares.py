@@ -464,8 +464,13 @@ class PageSimDownloaderMiddleware:
             return
         # this spider's pages without a host (file://) were saved under its name; other
         # spiders' stay under theirs, which no page's site matches, and are saved back as read
+        # (an entry without a name, from an older file, is every spider's: left out)
         own = self._hostless_name()
-        saved = [replace(site, site="") if site.site == own else site for site in saved]
+        saved = [
+            replace(site, site="") if site.site == own else site for site in saved if site.site
+        ]
+        if not saved:
+            return
         classifier.adopt_saved(saved)
         self.stats.set_value("pagesim/site_models/loaded", len(saved))
         logger.info(

@@ -629,13 +629,14 @@ class PageSimDownloaderMiddleware:
             root = _parsed_root(response)
             started = thread_time()
             summary = summarize_tree(root, self.options, source=response.url)
+            site = site_key(response.url)
             if classifier is not None:
-                info = classifier.classify(summary, site=site_key(response.url)).as_dict()
+                info = classifier.classify(summary, site=site).as_dict()
             else:
                 info = {"label": None, "score": 0.0, "scores": {}, "method": None}
             if discovery is not None:
                 cluster, cluster_score, is_new = discovery.assign(
-                    summary, source=response.url, html=response.text, site=site_key(response.url)
+                    summary, source=response.url, html=response.text, site=site
                 )
                 info["cluster"] = cluster
                 info["cluster_score"] = cluster_score

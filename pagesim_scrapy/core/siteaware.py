@@ -575,13 +575,9 @@ class SiteAwareClassifier:
                 info.cut = None
             else:
                 info.cut = own_cut(info.observed)
-                if (
-                    info.cut is not None
-                    and info.within is not None
-                    and _in_a_continuum(info.observed, info.cut)
-                ):
-                    info.cut = self.prior_weight * info.within
                 if info.cut is not None and info.within is not None:
+                    if _in_a_continuum(info.observed, info.cut):
+                        info.cut = self.prior_weight * info.within
                     info.cut = _above_the_floor(info.observed, info.cut, info.within)
         passed = 0
         for scores in kept:

@@ -11,6 +11,7 @@ import pytest
 from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.site import SiteModel, site_key, site_similarity, structural_features
 from pagesim_scrapy.core.siteaware import (
+    EARLY_PAGES,
     SiteAwareClassifier,
     otsu_cut,
     own_cut,
@@ -83,6 +84,21 @@ def test_own_cut_takes_the_better_separated_split():
     assert separation(large, otsu_cut(large)) > separation(large, 0.85)
     assert own_cut(large) == pytest.approx(0.325)
     assert otsu_cut([0.4, 0.4]) is None and separation([0.1, 0.9], 0.5) == -1.0
+
+
+def test_own_cut_keeps_a_spread_out_large_type_whole():
+    """A type that is most of the pages, spread evenly from 0.13 to 0.78 with two pages far
+    above (a template the crawl fetched and a near copy), over a tight rest near 0: the
+    split must fall between the type and the rest, not below the two top pages. With the two
+    groups' variances summed rather than pooled, the two-page group won."""
+    rest = [0.001 * i for i in range(25)]
+    large_type = [0.13 + 0.0065 * i for i in range(100)] + [0.94, 0.97]
+    cut = own_cut(rest + large_type)
+    assert cut is not None and 0.024 < cut < 0.13
+    # with few pages the sum is kept: a group of two is then as likely to be the whole type
+    few = rest[:10] + large_type[::10]
+    assert len(few) < EARLY_PAGES
+    assert separation(few, 0.9) > separation(few, 0.07)
 
 
 @pytest.mark.parametrize("label", ["author_page", "category_page", "blog_entry"])

@@ -29,8 +29,8 @@ import pytest
 pytest.importorskip("redis", reason="the redis package is not installed (extra [redis])")
 pytest.importorskip("scrapy_redis", reason="scrapy-redis is not installed (extra [redis])")
 
-from pagesim_scrapy.core.site import site_key, unpack_features
-from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+from pagesim_scrapy.core.site import SavedSite, site_key, unpack_features
+from pagesim_scrapy.core.siteaware import SAVED_SITE_WEIGHT, SiteAwareClassifier
 from pagesim_scrapy.core.state import open_shared_state
 from pagesim_scrapy.core.summary import SummaryOptions
 from pagesim_scrapy.templates import summarize_html
@@ -366,9 +366,13 @@ def test_a_fleet_shares_what_it_learns_and_decides_like_one_process(
     # sharing halves the disagreement, unless both are down to a handful of pages
     assert differ <= max(differ_unshared / 2, 0.02 * len(alone)), (differ, differ_unshared)
 
-    # a worker that joins late starts from what the fleet learned (the fleet's counts as the
-    # late worker finds them: its own pushes come on top)
-    joined_at = state.pull_sites([site])[site]
+    # a worker that starts after the fleet has stopped begins a new crawl of the fleet: it
+    # starts from what the fleet learned, the counts aged as a recurring crawl weighs the site
+    # models of the last one (its own pushes come on top)
+    fleet_final = state.pull_sites([site])[site]
+    joined_at = SavedSite(site, fleet_final.pages, fleet_final.df, fleet_final.kept).scaled(
+        SAVED_SITE_WEIGHT
+    )
     late_out = tmp_path / "late"
     late_out.mkdir()
     late = Worker(
@@ -384,6 +388,8 @@ def test_a_fleet_shares_what_it_learns_and_decides_like_one_process(
     )
     assert late.wait() == 0, late.log_text()[-3000:]
     late_stats = late.stats()
+    assert late_stats.get("pagesim/state/aged_sites", 0) >= 1
+    assert "a new crawl of the fleet" in late.log_text()
     assert late_stats.get("pagesim/induction/wrappers_loaded") == 1
     assert late_stats.get("pagesim/state/types_pulled", 0) == len(types)
     # it decides like one process that continues from the fleet's state: emulated here, the

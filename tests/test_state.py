@@ -10,8 +10,11 @@ from __future__ import annotations
 import json
 import logging
 import random
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,9 +23,15 @@ pytest.importorskip("redis", reason="the redis package is not installed (extra [
 from pagesim_scrapy.core.cluster import OnlineDiscovery
 from pagesim_scrapy.core.content import DocumentFrequencies, tokenize
 from pagesim_scrapy.core.induce import Wrapper
-from pagesim_scrapy.core.site import structural_features
-from pagesim_scrapy.core.siteaware import SiteAwareClassifier
-from pagesim_scrapy.core.state import StateUnavailable, open_shared_state
+from pagesim_scrapy.core.site import SavedSite, structural_features
+from pagesim_scrapy.core.siteaware import SAVED_SITE_WEIGHT, SiteAwareClassifier
+from pagesim_scrapy.core.state import (
+    CRAWL_AGING,
+    CRAWL_JOINED,
+    CRAWL_NEW,
+    StateUnavailable,
+    open_shared_state,
+)
 from pagesim_scrapy.core.state.redisstate import RedisSharedState
 from pagesim_scrapy.core.state.sync import FleetSync
 from pagesim_scrapy.core.statefile import CorruptStateError
@@ -161,6 +170,73 @@ def test_a_late_worker_starts_from_the_fleets_site_model(state: RedisSharedState
         late.describe(SITE)["labels"]["product"]["threshold_source"]
         == (early.describe(SITE)["labels"]["product"]["threshold_source"])
     )
+
+
+def _one_crawl(state: RedisSharedState, pages: list[Any]) -> FleetSync:
+    """A worker that signs in, classifies ``pages``, pushes them and signs out."""
+    worker = classifier()
+    sync = FleetSync(state, keep_pages=300)
+    sync.attach_classifier(worker)
+    sync.join_crawl()
+    for page in pages:
+        worker.classify(page, site=SITE)
+    assert sync.sync_once()
+    sync.stop()
+    return sync
+
+
+def test_a_new_crawl_of_the_fleet_weighs_the_earlier_ones_a_quarter(state: RedisSharedState):
+    """A recurring crawl meets the same pages again: counted in full, a feature seen on one
+    page would be on two after the second crawl and start to weigh. The first worker of a
+    crawl multiplies the fleet's counts by SAVED_SITE_WEIGHT, as a crawl without a fleet
+    adopts the site models saved by the last one (SavedSite.scaled)."""
+    pages = [summarize(html) for _, _, html in demo_pages()[:60]]
+    _one_crawl(state, pages)
+    first = state.pull_sites([SITE])[SITE]
+    one_offs = {feature for feature, n in first.df.items() if n == 1}
+    assert first.pages == len(pages) and one_offs
+    expected = SavedSite(SITE, first.pages, first.df, first.kept).scaled(SAVED_SITE_WEIGHT)
+
+    worker = classifier()
+    second = FleetSync(state, keep_pages=300)
+    second.attach_classifier(worker)
+    assert second.join_crawl() == CRAWL_NEW  # nobody else at work: a new crawl, aged
+    aged = state.pull_sites([SITE])[SITE]
+    assert (aged.pages, aged.df) == (expected.pages, expected.df)
+    assert not one_offs & set(aged.df)
+    assert aged.kept == first.kept
+    # a worker that joins the running crawl ages nothing
+    third = FleetSync(state)
+    assert third.join_crawl() == CRAWL_JOINED
+    assert state.pull_sites([SITE])[SITE].df == aged.df
+    third.stop()
+
+    # the second crawl meets the same pages: a one-off feature is on one page, not two
+    for page in pages:
+        worker.classify(page, site=SITE)
+    second.stop()
+    again = state.pull_sites([SITE])[SITE]
+    assert again.pages == expected.pages + len(pages)
+    assert all(again.df[feature] == 1 for feature in one_offs)
+
+
+def test_a_killed_worker_does_not_hold_the_crawl_open(state: RedisSharedState):
+    killed = FleetSync(state, stale_after=0.5)
+    assert killed.join_crawl() == CRAWL_NEW
+    assert FleetSync(state, stale_after=0.5).join_crawl() == CRAWL_JOINED
+    time.sleep(0.7)  # neither signs out nor gives a sign of life
+    assert FleetSync(state, stale_after=0.5).join_crawl() == CRAWL_NEW
+
+
+def test_a_worker_joining_waits_while_the_first_ages_the_site_models(state: RedisSharedState):
+    first = FleetSync(state)
+    assert first.join_crawl() == CRAWL_NEW
+    state.client.set(f"{state.prefix}:ageing", "slow first worker", ex=10)
+    threading.Timer(0.4, state.client.delete, [f"{state.prefix}:ageing"]).start()
+    started = time.monotonic()
+    assert FleetSync(state).join_crawl() == CRAWL_AGING
+    assert time.monotonic() - started >= 0.35
+    assert not state.ageing()
 
 
 def test_relevance_counts_are_shared(state: RedisSharedState):

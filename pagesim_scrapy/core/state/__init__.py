@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from pagesim_scrapy.core.state.redisstate import RedisSharedState
 
 __all__ = [
+    "CRAWL_AGING",
+    "CRAWL_JOINED",
+    "CRAWL_NEW",
     "FileSharedState",
     "SharedState",
     "SiteCounts",
@@ -43,6 +46,14 @@ __all__ = [
     "TermCounts",
     "open_shared_state",
 ]
+
+
+#: What :meth:`SharedState.join_crawl` found: no other worker at work (this one starts a new
+#: crawl of the fleet, and ages the site models of the earlier ones), others at work, or others
+#: at work while the one that started the crawl is still ageing the site models.
+CRAWL_NEW = "new"
+CRAWL_JOINED = "joined"
+CRAWL_AGING = "ageing"
 
 
 class StateUnavailable(ConnectionError):
@@ -96,6 +107,29 @@ class SharedState(Protocol):
 
     def push_sites(self, deltas: Mapping[str, SiteDelta], keep_pages: int) -> None: ...
 
+    def join_crawl(self, worker: str, stale_after: float) -> str:
+        """Count ``worker`` in the fleet's crawl (workers not seen for ``stale_after`` seconds
+        are forgotten first): CRAWL_NEW when no other worker is at work, CRAWL_JOINED or
+        CRAWL_AGING when others are."""
+        ...
+
+    def heartbeat(self, worker: str) -> None:
+        """``worker`` is still at work."""
+        ...
+
+    def leave_crawl(self, worker: str) -> None:
+        """``worker`` has stopped."""
+        ...
+
+    def age_sites(self, weight: float) -> int:
+        """Multiply every site model's counts by ``weight`` (as ``SavedSite.scaled`` does),
+        then clear the ageing mark; returns how many sites were aged."""
+        ...
+
+    def ageing(self) -> bool:
+        """Whether the worker that started the crawl is still ageing the site models."""
+        ...
+
     def site_pages(self, sites: Sequence[str]) -> dict[str, int]: ...
 
     def pull_sites(self, sites: Iterable[str]) -> dict[str, SiteCounts]: ...
@@ -143,6 +177,23 @@ class FileSharedState:
             for feature, n in delta.df.items():
                 counts.df[feature] = counts.df.get(feature, 0) + n
             counts.kept = (counts.kept + delta.kept)[-keep_pages:] if keep_pages else []
+
+    # Site models live in this process only: nothing carries over from an earlier crawl, so
+    # there is nothing to age and no crawl to join.
+    def join_crawl(self, worker: str, stale_after: float) -> str:
+        return CRAWL_JOINED
+
+    def heartbeat(self, worker: str) -> None:
+        pass
+
+    def leave_crawl(self, worker: str) -> None:
+        pass
+
+    def age_sites(self, weight: float) -> int:
+        return 0
+
+    def ageing(self) -> bool:
+        return False
 
     def site_pages(self, sites: Sequence[str]) -> dict[str, int]:
         return {site: self._sites[site].pages for site in sites if site in self._sites}

@@ -7,6 +7,11 @@ killed at any moment leaves nothing half-written that others read:
   all of a push's features in one short server script),
   ``…:kept`` (LPUSH of packed pages, LTRIM to the pages kept), the hosts in ``<prefix>:sites``
   (a sorted set by last push); one pipeline (one round trip) per push;
+* crawls: the workers at work in ``<prefix>:workers`` (a sorted set by last sign of life).
+  A worker that finds no other at work starts a new crawl of the fleet: it marks
+  ``<prefix>:ageing`` and multiplies every site model's counts by a weight (a short server
+  script per site), as a crawl without a fleet weighs the site models saved by the last one;
+  workers that join meanwhile wait for the mark to go;
 * relevance: ``<prefix>:terms:documents`` (INCRBY) and ``<prefix>:terms:df`` (HINCRBY);
 * discovered types: ``<prefix>:types`` (a hash label -> a one-type representatives document,
   written with HSETNX so a label is never overwritten); label numbers are reserved in blocks
@@ -40,7 +45,15 @@ from pagesim_scrapy.core.cluster.persist import (
     parse_representatives,
 )
 from pagesim_scrapy.core.induce.wrapper import Wrapper, WrapperError
-from pagesim_scrapy.core.state import SiteCounts, SiteDelta, StateUnavailable, TermCounts
+from pagesim_scrapy.core.state import (
+    CRAWL_AGING,
+    CRAWL_JOINED,
+    CRAWL_NEW,
+    SiteCounts,
+    SiteDelta,
+    StateUnavailable,
+    TermCounts,
+)
 from pagesim_scrapy.core.statefile import CorruptStateError, StateFormatError, describe_error
 from pagesim_scrapy.core.summary import SummaryOptions
 
@@ -56,6 +69,59 @@ for field, amount in string.gmatch(ARGV[1], "([^\t\n]+)\t(%d+)") do
     n = n + 1
 end
 return n
+"""
+
+#: Forget the workers of KEYS[1] last seen before ARGV[1] - ARGV[2], then count ARGV[3] in.
+#: With no other worker left it is a new crawl: mark KEYS[2] (ageing, for a minute at most)
+#: and return 1; else 2 while the mark is there, 0 when not.
+_JOIN_CRAWL = r"""
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+redis.call('ZREM', KEYS[1], ARGV[3])
+local others = redis.call('ZCARD', KEYS[1])
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+if others == 0 then
+    redis.call('SET', KEYS[2], ARGV[3], 'EX', 60)
+    return 1
+end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+    return 2
+end
+return 0
+"""
+
+#: Multiply the page count KEYS[1] and the document frequencies in the hash KEYS[2] by
+#: ARGV[1], rounded half to even as Python's round() (SavedSite.scaled), the page count at
+#: least 1, a frequency at most the page count; frequencies that round to 0 are deleted.
+_AGE_SITE = r"""
+local factor = tonumber(ARGV[1])
+local function half_even(x)
+    local f = math.floor(x)
+    local d = x - f
+    if d > 0.5 or (d == 0.5 and f % 2 == 1) then
+        return f + 1
+    end
+    return f
+end
+local pages = tonumber(redis.call('GET', KEYS[1]) or '0')
+if pages <= 0 then
+    return 0
+end
+local scaled = math.max(1, half_even(pages * factor))
+redis.call('SET', KEYS[1], scaled)
+local all = redis.call('HGETALL', KEYS[2])
+local gone = {}
+for i = 1, #all, 2 do
+    local n = half_even(tonumber(all[i + 1]) * factor)
+    if n < 1 then
+        gone[#gone + 1] = all[i]
+    else
+        redis.call('HSET', KEYS[2], all[i], math.min(n, scaled))
+    end
+end
+for i = 1, #gone, 1000 do
+    redis.call('HDEL', KEYS[2], unpack(gone, i, math.min(i + 999, #gone)))
+end
+return scaled
 """
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -162,6 +228,49 @@ class RedisSharedState:
                 pipe.ltrim(kept_key, 0, keep_pages - 1)
             pipe.zadd(f"{self.prefix}:sites", {site: now})
         self._call("push site models", pipe.execute)
+
+    # -- crawls of the fleet ---------------------------------------------------------------
+
+    def join_crawl(self, worker: str, stale_after: float) -> str:
+        found = self._call(
+            "join the crawl",
+            self.client.eval,
+            _JOIN_CRAWL,
+            2,
+            f"{self.prefix}:workers",
+            f"{self.prefix}:ageing",
+            repr(time.time()),
+            repr(float(stale_after)),
+            worker,
+        )
+        return {1: CRAWL_NEW, 2: CRAWL_AGING}.get(int(found), CRAWL_JOINED)
+
+    def heartbeat(self, worker: str) -> None:
+        workers = f"{self.prefix}:workers"
+        self._call("sign of life", self.client.zadd, workers, {worker: time.time()})
+
+    def leave_crawl(self, worker: str) -> None:
+        self._call("leave the crawl", self.client.zrem, f"{self.prefix}:workers", worker)
+
+    def age_sites(self, weight: float) -> int:
+        if not 0.0 < weight <= 1.0:
+            raise ValueError("weight must be within (0, 1]")
+        sites = [
+            _text(site)
+            for site in self._call("list sites", self.client.zrange, f"{self.prefix}:sites", 0, -1)
+        ]
+        if weight < 1.0:
+            for start in range(0, len(sites), 100):
+                pipe = self.client.pipeline(transaction=False)
+                for site in sites[start : start + 100]:
+                    keys = (self._site_key(site, "pages"), self._site_key(site, "df"))
+                    pipe.eval(_AGE_SITE, 2, *keys, repr(weight))
+                self._call("age site models", pipe.execute)
+        self._call("end the ageing", self.client.delete, f"{self.prefix}:ageing")
+        return len(sites)
+
+    def ageing(self) -> bool:
+        return bool(self._call("ask for the ageing", self.client.exists, f"{self.prefix}:ageing"))
 
     def site_pages(self, sites: Sequence[str]) -> dict[str, int]:
         """The fleet's page count of each site (sites nobody pushed are left out)."""

@@ -19,7 +19,14 @@ the fleet's totals of the sites that others changed and swaps them into the loca
   says when the state is reachable again.
 
 Discovered types are published and pulled at the same pace; label numbers are reserved in
-blocks, so two workers never give one label to two types. Framework-free: no Scrapy import.
+blocks, so two workers never give one label to two types.
+
+A recurring crawl of the fleet meets mostly the same pages again. Counted in full, each page's
+one-off features would be on two pages after the second crawl, on eight after the eighth, and
+weigh as what a page type shares. So each worker signs in at start (and gives a sign of life
+with its syncs); the first worker of a crawl, the one that finds no other at work, multiplies
+the fleet's site models by SAVED_SITE_WEIGHT before any page is pushed, as a crawl without a
+fleet weighs the site models saved by the last one. Framework-free: no Scrapy import.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -34,8 +42,15 @@ from typing import Any
 from pagesim_scrapy.core.cluster.discovery import OnlineDiscovery
 from pagesim_scrapy.core.content.tfidf import DocumentFrequencies
 from pagesim_scrapy.core.site import Features, pack_features, unpack_features
-from pagesim_scrapy.core.siteaware import SiteAwareClassifier
-from pagesim_scrapy.core.state import SharedState, SiteDelta, StateUnavailable, TermCounts
+from pagesim_scrapy.core.siteaware import SAVED_SITE_WEIGHT, SiteAwareClassifier
+from pagesim_scrapy.core.state import (
+    CRAWL_AGING,
+    CRAWL_NEW,
+    SharedState,
+    SiteDelta,
+    StateUnavailable,
+    TermCounts,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +60,15 @@ Count = Callable[[str, int], None]
 
 def _no_count(name: str, amount: int) -> None:
     pass
+
+
+#: A worker not heard from for this long (or ten sync intervals, if longer) has stopped: when
+#: no other worker is left, the next one to start begins a new crawl of the fleet.
+STALE_AFTER = 120.0
+
+#: How long a worker that joins a crawl waits at most for its first worker to age the site
+#: models (a few milliseconds per site).
+AGEING_WAIT = 30.0
 
 
 class FleetSync:
@@ -63,6 +87,7 @@ class FleetSync:
         batch: int = 50,
         keep_pages: int = 300,
         count: Count | None = None,
+        stale_after: float | None = None,
     ) -> None:
         if interval <= 0:
             raise ValueError("the sync interval must be > 0")
@@ -90,6 +115,13 @@ class FleetSync:
         self._sync_lock = threading.Lock()  # one sync at a time (the thread, or stop())
         self.reachable = True
         self.syncs = 0
+        #: this worker's name in the fleet's crawl (see :meth:`start`)
+        self.worker = uuid.uuid4().hex
+        if stale_after is None:
+            stale_after = max(STALE_AFTER, 10 * interval)
+        self.stale_after = stale_after
+        self._joined = False
+        self._last_sign = 0.0
 
     # -- what is shared --------------------------------------------------------------------
 
@@ -143,9 +175,38 @@ class FleetSync:
         self._thread = threading.Thread(target=self._run, name="pagesim-fleet-sync", daemon=True)
         self._thread.start()
 
+    def join_crawl(self) -> str:
+        """Sign this worker in to the fleet's crawl; the first worker of a crawl ages the
+        fleet's site models (see the module docstring), a later one waits until that is done.
+        Returns what :meth:`SharedState.join_crawl` found."""
+        found = self.state.join_crawl(self.worker, self.stale_after)
+        self._joined = True
+        self._last_sign = time.monotonic()
+        if found == CRAWL_NEW:
+            aged = self.state.age_sites(SAVED_SITE_WEIGHT)
+            if aged:
+                self.count("aged_sites", aged)
+                logger.info(
+                    "pagesim: a new crawl of the fleet: the site models of %d site(s) learned "
+                    "by earlier crawls now count %.2f times",
+                    aged,
+                    SAVED_SITE_WEIGHT,
+                )
+        elif found == CRAWL_AGING:
+            deadline = time.monotonic() + AGEING_WAIT
+            while self.state.ageing() and time.monotonic() < deadline:
+                time.sleep(0.1)
+        return found
+
+    def _sign_of_life(self) -> None:
+        if self._joined and time.monotonic() - self._last_sign >= self.stale_after / 4:
+            self.state.heartbeat(self.worker)
+            self._last_sign = time.monotonic()
+
     def _first_sync(self) -> None:
         discovery = self.discovery
         try:
+            self.join_crawl()
             if discovery is not None:
                 first = self.state.reserve_type_numbers(discovery.max_clusters)
                 discovery.reserve_numbers(first, discovery.max_clusters)
@@ -165,13 +226,19 @@ class FleetSync:
             self.sync_once()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the thread and push what is left (one last sync)."""
+        """Stop the thread, push what is left (one last sync) and sign out of the crawl."""
         self._stopping.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
         self.sync_once(pull=False)
+        if self._joined:
+            try:
+                self.state.leave_crawl(self.worker)
+            except StateUnavailable as exc:
+                self._failed(exc)
+            self._joined = False
 
     def sync_once(self, *, pull: bool = True) -> bool:
         """Push the deltas, then pull what the fleet changed; False when the state could not
@@ -208,6 +275,7 @@ class FleetSync:
                 self._publish_types()
                 if pull:
                     self._pull_types()
+                self._sign_of_life()
             except StateUnavailable as exc:
                 self._failed(exc)
                 return False

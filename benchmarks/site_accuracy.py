@@ -522,7 +522,7 @@ def main() -> None:
         print(f"{'pooled, distinct sites':24} {runs['first']!s:28} {'':6}  {runs['second']!s:28}")
 
     if args.narrow_grid:
-        constant_grid(sites, args, "NARROW_GAP", (0.0, 0.05, 0.1, 0.15), link_order=False)
+        constant_grid(sites, args, "NARROW_GAP", (0.0, 0.05, 0.1, 0.15), link_order=True)
     if args.recurring_grid:
         recurring_grid(sites)
     if args.floor_grid:

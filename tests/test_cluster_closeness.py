@@ -16,6 +16,7 @@ import pytest
 from pagesim_scrapy.core.cluster import (
     ItemGraph,
     OnlineDiscovery,
+    RepresentativesError,
     adjusted_rand_index,
     cluster_pages,
     merge_by_closeness,
@@ -184,3 +185,16 @@ def test_online_discovery_keeps_a_loose_type_together(wiki) -> None:
     assert _online_ari(labels, pages, OnlineDiscovery(method="site").closeness) > _online_ari(
         labels, pages, 0.0
     )
+
+
+def test_a_saved_discovery_keeps_its_closeness(tmp_path) -> None:
+    discovery = OnlineDiscovery(method="site", closeness=0.65)
+    for page in _pages(3):
+        discovery.assign(page, site="example.org")
+    path = tmp_path / "discovery.json"
+    discovery.save(path)
+    assert OnlineDiscovery.load(path).closeness == 0.65
+    assert OnlineDiscovery.load(path, closeness=0.0).closeness == 0.0
+    text = path.read_text(encoding="utf-8").replace('"closeness": 0.65', '"closeness": 3')
+    with pytest.raises(RepresentativesError, match="closeness"):
+        OnlineDiscovery.from_json(text)

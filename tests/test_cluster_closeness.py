@@ -157,6 +157,8 @@ def test_wiki_fragments_join_their_types(wiki) -> None:
     merged_ari = adjusted_rand_index(labels, merged.labels())
     assert merged_ari > plain_ari + 0.01
     assert len(merged.clusters) < len(plain.clusters)
+    assert plain.stats["merged_by_closeness"] == 0
+    assert merged.stats["merged_by_closeness"] == len(plain.clusters) - len(merged.clusters)
 
 
 @pytest.mark.parametrize("name", ["android_stackexchange", "cc_opensource_blog"])

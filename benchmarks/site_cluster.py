@@ -20,7 +20,9 @@ reach 1.0 there.
 Then the two relative-closeness constants of ``site`` (the batch merge, ``CLOSENESS``, and the
 online bar, ``SITE_CLOSENESS``), each chosen from a grid by the mean ARI of the other
 distinct-template sites (the starred sites are reported, never chosen on; ties go to the larger
-value, which merges less) and applied to the held-out site, beside the default's ARI.
+value, which merges less) and applied to the held-out site, beside the default's ARI. Batch
+ARI there, and in the "4 orders" column, is the mean over the pages in path order and in three
+shuffled orders.
 
 ``--confusion``: for each site, the clusters of ``site`` (batch, defaults) against the types.
 """
@@ -51,6 +53,18 @@ def ari(pages: list[Page], **options: Any) -> tuple[float, int]:
     result = cluster_pages([page.summary for page in pages], **options)
     labels = result.labels()
     return adjusted_rand_index([page.label for page in pages], labels), len(set(labels))
+
+
+def ari_orders(pages: list[Page], orders: int = 4, **options: Any) -> float:
+    """Mean ARI over the pages in path order and ``orders - 1`` shuffled orders: a batch
+    clustering also depends on the order its pages come in (the condensing pass)."""
+    total = 0.0
+    for seed in range(orders):
+        order = list(range(len(pages)))
+        if seed:
+            random.Random(seed).shuffle(order)
+        total += ari([pages[i] for i in order], **options)[0]
+    return total / orders
 
 
 def online_ari(
@@ -105,7 +119,10 @@ def main() -> None:
     default_t = METHOD_THRESHOLDS["site"]["t_n" if args.algorithm == "snn" else "q_a"]
     key = "t_n" if args.algorithm == "snn" else "q_a"
     print(f"algorithm {args.algorithm}; site method default {key} = {default_t}")
-    print(f"{'site':24} {'types':>5}  {'combined ARI (clusters)':>24}  {'site ARI (clusters)':>20}")
+    print(
+        f"{'site':24} {'types':>5}  {'combined ARI (clusters)':>24}  {'site ARI (clusters)':>20}"
+        f"  {'site, 4 orders':>14}"
+    )
     table: dict[float, dict[str, float]] = {t: {} for t in GRID}
     close_table: dict[float, dict[str, float]] = {c: {} for c in CLOSENESS_GRID}
     online_table: dict[float, dict[str, float]] = {c: {} for c in ONLINE_CLOSENESS_GRID}
@@ -122,14 +139,17 @@ def main() -> None:
                 pages, algorithm=args.algorithm, method="site", **{key: t}, **extra
             )[0]
         for c in CLOSENESS_GRID:
-            merged, _ = ari(pages, algorithm=args.algorithm, method="site", closeness=c)
-            close_table[c][name] = merged
+            close_table[c][name] = ari_orders(
+                pages, algorithm=args.algorithm, method="site", closeness=c
+            )
         mark = " *" if name in SHARED_TEMPLATE_SITES else ""
         if not mark:
             means["combined"].append(base)
             means["site"].append(site)
+        orders = close_table[CLOSENESS["site"]][name]
         print(
             f"{name + mark:24} {types:5d}  {base:17.3f} ({base_n:3d})  {site:13.3f} ({site_n:3d})"
+            f"  {orders:14.3f}"
         )
         if args.confusion:
             result = cluster_pages(

@@ -511,6 +511,7 @@ class PageSimDownloaderMiddleware:
             "method": config.discovery_method,
             "method_params": None,
             "threshold": config.discovery_threshold,
+            "closeness": config.discovery_closeness,
             "max_clusters": config.discovery_max_clusters,
             "options": self.options,
         }

@@ -230,6 +230,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "the measured default of the method.",
     ),
     SettingSpec(
+        "PAGESIM_DISCOVERY_CLOSENESS",
+        "float or None",
+        None,
+        "A discovered type that pages have joined takes a page scoring at least this share of "
+        "their mean score, when that is below the threshold: a loosely alike type (a wiki's "
+        "articles) stays one type. 0 turns it off. None: 0.7 with method `site`, else 0.",
+    ),
+    SettingSpec(
         "PAGESIM_DISCOVERY_MAX_CLUSTERS",
         "int",
         200,
@@ -435,6 +443,7 @@ class PageSimConfig:
     site_models_file: str | None = DEFAULTS["PAGESIM_SITE_MODELS_FILE"]
     discovery_method: str = DEFAULTS["PAGESIM_DISCOVERY_METHOD"]
     discovery_threshold: float | None = DEFAULTS["PAGESIM_DISCOVERY_THRESHOLD"]
+    discovery_closeness: float | None = DEFAULTS["PAGESIM_DISCOVERY_CLOSENESS"]
     discovery_max_clusters: int = DEFAULTS["PAGESIM_DISCOVERY_MAX_CLUSTERS"]
     report: str | None = DEFAULTS["PAGESIM_REPORT"]
     state_url: str | None = DEFAULTS["PAGESIM_STATE_URL"]
@@ -489,6 +498,9 @@ class PageSimConfig:
             discovery_method=str(read("PAGESIM_DISCOVERY_METHOD", "get")).strip(),
             discovery_threshold=_optional_float(
                 read("PAGESIM_DISCOVERY_THRESHOLD", "get"), "PAGESIM_DISCOVERY_THRESHOLD"
+            ),
+            discovery_closeness=_optional_float(
+                read("PAGESIM_DISCOVERY_CLOSENESS", "get"), "PAGESIM_DISCOVERY_CLOSENESS"
             ),
             discovery_max_clusters=read("PAGESIM_DISCOVERY_MAX_CLUSTERS", "getint"),
             report=_optional_str(read("PAGESIM_REPORT", "get")),
@@ -640,6 +652,7 @@ class PageSimConfig:
             except ValueError as exc:
                 raise PageSimConfigError(f"PAGESIM_DISCOVERY_METHOD: {exc}") from None
         _check_unit(self.discovery_threshold, "PAGESIM_DISCOVERY_THRESHOLD")
+        _check_unit(self.discovery_closeness, "PAGESIM_DISCOVERY_CLOSENESS")
         if self.discovery_max_clusters < 1:
             raise PageSimConfigError(
                 f"PAGESIM_DISCOVERY_MAX_CLUSTERS must be >= 1, not {self.discovery_max_clusters}"

@@ -72,6 +72,7 @@ def test_new_settings_are_read_and_checked():
                 "PAGESIM_RELEVANCE_MIN_PAGES": "5",
                 "PAGESIM_DISCOVERY_ENABLED": "true",
                 "PAGESIM_DISCOVERY_THRESHOLD": "none",
+                "PAGESIM_DISCOVERY_CLOSENESS": "0.5",
                 "PAGESIM_DISCOVERY_MAX_CLUSTERS": "7",
             }
         )
@@ -79,6 +80,8 @@ def test_new_settings_are_read_and_checked():
     assert config.query == "electric cars" and config.relevance_threshold == 0.2
     assert config.relevance_min_pages == 5 and config.content_wanted
     assert config.discovery_enabled and config.discovery_threshold is None
+    assert config.discovery_closeness == 0.5
+    assert PageSimConfig().discovery_closeness is None  # the method's own default
     assert config.discovery_max_clusters == 7 and config.discovery_method == "site"
     config.check_ready()  # no templates is fine with discovery on
     bad = [
@@ -89,6 +92,10 @@ def test_new_settings_are_read_and_checked():
         (
             {"PAGESIM_DISCOVERY_ENABLED": True, "PAGESIM_DISCOVERY_METHOD": "nope"},
             "PAGESIM_DISCOVERY_METHOD",
+        ),
+        (
+            {"PAGESIM_DISCOVERY_ENABLED": True, "PAGESIM_DISCOVERY_CLOSENESS": "1.5"},
+            "PAGESIM_DISCOVERY_CLOSENESS",
         ),
         (
             {"PAGESIM_DISCOVERY_ENABLED": True, "PAGESIM_DISCOVERY_MAX_CLUSTERS": 0},
@@ -229,7 +236,12 @@ def _clusters_by_kind(seen: list[dict[str, Any]]) -> dict[str, set[str]]:
 def test_discovery_without_templates_then_with_templates_from_the_saved_file(
     site: Site, tmp_path: Path
 ):
-    settings = {**ADDON, "PAGESIM_DISCOVERY_ENABLED": True, "CONCURRENT_REQUESTS": 4}
+    settings = {
+        **ADDON,
+        "PAGESIM_DISCOVERY_ENABLED": True,
+        "PAGESIM_DISCOVERY_CLOSENESS": 0.65,
+        "CONCURRENT_REQUESTS": 4,
+    }
     first = run_crawl(tmp_path, settings, pages(site))
     assert first["crawl_error"] is None and first["finish_reason"] == "finished"
     assert len(first["seen"]) == 15
@@ -260,6 +272,7 @@ def test_discovery_without_templates_then_with_templates_from_the_saved_file(
     saved = tmp_path / ".scrapy" / "pagesim" / "discovery.json"
     document = json.loads(saved.read_text(encoding="utf-8"))
     assert len(document["clusters"]) == len(found)
+    assert document["settings"]["closeness"] == 0.65  # the setting reached the discovery
 
     # second crawl: templates given too; the saved types are loaded and the labels kept
     first_cluster = {p["url"]: p["pagesim"]["cluster"] for p in first["seen"]}

@@ -32,6 +32,7 @@ from pagesim_scrapy.cli._method import (
 from pagesim_scrapy.cli._progress import StageBars, add_progress_argument
 from pagesim_scrapy.core.cluster import (
     ALGORITHMS,
+    CLOSENESS,
     DEFAULT_ALGORITHM,
     METHOD_THRESHOLDS,
     Clustering,
@@ -132,6 +133,16 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     tuning.add_argument(
         "--condense", type=_unit_float, help="similarity to fold near-duplicates into one item"
     )
+    tuning.add_argument(
+        "--closeness",
+        type=_unit_float,
+        help="batch: merge two clusters whose pages are this share as alike as the pages within "
+        f"the looser of them; 0 turns it off (default: {_closeness_defaults()})",
+    )
+
+
+def _closeness_defaults() -> str:
+    return ", ".join(f"{method} {value}" for method, value in CLOSENESS.items()) + ", else 0"
 
 
 def cluster_options(args: argparse.Namespace) -> ClusterOptions:
@@ -148,6 +159,7 @@ def cluster_options(args: argparse.Namespace) -> ClusterOptions:
             k_p=args.k_p,
             threshold=args.threshold,
             condense=args.condense,
+            closeness=args.closeness,
         )
     except ValueError as exc:
         raise CommandError(str(exc)) from exc

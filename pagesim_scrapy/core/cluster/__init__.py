@@ -8,6 +8,7 @@ assigns pages one at a time during a crawl and persists what it found.
 from __future__ import annotations
 
 from pagesim_scrapy.core.cluster.agglomerative import agglomerative
+from pagesim_scrapy.core.cluster.closeness import merge_by_closeness
 from pagesim_scrapy.core.cluster.discovery import OnlineDiscovery
 from pagesim_scrapy.core.cluster.graph import ItemGraph
 from pagesim_scrapy.core.cluster.metrics import adjusted_rand_index, purity
@@ -19,6 +20,7 @@ from pagesim_scrapy.core.cluster.persist import (
 )
 from pagesim_scrapy.core.cluster.pipeline import (
     ALGORITHMS,
+    CLOSENESS,
     DEFAULT_ALGORITHM,
     DEFAULT_METHOD,
     METHOD_THRESHOLDS,
@@ -34,6 +36,7 @@ from pagesim_scrapy.core.cluster.snn import shared_nearest_neighbours
 
 __all__ = [
     "ALGORITHMS",
+    "CLOSENESS",
     "DEFAULT_ALGORITHM",
     "DEFAULT_METHOD",
     "METHOD_THRESHOLDS",
@@ -50,6 +53,7 @@ __all__ = [
     "agglomerative",
     "cluster_pages",
     "measure_function",
+    "merge_by_closeness",
     "method_thresholds",
     "path_shingles",
     "purity",

@@ -31,14 +31,21 @@ class Leader:
     weight: int = 1  # pages represented, the leader included
     sim_sum: float = 0.0  # sum of the joined pages' similarity to the leader
     sim_min: float = 1.0  # lowest of them (1.0 while alone)
+    scored: int = 0  # pages that joined with a score here (a seeded leader's size has none)
 
     @property
     def cohesion(self) -> float:
         """Mean similarity of the joined pages to the leader (1.0 while alone)."""
         return self.sim_sum / (self.weight - 1) if self.weight > 1 else 1.0
 
+    @property
+    def joined_mean(self) -> float | None:
+        """Mean score of the pages that joined here (None before the first)."""
+        return self.sim_sum / self.scored if self.scored else None
+
     def absorb(self, score: float, count: int = 1) -> None:
         self.weight += count
+        self.scored += count
         self.sim_sum += score * count
         self.sim_min = min(self.sim_min, score)
 
@@ -58,6 +65,12 @@ class LeaderClustering:
     looking further (for condensing, where any leader that close will do); ``max_leaders``
     bounds memory: once reached, a page with no leader above the threshold is
     left unassigned (``key=None``) rather than growing the set.
+
+    ``relative`` (0 = off) lowers the bar of a leader that pages have joined to ``relative``
+    times their mean score, when that is below ``threshold``: a type whose pages are only
+    loosely alike (a wiki's articles) shows it by the scores its pages joined with, and its
+    next page is held to that rather than to a bar set for every type of every site. Each
+    candidate is then judged by its score over its own bar.
     """
 
     def __init__(
@@ -70,9 +83,12 @@ class LeaderClustering:
         max_compare: int = 5,
         max_leaders: int | None = None,
         early_accept: float | None = None,
+        relative: float = 0.0,
     ) -> None:
         if not 0.0 <= threshold <= 1.0:
             raise ValueError("threshold must be within [0, 1]")
+        if not 0.0 <= relative <= 1.0:
+            raise ValueError("relative must be within [0, 1]")
         if max_compare < 1:
             raise ValueError("max_compare must be >= 1")
         if max_leaders is not None and max_leaders < 1:
@@ -84,6 +100,7 @@ class LeaderClustering:
         self.max_compare = max_compare
         self.max_leaders = max_leaders
         self.early_accept = early_accept
+        self.relative = relative
         self.leaders: dict[int, Leader] = {}
         self.comparisons = 0  # exact similarity computations made, for benchmarks
         self._next_key = 0
@@ -96,16 +113,27 @@ class LeaderClustering:
     def full(self) -> bool:
         return self.max_leaders is not None and len(self.leaders) >= self.max_leaders
 
+    def bar(self, leader: Leader) -> float:
+        """The score a page needs to join ``leader`` (see ``relative``)."""
+        if self.relative:
+            mean = leader.joined_mean
+            if mean is not None:
+                return min(self.threshold, self.relative * mean)
+        return self.threshold
+
     def best_leader(self, summary: PageSummary, minhash: MinHash) -> tuple[Leader | None, float]:
-        """The most similar of the best LSH candidates, and its exact similarity."""
+        """The best of the best LSH candidates, and its exact similarity: the most similar,
+        or with ``relative`` the one whose score is highest over its bar."""
         best: Leader | None = None
         best_score = -1.0
+        best_key = -1.0
         for candidate in self.index.candidates(minhash, self.max_compare):
             leader = self.leaders[candidate.key]
             score = self.similarity(summary, leader.summary)
             self.comparisons += 1
-            if score > best_score:
-                best, best_score = leader, score
+            key = score / max(self.bar(leader), 1e-9) if self.relative else score
+            if key > best_key:
+                best, best_score, best_key = leader, score, key
             if self.early_accept is not None and score >= self.early_accept:
                 break
         return best, max(best_score, 0.0)
@@ -115,7 +143,7 @@ class LeaderClustering:
             minhash = self.sketcher.sketch(summary)
         with self._lock:
             best, score = self.best_leader(summary, minhash)
-            if best is not None and score >= self.threshold:
+            if best is not None and score >= self.bar(best):
                 best.absorb(score)
                 return Assignment(best.key, score, False)
             if self.full:

@@ -305,6 +305,8 @@ def _checked_settings(data: Any) -> dict[str, Any]:
             check_dict(data["method_params"], "method_params")
         if data.get("threshold") is not None:
             check_number(data["threshold"], "threshold", 0.0, 1.0)
+        if data.get("closeness") is not None:
+            check_number(data["closeness"], "closeness", 0.0, 1.0)
         if data.get("max_clusters") is not None:
             check_int(data["max_clusters"], "max_clusters", 1)
     except ValueError as exc:

@@ -472,8 +472,23 @@ def _scope_is_data(rep: CNode, n: int) -> bool:
 # --- naming ----------------------------------------------------------------------------------
 
 
-#: Elements whose block is a form, not a label: its texts name its own controls.
-_FORM_CONTROLS = frozenset({"select", "option", "input", "textarea", "button", "form"})
+#: Elements whose block is a form, not a label: its texts name its own controls (a legend
+#: captions the controls of its fieldset).
+_FORM_CONTROLS = frozenset(
+    {"select", "option", "input", "textarea", "button", "form", "fieldset", "legend"}
+)
+
+
+def _holds_form_control(c: CNode) -> bool:
+    """Whether a form control is anywhere below ``c`` (repeated parts included: a row of
+    colour swatches is a repeated button)."""
+    stack = list(c.children)
+    while stack:
+        k = stack.pop()
+        if k.kind == ELEMENT and k.tag in _FORM_CONTROLS:
+            return True
+        stack.extend(k.children)
+    return False
 
 
 def _const_label(c: CNode) -> str | None:
@@ -496,6 +511,8 @@ def _const_label(c: CNode) -> str | None:
             if k.tag in _FORM_CONTROLS:
                 return None  # a block of choices (size, colour) labels none of its neighbours
             stack.extend(k.children)
+        elif _holds_form_control(k):
+            return None
         if len(texts) > 2:
             return None
     if not texts:

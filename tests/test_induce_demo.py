@@ -144,9 +144,10 @@ def test_the_stock_field_is_not_named_after_the_size_chooser(demo_crawl) -> None
 
 
 def test_a_fieldset_of_swatches_names_no_field_whatever_the_pages_learned_first() -> None:
-    """Learned from these six products in this order (a crawl met them so under load), the
+    """Learned from these six products in this order (the first of a shuffled order), the
     colour swatches are a repeated button inside a fieldset: the legend "Colour" must still not
-    name the stock line after it (it did: ``colour_2`` on 19 of 170 items)."""
+    name the stock line after it. It did (``colour_2``), as on 19 of 170 items of a CI crawl
+    that met the products in another order."""
     from pagesim_scrapy.core.induce import Wrapper
 
     first = [

@@ -19,6 +19,9 @@ Protocols, printed per site and pooled:
   pages no link leads to are left out): a crawl meets a site's types in bursts, some late.
 * multi-type: the first page of every type with >= 3 pages is its template; accuracy over the
   other pages of those types (nearest type, and nearest type that also passes the cut).
+* all types but one: the multi-type templates without one type's, each type with >= 5 pages
+  in turn; its pages must get "none of these". Micro P/R/F1, and the share of the held-out
+  types' pages given a label.
 * some of the types: 2 or 3 of a site's types configured (2 templates each), every other page
   of the site tested; a page of another type must get "none of these". Micro P/R/F1.
 * large type: the type is a large share of the site, as products are of a shop's crawl: for
@@ -26,6 +29,8 @@ Protocols, printed per site and pooled:
   that the type is 35 %, 50 % or 70 % of the pages; 2 templates, batch and online F1.
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
+* --wide-grid: the nearest rule's wide-gap exception (``WIDE_GAP``) per leave-one-site-out
+  fold, judged by multi-type accepted accuracy + "all types but one" F1.
 * --floor-grid: the cut's floor (``ANCHOR_FLOOR``) per leave-one-site-out fold, judged by
   batch + online + link-order one-class F1.
 * --loso-weights: the same for the site model's weight ramp (``RAMP_PAGES``) and the one-label
@@ -284,7 +289,7 @@ def second_crawl(
     }
 
 
-def multi_type(pages: list[Page], method: str) -> tuple[float, float, int]:
+def multi_type(pages: list[Page], method: str, quiet: bool = False) -> tuple[float, float, int]:
     types = Counter(page.label for page in pages)
     firsts = {}
     for page in pages:
@@ -294,13 +299,40 @@ def multi_type(pages: list[Page], method: str) -> tuple[float, float, int]:
     clf = build_classifier({label: [p.summary] for label, p in firsts.items()}, method=method)
     verdicts = clf.classify_all([p.summary for p in tests])
     coverage = clf.describe().get("site", {}).get("coverage")
-    if coverage is not None:
+    if coverage is not None and not quiet:
         print(f"    (share of the site the labels cover: {coverage:.2f})")
     nearest = sum(
         max(v.scores, key=v.scores.__getitem__) == p.label for p, v in zip(tests, verdicts)
     )
     accepted = sum(v.label == p.label for p, v in zip(tests, verdicts))
     return nearest / len(tests), accepted / len(tests), len(tests)
+
+
+def all_but_one(pages: list[Page], method: str) -> tuple[Counts, int, int]:
+    """Every type of the site configured but one, in turn: the multi-type protocol's templates
+    (the first page of every type with >= 3 pages) without the held-out type's, for every type
+    with >= 5 pages. The held-out type's pages must get "none of these": the multi-type
+    protocol counts only pages of configured types, so it cannot see a label taken by a type
+    nobody configured (as a shop's cart page takes "product" when every other type is given).
+    Returns micro P/R/F1 over the configured labels, and how many of the held-out types' pages
+    were given a label, of how many."""
+    types = Counter(page.label for page in pages)
+    counts = Counts()
+    labelled = held_pages = 0
+    for held in sorted(t for t, c in types.items() if c >= 5):
+        combo = [t for t, c in types.items() if c >= 3 and t != held]
+        firsts = {label: next(p for p in pages if p.label == label) for label in combo}
+        tests = [p for p in pages if p.label not in firsts or p is not firsts[p.label]]
+        clf = build_classifier({label: [p.summary] for label, p in firsts.items()}, method=method)
+        for page, verdict in zip(tests, clf.classify_all([p.summary for p in tests])):
+            truth = page.label if page.label in firsts else None
+            counts.tp += verdict.label is not None and verdict.label == truth
+            counts.fp += verdict.label is not None and verdict.label != truth
+            counts.fn += truth is not None and verdict.label != truth
+            if page.label == held:
+                held_pages += 1
+                labelled += verdict.label is not None
+    return counts, labelled, held_pages
 
 
 def some_types(pages: list[Page], method: str, seed: int) -> Counts:
@@ -398,6 +430,11 @@ def main() -> None:
         help="recurring crawl: the saved sites' weight per leave-one-site-out fold (4 seeds)",
     )
     parser.add_argument(
+        "--wide-grid",
+        action="store_true",
+        help="the nearest rule's wide-gap exception (WIDE_GAP) per leave-one-site-out fold",
+    )
+    parser.add_argument(
         "--floor-grid",
         action="store_true",
         help="the cut's floor (ANCHOR_FLOOR) per leave-one-site-out fold",
@@ -488,6 +525,22 @@ def main() -> None:
     print(f"{'pooled, distinct sites':24} {some_distinct}")
     print(f"{'pooled, all sites':24} {some_pooled}")
 
+    print("\nall types but one (the multi-type templates without one type's, each type in turn)")
+    held_pooled, held_distinct = Counts(), Counts()
+    shares = {"distinct": [0, 0], "all": [0, 0]}
+    for name, pages in sites.items():
+        counts, labelled, held_pages = all_but_one(pages, args.method)
+        groups = ("all",) if name in SHARED_TEMPLATE_SITES else ("all", "distinct")
+        for group in groups:
+            (held_distinct if group == "distinct" else held_pooled).merge(counts)
+            shares[group][0] += labelled
+            shares[group][1] += held_pages
+        print(f"{name:24} {counts}  held-out type's pages given a label {labelled}/{held_pages}")
+    for group, group_counts in (("distinct", held_distinct), ("all", held_pooled)):
+        labelled, held_pages = shares[group]
+        share = labelled / held_pages if held_pages else 0.0
+        print(f"{'pooled, ' + group + ' sites':24} {group_counts}  given a label {share:.3f}")
+
     print("\nlarge type (the type is 35 / 50 / 70 % of the site's pages; 2 templates)")
     for share in (0.35, 0.5, 0.7):
         large = {"batch": Counts(), "online": Counts()}
@@ -525,6 +578,8 @@ def main() -> None:
         constant_grid(sites, args, "NARROW_GAP", (0.0, 0.05, 0.1, 0.15), link_order=True)
     if args.recurring_grid:
         recurring_grid(sites)
+    if args.wide_grid:
+        wide_grid(sites, (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 1.0))
     if args.floor_grid:
         grid = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7)
         constant_grid(sites, args, "ANCHOR_FLOOR", grid, link_order=True)
@@ -579,6 +634,34 @@ def constant_grid(
             others = [name for name in pool if name != held]
             chosen = max(grid, key=lambda v: sum(table[v][name] for name in others))
             print(f"  {held:24} {constant} {chosen:g} chosen on {what} sites")
+
+
+def wide_grid(sites: dict[str, list[Page]], grid: tuple[float, ...]) -> None:
+    """Multi-type accepted accuracy and the "all types but one" micro F1 per value of
+    ``siteaware.WIDE_GAP`` (1 turns the rule off), and the value each leave-one-site-out fold
+    chooses by their sum on the other four sites, and on the other distinct-template sites."""
+    names = list(sites)
+    distinct = [name for name in names if name not in SHARED_TEMPLATE_SITES]
+    table: dict[float, dict[str, float]] = {value: {} for value in grid}
+    print("\nWIDE_GAP: multi-type accepted / all types but one F1 (held-out pages given a label)")
+    shipped = siteaware.WIDE_GAP
+    try:
+        for name in names:
+            row = []
+            for value in grid:
+                siteaware.WIDE_GAP = value
+                _, accepted, _ = multi_type(sites[name], "site", quiet=True)
+                counts, labelled, held_pages = all_but_one(sites[name], "site")
+                table[value][name] = accepted + counts.f1
+                row.append(f"{value:g}: {accepted:.3f}/{counts.f1:.3f} ({labelled}/{held_pages})")
+            print(f"{name:24} " + "  ".join(row))
+    finally:
+        siteaware.WIDE_GAP = shipped
+    for held in names:
+        for pool, what in ((names, "the other four"), (distinct, "the other distinct")):
+            others = [name for name in pool if name != held]
+            chosen = max(grid, key=lambda v: sum(table[v][name] for name in others))
+            print(f"  {held:24} WIDE_GAP {chosen:g} chosen on {what} sites")
 
 
 def recurring_grid(sites: dict[str, list[Page]]) -> None:

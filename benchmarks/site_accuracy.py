@@ -30,7 +30,7 @@ Protocols, printed per site and pooled:
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
 * --wide-grid: the nearest rule's wide-gap exception (``WIDE_GAP``) per leave-one-site-out
-  fold, judged by multi-type accepted accuracy + "all types but one" F1.
+  fold, judged by multi-type accepted accuracy + "all types but one" F1, batch and online.
 * --floor-grid: the cut's floor (``ANCHOR_FLOOR``) per leave-one-site-out fold, judged by
   batch + online + link-order one-class F1.
 * --loso-weights: the same for the site model's weight ramp (``RAMP_PAGES``) and the one-label
@@ -308,14 +308,15 @@ def multi_type(pages: list[Page], method: str, quiet: bool = False) -> tuple[flo
     return nearest / len(tests), accepted / len(tests), len(tests)
 
 
-def all_but_one(pages: list[Page], method: str) -> tuple[Counts, int, int]:
+def all_but_one(pages: list[Page], method: str, seed: int | None = None) -> tuple[Counts, int, int]:
     """Every type of the site configured but one, in turn: the multi-type protocol's templates
     (the first page of every type with >= 3 pages) without the held-out type's, for every type
     with >= 5 pages. The held-out type's pages must get "none of these": the multi-type
     protocol counts only pages of configured types, so it cannot see a label taken by a type
     nobody configured (as a shop's cart page takes "product" when every other type is given).
     Returns micro P/R/F1 over the configured labels, and how many of the held-out types' pages
-    were given a label, of how many."""
+    were given a label, of how many. With ``seed``, online: the pages one by one in a shuffled
+    order, as a crawl decides them."""
     types = Counter(page.label for page in pages)
     counts = Counts()
     labelled = held_pages = 0
@@ -324,7 +325,12 @@ def all_but_one(pages: list[Page], method: str) -> tuple[Counts, int, int]:
         firsts = {label: next(p for p in pages if p.label == label) for label in combo}
         tests = [p for p in pages if p.label not in firsts or p is not firsts[p.label]]
         clf = build_classifier({label: [p.summary] for label, p in firsts.items()}, method=method)
-        for page, verdict in zip(tests, clf.classify_all([p.summary for p in tests])):
+        if seed is None:
+            verdicts = clf.classify_all([p.summary for p in tests])
+        else:
+            random.Random(f"{seed}:{held}").shuffle(tests)
+            verdicts = [clf.classify(p.summary) for p in tests]
+        for page, verdict in zip(tests, verdicts):
             truth = page.label if page.label in firsts else None
             counts.tp += verdict.label is not None and verdict.label == truth
             counts.fp += verdict.label is not None and verdict.label != truth
@@ -333,6 +339,27 @@ def all_but_one(pages: list[Page], method: str) -> tuple[Counts, int, int]:
                 held_pages += 1
                 labelled += verdict.label is not None
     return counts, labelled, held_pages
+
+
+def multi_type_online(pages: list[Page], method: str, seed: int) -> float:
+    """The multi-type protocol online: every page of the site (those of types with fewer than
+    3 pages too) decided one by one in a shuffled order; accepted accuracy over the pages of
+    the configured types."""
+    types = Counter(page.label for page in pages)
+    firsts: dict[str, Page] = {}
+    for page in pages:
+        if types[page.label] >= 3 and page.label not in firsts:
+            firsts[page.label] = page
+    order = [p for p in pages if p.label not in firsts or p is not firsts[p.label]]
+    random.Random(f"{seed}:multi").shuffle(order)
+    clf = build_classifier({label: [p.summary] for label, p in firsts.items()}, method=method)
+    right = scored = 0
+    for page in order:
+        verdict = clf.classify(page.summary)
+        if page.label in firsts:
+            scored += 1
+            right += verdict.label == page.label
+    return right / scored if scored else 0.0
 
 
 def some_types(pages: list[Page], method: str, seed: int) -> Counts:
@@ -637,13 +664,18 @@ def constant_grid(
 
 
 def wide_grid(sites: dict[str, list[Page]], grid: tuple[float, ...]) -> None:
-    """Multi-type accepted accuracy and the "all types but one" micro F1 per value of
+    """Multi-type accepted accuracy and the "all types but one" micro F1, each as a batch and
+    online (multi-type: mean of 3 shuffled orders; all but one: one order), per value of
     ``siteaware.WIDE_GAP`` (1 turns the rule off), and the value each leave-one-site-out fold
-    chooses by their sum on the other four sites, and on the other distinct-template sites."""
+    chooses by the sum of the four on the other four sites, and on the other distinct-template
+    sites."""
     names = list(sites)
     distinct = [name for name in names if name not in SHARED_TEMPLATE_SITES]
     table: dict[float, dict[str, float]] = {value: {} for value in grid}
-    print("\nWIDE_GAP: multi-type accepted / all types but one F1 (held-out pages given a label)")
+    print(
+        "\nWIDE_GAP: multi-type accepted batch / online, all types but one F1 batch / online "
+        "(online: held-out pages given a label)"
+    )
     shipped = siteaware.WIDE_GAP
     try:
         for name in names:
@@ -651,12 +683,22 @@ def wide_grid(sites: dict[str, list[Page]], grid: tuple[float, ...]) -> None:
             for value in grid:
                 siteaware.WIDE_GAP = value
                 _, accepted, _ = multi_type(sites[name], "site", quiet=True)
-                counts, labelled, held_pages = all_but_one(sites[name], "site")
-                table[value][name] = accepted + counts.f1
-                row.append(f"{value:g}: {accepted:.3f}/{counts.f1:.3f} ({labelled}/{held_pages})")
+                online = sum(multi_type_online(sites[name], "site", s) for s in (1, 2, 3)) / 3
+                counts, _, _ = all_but_one(sites[name], "site")
+                live, labelled, held_pages = all_but_one(sites[name], "site", seed=1)
+                figures = (accepted, online, counts.f1, live.f1)
+                table[value][name] = sum(figures)
+                row.append(
+                    f"{value:g}: "
+                    + "/".join(f"{f:.3f}" for f in figures)
+                    + f" ({labelled}/{held_pages})"
+                )
             print(f"{name:24} " + "  ".join(row))
     finally:
         siteaware.WIDE_GAP = shipped
+    for value in grid:
+        pooled = sum(table[value][name] for name in distinct) / (4 * len(distinct))
+        print(f"  WIDE_GAP {value:g}: mean of the four figures on the distinct sites {pooled:.4f}")
     for held in names:
         for pool, what in ((names, "the other four"), (distinct, "the other distinct")):
             others = [name for name in pool if name != held]

@@ -158,3 +158,31 @@ def test_explain_says_which_rule_decides_with_several_labels():
     assert outside.verdict.label is None
     assert outside.verdict.threshold_source == "distribution"
     assert "widest gap" in outside.labels[0].how
+
+
+def test_explain_says_when_a_wide_gap_overrules_the_nearest_label():
+    """Every type of the real blog configured but its series pages: a series page is nearest
+    the category label, whose own cut sits in a wide gap, and explain says why that cut, not
+    the nearest label, decides."""
+    import csv
+    from collections import Counter
+
+    from tests.conftest import shared_data
+
+    folder = shared_data("site_page_types", "cc_opensource_blog")
+    with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
+        rows = sorted(csv.DictReader(handle), key=lambda row: row["path"])
+    pages = [(row["page_type"], summarize(folder / row["path"], OPTIONS)) for row in rows]
+    counts = Counter(label for label, _ in pages)
+    firsts: dict[str, object] = {}
+    for label, summary in pages:
+        if counts[label] >= 3 and label != "series_page":
+            firsts.setdefault(label, summary)
+    clf = build_classifier({label: [s] for label, s in firsts.items()}, summary_options=OPTIONS)
+    clf.classify_all([s for _, s in pages])
+    series = next(s for label, s in pages if label == "series_page")
+    explained = explain_page(clf, series)
+    assert explained.verdict.label is None
+    nearest = explained.labels[0]
+    assert nearest.label == "category_page" and nearest.source == "distribution"
+    assert "clear boundary" in nearest.how and "cover" in nearest.how

@@ -21,7 +21,7 @@ from typing import Any
 
 from pagesim_scrapy.core.classify import Verdict
 from pagesim_scrapy.core.site import Features, structural_features
-from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+from pagesim_scrapy.core.siteaware import COVERING_SHARE, WIDE_GAP, SiteAwareClassifier
 from pagesim_scrapy.core.summary import (
     PageSummary,
     SummaryOptions,
@@ -165,10 +165,17 @@ def _how(classifier: SiteAwareClassifier, label: str, info: Mapping[str, Any]) -
     if source == "given":
         return "given"
     if source == "distribution":
-        return (
+        how = (
             f"widest gap among its scores on the site's {info['pages_scored']} kept pages, "
             f"above their upper quartile"
         )
+        if info["background"] is not None and info.get("coverage", 0.0) >= COVERING_SHARE:
+            how += (
+                f"; the labels cover {info['coverage']:.0%} of the site, but the gap is at "
+                f"least {WIDE_GAP:g} wide, a clear boundary, so the nearest label does not "
+                f"decide"
+            )
+        return how
     if source == "nearest":
         return (
             f"the labels cover {info['coverage']:.0%} of the site, so the nearest label decides "

@@ -31,6 +31,8 @@ Protocols, printed per site and pooled:
   decides) chosen on four sites by pooled F1 and applied to the fifth.
 * --wide-grid: the nearest rule's wide-gap exception (``WIDE_GAP``) per leave-one-site-out
   fold, judged by multi-type accepted accuracy + "all types but one" F1, batch and online.
+* --nearest-floor-grid: the nearest rule's floor (``NEAREST_FLOOR``) the same way, with two
+  templates per type (the first two pages of every type with >= 5 pages).
 * --floor-grid: the cut's floor (``ANCHOR_FLOOR``) per leave-one-site-out fold, judged by
   batch + online + link-order one-class F1.
 * --loso-weights: the same for the site model's weight ramp (``RAMP_PAGES``) and the one-label
@@ -53,7 +55,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 from urllib.parse import urldefrag, urljoin
 
 import lxml.etree
@@ -289,14 +291,38 @@ def second_crawl(
     }
 
 
-def multi_type(pages: list[Page], method: str, quiet: bool = False) -> tuple[float, float, int]:
+def type_templates(
+    pages: list[Page], templates: int = 1, leave_out: str | None = None
+) -> dict[str, list[Page]]:
+    """The multi-type protocols' templates: the first page of every type with >= 3 pages, or
+    with ``templates=2`` the first two pages of every type with >= 5 (a label's templates are
+    then compared with each other, as the sample project's are); ``leave_out`` is not given."""
+    need = 3 if templates == 1 else 5
     types = Counter(page.label for page in pages)
-    firsts = {}
-    for page in pages:
-        if types[page.label] >= 3 and page.label not in firsts:
-            firsts[page.label] = page
-    tests = [p for p in pages if p.label in firsts and p is not firsts[p.label]]
-    clf = build_classifier({label: [p.summary] for label, p in firsts.items()}, method=method)
+    return {
+        label: [p for p in pages if p.label == label][:templates]
+        for label in sorted(types)
+        if types[label] >= need and label != leave_out
+    }
+
+
+def _tests(pages: list[Page], given: dict[str, list[Page]]) -> list[Page]:
+    used = {id(p) for chosen in given.values() for p in chosen}
+    return [p for p in pages if id(p) not in used]
+
+
+def _classifier(given: dict[str, list[Page]], method: str) -> Any:
+    return build_classifier(
+        {label: [p.summary for p in chosen] for label, chosen in given.items()}, method=method
+    )
+
+
+def multi_type(
+    pages: list[Page], method: str, quiet: bool = False, templates: int = 1
+) -> tuple[float, float, int]:
+    given = type_templates(pages, templates)
+    tests = [p for p in _tests(pages, given) if p.label in given]
+    clf = _classifier(given, method)
     verdicts = clf.classify_all([p.summary for p in tests])
     coverage = clf.describe().get("site", {}).get("coverage")
     if coverage is not None and not quiet:
@@ -308,30 +334,30 @@ def multi_type(pages: list[Page], method: str, quiet: bool = False) -> tuple[flo
     return nearest / len(tests), accepted / len(tests), len(tests)
 
 
-def all_but_one(pages: list[Page], method: str, seed: int | None = None) -> tuple[Counts, int, int]:
+def all_but_one(
+    pages: list[Page], method: str, seed: int | None = None, templates: int = 1
+) -> tuple[Counts, int, int]:
     """Every type of the site configured but one, in turn: the multi-type protocol's templates
-    (the first page of every type with >= 3 pages) without the held-out type's, for every type
-    with >= 5 pages. The held-out type's pages must get "none of these": the multi-type
-    protocol counts only pages of configured types, so it cannot see a label taken by a type
-    nobody configured (as a shop's cart page takes "product" when every other type is given).
-    Returns micro P/R/F1 over the configured labels, and how many of the held-out types' pages
-    were given a label, of how many. With ``seed``, online: the pages one by one in a shuffled
-    order, as a crawl decides them."""
+    without the held-out type's, for every type with >= 5 pages. The held-out type's pages
+    must get "none of these": the multi-type protocol counts only pages of configured types,
+    so it cannot see a label taken by a type nobody configured (as a shop's cart page takes
+    "product" when every other type is given). Returns micro P/R/F1 over the configured
+    labels, and how many of the held-out types' pages were given a label, of how many. With
+    ``seed``, online: the pages one by one in a shuffled order, as a crawl decides them."""
     types = Counter(page.label for page in pages)
     counts = Counts()
     labelled = held_pages = 0
     for held in sorted(t for t, c in types.items() if c >= 5):
-        combo = [t for t, c in types.items() if c >= 3 and t != held]
-        firsts = {label: next(p for p in pages if p.label == label) for label in combo}
-        tests = [p for p in pages if p.label not in firsts or p is not firsts[p.label]]
-        clf = build_classifier({label: [p.summary] for label, p in firsts.items()}, method=method)
+        given = type_templates(pages, templates, leave_out=held)
+        tests = _tests(pages, given)
+        clf = _classifier(given, method)
         if seed is None:
             verdicts = clf.classify_all([p.summary for p in tests])
         else:
             random.Random(f"{seed}:{held}").shuffle(tests)
             verdicts = [clf.classify(p.summary) for p in tests]
         for page, verdict in zip(tests, verdicts):
-            truth = page.label if page.label in firsts else None
+            truth = page.label if page.label in given else None
             counts.tp += verdict.label is not None and verdict.label == truth
             counts.fp += verdict.label is not None and verdict.label != truth
             counts.fn += truth is not None and verdict.label != truth
@@ -341,22 +367,18 @@ def all_but_one(pages: list[Page], method: str, seed: int | None = None) -> tupl
     return counts, labelled, held_pages
 
 
-def multi_type_online(pages: list[Page], method: str, seed: int) -> float:
-    """The multi-type protocol online: every page of the site (those of types with fewer than
-    3 pages too) decided one by one in a shuffled order; accepted accuracy over the pages of
-    the configured types."""
-    types = Counter(page.label for page in pages)
-    firsts: dict[str, Page] = {}
-    for page in pages:
-        if types[page.label] >= 3 and page.label not in firsts:
-            firsts[page.label] = page
-    order = [p for p in pages if p.label not in firsts or p is not firsts[p.label]]
+def multi_type_online(pages: list[Page], method: str, seed: int, templates: int = 1) -> float:
+    """The multi-type protocol online: every page of the site but the templates (those of the
+    types not configured too) decided one by one in a shuffled order; accepted accuracy over
+    the pages of the configured types."""
+    given = type_templates(pages, templates)
+    order = _tests(pages, given)
     random.Random(f"{seed}:multi").shuffle(order)
-    clf = build_classifier({label: [p.summary] for label, p in firsts.items()}, method=method)
+    clf = _classifier(given, method)
     right = scored = 0
     for page in order:
         verdict = clf.classify(page.summary)
-        if page.label in firsts:
+        if page.label in given:
             scored += 1
             right += verdict.label == page.label
     return right / scored if scored else 0.0
@@ -460,6 +482,11 @@ def main() -> None:
         "--wide-grid",
         action="store_true",
         help="the nearest rule's wide-gap exception (WIDE_GAP) per leave-one-site-out fold",
+    )
+    parser.add_argument(
+        "--nearest-floor-grid",
+        action="store_true",
+        help="the nearest rule's floor (NEAREST_FLOOR) per leave-one-site-out fold (2 templates)",
     )
     parser.add_argument(
         "--floor-grid",
@@ -606,7 +633,9 @@ def main() -> None:
     if args.recurring_grid:
         recurring_grid(sites)
     if args.wide_grid:
-        wide_grid(sites, (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 1.0))
+        nearest_grid(sites, "WIDE_GAP", (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 1.0), templates=1)
+    if args.nearest_floor_grid:
+        nearest_grid(sites, "NEAREST_FLOOR", (0.0, 0.1, 0.2, 0.3, 0.4, 0.5), templates=2)
     if args.floor_grid:
         grid = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7)
         constant_grid(sites, args, "ANCHOR_FLOOR", grid, link_order=True)
@@ -663,29 +692,32 @@ def constant_grid(
             print(f"  {held:24} {constant} {chosen:g} chosen on {what} sites")
 
 
-def wide_grid(sites: dict[str, list[Page]], grid: tuple[float, ...]) -> None:
-    """Multi-type accepted accuracy and the "all types but one" micro F1, each as a batch and
-    online (multi-type: mean of 3 shuffled orders; all but one: one order), per value of
-    ``siteaware.WIDE_GAP`` (1 turns the rule off), and the value each leave-one-site-out fold
-    chooses by the sum of the four on the other four sites, and on the other distinct-template
-    sites."""
+def nearest_grid(
+    sites: dict[str, list[Page]], constant: str, grid: tuple[float, ...], templates: int
+) -> None:
+    """Multi-type accepted accuracy and the "all types but one" micro F1 (``templates`` per
+    type), each as a batch and online (multi-type: mean of 3 shuffled orders; all but one:
+    one order), per value of ``siteaware.<constant>``, and the value each leave-one-site-out
+    fold chooses by the sum of the four on the other four sites, and on the other
+    distinct-template sites."""
     names = list(sites)
     distinct = [name for name in names if name not in SHARED_TEMPLATE_SITES]
     table: dict[float, dict[str, float]] = {value: {} for value in grid}
     print(
-        "\nWIDE_GAP: multi-type accepted batch / online, all types but one F1 batch / online "
-        "(online: held-out pages given a label)"
+        f"\n{constant} ({templates} template(s) per type): multi-type accepted batch / online, "
+        "all types but one F1 batch / online (online: held-out pages given a label)"
     )
-    shipped = siteaware.WIDE_GAP
+    shipped = getattr(siteaware, constant)
     try:
         for name in names:
             row = []
             for value in grid:
-                siteaware.WIDE_GAP = value
-                _, accepted, _ = multi_type(sites[name], "site", quiet=True)
-                online = sum(multi_type_online(sites[name], "site", s) for s in (1, 2, 3)) / 3
-                counts, _, _ = all_but_one(sites[name], "site")
-                live, labelled, held_pages = all_but_one(sites[name], "site", seed=1)
+                setattr(siteaware, constant, value)
+                pages = sites[name]
+                _, accepted, _ = multi_type(pages, "site", quiet=True, templates=templates)
+                online = sum(multi_type_online(pages, "site", s, templates) for s in (1, 2, 3)) / 3
+                counts, _, _ = all_but_one(pages, "site", templates=templates)
+                live, labelled, held_pages = all_but_one(pages, "site", 1, templates)
                 figures = (accepted, online, counts.f1, live.f1)
                 table[value][name] = sum(figures)
                 row.append(
@@ -695,15 +727,15 @@ def wide_grid(sites: dict[str, list[Page]], grid: tuple[float, ...]) -> None:
                 )
             print(f"{name:24} " + "  ".join(row))
     finally:
-        siteaware.WIDE_GAP = shipped
+        setattr(siteaware, constant, shipped)
     for value in grid:
         pooled = sum(table[value][name] for name in distinct) / (4 * len(distinct))
-        print(f"  WIDE_GAP {value:g}: mean of the four figures on the distinct sites {pooled:.4f}")
+        print(f"  {constant} {value:g}: mean of the four on the distinct sites {pooled:.4f}")
     for held in names:
         for pool, what in ((names, "the other four"), (distinct, "the other distinct")):
             others = [name for name in pool if name != held]
             chosen = max(grid, key=lambda v: sum(table[v][name] for name in others))
-            print(f"  {held:24} WIDE_GAP {chosen:g} chosen on {what} sites")
+            print(f"  {held:24} {constant} {chosen:g} chosen on {what} sites")
 
 
 def recurring_grid(sites: dict[str, list[Page]]) -> None:

@@ -469,6 +469,30 @@ def test_site_method_keeps_every_product_when_the_shop_is_crawled_depth_first(
     assert "ERROR" not in log
 
 
+def test_the_shop_as_one_batch_keeps_the_products_and_only_them() -> None:
+    """The whole shop decided at once (as ``classify`` does), with the sample project's four
+    labels: they cover the shop, so the nearest label decides. The cart page, a type nobody
+    configured, is nearest "product" at 0.053, above the other labels' templates' 0.039; it
+    passed as a product until NEAREST_FLOOR (0.3 x the product templates' 0.48 likeness). A
+    product that a breadth-first crawl meets when only one other product has been seen sits
+    inside the wide gap of the product cut and must pass too."""
+    from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+    from pagesim_scrapy.settings import PageSimConfig
+
+    labels = _labels()
+    templates = {
+        label: [Path(path).read_bytes() for path in paths]
+        for label, paths in demo_settings.PAGESIM_TEMPLATES.items()
+    }
+    clf = SiteAwareClassifier(templates, summary_options=PageSimConfig().summary_options())
+    keys = sorted(labels)
+    verdicts = clf.classify_all([(DEMO_SITE_DIR / key).read_bytes() for key in keys])
+    kept = {key for key, verdict in zip(keys, verdicts) if verdict.label == "product"}
+    assert kept == {key for key in keys if labels[key] == "product"}, sorted(
+        kept ^ {key for key in keys if labels[key] == "product"}
+    )
+
+
 def test_crawl_with_only_the_two_product_templates_keeps_the_products(tmp_path: Path) -> None:
     """Two product pages and nothing else, the default `site` method: the shop is 64 %
     products, so the product type fills the top of the site's score distribution (the top
@@ -499,3 +523,30 @@ def test_crawl_with_only_the_two_product_templates_keeps_the_products(tmp_path: 
     sites = {s["site"]: s for s in json.loads(sites_file.read_text(encoding="ascii"))["sites"]}
     assert set(sites) == {"(pages without a host: shop)", "(pages without a host: opensource)"}
     assert sites["(pages without a host: shop)"] == shop_site
+
+
+def test_a_product_inside_the_wide_gap_of_the_product_cut_is_kept() -> None:
+    """One product, then every other page of the shop, then the other products (a crawl that
+    meets the categories and help pages before the products): the product cut then sits in
+    the wide gap between the one product seen and the rest of the shop. Only the pages at its
+    lower edge are of another type; a product inside the gap is the nearest label's (with the
+    gap's midpoint as the threshold, 3 products were turned away here)."""
+    from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+    from pagesim_scrapy.settings import PageSimConfig
+
+    labels = _labels()
+    templates = {
+        label: [Path(path).read_bytes() for path in paths]
+        for label, paths in demo_settings.PAGESIM_TEMPLATES.items()
+    }
+    clf = SiteAwareClassifier(templates, summary_options=PageSimConfig().summary_options())
+    keys = sorted(labels)
+    products = [key for key in keys if labels[key] == "product"]
+    order = products[:1] + [key for key in keys if labels[key] != "product"] + products[1:]
+    wrong = [
+        key
+        for key in order
+        if (clf.classify((DEMO_SITE_DIR / key).read_bytes()).label == "product")
+        != (labels[key] == "product")
+    ]
+    assert wrong == []

@@ -21,7 +21,12 @@ from typing import Any
 
 from pagesim_scrapy.core.classify import Verdict
 from pagesim_scrapy.core.site import Features, structural_features
-from pagesim_scrapy.core.siteaware import COVERING_SHARE, WIDE_GAP, SiteAwareClassifier
+from pagesim_scrapy.core.siteaware import (
+    COVERING_SHARE,
+    NEAREST_FLOOR,
+    WIDE_GAP,
+    SiteAwareClassifier,
+)
 from pagesim_scrapy.core.summary import (
     PageSummary,
     SummaryOptions,
@@ -170,17 +175,24 @@ def _how(classifier: SiteAwareClassifier, label: str, info: Mapping[str, Any]) -
             f"above their upper quartile"
         )
         if info["background"] is not None and info.get("coverage", 0.0) >= COVERING_SHARE:
-            how += (
-                f"; the labels cover {info['coverage']:.0%} of the site, but the gap is at "
-                f"least {WIDE_GAP:g} wide, a clear boundary, so the nearest label does not "
-                f"decide"
+            how = (
+                f"the labels cover {info['coverage']:.0%} of the site, but its cut on the "
+                f"site's {info['pages_scored']} kept pages sits in a gap at least {WIDE_GAP:g} "
+                f"wide, a clear boundary: the pages at its lower edge and below are of another "
+                f"type, a page inside it is still the nearest label's"
             )
         return how
     if source == "nearest":
+        floor = (
+            f" and {NEAREST_FLOOR:g} x its templates' similarity to each other "
+            f"({info['within']:.3f})"
+            if info["within"] is not None
+            else ""
+        )
         return (
             f"the labels cover {info['coverage']:.0%} of the site, so the nearest label decides "
             f"above the most its templates score against other labels' "
-            f"({info['background']:.3f})"
+            f"({info['background']:.3f}){floor}"
         )
     if info["background"] is not None:
         return (

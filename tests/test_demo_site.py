@@ -469,6 +469,18 @@ def test_site_method_keeps_every_product_when_the_shop_is_crawled_depth_first(
     assert "ERROR" not in log
 
 
+def _sample_classifier() -> Any:
+    """The `site` classifier with the sample project's templates and the crawl's summary."""
+    from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+    from pagesim_scrapy.settings import PageSimConfig
+
+    templates = {
+        label: [Path(path).read_bytes() for path in paths]
+        for label, paths in demo_settings.PAGESIM_TEMPLATES.items()
+    }
+    return SiteAwareClassifier(templates, summary_options=PageSimConfig().summary_options())
+
+
 def test_the_shop_as_one_batch_keeps_the_products_and_only_them() -> None:
     """The whole shop decided at once (as ``classify`` does), with the sample project's four
     labels: they cover the shop, so the nearest label decides. The cart page, a type nobody
@@ -476,15 +488,8 @@ def test_the_shop_as_one_batch_keeps_the_products_and_only_them() -> None:
     passed as a product until NEAREST_FLOOR (0.3 x the product templates' 0.48 likeness). A
     product that a breadth-first crawl meets when only one other product has been seen sits
     inside the wide gap of the product cut and must pass too."""
-    from pagesim_scrapy.core.siteaware import SiteAwareClassifier
-    from pagesim_scrapy.settings import PageSimConfig
-
     labels = _labels()
-    templates = {
-        label: [Path(path).read_bytes() for path in paths]
-        for label, paths in demo_settings.PAGESIM_TEMPLATES.items()
-    }
-    clf = SiteAwareClassifier(templates, summary_options=PageSimConfig().summary_options())
+    clf = _sample_classifier()
     keys = sorted(labels)
     verdicts = clf.classify_all([(DEMO_SITE_DIR / key).read_bytes() for key in keys])
     kept = {key for key, verdict in zip(keys, verdicts) if verdict.label == "product"}
@@ -531,15 +536,8 @@ def test_a_product_inside_the_wide_gap_of_the_product_cut_is_kept() -> None:
     the wide gap between the one product seen and the rest of the shop. Only the pages at its
     lower edge are of another type; a product inside the gap is the nearest label's (with the
     gap's midpoint as the threshold, 3 products were turned away here)."""
-    from pagesim_scrapy.core.siteaware import SiteAwareClassifier
-    from pagesim_scrapy.settings import PageSimConfig
-
     labels = _labels()
-    templates = {
-        label: [Path(path).read_bytes() for path in paths]
-        for label, paths in demo_settings.PAGESIM_TEMPLATES.items()
-    }
-    clf = SiteAwareClassifier(templates, summary_options=PageSimConfig().summary_options())
+    clf = _sample_classifier()
     keys = sorted(labels)
     products = [key for key in keys if labels[key] == "product"]
     order = products[:1] + [key for key in keys if labels[key] != "product"] + products[1:]

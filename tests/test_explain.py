@@ -13,7 +13,7 @@ from pagesim_scrapy.cli import main
 from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.explain import explain_page, readable_codes
 from pagesim_scrapy.core.siteaware import confidence_features, verdict_confidence
-from pagesim_scrapy.core.summary import SummaryOptions, parse_html, summarize
+from pagesim_scrapy.core.summary import PageSummary, SummaryOptions, parse_html, summarize
 from tests.conftest import FIXTURES
 
 SO = FIXTURES / "stackoverflow"
@@ -127,23 +127,32 @@ def test_explain_command_errors_are_clear(tmp_path, capsys):
     assert "--template" in capsys.readouterr().err
 
 
-def test_explain_says_which_rule_decides_with_several_labels():
-    """Every type of a real site configured: the labels cover it and the nearest one decides;
-    two of its types: each keeps its own cut and the other types' pages get none."""
+def _site_firsts(
+    site: str, leave_out: str | None = None
+) -> tuple[list[tuple[str, PageSummary]], dict[str, PageSummary]]:
+    """A real site's (type, summary) pages, and the first page of every type with >= 3 pages
+    (but ``leave_out``) as its template."""
     import csv
     from collections import Counter
 
     from tests.conftest import shared_data
 
-    folder = shared_data("site_page_types", "android_stackexchange")
+    folder = shared_data("site_page_types", site)
     with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
         rows = sorted(csv.DictReader(handle), key=lambda row: row["path"])
     pages = [(row["page_type"], summarize(folder / row["path"], OPTIONS)) for row in rows]
     counts = Counter(label for label, _ in pages)
-    firsts: dict[str, object] = {}
+    firsts: dict[str, PageSummary] = {}
     for label, summary in pages:
-        if counts[label] >= 3:
+        if counts[label] >= 3 and label != leave_out:
             firsts.setdefault(label, summary)
+    return pages, firsts
+
+
+def test_explain_says_which_rule_decides_with_several_labels():
+    """Every type of a real site configured: the labels cover it and the nearest one decides;
+    two of its types: each keeps its own cut and the other types' pages get none."""
+    pages, firsts = _site_firsts("android_stackexchange")
     every = build_classifier({label: [s] for label, s in firsts.items()}, summary_options=OPTIONS)
     every.classify_all([s for _, s in pages])
     question = next(s for label, s in pages if label == "question" and s is not firsts["question"])
@@ -164,20 +173,7 @@ def test_explain_says_when_a_wide_gap_overrules_the_nearest_label():
     """Every type of the real blog configured but its series pages: a series page is nearest
     the category label, whose own cut sits in a wide gap, and explain says why that cut, not
     the nearest label, decides."""
-    import csv
-    from collections import Counter
-
-    from tests.conftest import shared_data
-
-    folder = shared_data("site_page_types", "cc_opensource_blog")
-    with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
-        rows = sorted(csv.DictReader(handle), key=lambda row: row["path"])
-    pages = [(row["page_type"], summarize(folder / row["path"], OPTIONS)) for row in rows]
-    counts = Counter(label for label, _ in pages)
-    firsts: dict[str, object] = {}
-    for label, summary in pages:
-        if counts[label] >= 3 and label != "series_page":
-            firsts.setdefault(label, summary)
+    pages, firsts = _site_firsts("cc_opensource_blog", leave_out="series_page")
     clf = build_classifier({label: [s] for label, s in firsts.items()}, summary_options=OPTIONS)
     clf.classify_all([s for _, s in pages])
     series = next(s for label, s in pages if label == "series_page")

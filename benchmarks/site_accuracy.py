@@ -33,6 +33,9 @@ Protocols, printed per site and pooled:
   fold, judged by multi-type accepted accuracy + "all types but one" F1, batch and online.
 * --nearest-floor-grid: the nearest rule's floor (``NEAREST_FLOOR``) the same way, with two
   templates per type (the first two pages of every type with >= 5 pages).
+* --early-grid: the share of the pages seen that must be above the site's own split for it to
+  lower the prior before a label's cut is set (``EARLY_CUT_SHARE``; 2 = the rule off), judged
+  by batch + online + link-order + large-type online one-class F1.
 * --floor-grid: the cut's floor (``ANCHOR_FLOOR``) per leave-one-site-out fold, judged by
   batch + online + link-order one-class F1.
 * --loso-weights: the same for the site model's weight ramp (``RAMP_PAGES``) and the one-label
@@ -489,6 +492,11 @@ def main() -> None:
         help="the nearest rule's floor (NEAREST_FLOOR) per leave-one-site-out fold (2 templates)",
     )
     parser.add_argument(
+        "--early-grid",
+        action="store_true",
+        help="the early cut's share of the pages (EARLY_CUT_SHARE) per leave-one-site-out fold",
+    )
+    parser.add_argument(
         "--floor-grid",
         action="store_true",
         help="the cut's floor (ANCHOR_FLOOR) per leave-one-site-out fold",
@@ -639,6 +647,10 @@ def main() -> None:
     if args.floor_grid:
         grid = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7)
         constant_grid(sites, args, "ANCHOR_FLOOR", grid, link_order=True)
+    if args.early_grid:
+        # 2.0: no share of the pages is enough, the prior decides until the cut (the rule off)
+        grid = (0.25, 1 / 3, 0.5, 2.0)
+        constant_grid(sites, args, "EARLY_CUT_SHARE", grid, link_order=True, large=True)
     if args.loso:
         loso(sites, args)
     if args.loso_weights:
@@ -651,15 +663,18 @@ def constant_grid(
     constant: str,
     grid: tuple[float, ...],
     link_order: bool,
+    large: bool = False,
 ) -> None:
-    """One-class batch F1, online F1 (mean of seeds 1-3) and, with ``link_order``, link-order
-    F1 (3 orders) per value of ``siteaware.<constant>``, and the value each leave-one-site-out
+    """One-class batch F1, online F1 (mean of seeds 1-3), with ``link_order`` link-order F1
+    (3 orders) and with ``large`` the large-type protocol's online F1 (the type 35 / 50 / 70 %
+    of the site) per value of ``siteaware.<constant>``, and the value each leave-one-site-out
     fold chooses by their sum on the other four sites (as the issue asks), and on the other
     distinct-template sites only."""
     names = list(sites)
     distinct = [name for name in names if name not in SHARED_TEMPLATE_SITES]
     table: dict[float, dict[str, float]] = {value: {} for value in grid}
     what = "batch F1 / online F1 (mean of 3 orders)" + (" / link-order F1" if link_order else "")
+    what += " / large-type online F1" if large else ""
     print(f"\n{constant}: one-class {what}")
     shipped = getattr(siteaware, constant)
     try:
@@ -680,6 +695,11 @@ def constant_grid(
                     for seed in (1, 2, 3):
                         linked.merge(one_class_link_order(sites[name], seed)[0])
                     figures.append(linked.f1)
+                if large:
+                    grown = Counts()
+                    for share in (0.35, 0.5, 0.7):
+                        grown.merge(large_type(sites[name], "site", 1, share)["online"])
+                    figures.append(grown.f1)
                 table[value][name] = sum(figures)
                 row.append(f"{value:g}: " + "/".join(f"{f:.3f}" for f in figures))
             print(f"{name:24} " + "  ".join(row))

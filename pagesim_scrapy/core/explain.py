@@ -22,7 +22,9 @@ from typing import Any
 from pagesim_scrapy.core.classify import Verdict
 from pagesim_scrapy.core.site import Features, structural_features
 from pagesim_scrapy.core.siteaware import (
+    ANCHOR_FLOOR,
     COVERING_SHARE,
+    EARLY_CUT_SHARE,
     NEAREST_FLOOR,
     WIDE_GAP,
     SiteAwareClassifier,
@@ -174,6 +176,13 @@ def _how(classifier: SiteAwareClassifier, label: str, info: Mapping[str, Any]) -
             f"widest gap among its scores on the site's {info['pages_scored']} kept pages, "
             f"above their upper quartile"
         )
+        if info["background"] is None and info["pages_scored"] < classifier.min_pages:
+            how = (
+                f"the site's own split of its {info['pages_scored']} kept pages, before the "
+                f"{classifier.min_pages} its cut needs: at least {EARLY_CUT_SHARE:.0%} of them "
+                f"are above it (a large type), so it lowers the prior, not under "
+                f"{ANCHOR_FLOOR:g} x its templates' similarity to each other"
+            )
         if info["background"] is not None and info.get("coverage", 0.0) >= COVERING_SHARE:
             how = (
                 f"the labels cover {info['coverage']:.0%} of the site, but its cut on the "

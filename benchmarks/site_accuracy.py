@@ -24,6 +24,10 @@ Protocols, printed per site and pooled:
   types' pages given a label.
 * some of the types: 2 or 3 of a site's types configured (2 templates each), every other page
   of the site tested; a page of another type must get "none of these". Micro P/R/F1.
+* stability: one-class, 3 shuffled orders; the pages a label's threshold needs before it
+  stays within 0.05 of the one the whole site gives (median and 90th percentile over types
+  and orders), and the error rate of the verdicts by rank (1-10, 11-20, 21-50, 51-100, later)
+  beside the batch's: what the classifier does before it is stable.
 * large type: the type is a large share of the site, as products are of a shop's crawl: for
   every type with >= 20 pages, all its pages plus other pages of the site drawn at random so
   that the type is 35 %, 50 % or 70 % of the pages; 2 templates, batch and online F1.
@@ -52,6 +56,7 @@ import argparse
 import csv
 import random
 import re
+import statistics
 import sys
 import time
 from collections import Counter
@@ -248,6 +253,46 @@ def one_class(
         "early_error": early_errors / early_total if early_total else 0.0,
         "per_type": per_type,
     }
+
+
+RANK_BUCKETS = ((0, 10), (10, 20), (20, 50), (50, 100), (100, 10**9))
+
+
+def stability(pages: list[Page], seeds: tuple[int, ...] = (1, 2, 3)) -> dict[str, list[float]]:
+    """How many pages a label's threshold needs to settle, and what the verdicts are worth
+    before then: one-class (2 templates per type with >= 5 pages), pages in shuffled orders.
+
+    ``settled``: per type and order, the page count from which the online threshold stays
+    within 0.05 of the one the whole site gives (batch); ``errors``: wrong verdicts per rank
+    bucket (:data:`RANK_BUCKETS`), as [wrong, total] pairs flattened, then batch's."""
+    settled: list[float] = []
+    wrong = [0.0] * (2 * len(RANK_BUCKETS) + 2)
+    for label, count in sorted(Counter(page.label for page in pages).items()):
+        if count < 5:
+            continue
+        templates = [page for page in pages if page.label == label][:2]
+        tests = [page for page in pages if page not in templates]
+        given = {label: [t.summary for t in templates]}
+        batch = build_classifier(given, method="site")
+        verdicts = batch.classify_all([page.summary for page in tests])
+        final, _ = batch.threshold_info(label)
+        for page, verdict in zip(tests, verdicts):
+            wrong[-2] += (verdict.label == label) != (page.label == label)
+            wrong[-1] += 1
+        for seed in seeds:
+            order = list(tests)
+            random.Random(f"{seed}:{label}").shuffle(order)
+            clf = build_classifier(given, method="site")
+            since = 0
+            for rank, page in enumerate(order):
+                verdict = clf.classify(page.summary)
+                if abs(clf.threshold_info(label)[0] - final) > 0.05:
+                    since = rank + 1
+                bucket = next(i for i, (lo, hi) in enumerate(RANK_BUCKETS) if lo <= rank < hi)
+                wrong[2 * bucket] += (verdict.label == label) != (page.label == label)
+                wrong[2 * bucket + 1] += 1
+            settled.append(since)
+    return {"settled": settled, "errors": wrong}
 
 
 def second_crawl(
@@ -602,6 +647,40 @@ def main() -> None:
         labelled, held_pages = shares[group]
         share = labelled / held_pages if held_pages else 0.0
         print(f"{'pooled, ' + group + ' sites':24} {group_counts}  given a label {share:.3f}")
+
+    print(
+        "\nstability (one-class, 3 shuffled orders): pages until the threshold stays within 0.05"
+        " of the whole site's, and the error rate of the verdicts by rank"
+    )
+    names_of = [f"{lo + 1}-{hi}" if hi < 10**9 else f">{lo}" for lo, hi in RANK_BUCKETS]
+    heads = " ".join(f"{bucket:>7}" for bucket in names_of)
+    print(f"{'site':24} {'median':>6} {'p90':>5} {'pages':>5}  error by rank: {heads} {'batch':>7}")
+    pooled_settled: list[float] = []
+    pooled_errors = [0.0] * (2 * len(RANK_BUCKETS) + 2)
+    for name, pages in sites.items():
+        result = stability(pages)
+        settled, errors = sorted(result["settled"]), result["errors"]
+        if name not in SHARED_TEMPLATE_SITES:
+            pooled_settled += settled
+            pooled_errors = [a + b for a, b in zip(pooled_errors, errors)]
+        rates = " ".join(
+            f"{errors[i] / errors[i + 1]:7.3f}" if errors[i + 1] else f"{'-':>7}"
+            for i in range(0, len(errors), 2)
+        )
+        print(
+            f"{name:24} {statistics.median(settled):6.0f} "
+            f"{settled[int(0.9 * (len(settled) - 1))]:5.0f} {len(pages):5}  {'':15}{rates}"
+        )
+    if pooled_settled:
+        pooled_settled.sort()
+        rates = " ".join(
+            f"{pooled_errors[i] / pooled_errors[i + 1]:7.3f}" if pooled_errors[i + 1] else "-"
+            for i in range(0, len(pooled_errors), 2)
+        )
+        print(
+            f"{'pooled, distinct sites':24} {statistics.median(pooled_settled):6.0f} "
+            f"{pooled_settled[int(0.9 * (len(pooled_settled) - 1))]:5.0f} {'':5}  {'':15}{rates}"
+        )
 
     print("\nlarge type (the type is 35 / 50 / 70 % of the site's pages; 2 templates)")
     for share in (0.35, 0.5, 0.7):

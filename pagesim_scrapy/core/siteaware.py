@@ -14,8 +14,9 @@ similarity of a page to a label's templates is the weighted Jaccard of what is l
   consecutive scores above the distribution's upper quartile. A page must be nearest a label
   and pass that label's cut, so pages of the types nobody configured get "none of these".
   Before then, a page must reach ``prior_weight`` times the similarity of the label's
-  templates to each other (one label), or more than the other labels' templates reach
-  (several).
+  templates to each other (one label; lowered by the site's own early split when a third of
+  the pages seen are above it, see EARLY_CUT_SHARE), or more than the other labels' templates
+  reach (several).
 * **re-estimated as the site is learned**: the features of the site's last ``keep_pages`` pages
   are kept; every page re-scores them while the site has fewer than 50 pages, and then whenever
   the site has grown by a quarter, so early pages do not fix the weights or the cut.

@@ -30,7 +30,9 @@ Protocols, printed per site and pooled:
   beside the batch's: what the classifier does before it is stable.
 * large type: the type is a large share of the site, as products are of a shop's crawl: for
   every type with >= 20 pages, all its pages plus other pages of the site drawn at random so
-  that the type is 35 %, 50 % or 70 % of the pages; 2 templates, batch and online F1.
+  that the type is 35 %, 50 % or 70 % of the pages; 2 templates, batch and online F1. "Most
+  of the site": the same with the type 80 % and 90 % of the pages (a crawl that keeps to a
+  shop's product pages), seeds 1 and 2.
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
 * --wide-grid: the nearest rule's wide-gap exception (``WIDE_GAP``) per leave-one-site-out
@@ -40,6 +42,9 @@ Protocols, printed per site and pooled:
 * --early-grid: the share of the pages seen that must be above the site's own split for it to
   lower the prior before a label's cut is set (``EARLY_CUT_SHARE``; 2 = the rule off), judged
   by batch + online + link-order + large-type online one-class F1.
+* --dominant-grid: how alike a label's templates must be for a type that is most of the site
+  to be cut at its edge (``DOMINANT_WITHIN``; 2 = the rule off), judged by batch + online +
+  link-order + large-type online + most-of-the-site batch and online one-class F1.
 * --floor-grid: the cut's floor (``ANCHOR_FLOOR``) per leave-one-site-out fold, judged by
   batch + online + link-order one-class F1.
 * --loso-weights: the same for the site model's weight ramp (``RAMP_PAGES``) and the one-label
@@ -509,6 +514,16 @@ def large_type(
     return out
 
 
+def most_of_the_site(pages: list[Page], method: str, min_pages: int = 20) -> dict[str, Counts]:
+    """The large-type protocol with the type 80 % and 90 % of the site, seeds 1 and 2, pooled."""
+    out = {"batch": Counts(), "online": Counts()}
+    for share in (0.8, 0.9):
+        for seed in (1, 2):
+            for key, counts in large_type(pages, method, seed, share, min_pages).items():
+                out[key].merge(counts)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--method", default="site")
@@ -547,6 +562,12 @@ def main() -> None:
         "--early-grid",
         action="store_true",
         help="the early cut's share of the pages (EARLY_CUT_SHARE) per leave-one-site-out fold",
+    )
+    parser.add_argument(
+        "--dominant-grid",
+        action="store_true",
+        help="how alike the templates of a type that is most of the site must be "
+        "(DOMINANT_WITHIN) per leave-one-site-out fold",
     )
     parser.add_argument(
         "--floor-grid",
@@ -700,6 +721,11 @@ def main() -> None:
         print(
             f"share {share:.2f}, distinct sites  batch {large['batch']}  online {large['online']}"
         )
+    print("\nmost of the site (the type is 80 / 90 % of the site's pages; 2 templates, seeds 1-2)")
+    for name, pages in sites.items():
+        figures = most_of_the_site(pages, args.method)
+        mark = " *" if name in SHARED_TEMPLATE_SITES else ""
+        print(f"{name + mark:24} batch {figures['batch']}  online {figures['online']}")
 
     if args.method == "site":
         print(
@@ -730,6 +756,7 @@ def main() -> None:
         nearest_grid(sites, "WIDE_GAP", (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 1.0), templates=1)
     if args.nearest_floor_grid:
         nearest_grid(sites, "NEAREST_FLOOR", (0.0, 0.1, 0.2, 0.3, 0.4, 0.5), templates=2)
+    grid: tuple[float, ...]
     if args.floor_grid:
         grid = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7)
         constant_grid(sites, args, "ANCHOR_FLOOR", grid, link_order=True)
@@ -737,6 +764,13 @@ def main() -> None:
         # 2.0: no share of the pages is enough, the prior decides until the cut (the rule off)
         grid = (0.25, 1 / 3, 0.5, 2.0)
         constant_grid(sites, args, "EARLY_CUT_SHARE", grid, link_order=True, large=True)
+    if args.dominant_grid:
+        # 2.0: no templates are that alike, a type that is most of the site keeps the rule of
+        # the others (the rule off)
+        grid = (0.15, 0.25, 0.35, 2.0)
+        constant_grid(
+            sites, args, "DOMINANT_WITHIN", grid, link_order=True, large=True, dominant=True
+        )
     if args.loso:
         loso(sites, args)
     if args.loso_weights:
@@ -750,10 +784,12 @@ def constant_grid(
     grid: tuple[float, ...],
     link_order: bool,
     large: bool = False,
+    dominant: bool = False,
 ) -> None:
     """One-class batch F1, online F1 (mean of seeds 1-3), with ``link_order`` link-order F1
     (3 orders) and with ``large`` the large-type protocol's online F1 (the type 35 / 50 / 70 %
-    of the site) per value of ``siteaware.<constant>``, and the value each leave-one-site-out
+    of the site), with ``dominant`` the most-of-the-site batch and online F1, per value of
+    ``siteaware.<constant>``, and the value each leave-one-site-out
     fold chooses by their sum on the other four sites (as the issue asks), and on the other
     distinct-template sites only."""
     names = list(sites)
@@ -761,6 +797,7 @@ def constant_grid(
     table: dict[float, dict[str, float]] = {value: {} for value in grid}
     what = "batch F1 / online F1 (mean of 3 orders)" + (" / link-order F1" if link_order else "")
     what += " / large-type online F1" if large else ""
+    what += " / most-of-the-site batch F1 / online F1" if dominant else ""
     print(f"\n{constant}: one-class {what}")
     shipped = getattr(siteaware, constant)
     try:
@@ -786,6 +823,9 @@ def constant_grid(
                     for share in (0.35, 0.5, 0.7):
                         grown.merge(large_type(sites[name], "site", 1, share)["online"])
                     figures.append(grown.f1)
+                if dominant:
+                    most = most_of_the_site(sites[name], "site", args.min_pages)
+                    figures += [most["batch"].f1, most["online"].f1]
                 table[value][name] = sum(figures)
                 row.append(f"{value:g}: " + "/".join(f"{f:.3f}" for f in figures))
             print(f"{name:24} " + "  ".join(row))

@@ -25,7 +25,8 @@ types each have their own template):
   on the first 10 pages classified (feed order).
 * large type: site_accuracy's protocol of that name at 50 %: per type with >= 20 pages, a
   crawl of its pages and of other pages of the site drawn so that the type is half of them
-  (a crawl of a shop is mostly products).
+  (a crawl of a shop is mostly products); and at 90 %, "most of the crawl" (a crawl that
+  keeps to a shop's product pages).
 * following links: one crawl per type with >= 5 pages (2 templates) that starts at the site's
   home page and follows each page's links to the other pages of the data (the pages link to
   the real site; the spider maps those links to the local copies), in Scrapy's default order:
@@ -353,6 +354,9 @@ def crawl_site(
 #: The share of the crawl the type has in the "large type" crawls.
 LARGE_SHARE = 0.5
 
+#: ... and in the "most of the crawl" crawls.
+MOST_SHARE = 0.9
+
 
 def one_class_crawls(pages: list[Page], seed: int) -> list[Crawl]:
     """One crawl per type with >= 5 pages, in site_accuracy's online order."""
@@ -396,11 +400,13 @@ def link_crawls(pages: list[Page]) -> list[Crawl]:
     ]
 
 
-def large_type_crawls(pages: list[Page], seed: int, share: float = LARGE_SHARE) -> list[Crawl]:
+def large_type_crawls(
+    pages: list[Page], seed: int, share: float = LARGE_SHARE, prefix: str = "large"
+) -> list[Crawl]:
     """site_accuracy's "large type" samples, one crawl each, in their shuffled order."""
     return [
         Crawl(
-            f"large:{label}",
+            f"{prefix}:{label}",
             {label: [page.path for page in templates]},
             [label],
             [page.path for page in tests],
@@ -438,6 +444,7 @@ class SiteResult:
     problems: list[str]
     log: Counter[str]
     large: Counts
+    most: Counts
     linked: Counts
     linked_early: tuple[int, int]  # errors, pages among the first 10 of each link crawl
     linked_reached: int  # pages the link crawls reached (the most of one crawl)
@@ -485,6 +492,7 @@ def evaluate_site(
     crawls = [
         *one_class_crawls(pages, seed),
         *large_type_crawls(pages, seed),
+        *large_type_crawls(pages, seed, MOST_SHARE, prefix="most"),
         *link_crawls(pages),
         multi_type_crawl(pages, seed),
     ]
@@ -521,6 +529,7 @@ def evaluate_site(
         )
     counts = Counts()
     large = Counts()
+    most = Counts()
     linked = Counts()
     linked_early = [0, 0]
     linked_reached = 0
@@ -546,6 +555,9 @@ def evaluate_site(
             type_counts.add(truth[path] == label, predicted)
         if crawl.name.startswith("large:"):
             large.merge(type_counts)
+            continue
+        if crawl.name.startswith("most:"):
+            most.merge(type_counts)
             continue
         counts.merge(type_counts)
         for path, item in outcome.verdicts[:EARLY]:
@@ -573,6 +585,7 @@ def evaluate_site(
         problems,
         log,
         large,
+        most,
         linked,
         (linked_early[0], linked_early[1]),
         linked_reached,
@@ -646,14 +659,16 @@ def main() -> None:
             nearest = sum(r.multi_nearest for r in chosen) / total
             print(f"{title:24} accepted {accepted:.3f}  nearest {nearest:.3f}")
 
-    large = Counts()
+    large, most = Counts(), Counts()
     for result in results:
         if result.name not in SHARED_TEMPLATE_SITES:
             large.merge(result.large)
+            most.merge(result.most)
     print(
         f"\nlarge type (the type is {LARGE_SHARE:.0%} of the crawl, a crawl per type with >= 20 "
         f"pages), distinct sites: {large}"
     )
+    print(f"most of the crawl (the type is {MOST_SHARE:.0%} of it), distinct sites: {most}")
 
     print(
         "\none-class, following links from the home page (a crawl per type with >= 5 pages, "

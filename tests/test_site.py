@@ -367,3 +367,28 @@ def test_a_type_that_is_most_of_the_site_is_cut_at_its_edge():
     assert _f1(truth, predicted) >= 0.95, sorted(
         (round(v.score, 2), t) for t, v in zip(truth, verdicts)
     )
+    assert clf.describe(site="blog")["labels"][label]["cut_rule"] == "edge"
+    assert "most of the site" in explain_page(clf, tests[0][1], site="blog").labels[0].how
+
+
+@pytest.mark.parametrize(
+    ("site", "label", "rule", "words"),
+    [
+        ("cc_opensource_blog", "blog_entry", "gap", "widest gap among its scores above"),
+        ("awesomewm_wiki", "article", "anchor", "run on without a boundary"),
+        ("cc_opensource_blog", "static_page", "floor", "raised to the floor"),
+    ],
+)
+def test_describe_and_explain_say_how_the_cut_was_placed(site, label, rule, words):
+    """The whole site decided at once, one label: which of the cut's rules placed it is in
+    ``describe()`` and in words in ``explain`` (the wiki's articles share little beyond the
+    chrome, so their scores run on; the blog's static pages are free-form, and the site's own
+    split falls between other types)."""
+    pages = _site(site)
+    mine = [s for t, s in pages if t == label]
+    tests = [s for t, s in pages if s not in mine[:2]]
+    clf = build_classifier({label: mine[:2]}, summary_options=OPTIONS)
+    clf.classify_all(tests, site=site)
+    assert clf.describe(site=site)["labels"][label]["cut_rule"] == rule
+    how = explain_page(clf, tests[0], site=site).labels[0].how
+    assert words in how and "kept pages" in how, how

@@ -24,6 +24,7 @@ from pagesim_scrapy.core.site import Features, structural_features
 from pagesim_scrapy.core.siteaware import (
     ANCHOR_FLOOR,
     COVERING_SHARE,
+    CUT_RULES,
     EARLY_CUT_SHARE,
     NEAREST_FLOOR,
     WIDE_GAP,
@@ -172,10 +173,8 @@ def _how(classifier: SiteAwareClassifier, label: str, info: Mapping[str, Any]) -
     if source == "given":
         return "given"
     if source == "distribution":
-        how = (
-            f"widest gap among its scores on the site's {info['pages_scored']} kept pages, "
-            f"above their upper quartile"
-        )
+        rule = CUT_RULES.get(info.get("cut_rule", ""), CUT_RULES["gap"])
+        how = f"its own cut on the site's {info['pages_scored']} kept pages: {rule}"
         if info["background"] is None and info["pages_scored"] < classifier.min_pages:
             how = (
                 f"the site's own split of its {info['pages_scored']} kept pages, before the "

@@ -298,6 +298,31 @@ def own_cut(observed: list[float]) -> float | None:
     (batch) and 0.70 -> 0.95 (online); on the whole sites, where each type is at most a fifth,
     batch F1 stays 0.938.
     """
+    return own_cut_and_rule(observed)[0]
+
+
+#: How a label's cut was placed, in words (``describe()``'s ``cut_rule``, ``explain``).
+CUT_RULES = {
+    "gap": "the widest gap among its scores above their upper quartile",
+    "split": "Otsu's two-group split of its scores (or a wider gap below it)",
+    "anchor": (
+        "its scores run on without a boundary, so the templates' anchor "
+        "(prior weight x their similarity to each other)"
+    ),
+    "edge": (
+        "its type is most of the site (half of the pages reach the templates' anchor), so "
+        "the widest gap below that anchor, the type's edge"
+    ),
+    "floor": (
+        "raised to the floor (ANCHOR_FLOOR x the templates' similarity to each other): the "
+        "pages the site's own split kept were mostly below it, of other types"
+    ),
+    "early": "the site's own split before the label's cut has its pages (a large type)",
+}
+
+
+def own_cut_and_rule(observed: list[float]) -> tuple[float | None, str]:
+    """:func:`own_cut` and which of its two candidates won ("gap" or "split")."""
     floor = statistics.quantiles(observed, n=100)[CUT_FLOOR_PERCENTILE - 1]
     gap = widest_gap_cut(observed, floor)
     split = otsu_cut(observed)
@@ -308,8 +333,10 @@ def own_cut(observed: list[float]) -> float | None:
         if lower is not None and gap_width(observed, lower) > gap_width(observed, split):
             split = lower
     if gap is None or split is None:
-        return gap if split is None else split
-    return split if separation(observed, split) > separation(observed, gap) else gap
+        return (gap, "gap") if split is None else (split, "split")
+    if separation(observed, split) > separation(observed, gap):
+        return split, "split"
+    return gap, "gap"
 
 
 def _a_small_top(observed: list[float], cut: float) -> bool:
@@ -359,23 +386,27 @@ def _edge_of_a_type_that_is_most_of_the_site(
     return widest_gap_cut(observed, 0.0, anchor)
 
 
-def _own_cut_anchored(observed: list[float], within: float, prior_weight: float) -> float | None:
-    """A label's own cut (:func:`own_cut`) checked against its templates' anchor: a cut that
-    keeps only a small top group either sits in a continuum (the anchor is the better cut) or
-    splits a type that is most of the site (its edge below the anchor is); the result never
-    keeps mostly pages below the floor (:func:`_above_the_floor`)."""
-    cut = own_cut(observed)
+def _own_cut_anchored(
+    observed: list[float], within: float, prior_weight: float
+) -> tuple[float | None, str]:
+    """A label's own cut (:func:`own_cut`) checked against its templates' anchor, and the rule
+    that placed it (a key of CUT_RULES): a cut that keeps only a small top group either sits
+    in a continuum (the anchor is the better cut) or splits a type that is most of the site
+    (its edge below the anchor is); the result never keeps mostly pages below the floor
+    (:func:`_above_the_floor`)."""
+    cut, rule = own_cut_and_rule(observed)
     if cut is None:
-        return None
+        return None, rule
     anchor = prior_weight * within
     continuum = _in_a_continuum(observed, cut)
     if continuum or (cut > within and _a_small_top(observed, cut)):
         edge = _edge_of_a_type_that_is_most_of_the_site(observed, anchor, within)
         if edge is not None:
-            cut = edge
+            cut, rule = edge, "edge"
         elif continuum:
-            cut = anchor
-    return _above_the_floor(observed, cut, within)
+            cut, rule = anchor, "anchor"
+    raised = _above_the_floor(observed, cut, within)
+    return raised, ("floor" if raised != cut else rule)
 
 
 def _above_the_floor(observed: list[float], cut: float, within: float) -> float:
@@ -398,6 +429,7 @@ class _LabelOnSite:
     cross: float | None = None  # most similarity of its templates to other labels' templates
     prior: float = 0.0
     cut: float | None = None  # from the site's distribution, once there are enough pages
+    rule: str = ""  # how the cut was placed: a key of CUT_RULES
     gap: float = 0.0  # width of the gap the cut sits in
     below: float = 0.0  # the highest score under the cut: the gap's lower edge
     observed: list[float] = field(default_factory=list)  # its scores on the site's kept pages
@@ -735,11 +767,13 @@ class SiteAwareClassifier:
         for info in labels.values():
             if len(info.observed) < needed:
                 info.cut = _early_cut(info)
+                info.rule = "" if info.cut is None else "early"
+            elif info.within is None:
+                info.cut, info.rule = own_cut_and_rule(info.observed)
             else:
-                if info.within is None:
-                    info.cut = own_cut(info.observed)
-                else:
-                    info.cut = _own_cut_anchored(info.observed, info.within, self.prior_weight)
+                info.cut, info.rule = _own_cut_anchored(
+                    info.observed, info.within, self.prior_weight
+                )
             info.gap = 0.0 if info.cut is None else gap_width(info.observed, info.cut)
             info.below = max((v for v in info.observed if v < (info.cut or 0.0)), default=0.0)
         passed = 0
@@ -881,6 +915,7 @@ class SiteAwareClassifier:
                     "within": None if info.within is None else round(info.within, 4),
                     "background": None if info.cross is None else round(info.cross, 4),
                     "pages_scored": len(info.observed),
+                    "cut_rule": info.rule if info.cut is not None else "",
                 }
             out["site"] = {
                 "name": site,

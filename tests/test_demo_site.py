@@ -555,7 +555,7 @@ def test_a_crawl_that_is_mostly_products_keeps_them(share: float) -> None:
     """A crawl that keeps to the shop's product pages (products 80 % / 90 % of the pages met,
     the two product templates alone, two shuffled orders): the product type is then most of
     the site, and a cut that split off the few products nearest the templates turned most of
-    them away (online, 152 of 170 in one order; in a batch, 50 of 170). Their edge below the
+    them away (at 90 %, online 71-111 of 170; in a batch, 50 of 170). Their edge below the
     templates' anchor is the cut (DOMINANT_SHARE)."""
     import random
 

@@ -303,6 +303,14 @@ def stability(pages: list[Page], seeds: tuple[int, ...] = (1, 2, 3)) -> dict[str
     return {"settled": settled, "errors": wrong}
 
 
+def _error_rates(errors: list[float]) -> str:
+    """:func:`stability`'s [wrong, total] pairs as error rates, one column per rank bucket."""
+    return " ".join(
+        f"{errors[i] / errors[i + 1]:7.3f}" if errors[i + 1] else f"{'-':>7}"
+        for i in range(0, len(errors), 2)
+    )
+
+
 def second_crawl(
     pages: list[Page], seed: int, weight: float = SAVED_SITE_WEIGHT
 ) -> dict[str, object]:
@@ -691,23 +699,17 @@ def main() -> None:
         if name not in SHARED_TEMPLATE_SITES:
             pooled_settled += settled
             pooled_errors = [a + b for a, b in zip(pooled_errors, errors)]
-        rates = " ".join(
-            f"{errors[i] / errors[i + 1]:7.3f}" if errors[i + 1] else f"{'-':>7}"
-            for i in range(0, len(errors), 2)
-        )
         print(
             f"{name:24} {statistics.median(settled):6.0f} "
-            f"{settled[int(0.9 * (len(settled) - 1))]:5.0f} {len(pages):5}  {'':15}{rates}"
+            f"{settled[int(0.9 * (len(settled) - 1))]:5.0f} {len(pages):5}  {'':15}"
+            f"{_error_rates(errors)}"
         )
     if pooled_settled:
         pooled_settled.sort()
-        rates = " ".join(
-            f"{pooled_errors[i] / pooled_errors[i + 1]:7.3f}" if pooled_errors[i + 1] else "-"
-            for i in range(0, len(pooled_errors), 2)
-        )
         print(
             f"{'pooled, distinct sites':24} {statistics.median(pooled_settled):6.0f} "
-            f"{pooled_settled[int(0.9 * (len(pooled_settled) - 1))]:5.0f} {'':5}  {'':15}{rates}"
+            f"{pooled_settled[int(0.9 * (len(pooled_settled) - 1))]:5.0f} {'':5}  {'':15}"
+            f"{_error_rates(pooled_errors)}"
         )
 
     print("\nlarge type (the type is 35 / 50 / 70 % of the site's pages; 2 templates)")
@@ -821,7 +823,9 @@ def constant_grid(
                 if large:
                     grown = Counts()
                     for share in (0.35, 0.5, 0.7):
-                        grown.merge(large_type(sites[name], "site", 1, share)["online"])
+                        grown.merge(
+                            large_type(sites[name], "site", 1, share, args.min_pages)["online"]
+                        )
                     figures.append(grown.f1)
                 if dominant:
                     most = most_of_the_site(sites[name], "site", args.min_pages)

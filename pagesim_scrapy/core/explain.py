@@ -175,7 +175,7 @@ def _how(classifier: SiteAwareClassifier, label: str, info: Mapping[str, Any]) -
     if source == "distribution":
         rule = CUT_RULES.get(info.get("cut_rule", ""), CUT_RULES["gap"])
         how = f"its own cut on the site's {info['pages_scored']} kept pages: {rule}"
-        if info["background"] is None and info["pages_scored"] < classifier.min_pages:
+        if info.get("cut_rule") == "early":
             how = (
                 f"the site's own split of its {info['pages_scored']} kept pages, before the "
                 f"{classifier.min_pages} its cut needs: at least {EARLY_CUT_SHARE:.0%} of them "

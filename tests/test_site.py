@@ -400,9 +400,10 @@ def test_a_split_between_other_types_is_not_taken_for_the_type_s_edge():
     """The wiki's articles, one by one in a shuffled order (its <body> class, which names the
     page type, removed): 20-90 pages in, Otsu's split of the article scores fell between the
     wiki's content pages (talk, user, template, category pages as well as articles) and its
-    special pages, and kept a third of the site, mostly far below the articles' templates: 22
-    pages of other types passed as articles in the first 95. A split that keeps less than half
-    of the site must have most of its pages reach the templates' anchor, or the floor holds."""
+    special pages, and kept a third of the site, mostly far below the articles' templates: 25
+    pages of other types passed as articles in the first 95 (9 now). A split that keeps less
+    than half of the site must have most of its pages reach the templates' anchor, or the
+    floor holds."""
     folder = shared_data("site_page_types", "awesomewm_wiki")
     with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
         rows = sorted(csv.DictReader(handle), key=lambda row: row["path"])
@@ -429,4 +430,4 @@ def test_a_split_between_other_types_is_not_taken_for_the_type_s_edge():
             described = clf.describe()["labels"][label]
             assert described["cut_rule"] == "floor", described
             assert described["threshold"] >= ANCHOR_FLOOR * described["within"] - 1e-3
-    assert wrong <= 12
+    assert wrong <= 12, wrong

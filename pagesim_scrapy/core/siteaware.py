@@ -426,7 +426,7 @@ def _above_the_floor(
     there for a type that is a large part of the site; one that keeps a minority mostly far
     from the templates splits groups of other types from each other: a wiki's content pages
     (articles, talk, user, template pages) from its special pages, which a shuffled crawl of
-    the wiki met as 30-80 pages into it, and which let 25 pages of other types pass as
+    the wiki met 20-90 pages into it, and which let 25 pages of other types pass as
     articles. On ../shared/data/site_page_types, distinct-template sites
     (``benchmarks/site_accuracy.py``), one-class online F1 (3 orders) wiki 0.872 -> 0.885,
     blog 0.946 -> 0.955, Q&A 0.971 unchanged; batch, most-of-the-site and the shared-template

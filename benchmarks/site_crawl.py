@@ -38,6 +38,11 @@ types each have their own template):
   the label with the highest score is its type ("nearest"). site_accuracy decides this
   protocol in one batch; here it is online, as a crawl decides.
 
+* drop mode: the one-class crawls again with ``PAGESIM_ACTION = "drop"``, with the second look
+  (``PAGESIM_SECOND_LOOK``, the default: when the crawl runs dry, the pages turned away are
+  decided again under the sites' cuts then and those that pass are requested again) and
+  without it. P/R/F1 of what reaches the spider with the label, and the pages requested again.
+
 The crawls of one site run one after the other in a subprocess (``AsyncCrawlerRunner``, a new
 crawler, so new pagesim components, per crawl). Pages that are not classified (download
 errors, non-HTML, no item) count as "no label" and are reported, with the crawls' warnings.
@@ -107,6 +112,9 @@ class Crawl:
     paths: list[str]
     #: follow the pages' links from ``paths`` (the home page) instead of requesting a list
     follow: bool = False
+    #: PAGESIM_ACTION, and PAGESIM_SECOND_LOOK for a "drop" crawl
+    action: str = "tag"
+    second_look: bool = True
 
 
 @dataclass
@@ -253,6 +261,7 @@ def run_crawls(job_file: str) -> None:
                 "label": verdict["label"],
                 "score": verdict["score"],
                 "scores": verdict.get("scores", {}),
+                "again": bool(response.meta.get("pagesim_second_look")),
             }
 
     async def run() -> None:
@@ -261,7 +270,8 @@ def run_crawls(job_file: str) -> None:
                 "ADDONS": {"pagesim_scrapy.Addon": 0},
                 "PAGESIM_TEMPLATES": crawl["templates"],
                 "PAGESIM_TARGETS": crawl["targets"],
-                "PAGESIM_ACTION": "tag",
+                "PAGESIM_ACTION": crawl.get("action", "tag"),
+                "PAGESIM_SECOND_LOOK": crawl.get("second_look", True),
                 # each crawl meets its site for the first time (a crawl saves its site
                 # models for the next one, and every site here is served from 127.0.0.1)
                 "PAGESIM_SITE_MODELS_SAVE": False,
@@ -316,6 +326,8 @@ def crawl_site(
                 "targets": crawl.targets,
                 "urls": [server.url(path) for path in crawl.paths],
                 "follow": crawl.follow,
+                "action": crawl.action,
+                "second_look": crawl.second_look,
                 "feed": str(tmp / f"feed-{number}.jsonl"),
             }
         )
@@ -377,6 +389,26 @@ def one_class_crawls(pages: list[Page], seed: int) -> list[Crawl]:
                 [tests[index].path for index in order],
             )
         )
+    return crawls
+
+
+def drop_crawls(pages: list[Page], seed: int) -> list[Crawl]:
+    """The one-class crawls in drop mode, with and without the second look: a page turned
+    away never reaches the spider, unless the second look requests it again."""
+    crawls = []
+    for crawl in one_class_crawls(pages, seed):
+        label = crawl.targets[0]
+        for second_look, prefix in ((True, "drop"), (False, "drop-once")):
+            crawls.append(
+                Crawl(
+                    f"{prefix}:{label}",
+                    crawl.templates,
+                    crawl.targets,
+                    crawl.paths,
+                    action="drop",
+                    second_look=second_look,
+                )
+            )
     return crawls
 
 
@@ -450,6 +482,10 @@ class SiteResult:
     linked_reached: int  # pages the link crawls reached (the most of one crawl)
     #: |position classified - position requested| of every page, over the site's crawls
     displacements: list[int]
+    #: drop mode, with the second look and without it; pages requested again
+    dropped: Counts
+    dropped_once: Counts
+    looked_again: int
 
 
 def problems_of(crawl: Crawl, outcome: Outcome) -> list[str]:
@@ -461,6 +497,8 @@ def problems_of(crawl: Crawl, outcome: Outcome) -> list[str]:
         problems.append(f"finish reason {reason}")
     got = outcome.by_path()
     missing = [path for path in crawl.paths if path not in got]
+    if crawl.action == "drop":
+        missing = []  # the pages turned away
     if crawl.follow:
         missing = [] if got else crawl.paths  # the pages reached are whatever links lead to
     if missing:
@@ -473,7 +511,7 @@ def problems_of(crawl: Crawl, outcome: Outcome) -> list[str]:
     if strays:
         problems.append(f"{len(strays)} items for pages not requested: {strays[:3]}")
     if len(got) < len(outcome.verdicts):
-        problems.append(f"{len(outcome.verdicts) - len(got)} pages classified twice")
+        problems.append(f"{len(outcome.verdicts) - len(got)} pages reached the spider twice")
     if problems:
         interesting = {k: v for k, v in stats.items() if k not in ("finish_reason",)}
         problems.append(f"stats: {interesting}")
@@ -494,6 +532,7 @@ def evaluate_site(
         *large_type_crawls(pages, seed),
         *large_type_crawls(pages, seed, MOST_SHARE, prefix="most"),
         *link_crawls(pages),
+        *drop_crawls(pages, seed),
         multi_type_crawl(pages, seed),
     ]
     try:
@@ -510,6 +549,8 @@ def evaluate_site(
     for crawl in crawls:
         if crawl.follow:  # each page it reached, once (the dupe filter)
             expected.update({path for path, _ in outcomes[crawl.name].verdicts})
+        # and each page the second look requested again
+        expected.update(path for path, item in outcomes[crawl.name].verdicts if item.get("again"))
         expected.update(path for paths in crawl.templates.values() for path in paths)
     if server.hits != expected:
         extra = sum((server.hits - expected).values())
@@ -519,7 +560,7 @@ def evaluate_site(
 
     displacements = []
     for crawl in crawls:
-        if crawl.follow:
+        if crawl.follow or crawl.action == "drop":  # pages turned away have no place
             continue
         position = {path: index for index, path in enumerate(crawl.paths)}
         displacements.extend(
@@ -533,11 +574,19 @@ def evaluate_site(
     linked = Counts()
     linked_early = [0, 0]
     linked_reached = 0
+    dropped, dropped_once = Counts(), Counts()
+    looked_again = 0
     early_errors = early_total = 0
     for crawl in crawls[:-1]:
         (label,) = crawl.targets
         outcome = outcomes[crawl.name]
         verdicts = outcome.by_path()
+        if crawl.action == "drop":  # what reached the spider with the label
+            chosen = dropped if crawl.second_look else dropped_once
+            for path in crawl.paths:
+                chosen.add(truth[path] == label, verdicts.get(path, {}).get("label") == label)
+            looked_again += sum(1 for _, item in outcome.verdicts if item.get("again"))
+            continue
         if crawl.follow:
             templates = set(crawl.templates[label])
             tested = [(path, item) for path, item in outcome.verdicts if path not in templates]
@@ -590,6 +639,9 @@ def evaluate_site(
         (linked_early[0], linked_early[1]),
         linked_reached,
         displacements,
+        dropped,
+        dropped_once,
+        looked_again,
     )
 
 
@@ -688,6 +740,24 @@ def main() -> None:
         )
     print(f"{'pooled, distinct sites':24} {linked_distinct!s:28}")
     print(f"{'pooled, all sites':24} {linked!s:28}")
+
+    print(
+        "\none-class in drop mode (PAGESIM_ACTION = 'drop', the shuffled order): what reaches "
+        "the spider with the label; a page turned away is lost unless the second look, when "
+        "the crawl runs dry, requests it again"
+    )
+    print(f"{'site':24} {'second look':28} {'none':28} {'again':>6}")
+    dropped, dropped_once = Counts(), Counts()
+    for result in results:
+        if result.name not in SHARED_TEMPLATE_SITES:
+            dropped.merge(result.dropped)
+            dropped_once.merge(result.dropped_once)
+        mark = " *" if result.name in SHARED_TEMPLATE_SITES else ""
+        print(
+            f"{result.name + mark:24} {result.dropped!s:28} {result.dropped_once!s:28} "
+            f"{result.looked_again:6d}"
+        )
+    print(f"{'pooled, distinct sites':24} {dropped!s:28} {dropped_once!s:28}")
 
     problems = [f"{r.name}: {p}" for r in results for p in r.problems]
     print("\nproblems: " + ("none (every page requested got a verdict)" if not problems else ""))

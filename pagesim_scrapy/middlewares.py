@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from weakref import WeakKeyDictionary, proxy
 
 from scrapy import Request, signals
-from scrapy.exceptions import CloseSpider, IgnoreRequest, NotConfigured
+from scrapy.exceptions import CloseSpider, DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.http.request import NO_CALLBACK
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
@@ -38,6 +38,7 @@ from pagesim_scrapy.core.classify import TemplateClassifier, build_classifier
 from pagesim_scrapy.core.cluster import OnlineDiscovery
 from pagesim_scrapy.core.content import ContentScorer
 from pagesim_scrapy.core.guard import check_templates, format_warnings
+from pagesim_scrapy.core.secondlook import SecondLook
 from pagesim_scrapy.core.site import SavedSite, site_key
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import MAX_SITES as SITE_MODELS_MAX_SITES
@@ -69,6 +70,9 @@ logger = logging.getLogger(__name__)
 META_KEY = "pagesim"
 #: Request meta key that, when true, makes pagesim leave the request and its response alone.
 DONT_META_KEY = "dont_pagesim"
+#: ``request.meta`` key of a page requested again for its second look (see
+#: :mod:`pagesim_scrapy.core.secondlook`): decided without counting it into its site twice
+SECOND_LOOK_META_KEY = "pagesim_second_look"
 #: Prefix of the response flag naming the label (shown in the "Crawled" log line).
 FLAG_PREFIX = "pagesim:"
 #: Flag label of pages no label matched.
@@ -270,6 +274,8 @@ class PageSimDownloaderMiddleware:
         self._off_topic = 0
         # PAGESIM_REPORT: verdicts gathered for the HTML report written at close
         self.report = CrawlReportCollector() if config.report else None
+        #: PAGESIM_SECOND_LOOK: the pages turned away, decided again when the crawl is idle
+        self.second_look: SecondLook[Request] | None = None
 
     def _apply(self, config: PageSimConfig) -> None:
         self.config = config
@@ -299,6 +305,7 @@ class PageSimDownloaderMiddleware:
         middleware = cls(config, crawler.stats, crawler)
         crawler.signals.connect(middleware.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(middleware.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(middleware.spider_idle, signal=signals.spider_idle)
         return middleware
 
     # -- start: templates ------------------------------------------------------------------
@@ -400,6 +407,7 @@ class PageSimDownloaderMiddleware:
         self._check_templates(summaries)
         self._load_site_models(config)
         self._start_fleet(config)
+        self._start_second_look(config, classifier)
         self.ready = True
         self._release()
         logger.info(
@@ -421,6 +429,19 @@ class PageSimDownloaderMiddleware:
             logger.warning("pagesim: %s", line)
         for warning in warnings:
             self.stats.inc_value(f"pagesim/template_warnings/{warning.kind}")
+
+    def _start_second_look(
+        self, config: PageSimConfig, classifier: TemplateClassifier | SiteAwareClassifier
+    ) -> None:
+        """Record the pages turned away for a second look when the crawl is idle: with the
+        site-aware method, when a page turned away is lost to the spider or its items (drop,
+        or tag with PAGESIM_FILTER_ITEMS), and not in a crawl fleet (its workers go idle
+        whenever the shared queue runs dry, not only at the end)."""
+        if not config.second_look or not isinstance(classifier, SiteAwareClassifier):
+            return
+        if self.fleet is not None or not (self._drop or config.filter_items):
+            return
+        self.second_look = SecondLook(classifier, self._targets)
 
     def _start_fleet(self, config: PageSimConfig) -> None:
         """Share the site models, discovered types and relevance counts with a crawl fleet
@@ -631,7 +652,14 @@ class PageSimDownloaderMiddleware:
             started = thread_time()
             summary = summarize_tree(root, self.options, source=response.url)
             site = site_key(response.url)
-            if classifier is not None:
+            second_look = self.second_look
+            again = bool(meta.get(SECOND_LOOK_META_KEY))
+            features = None
+            if second_look is not None and isinstance(classifier, SiteAwareClassifier):
+                # already counted into its site the first time it was decided
+                features = classifier.features(summary)
+                info = classifier.classify(features, site=site, learn=not again).as_dict()
+            elif classifier is not None:
                 info = classifier.classify(summary, site=site).as_dict()
             else:
                 info = {"label": None, "score": 0.0, "scores": {}, "method": None}
@@ -677,6 +705,12 @@ class PageSimDownloaderMiddleware:
             stats.inc_value(f"pagesim/label_count/{label}")
         self._label_counts[label] += 1
         self._score_sums[label] += score
+        if again and target:
+            stats.inc_value("pagesim/second_look/kept")
+        elif again:
+            stats.inc_value("pagesim/second_look/turned_away")
+        elif features is not None and not info["target"]:
+            self._record_for_second_look(request, features, site)
         if target or not self._drop:
             return response
         if explore_selected(response.url, self._explore):
@@ -694,6 +728,45 @@ class PageSimDownloaderMiddleware:
             f"pagesim: {response.url} is not a target page (label {label}, "
             f"score {score:.3f}, {why})"
         )
+
+    def _record_for_second_look(self, request: Request, features: Any, site: str) -> None:
+        assert self.second_look is not None
+        if self.second_look.record(request, features, site):
+            self.stats.inc_value("pagesim/second_look/recorded")
+        else:
+            self.stats.inc_value("pagesim/second_look/not_recorded")
+
+    def spider_idle(self, spider: Spider) -> None:
+        """The crawl has nothing else to do: decide the pages turned away again under the
+        sites' cuts now, and request those that pass (once each; see
+        :mod:`pagesim_scrapy.core.secondlook`)."""
+        second_look = self.second_look
+        if second_look is None or not len(second_look) or self.crawler is None:
+            return
+        engine = self.crawler.engine
+        if engine is None:
+            return
+        waiting = len(second_look)
+        try:
+            due = second_look.due()
+        except Exception:  # a bug here must not keep the crawl from closing
+            logger.warning("pagesim: the second look failed", exc_info=True)
+            return
+        self.stats.inc_value("pagesim/second_look/looked", waiting)
+        logger.info(
+            "pagesim: second look at %d pages turned away: "
+            "%d now pass under the sites' cuts and are requested again",
+            waiting,
+            len(due),
+        )
+        if not due:
+            return
+        for request, _ in due:
+            meta = {key: value for key, value in request.meta.items() if key != META_KEY}
+            meta[SECOND_LOOK_META_KEY] = True
+            engine.crawl(request.replace(meta=meta, dont_filter=True))
+        self.stats.inc_value("pagesim/second_look/requested", len(due))
+        raise DontCloseSpider
 
     def _count_discovery(self, cluster: str | None, is_new: bool) -> None:
         stats = self.stats

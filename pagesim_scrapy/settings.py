@@ -145,6 +145,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Drop the items a spider yields from non-target pages (`PageSimFilterPipeline`).",
     ),
     SettingSpec(
+        "PAGESIM_SECOND_LOOK",
+        "bool",
+        True,
+        "When the crawl runs dry, decide the pages turned away again under the sites' cuts "
+        "then (method `site`; drop, or tag with `PAGESIM_FILTER_ITEMS`) and request those "
+        "that now pass: the first pages of a site are decided on a cut still settling.",
+    ),
+    SettingSpec(
         "PAGESIM_ITEM_LABEL_FIELD",
         "str or None",
         None,
@@ -432,6 +440,7 @@ class PageSimConfig:
     max_depth: int | None = DEFAULTS["PAGESIM_MAX_DEPTH"]
     page_items: bool = DEFAULTS["PAGESIM_PAGE_ITEMS"]
     filter_items: bool = DEFAULTS["PAGESIM_FILTER_ITEMS"]
+    second_look: bool = DEFAULTS["PAGESIM_SECOND_LOOK"]
     item_label_field: str | None = DEFAULTS["PAGESIM_ITEM_LABEL_FIELD"]
     query: str | None = DEFAULTS["PAGESIM_QUERY"]
     relevance_threshold: float | None = DEFAULTS["PAGESIM_RELEVANCE_THRESHOLD"]
@@ -484,6 +493,7 @@ class PageSimConfig:
             max_depth=_optional_int(read("PAGESIM_MAX_DEPTH", "get"), "PAGESIM_MAX_DEPTH"),
             page_items=read("PAGESIM_PAGE_ITEMS", "getbool"),
             filter_items=read("PAGESIM_FILTER_ITEMS", "getbool"),
+            second_look=read("PAGESIM_SECOND_LOOK", "getbool"),
             item_label_field=read("PAGESIM_ITEM_LABEL_FIELD", "get") or None,
             query=_optional_str(read("PAGESIM_QUERY", "get")),
             relevance_threshold=_optional_float(

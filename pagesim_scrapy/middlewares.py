@@ -709,15 +709,20 @@ class PageSimDownloaderMiddleware:
             stats.inc_value("pagesim/second_look/kept")
         elif again:
             stats.inc_value("pagesim/second_look/turned_away")
-        elif features is not None and not info["target"]:
-            self._record_for_second_look(request, features, site)
+        # a page of no target label is recorded for the second look where it is lost: its
+        # items dropped by the filter (tag mode), or the page itself (drop, not explored)
+        record = features is not None and not again and not info["target"]
         if target or not self._drop:
+            if record and not target:
+                self._record_for_second_look(request, features, site)
             return response
         if explore_selected(response.url, self._explore):
             info["explored"] = True
             self._explored += 1
             stats.inc_value("pagesim/explored")
             return response
+        if record:
+            self._record_for_second_look(request, features, site)
         self._dropped += 1
         stats.inc_value("pagesim/dropped")
         why = "off-topic" if info.get("off_topic") else "not a target"
@@ -761,12 +766,19 @@ class PageSimDownloaderMiddleware:
         )
         if not due:
             return
+        requested = 0
         for request, _ in due:
             meta = {key: value for key, value in request.meta.items() if key != META_KEY}
             meta[SECOND_LOOK_META_KEY] = True
-            engine.crawl(request.replace(meta=meta, dont_filter=True))
-        self.stats.inc_value("pagesim/second_look/requested", len(due))
-        raise DontCloseSpider
+            try:
+                engine.crawl(request.replace(meta=meta, dont_filter=True))
+            except Exception:  # the engine is closing: the rest cannot be requested
+                logger.warning("pagesim: cannot request %s again", request.url, exc_info=True)
+                break
+            requested += 1
+        self.stats.inc_value("pagesim/second_look/requested", requested)
+        if requested:
+            raise DontCloseSpider
 
     def _count_discovery(self, cluster: str | None, is_new: bool) -> None:
         stats = self.stats

@@ -306,6 +306,12 @@ def test_drop_mode_explore_fraction_and_filter(so_site: Site, tmp_path: Path):
         p["url"] for p in crawled if p["kind"] in ("question", "tags")
     }
     assert result["stats"]["item_dropped_count"] == len(explored)
+    # the second look records the pages turned away, not those let through to explore (the
+    # spider has had them): no page reaches the callback twice
+    assert stats["pagesim/second_look/recorded"] == stats["pagesim/dropped"]
+    assert stats["pagesim/second_look/looked"] == stats["pagesim/dropped"]
+    urls = [p["url"] for p in result["seen"]]
+    assert len(urls) == len(set(urls))
 
 
 def test_filter_pipeline_page_items_and_label_field_with_the_addon(so_site: Site, tmp_path: Path):

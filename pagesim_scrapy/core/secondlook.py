@@ -30,9 +30,10 @@ from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 
 K = TypeVar("K")
 
-#: Pages recorded at most (packed features, a few kB each). Past it, pages turned away are not
-#: recorded (``SecondLook.over``): the first ones, decided on the youngest cuts, matter most.
-MAX_PAGES = 20_000
+#: Pages recorded at most: with its request, a record is about 2 kB (packed features of real
+#: pages 0.7-2 kB), so 20 MB at most. Past it, pages turned away are not recorded
+#: (``SecondLook.over``): the first ones, decided on the youngest cuts, matter most.
+MAX_PAGES = 10_000
 
 
 @dataclass

@@ -645,6 +645,20 @@ def evaluate_site(
     )
 
 
+def _marked(name: str) -> str:
+    """A site's name, starred when several of its labelled types share one template."""
+    return name + " *" if name in SHARED_TEMPLATE_SITES else name
+
+
+def _pooled(results: list[SiteResult], figure: str, distinct_only: bool = True) -> Counts:
+    """One of the sites' ``Counts`` figures pooled, over the distinct-template sites or all."""
+    pooled = Counts()
+    for result in results:
+        if not distinct_only or result.name not in SHARED_TEMPLATE_SITES:
+            pooled.merge(getattr(result, figure))
+    return pooled
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sites", default="", help="comma-separated site folders (default all)")
@@ -727,19 +741,14 @@ def main() -> None:
         "Scrapy's default order)"
     )
     print(f"{'site':24} {'crawl (links)':28} {'first 10 err':>12} {'reached':>8}")
-    linked, linked_distinct = Counts(), Counts()
     for result in results:
         errors, total = result.linked_early
-        linked.merge(result.linked)
-        if result.name not in SHARED_TEMPLATE_SITES:
-            linked_distinct.merge(result.linked)
-        mark = " *" if result.name in SHARED_TEMPLATE_SITES else ""
         print(
-            f"{result.name + mark:24} {result.linked!s:28} {errors / (total or 1):12.3f} "
+            f"{_marked(result.name):24} {result.linked!s:28} {errors / (total or 1):12.3f} "
             f"{result.linked_reached:8d}"
         )
-    print(f"{'pooled, distinct sites':24} {linked_distinct!s:28}")
-    print(f"{'pooled, all sites':24} {linked!s:28}")
+    print(f"{'pooled, distinct sites':24} {_pooled(results, 'linked')!s:28}")
+    print(f"{'pooled, all sites':24} {_pooled(results, 'linked', distinct_only=False)!s:28}")
 
     print(
         "\none-class in drop mode (PAGESIM_ACTION = 'drop', the shuffled order): what reaches "
@@ -747,17 +756,15 @@ def main() -> None:
         "the crawl runs dry, requests it again"
     )
     print(f"{'site':24} {'second look':28} {'none':28} {'again':>6}")
-    dropped, dropped_once = Counts(), Counts()
     for result in results:
-        if result.name not in SHARED_TEMPLATE_SITES:
-            dropped.merge(result.dropped)
-            dropped_once.merge(result.dropped_once)
-        mark = " *" if result.name in SHARED_TEMPLATE_SITES else ""
         print(
-            f"{result.name + mark:24} {result.dropped!s:28} {result.dropped_once!s:28} "
+            f"{_marked(result.name):24} {result.dropped!s:28} {result.dropped_once!s:28} "
             f"{result.looked_again:6d}"
         )
-    print(f"{'pooled, distinct sites':24} {dropped!s:28} {dropped_once!s:28}")
+    print(
+        f"{'pooled, distinct sites':24} {_pooled(results, 'dropped')!s:28} "
+        f"{_pooled(results, 'dropped_once')!s:28}"
+    )
 
     problems = [f"{r.name}: {p}" for r in results for p in r.problems]
     print("\nproblems: " + ("none (every page requested got a verdict)" if not problems else ""))

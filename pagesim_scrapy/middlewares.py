@@ -938,6 +938,11 @@ class PageSimDownloaderMiddleware:
             if self._drop
             else "non-target pages tagged, not dropped"
         )
+        if self.second_look is not None:
+            look = self.second_look
+            action += (
+                f"; second look at {look.looked} pages turned away, {look.passed} requested again"
+            )
         return (
             f"pagesim summary: {total} pages classified with {self.config.method} in "
             f"{self._seconds * 1000.0:.1f} ms ({per_page:.2f} ms/page); per label: "

@@ -75,7 +75,10 @@ def test_pages_turned_away_early_are_requested_again_once_the_cut_has_settled(bl
     wrong = [path for path in kept if types[path] != LABEL]
     assert len(wrong) <= len([p for p in _kept(without, site) if types[p] != LABEL]) + 2
     assert "pagesim/second_look/recorded" not in pagesim_stats(without)
-    print(len(wanted), len(wanted - lost), len(recovered), stats)
+    summary = [r["message"] for r in with_look["log"] if "pagesim summary" in r["message"]]
+    looked = stats["pagesim/second_look/looked"]
+    requested = stats["pagesim/second_look/requested"]
+    assert f"second look at {looked} pages turned away, {requested} requested again" in summary[0]
 
 
 def test_the_second_look_decides_the_pages_turned_away_again_once_each():

@@ -710,8 +710,11 @@ class PageSimDownloaderMiddleware:
         elif again:
             stats.inc_value("pagesim/second_look/turned_away")
         # a page of no target label is recorded for the second look where it is lost: its
-        # items dropped by the filter (tag mode), or the page itself (drop, not explored)
-        record = features is not None and not again and not info["target"]
+        # items dropped by the filter (tag mode), or the page itself (drop, not explored);
+        # an off-topic page has its label, and the second look would not change that
+        record = (
+            features is not None and not again and not info["target"] and not info.get("off_topic")
+        )
         if target or not self._drop:
             if record and not target:
                 self._record_for_second_look(request, features, site)

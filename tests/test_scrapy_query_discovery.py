@@ -208,6 +208,8 @@ def test_relevance_threshold_drops_off_topic_pages_after_the_warm_up(site: Site,
     stats = pagesim_stats(result)
     total_off = 2 * COPIES
     assert stats["pagesim/relevance/scored"] == 3 * COPIES
+    # off-topic pages keep their label: the second look has nothing to decide again
+    assert "pagesim/second_look/recorded" not in stats
     seen = {p["url"]: p["pagesim"] for p in result["seen"]}
     # every on-topic page is kept; off-topic pages are kept only while warming up
     assert {u for u in seen if question_number(u) == ON_TOPIC} == {

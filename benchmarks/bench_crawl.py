@@ -151,7 +151,10 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         result["wall"] = time.perf_counter() - started
         result["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         stats = crawler.stats.get_stats()
-        result["responses"] = stats.get("response_received_count", 0)
+        # a page the second look requests again (PAGESIM_SECOND_LOOK) is one more response
+        again = stats.get("pagesim/second_look/requested", 0)
+        result["responses"] = stats.get("response_received_count", 0) - again
+        result["requested_again"] = again
         result["pagesim_ms"] = stats.get("pagesim/time_ms")
         result["classified"] = stats.get("pagesim/response_count")
         result["state"] = {k: v for k, v in stats.items() if k.startswith("pagesim/state/")}

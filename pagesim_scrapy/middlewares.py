@@ -738,10 +738,12 @@ class PageSimDownloaderMiddleware:
         )
 
     def _record_for_second_look(self, request: Request, features: Any, site: str) -> None:
-        assert self.second_look is not None
-        if self.second_look.record(request, features, site):
+        look = self.second_look
+        assert look is not None
+        over = look.over
+        if look.record(request, features, site):
             self.stats.inc_value("pagesim/second_look/recorded")
-        else:
+        elif look.over > over:
             self.stats.inc_value("pagesim/second_look/not_recorded")
 
     def spider_idle(self, spider: Spider) -> None:

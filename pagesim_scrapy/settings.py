@@ -148,9 +148,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "PAGESIM_SECOND_LOOK",
         "bool",
         True,
-        "When the crawl runs dry, decide the pages turned away again under the sites' cuts "
-        "then (method `site`; drop, or tag with `PAGESIM_FILTER_ITEMS`) and request those "
-        "that now pass: the first pages of a site are decided on a cut still settling.",
+        "When the crawl runs dry, decide the pages turned away among each site's first 300 "
+        "again under the sites' cuts then (method `site`; drop, or tag with "
+        "`PAGESIM_FILTER_ITEMS`) and request those that now pass: the first pages of a site "
+        "are decided on a cut still settling.",
     ),
     SettingSpec(
         "PAGESIM_ITEM_LABEL_FIELD",

@@ -86,6 +86,7 @@ def test_the_second_look_decides_the_pages_turned_away_again_once_each():
     the type, each record is looked at once, and the bound holds."""
     from pagesim_scrapy.core.classify import build_classifier
     from pagesim_scrapy.core.secondlook import SecondLook
+    from pagesim_scrapy.core.siteaware import SiteAwareClassifier
     from pagesim_scrapy.core.summary import summarize
     from pagesim_scrapy.settings import PageSimConfig
 
@@ -119,7 +120,19 @@ def test_the_second_look_decides_the_pages_turned_away_again_once_each():
     assert look.looked == recorded
     assert look.due() == [] and len(look) == 0  # once each
     assert len(bounded) == 3 and bounded.over > 0
-    # a site the classifier does not know (forgotten, or never seen) is skipped
-    stray: SecondLook[int] = SecondLook(classifier, frozenset({LABEL}))
-    stray.record(0, classifier.features(tests[0][1]), "elsewhere")
+    # a site the classifier has forgotten since (max_sites) is skipped
+    forgetful = SiteAwareClassifier({LABEL: templates}, summary_options=options, max_sites=1)
+    stray: SecondLook[int] = SecondLook(forgetful, frozenset({LABEL}))
+    features = forgetful.features(tests[0][1])
+    forgetful.classify(features, site="a")
+    assert stray.record(0, features, "a")
+    forgetful.classify(features, site="b")
     assert stray.due() == [] and stray.looked == 0
+    # only a site's young pages are recorded (its first keep_pages, templates included)
+    young = SiteAwareClassifier({LABEL: templates}, summary_options=options, keep_pages=20)
+    early: SecondLook[int] = SecondLook(young, frozenset({LABEL}))
+    for index, (_, summary) in enumerate(tests[:40]):
+        features = young.features(summary)
+        young.classify(features, site="blog")
+        early.record(index, features, "blog")
+    assert len(early) == 18 and early.settled == 22  # 2 templates + 18 pages make 20

@@ -8,6 +8,12 @@ runs dry, the site models have seen every page the crawl will see, and their cut
 best the crawl has: each page turned away is decided again under them (learning nothing, it
 is already counted), and the pages that now pass are requested again.
 
+Only the pages a site turned away while young get it: its first ``keep_pages`` pages (300 by
+default), the window its cuts are first estimated from. Later pages were decided on a settled
+cut, and a second look costs a page's scoring again (not its summary): recording every page,
+it added about a third of pagesim's own time to a large crawl (``benchmarks/bench_crawl.py``
+with ``PAGESIM_FILTER_ITEMS``: 0.97 -> 1.34 ms per page).
+
 Only pages turned away get this second look: a page let through has reached the spider, and
 nothing done later can take it back. One look each, at the end, not one per re-estimated
 cut: looking again at every re-estimation gives a page many chances to pass on a cut that is
@@ -62,8 +68,10 @@ class SecondLook(Generic[K]):
         self.targets = targets
         self.max_pages = max_pages
         self._records: list[_TurnedAway[K]] = []
-        #: pages turned away but not recorded (over ``max_pages``)
+        #: pages turned away but not recorded: over ``max_pages``; after their site's young
+        #: pages (the classifier's ``keep_pages``)
         self.over = 0
+        self.settled = 0
         #: pages looked at again so far, and those that passed
         self.looked = 0
         self.passed = 0
@@ -72,7 +80,11 @@ class SecondLook(Generic[K]):
         return len(self._records)
 
     def record(self, key: K, features: Features, site: str | None) -> bool:
-        """Remember a page turned away; False when the bound is reached."""
+        """Remember a page turned away while its site is young; False when it is not recorded
+        (the site is past its young pages, or the bound is reached)."""
+        if self.classifier.site_model(site).pages > self.classifier.keep_pages:
+            self.settled += 1
+            return False
         if len(self._records) >= self.max_pages:
             self.over += 1
             return False

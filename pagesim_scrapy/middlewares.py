@@ -716,7 +716,7 @@ class PageSimDownloaderMiddleware:
             features is not None and not again and not info["target"] and not info.get("off_topic")
         )
         if target or not self._drop:
-            if record and not target:
+            if record:
                 self._record_for_second_look(request, features, site)
             return response
         if explore_selected(response.url, self._explore):
@@ -738,13 +738,9 @@ class PageSimDownloaderMiddleware:
         )
 
     def _record_for_second_look(self, request: Request, features: Any, site: str) -> None:
-        look = self.second_look
-        assert look is not None
-        over = look.over
-        if look.record(request, features, site):
+        assert self.second_look is not None
+        if self.second_look.record(request, features, site):
             self.stats.inc_value("pagesim/second_look/recorded")
-        elif look.over > over:
-            self.stats.inc_value("pagesim/second_look/not_recorded")
 
     def spider_idle(self, spider: Spider) -> None:
         """The crawl has nothing else to do: decide the pages turned away again under the
@@ -756,17 +752,18 @@ class PageSimDownloaderMiddleware:
         engine = self.crawler.engine
         if engine is None:
             return
-        waiting = len(second_look)
+        looked_before = second_look.looked
         try:
             due = second_look.due()
         except Exception:  # a bug here must not keep the crawl from closing
             logger.warning("pagesim: the second look failed", exc_info=True)
             return
-        self.stats.inc_value("pagesim/second_look/looked", waiting)
+        looked = second_look.looked - looked_before
+        self.stats.inc_value("pagesim/second_look/looked", looked)
         logger.info(
             "pagesim: second look at %d pages turned away: "
             "%d now pass under the sites' cuts and are requested again",
-            waiting,
+            looked,
             len(due),
         )
         if not due:
@@ -865,6 +862,8 @@ class PageSimDownloaderMiddleware:
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         self.stats.set_value("pagesim/time_ms", round(self._seconds * 1000.0, 1))
+        if self.second_look is not None and self.second_look.over:
+            self.stats.set_value("pagesim/second_look/not_recorded", self.second_look.over)
         if self.fleet is not None:
             stop_fleet_sync(self.fleet, self.stats)
             self.fleet = None

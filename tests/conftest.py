@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,15 @@ def shared_data(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} not available")
     return path
+
+
+_BODY_CLASS = re.compile(rb"(<body\b[^>]*?)\sclass=(\"[^\"]*\"|'[^']*')", re.IGNORECASE)
+
+
+def without_body_class(data: bytes) -> bytes:
+    """A page with its <body> class removed: the wiki's names the page type (``ns-10``,
+    ``mw-special-...``), so its pages test structure only without it."""
+    return _BODY_CLASS.sub(rb"\1", data, count=1)
 
 
 @pytest.fixture

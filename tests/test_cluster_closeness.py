@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import random
-import re
 
 import pytest
 
@@ -24,9 +23,8 @@ from pagesim_scrapy.core.cluster import (
 from pagesim_scrapy.core.cluster.leader import LeaderClustering
 from pagesim_scrapy.core.summary import PageSummary, summarize
 from pagesim_scrapy.settings import PageSimConfig
-from tests.conftest import shared_data
+from tests.conftest import shared_data, without_body_class
 
-_BODY_CLASS = re.compile(rb"(<body\b[^>]*?)\sclass=(\"[^\"]*\"|'[^']*')", re.IGNORECASE)
 OPTIONS = PageSimConfig().summary_options()
 
 
@@ -38,7 +36,7 @@ def _site(name: str) -> tuple[list[str], list[PageSummary]]:
     for row in rows:
         data = (folder / row["path"]).read_bytes()
         if name == "awesomewm_wiki":  # the body class names the namespace: hide it
-            data = _BODY_CLASS.sub(rb"\1", data, count=1)
+            data = without_body_class(data)
         labels.append(row["page_type"])
         pages.append(summarize(data, OPTIONS))
     return labels, pages

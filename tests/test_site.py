@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import random
-import re
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from pagesim_scrapy.core.siteaware import (
     widest_gap_cut,
 )
 from pagesim_scrapy.core.summary import SummaryOptions, summarize
-from tests.conftest import FIXTURES, shared_data
+from tests.conftest import FIXTURES, shared_data, without_body_class
 
 OPTIONS = SummaryOptions(max_nodes=300)
 
@@ -407,13 +406,10 @@ def test_a_split_between_other_types_is_not_taken_for_the_type_s_edge():
     folder = shared_data("site_page_types", "awesomewm_wiki")
     with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
         rows = sorted(csv.DictReader(handle), key=lambda row: row["path"])
-    body_class = re.compile(rb"(<body\b[^>]*?)\sclass=(\"[^\"]*\"|'[^']*')", re.IGNORECASE)
     pages = [
         (
             row["page_type"],
-            summarize(
-                body_class.sub(rb"\1", (folder / row["path"]).read_bytes(), count=1), OPTIONS
-            ),
+            summarize(without_body_class((folder / row["path"]).read_bytes()), OPTIONS),
         )
         for row in rows
     ]

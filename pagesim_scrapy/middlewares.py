@@ -73,6 +73,12 @@ DONT_META_KEY = "dont_pagesim"
 #: ``request.meta`` key of a page requested again for its second look (see
 #: :mod:`pagesim_scrapy.core.secondlook`): decided without counting it into its site twice
 SECOND_LOOK_META_KEY = "pagesim_second_look"
+#: ``request.meta`` key of a held page requested again: the token of its response, kept
+#: in memory, which the middleware returns instead of downloading the page a second time
+REPLAY_META_KEY = "pagesim_replay"
+#: Held pages' responses kept at most, in body bytes (past it, a held page that passes on the
+#: second look is downloaded again)
+HELD_RESPONSES_MAX_BYTES = 64 * 2**20
 #: Prefix of the response flag naming the label (shown in the "Crawled" log line).
 FLAG_PREFIX = "pagesim:"
 #: Flag label of pages no label matched.
@@ -276,11 +282,17 @@ class PageSimDownloaderMiddleware:
         self.report = CrawlReportCollector() if config.report else None
         #: PAGESIM_SECOND_LOOK: the pages turned away, decided again when the crawl is idle
         self.second_look: SecondLook[Request] | None = None
+        #: the responses of held pages (by id of their request), and those due again (by the
+        #: token in their new request's meta), up to HELD_RESPONSES_MAX_BYTES
+        self._held_responses: dict[int, Response] = {}
+        self._replays: dict[int, Response] = {}
+        self._held_bytes = 0
 
     def _apply(self, config: PageSimConfig) -> None:
         self.config = config
         self._targets = config.target_labels
         self._drop = config.action == "drop"
+        self._hold = config.hold_unsettled
         self._explore = config.explore_fraction
         self._max_body = config.max_body_size
         self._relevance_threshold = config.relevance_threshold if config.query is not None else None
@@ -655,10 +667,13 @@ class PageSimDownloaderMiddleware:
             second_look = self.second_look
             again = bool(meta.get(SECOND_LOOK_META_KEY))
             features = None
+            unsettled = False
             if second_look is not None and isinstance(classifier, SiteAwareClassifier):
                 # already counted into its site the first time it was decided
                 features = classifier.features(summary)
-                info = classifier.classify(features, site=site, learn=not again).as_dict()
+                verdict = classifier.classify(features, site=site, learn=not again)
+                info = verdict.as_dict()
+                unsettled = self._hold and not again and not classifier.holds(verdict, site)
             elif classifier is not None:
                 info = classifier.classify(summary, site=site).as_dict()
             else:
@@ -689,6 +704,13 @@ class PageSimDownloaderMiddleware:
             target = label is not None and label in self._targets
         else:  # discovery only, no PAGESIM_TARGETS: every page of a discovered type
             target = label is not None
+        # a target page on a verdict its young site may not keep waits for the second look
+        # (PAGESIM_HOLD_UNSETTLED) while there is room to record it; its content is scored
+        # (and learned) when it comes back, once
+        held = target and unsettled and second_look is not None and second_look.has_room()
+        if held:
+            target = False
+            info["held"] = True
         info["target"] = target
         if target and self.content is not None:
             target = self._add_content(info, root, response.url)
@@ -709,6 +731,8 @@ class PageSimDownloaderMiddleware:
             stats.inc_value("pagesim/second_look/kept")
         elif again:
             stats.inc_value("pagesim/second_look/turned_away")
+        elif held:
+            stats.inc_value("pagesim/second_look/held")
         # a page of no target label is recorded for the second look where it is lost: its
         # items dropped by the filter (tag mode), or the page itself (drop, not explored);
         # an off-topic page has its label, and the second look would not change that
@@ -717,15 +741,30 @@ class PageSimDownloaderMiddleware:
         )
         if target or not self._drop:
             if record:
-                self._record_for_second_look(request, features, site)
+                self._record_for_second_look(request, features, site, held)
+            if held:
+                self._keep_held_response(request, response)
             return response
-        if explore_selected(response.url, self._explore):
+        if not held and explore_selected(response.url, self._explore):
             info["explored"] = True
             self._explored += 1
             stats.inc_value("pagesim/explored")
             return response
         if record:
-            self._record_for_second_look(request, features, site)
+            self._record_for_second_look(request, features, site, held)
+        if held:  # counted in pagesim/second_look/held, not as dropped
+            self._keep_held_response(request, response)
+            logger.debug(
+                "pagesim: held %s for the second look (label %s, score %.3f: its site's cut "
+                "is still settling)",
+                response.url,
+                label,
+                score,
+            )
+            raise IgnoreRequest(
+                f"pagesim: {response.url} is held for the second look (label {label}, "
+                f"score {score:.3f})"
+            )
         self._dropped += 1
         stats.inc_value("pagesim/dropped")
         why = "off-topic" if info.get("off_topic") else "not a target"
@@ -737,9 +776,36 @@ class PageSimDownloaderMiddleware:
             f"score {score:.3f}, {why})"
         )
 
-    def _record_for_second_look(self, request: Request, features: Any, site: str) -> None:
+    def _keep_held_response(self, request: Request, response: Response) -> None:
+        """Keep a held page's response to replay it if it passes on the second look: the page
+        is not downloaded twice. Without the label flag and the content encoding (its body is
+        decoded already), within HELD_RESPONSES_MAX_BYTES."""
+        size = len(response.body)
+        if self._held_bytes + size > HELD_RESPONSES_MAX_BYTES:
+            return
+        headers = response.headers.copy()
+        headers.pop(b"Content-Encoding", None)
+        flags = [flag for flag in response.flags if not flag.startswith(FLAG_PREFIX)]
+        self._held_responses[id(request)] = response.replace(headers=headers, flags=flags)
+        self._held_bytes += size
+
+    def process_request(self, request: Request) -> Response | None:
+        """A held page due again is replayed from memory (see _keep_held_response)."""
+        token = request.meta.get(REPLAY_META_KEY)
+        if token is None:
+            return None
+        stored = self._replays.pop(token, None)
+        if stored is None:
+            return None
+        self._held_bytes -= len(stored.body)
+        self.stats.inc_value("pagesim/second_look/replayed")
+        return stored.replace(request=request)
+
+    def _record_for_second_look(
+        self, request: Request, features: Any, site: str, held: bool = False
+    ) -> None:
         assert self.second_look is not None
-        if self.second_look.record(request, features, site):
+        if self.second_look.record(request, features, site, held=held):
             self.stats.inc_value("pagesim/second_look/recorded")
 
     def spider_idle(self, spider: Spider) -> None:
@@ -766,12 +832,21 @@ class PageSimDownloaderMiddleware:
             looked,
             len(due),
         )
+        held, self._held_responses = self._held_responses, {}
+        for gone in held.values():  # every record was looked at: none is kept but those due
+            self._held_bytes -= len(gone.body)
         if not due:
             return
         requested = 0
         for request, _ in due:
             meta = {key: value for key, value in request.meta.items() if key != META_KEY}
             meta[SECOND_LOOK_META_KEY] = True
+            stored = held.pop(id(request), None)
+            if stored is not None:
+                token = id(stored)
+                self._replays[token] = stored
+                self._held_bytes += len(stored.body)
+                meta[REPLAY_META_KEY] = token
             try:
                 engine.crawl(request.replace(meta=meta, dont_filter=True))
             except Exception:  # the engine is closing: the rest cannot be requested
@@ -945,7 +1020,8 @@ class PageSimDownloaderMiddleware:
         if self.second_look is not None:
             look = self.second_look
             action += (
-                f"; second look at {look.looked} pages turned away, {look.passed} requested again"
+                f"; {look.held} pages held while their site's cut settled; second look at "
+                f"{look.looked} pages turned away, {look.passed} requested again"
             )
         return (
             f"pagesim summary: {total} pages classified with {self.config.method} in "

@@ -154,6 +154,15 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "are decided on a cut still settling.",
     ),
     SettingSpec(
+        "PAGESIM_HOLD_UNSETTLED",
+        "bool",
+        True,
+        "With the second look on, a page that passes while its site is young but not on every "
+        "cut its label has had there (or not its templates' anchor) is turned away until the "
+        "second look, instead of reaching the spider on a cut that may not last. Off: every "
+        "page that passes reaches the spider at once.",
+    ),
+    SettingSpec(
         "PAGESIM_ITEM_LABEL_FIELD",
         "str or None",
         None,
@@ -442,6 +451,7 @@ class PageSimConfig:
     page_items: bool = DEFAULTS["PAGESIM_PAGE_ITEMS"]
     filter_items: bool = DEFAULTS["PAGESIM_FILTER_ITEMS"]
     second_look: bool = DEFAULTS["PAGESIM_SECOND_LOOK"]
+    hold_unsettled: bool = DEFAULTS["PAGESIM_HOLD_UNSETTLED"]
     item_label_field: str | None = DEFAULTS["PAGESIM_ITEM_LABEL_FIELD"]
     query: str | None = DEFAULTS["PAGESIM_QUERY"]
     relevance_threshold: float | None = DEFAULTS["PAGESIM_RELEVANCE_THRESHOLD"]
@@ -495,6 +505,7 @@ class PageSimConfig:
             page_items=read("PAGESIM_PAGE_ITEMS", "getbool"),
             filter_items=read("PAGESIM_FILTER_ITEMS", "getbool"),
             second_look=read("PAGESIM_SECOND_LOOK", "getbool"),
+            hold_unsettled=read("PAGESIM_HOLD_UNSETTLED", "getbool"),
             item_label_field=read("PAGESIM_ITEM_LABEL_FIELD", "get") or None,
             query=_optional_str(read("PAGESIM_QUERY", "get")),
             relevance_threshold=_optional_float(

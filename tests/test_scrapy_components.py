@@ -369,13 +369,30 @@ def test_dont_pagesim_skips_a_request():
 
 
 def test_drop_mode_raises_ignore_request_for_non_targets_only():
-    mw, crawler = opened(PAGESIM_ACTION="drop", PAGESIM_TARGETS=["tags"])
+    mw, crawler = opened(
+        PAGESIM_ACTION="drop", PAGESIM_TARGETS=["tags"], PAGESIM_HOLD_UNSETTLED=False
+    )
     target = html_response(page("tags", 2))
     assert run(mw.process_response(target.request, target)) is target
     other = html_response(page("users", 2))
     with pytest.raises(IgnoreRequest, match="not a target page"):
         run(mw.process_response(other.request, other))
     assert crawler.stats.get_value("pagesim/dropped") == 1
+
+
+def test_drop_mode_holds_a_young_site_s_first_target_page_for_the_second_look():
+    """By default the site's first page is decided on its templates' prior alone, before the
+    label has a cut of its own: it waits for the second look, recorded, not lost."""
+    mw, crawler = opened(PAGESIM_ACTION="drop", PAGESIM_TARGETS=["tags"])
+    target = html_response(page("tags", 2))
+    with pytest.raises(IgnoreRequest, match="held for the second look"):
+        run(mw.process_response(target.request, target))
+    assert target.request.meta["pagesim"]["label"] == "tags"
+    assert target.request.meta["pagesim"]["held"] is True
+    stats = crawler.stats
+    assert stats.get_value("pagesim/second_look/held") == 1
+    assert stats.get_value("pagesim/second_look/recorded") == 1
+    assert mw.second_look is not None and len(mw.second_look) == 1
 
 
 def test_exploration_is_deterministic_per_url():

@@ -202,6 +202,8 @@ def test_relevance_threshold_drops_off_topic_pages_after_the_warm_up(site: Site,
             "PAGESIM_RELEVANCE_THRESHOLD": 0.2,
             "PAGESIM_RELEVANCE_MIN_PAGES": min_pages,
             "CONCURRENT_REQUESTS": 1,
+            # the warm-up is counted in crawl order: no page held for the second look here
+            "PAGESIM_HOLD_UNSETTLED": False,
         },
         requests,
     )

@@ -24,6 +24,11 @@ similarity of a page to a label's templates is the weighted Jaccard of what is l
   are kept; every page re-scores them while the site has fewer than 50 pages, and then whenever
   the site has grown by a quarter, so early pages do not fix the weights or the cut.
 
+A verdict given while a site is young (its first ``keep_pages`` pages) may not last: ``holds``
+says whether it clears every threshold its label has had on the site so far and its templates'
+anchor, so a crawl that can look at a page again later (:mod:`~pagesim_scrapy.core.secondlook`)
+holds the rest until the site is learned.
+
 Nothing here needs labelled pages beyond the templates. Memory per site is bounded by the site
 model's limits; at most ``max_sites`` sites are kept, and at most ``max_kept_pages`` kept pages
 over all sites (about 1.6 KB each; least recently seen sites forgotten first).
@@ -454,6 +459,8 @@ class _LabelOnSite:
     gap: float = 0.0  # width of the gap the cut sits in
     below: float = 0.0  # the highest score under the cut: the gap's lower edge
     observed: list[float] = field(default_factory=list)  # its scores on the site's kept pages
+    # the highest threshold the label has had on the site since its own cut (not the prior)
+    highest: float | None = None
 
 
 def _early_cut(info: _LabelOnSite) -> float | None:
@@ -804,6 +811,12 @@ class SiteAwareClassifier:
             passed += cut is not None and scores[nearest] >= cut
         state.coverage = passed / len(kept) if kept else 0.0
         state.refreshed_at = state.model.pages
+        for label, info in labels.items():
+            if label in self._given:
+                continue
+            value, source = self._threshold(state, label)
+            if source != "prior":
+                info.highest = value if info.highest is None else max(info.highest, value)
 
     def _maybe_refresh(self, state: _Site) -> None:
         pages = state.model.pages
@@ -852,23 +865,48 @@ class SiteAwareClassifier:
             state = self._site(site)
             if state.refreshed_at < 0:
                 self._refresh(state)
+            return self._threshold(state, label)
+
+    def _threshold(self, state: _Site, label: str) -> tuple[float, str]:
+        info = state.labels[label]
+        if info.cut is None:
+            return info.prior, "prior"
+        if info.cross is not None and state.coverage >= COVERING_SHARE:
+            # the labels describe most of the site: few pages are of other types, and a
+            # page of the label that its own cut would turn away is better given the
+            # label it is nearest (the other labels' templates still bound it from below)
+            floor = NEAREST_FLOOR * info.within if info.within is not None else 0.0
+            nearest = max(info.prior, floor)
+            if info.gap < WIDE_GAP:
+                return nearest, "nearest"
+            # unless the cut sits in a wide gap, a clear boundary (see WIDE_GAP): the pages
+            # that make its lower edge, and any page as low, are of another type; a page
+            # inside the gap is still the nearest label's (with one page of the type seen
+            # the gap runs from the rest of the site to that page)
+            return max(nearest, math.nextafter(info.below, math.inf)), "distribution"
+        return info.cut, "distribution"
+
+    def holds(self, verdict: Verdict, site: str | None = None) -> bool:
+        """Whether a verdict that gives a label is settled: true once the site is past its
+        young pages (``keep_pages``), or for a given threshold; while the site is young, only
+        when the label has a cut of its own (not the prior) and the page reaches every
+        threshold the label has had on the site and its templates' anchor (the prior).
+
+        A young site's cut moves as its pages arrive, and a page that passes a low cut early
+        may be of another type. A crawl that can look at a page again once the site is
+        learned (:mod:`~pagesim_scrapy.core.secondlook`) holds a verdict that does not hold
+        until then, instead of letting the page through on a cut that may not last."""
+        label = verdict.label
+        if label is None or label in self._given:
+            return True
+        with self._lock:
+            state = self._site(site)
+            if state.model.pages > self.keep_pages:
+                return True
             info = state.labels[label]
-            if info.cut is None:
-                return info.prior, "prior"
-            if info.cross is not None and state.coverage >= COVERING_SHARE:
-                # the labels describe most of the site: few pages are of other types, and a
-                # page of the label that its own cut would turn away is better given the
-                # label it is nearest (the other labels' templates still bound it from below)
-                floor = NEAREST_FLOOR * info.within if info.within is not None else 0.0
-                nearest = max(info.prior, floor)
-                if info.gap < WIDE_GAP:
-                    return nearest, "nearest"
-                # unless the cut sits in a wide gap, a clear boundary (see WIDE_GAP): the pages
-                # that make its lower edge, and any page as low, are of another type; a page
-                # inside the gap is still the nearest label's (with one page of the type seen
-                # the gap runs from the rest of the site to that page)
-                return max(nearest, math.nextafter(info.below, math.inf)), "distribution"
-            return info.cut, "distribution"
+            if info.cut is None or info.highest is None:
+                return False
+            return verdict.score >= max(info.highest, info.prior)
 
     def decide(self, scores: Mapping[str, float], *, site: str | None = None) -> Verdict:
         ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)

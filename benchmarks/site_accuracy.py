@@ -77,6 +77,7 @@ from _data import shared
 
 from pagesim_scrapy.core import siteaware
 from pagesim_scrapy.core.classify import build_classifier
+from pagesim_scrapy.core.secondlook import SecondLook
 from pagesim_scrapy.core.siteaware import SAVED_SITE_WEIGHT, SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
 from pagesim_scrapy.core.summary import PageSummary, summarize
@@ -532,6 +533,156 @@ def most_of_the_site(pages: list[Page], method: str, min_pages: int = 20) -> dic
     return out
 
 
+CRAWL_MODES = ("once", "second look", "held")
+
+
+def as_a_crawl(
+    clf: SiteAwareClassifier, summaries: list[PageSummary], targets: frozenset[str]
+) -> dict[str, list[str | None]]:
+    """The label each page reaches the spider with (None: it does not), when a crawl in drop
+    mode (or with its items filtered) decides the pages one by one in the order given, per
+    mode: "once", as each page is decided; "second look", the pages turned away while their
+    site was young decided again when the crawl runs dry (:mod:`~pagesim_scrapy.core.secondlook`);
+    "held", also the passing verdicts that do not hold yet (``SiteAwareClassifier.holds``)
+    turned away until then. The learning is the same in all three: one pass."""
+    once: list[str | None] = []
+    held: list[str | None] = []
+    looks = {mode: SecondLook[int](clf, targets) for mode in CRAWL_MODES[1:]}
+    for index, summary in enumerate(summaries):
+        features = clf.features(summary)
+        verdict = clf.classify(features)
+        wanted = verdict.label if verdict.label in targets else None
+        once.append(wanted)
+        if wanted is None:
+            for look in looks.values():
+                look.record(index, features, None)
+            held.append(None)
+        elif clf.holds(verdict):
+            held.append(wanted)
+        else:
+            looks["held"].record(index, features, None)
+            held.append(None)
+    out = {"once": once, "second look": list(once), "held": held}
+    for mode, look in looks.items():
+        for index, verdict in look.due():
+            out[mode][index] = verdict.label
+    return out
+
+
+def crawl_one_class(pages: list[Page], orders: list[list[Page]]) -> dict[str, Counts]:
+    """One-class F1 per crawl mode (:func:`as_a_crawl`) over the given page orders: for every
+    type with >= 5 pages, its first 2 pages are the templates, the rest of each order is
+    crawled. An order is a list of the site's pages (shuffled, or in link order)."""
+    out = {mode: Counts() for mode in CRAWL_MODES}
+    for label, count in sorted(Counter(page.label for page in pages).items()):
+        if count < 5:
+            continue
+        templates = [page for page in pages if page.label == label][:2]
+        for order in orders:
+            tests = [page for page in order if page not in templates]
+            clf = build_classifier({label: [t.summary for t in templates]}, method="site")
+            assert isinstance(clf, SiteAwareClassifier)
+            crawled = as_a_crawl(clf, [page.summary for page in tests], frozenset({label}))
+            for mode, labels in crawled.items():
+                for page, got in zip(tests, labels):
+                    out[mode].add(page.label == label, got == label)
+    return out
+
+
+def crawl_multi_type(pages: list[Page], seeds: tuple[int, ...]) -> dict[str, float]:
+    """Multi-type accepted accuracy per crawl mode: the multi-type protocol's templates (2 per
+    type with >= 5 pages, so each label has an anchor), every other page of the site in a
+    shuffled order; accuracy over the pages of the configured types."""
+    given = type_templates(pages, 2)
+    right = dict.fromkeys(CRAWL_MODES, 0)
+    scored = 0
+    for seed in seeds:
+        order = _tests(pages, given)
+        random.Random(f"{seed}:multi").shuffle(order)
+        clf = _classifier(given, "site")
+        crawled = as_a_crawl(clf, [page.summary for page in order], frozenset(given))
+        scored += sum(page.label in given for page in order)
+        for mode, labels in crawled.items():
+            right[mode] += sum(
+                got == page.label for page, got in zip(order, labels) if page.label in given
+            )
+    return {mode: right[mode] / scored if scored else 0.0 for mode in CRAWL_MODES}
+
+
+def crawl_most_of_the_site(pages: list[Page]) -> dict[str, Counts]:
+    """One-class F1 per crawl mode with the type 80 % and 90 % of the pages (seeds 1 and 2),
+    as the "most of the site" protocol: a crawl that keeps to a shop's product pages."""
+    out = {mode: Counts() for mode in CRAWL_MODES}
+    for share in (0.8, 0.9):
+        for seed in (1, 2):
+            for label, templates, tests in large_type_samples(pages, seed, share):
+                clf = build_classifier({label: [t.summary for t in templates]}, method="site")
+                assert isinstance(clf, SiteAwareClassifier)
+                crawled = as_a_crawl(clf, [page.summary for page in tests], frozenset({label}))
+                for mode, labels in crawled.items():
+                    for page, got in zip(tests, labels):
+                        out[mode].add(page.label == label, got == label)
+    return out
+
+
+def print_crawl_modes(sites: dict[str, list[Page]]) -> None:
+    """The table of :func:`as_a_crawl`'s three modes over four protocols."""
+    print(
+        "\nas a crawl that can look again (drop mode, or tag mode with its items filtered): "
+        "what reaches the spider with the label, decided once / with the second look / "
+        "with unsettled verdicts held for it"
+    )
+    protocols = ("shuffled", "link order", "most of site", "multi-type")
+    pooled = {name: {mode: Counts() for mode in CRAWL_MODES} for name in protocols[:3]}
+    multi: dict[str, list[float]] = {mode: [] for mode in CRAWL_MODES}
+    for name, pages in sites.items():
+        mark = " *" if name in SHARED_TEMPLATE_SITES else ""
+        shuffled = []
+        for seed in (1, 2, 3):
+            order = list(pages)
+            random.Random(f"{seed}:crawl").shuffle(order)
+            shuffled.append(order)
+        figures = {
+            "shuffled": crawl_one_class(pages, shuffled),
+            "link order": crawl_one_class(pages, [link_order(pages, s) for s in (1, 2, 3)]),
+            "most of site": crawl_most_of_the_site(pages),
+        }
+        accuracy = crawl_multi_type(pages, (1, 2, 3))
+        for protocol, counts in figures.items():
+            print(
+                f"{name + mark:24} {protocol:13} F1 "
+                + " / ".join(f"{counts[mode].f1:.3f}" for mode in CRAWL_MODES)
+                + "   P "
+                + " / ".join(f"{counts[mode].precision:.3f}" for mode in CRAWL_MODES)
+                + "   R "
+                + " / ".join(f"{counts[mode].recall:.3f}" for mode in CRAWL_MODES)
+            )
+            if name not in SHARED_TEMPLATE_SITES:
+                for mode in CRAWL_MODES:
+                    pooled[protocol][mode].merge(counts[mode])
+        print(
+            f"{name + mark:24} {'multi-type':13} accepted "
+            + " / ".join(f"{accuracy[mode]:.3f}" for mode in CRAWL_MODES)
+        )
+        if name not in SHARED_TEMPLATE_SITES:
+            for mode in CRAWL_MODES:
+                multi[mode].append(accuracy[mode])
+    for protocol, counts in pooled.items():
+        print(
+            f"{'pooled, distinct sites':24} {protocol:13} F1 "
+            + " / ".join(f"{counts[mode].f1:.3f}" for mode in CRAWL_MODES)
+            + "   P "
+            + " / ".join(f"{counts[mode].precision:.3f}" for mode in CRAWL_MODES)
+            + "   R "
+            + " / ".join(f"{counts[mode].recall:.3f}" for mode in CRAWL_MODES)
+        )
+    if multi["once"]:
+        print(
+            f"{'mean, distinct sites':24} {'multi-type':13} accepted "
+            + " / ".join(f"{statistics.mean(multi[mode]):.3f}" for mode in CRAWL_MODES)
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--method", default="site")
@@ -546,6 +697,11 @@ def main() -> None:
         help="leave-one-site-out: the weight ramp and the cut's floor percentile (slow)",
     )
     parser.add_argument("--per-type", action="store_true", help="print F1 per type")
+    parser.add_argument(
+        "--crawl-only",
+        action="store_true",
+        help="only the table of a crawl that can look again (see as_a_crawl)",
+    )
     parser.add_argument(
         "--narrow-grid",
         action="store_true",
@@ -592,6 +748,9 @@ def main() -> None:
     print(
         f"{sum(map(len, sites.values()))} pages summarised in {time.perf_counter() - started:.1f} s"
     )
+    if args.crawl_only:
+        print_crawl_modes(sites)
+        return
     print(f"\none-class (2 templates per type with >= 5 pages), method {args.method}")
     print(f"{'site':24} {'batch':28} {'online (shuffled)':28} {'first 10 err':>12} {'ceiling':>8}")
     pooled = {"batch": Counts(), "online": Counts()}
@@ -723,6 +882,8 @@ def main() -> None:
         print(
             f"share {share:.2f}, distinct sites  batch {large['batch']}  online {large['online']}"
         )
+    if args.method == "site":
+        print_crawl_modes(sites)
     print("\nmost of the site (the type is 80 / 90 % of the site's pages; 2 templates, seeds 1-2)")
     for name, pages in sites.items():
         figures = most_of_the_site(pages, args.method)

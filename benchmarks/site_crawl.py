@@ -38,10 +38,12 @@ types each have their own template):
   the label with the highest score is its type ("nearest"). site_accuracy decides this
   protocol in one batch; here it is online, as a crawl decides.
 
-* drop mode: the one-class crawls again with ``PAGESIM_ACTION = "drop"``, with the second look
-  (``PAGESIM_SECOND_LOOK``, the default: when the crawl runs dry, the pages turned away are
-  decided again under the sites' cuts then and those that pass are requested again) and
-  without it. P/R/F1 of what reaches the spider with the label, and the pages requested again.
+* drop mode: the one-class crawls again with ``PAGESIM_ACTION = "drop"``: as by default, with
+  the second look (``PAGESIM_SECOND_LOOK``: when the crawl runs dry, the pages turned away are
+  decided again under the sites' cuts then and those that pass are requested again) and the
+  pages that pass on a young site's unsettled verdict held for it (``PAGESIM_HOLD_UNSETTLED``);
+  with the second look but nothing held; and with neither. P/R/F1 of what reaches the spider
+  with the label, and the pages requested again (default settings).
 
 The crawls of one site run one after the other in a subprocess (``AsyncCrawlerRunner``, a new
 crawler, so new pagesim components, per crawl). Pages that are not classified (download
@@ -112,9 +114,10 @@ class Crawl:
     paths: list[str]
     #: follow the pages' links from ``paths`` (the home page) instead of requesting a list
     follow: bool = False
-    #: PAGESIM_ACTION, and PAGESIM_SECOND_LOOK for a "drop" crawl
+    #: PAGESIM_ACTION, and PAGESIM_SECOND_LOOK and PAGESIM_HOLD_UNSETTLED for a "drop" crawl
     action: str = "tag"
     second_look: bool = True
+    hold: bool = True
 
 
 @dataclass
@@ -262,6 +265,8 @@ def run_crawls(job_file: str) -> None:
                 "score": verdict["score"],
                 "scores": verdict.get("scores", {}),
                 "again": bool(response.meta.get("pagesim_second_look")),
+                # a held page given again from the response kept in memory: not downloaded
+                "replayed": response.meta.get("pagesim_replay") is not None,
             }
 
     async def run() -> None:
@@ -272,6 +277,7 @@ def run_crawls(job_file: str) -> None:
                 "PAGESIM_TARGETS": crawl["targets"],
                 "PAGESIM_ACTION": crawl.get("action", "tag"),
                 "PAGESIM_SECOND_LOOK": crawl.get("second_look", True),
+                "PAGESIM_HOLD_UNSETTLED": crawl.get("hold", True),
                 # each crawl meets its site for the first time (a crawl saves its site
                 # models for the next one, and every site here is served from 127.0.0.1)
                 "PAGESIM_SITE_MODELS_SAVE": False,
@@ -328,6 +334,7 @@ def crawl_site(
                 "follow": crawl.follow,
                 "action": crawl.action,
                 "second_look": crawl.second_look,
+                "hold": crawl.hold,
                 "feed": str(tmp / f"feed-{number}.jsonl"),
             }
         )
@@ -393,12 +400,14 @@ def one_class_crawls(pages: list[Page], seed: int) -> list[Crawl]:
 
 
 def drop_crawls(pages: list[Page], seed: int) -> list[Crawl]:
-    """The one-class crawls in drop mode, with and without the second look: a page turned
-    away never reaches the spider, unless the second look requests it again."""
+    """The one-class crawls in drop mode: by default (the second look, unsettled verdicts held
+    for it), without holding, and without the second look: a page turned away never reaches
+    the spider, unless the second look requests it again."""
     crawls = []
+    modes = (("drop", True, True), ("drop-unheld", True, False), ("drop-once", False, False))
     for crawl in one_class_crawls(pages, seed):
         label = crawl.targets[0]
-        for second_look, prefix in ((True, "drop"), (False, "drop-once")):
+        for prefix, second_look, hold in modes:
             crawls.append(
                 Crawl(
                     f"{prefix}:{label}",
@@ -407,6 +416,7 @@ def drop_crawls(pages: list[Page], seed: int) -> list[Crawl]:
                     crawl.paths,
                     action="drop",
                     second_look=second_look,
+                    hold=hold,
                 )
             )
     return crawls
@@ -482,8 +492,10 @@ class SiteResult:
     linked_reached: int  # pages the link crawls reached (the most of one crawl)
     #: |position classified - position requested| of every page, over the site's crawls
     displacements: list[int]
-    #: drop mode, with the second look and without it; pages requested again
+    #: drop mode: by default, nothing held, without the second look; pages requested again
+    #: (by default)
     dropped: Counts
+    dropped_unheld: Counts
     dropped_once: Counts
     looked_again: int
 
@@ -549,8 +561,12 @@ def evaluate_site(
     for crawl in crawls:
         if crawl.follow:  # each page it reached, once (the dupe filter)
             expected.update({path for path, _ in outcomes[crawl.name].verdicts})
-        # and each page the second look requested again
-        expected.update(path for path, item in outcomes[crawl.name].verdicts if item.get("again"))
+        # and each page the second look requested again, unless replayed from memory
+        expected.update(
+            path
+            for path, item in outcomes[crawl.name].verdicts
+            if item.get("again") and not item.get("replayed")
+        )
         expected.update(path for paths in crawl.templates.values() for path in paths)
     if server.hits != expected:
         extra = sum((server.hits - expected).values())
@@ -574,7 +590,7 @@ def evaluate_site(
     linked = Counts()
     linked_early = [0, 0]
     linked_reached = 0
-    dropped, dropped_once = Counts(), Counts()
+    dropped, dropped_unheld, dropped_once = Counts(), Counts(), Counts()
     looked_again = 0
     early_errors = early_total = 0
     for crawl in crawls[:-1]:
@@ -582,10 +598,13 @@ def evaluate_site(
         outcome = outcomes[crawl.name]
         verdicts = outcome.by_path()
         if crawl.action == "drop":  # what reached the spider with the label
-            chosen = dropped if crawl.second_look else dropped_once
+            chosen = (
+                dropped_once if not crawl.second_look else dropped if crawl.hold else dropped_unheld
+            )
             for path in crawl.paths:
                 chosen.add(truth[path] == label, verdicts.get(path, {}).get("label") == label)
-            looked_again += sum(1 for _, item in outcome.verdicts if item.get("again"))
+            if chosen is dropped:
+                looked_again += sum(1 for _, item in outcome.verdicts if item.get("again"))
             continue
         if crawl.follow:
             templates = set(crawl.templates[label])
@@ -640,6 +659,7 @@ def evaluate_site(
         linked_reached,
         displacements,
         dropped,
+        dropped_unheld,
         dropped_once,
         looked_again,
     )
@@ -755,15 +775,18 @@ def main() -> None:
         "the spider with the label; a page turned away is lost unless the second look, when "
         "the crawl runs dry, requests it again"
     )
-    print(f"{'site':24} {'second look':28} {'none':28} {'again':>6}")
+    print(
+        f"{'site':24} {'default (held)':28} {'second look, none held':28} {'no second look':28} "
+        f"{'again':>6}"
+    )
     for result in results:
         print(
-            f"{_marked(result.name):24} {result.dropped!s:28} {result.dropped_once!s:28} "
-            f"{result.looked_again:6d}"
+            f"{_marked(result.name):24} {result.dropped!s:28} {result.dropped_unheld!s:28} "
+            f"{result.dropped_once!s:28} {result.looked_again:6d}"
         )
     print(
         f"{'pooled, distinct sites':24} {_pooled(results, 'dropped')!s:28} "
-        f"{_pooled(results, 'dropped_once')!s:28}"
+        f"{_pooled(results, 'dropped_unheld')!s:28} {_pooled(results, 'dropped_once')!s:28}"
     )
 
     problems = [f"{r.name}: {p}" for r in results for p in r.problems]

@@ -580,13 +580,20 @@ def crawl_one_class(pages: list[Page], orders: list[list[Page]]) -> dict[str, Co
         templates = [page for page in pages if page.label == label][:2]
         for order in orders:
             tests = [page for page in order if page not in templates]
-            clf = build_classifier({label: [t.summary for t in templates]}, method="site")
-            assert isinstance(clf, SiteAwareClassifier)
-            crawled = as_a_crawl(clf, [page.summary for page in tests], frozenset({label}))
-            for mode, labels in crawled.items():
-                for page, got in zip(tests, labels):
-                    out[mode].add(page.label == label, got == label)
+            _crawl_one_label(label, templates, tests, out)
     return out
+
+
+def _crawl_one_label(
+    label: str, templates: list[Page], tests: list[Page], out: dict[str, Counts]
+) -> None:
+    """One one-class crawl of ``tests`` (in that order) per mode, counted into ``out``."""
+    clf = build_classifier({label: [t.summary for t in templates]}, method="site")
+    assert isinstance(clf, SiteAwareClassifier)
+    crawled = as_a_crawl(clf, [page.summary for page in tests], frozenset({label}))
+    for mode, labels in crawled.items():
+        for page, got in zip(tests, labels):
+            out[mode].add(page.label == label, got == label)
 
 
 def crawl_multi_type(pages: list[Page], seeds: tuple[int, ...]) -> dict[str, float]:
@@ -616,13 +623,17 @@ def crawl_most_of_the_site(pages: list[Page]) -> dict[str, Counts]:
     for share in (0.8, 0.9):
         for seed in (1, 2):
             for label, templates, tests in large_type_samples(pages, seed, share):
-                clf = build_classifier({label: [t.summary for t in templates]}, method="site")
-                assert isinstance(clf, SiteAwareClassifier)
-                crawled = as_a_crawl(clf, [page.summary for page in tests], frozenset({label}))
-                for mode, labels in crawled.items():
-                    for page, got in zip(tests, labels):
-                        out[mode].add(page.label == label, got == label)
+                _crawl_one_label(label, templates, tests, out)
     return out
+
+
+def _crawl_modes_row(name: str, protocol: str, counts: dict[str, Counts]) -> str:
+    """One line of the crawl-modes table: F1, precision and recall of the three modes."""
+    parts = [
+        " / ".join(f"{getattr(counts[mode], figure):.3f}" for mode in CRAWL_MODES)
+        for figure in ("f1", "precision", "recall")
+    ]
+    return f"{name:24} {protocol:13} F1 {parts[0]}   P {parts[1]}   R {parts[2]}"
 
 
 def print_crawl_modes(sites: dict[str, list[Page]]) -> None:
@@ -649,14 +660,7 @@ def print_crawl_modes(sites: dict[str, list[Page]]) -> None:
         }
         accuracy = crawl_multi_type(pages, (1, 2, 3))
         for protocol, counts in figures.items():
-            print(
-                f"{name + mark:24} {protocol:13} F1 "
-                + " / ".join(f"{counts[mode].f1:.3f}" for mode in CRAWL_MODES)
-                + "   P "
-                + " / ".join(f"{counts[mode].precision:.3f}" for mode in CRAWL_MODES)
-                + "   R "
-                + " / ".join(f"{counts[mode].recall:.3f}" for mode in CRAWL_MODES)
-            )
+            print(_crawl_modes_row(name + mark, protocol, counts))
             if name not in SHARED_TEMPLATE_SITES:
                 for mode in CRAWL_MODES:
                     pooled[protocol][mode].merge(counts[mode])
@@ -668,14 +672,7 @@ def print_crawl_modes(sites: dict[str, list[Page]]) -> None:
             for mode in CRAWL_MODES:
                 multi[mode].append(accuracy[mode])
     for protocol, counts in pooled.items():
-        print(
-            f"{'pooled, distinct sites':24} {protocol:13} F1 "
-            + " / ".join(f"{counts[mode].f1:.3f}" for mode in CRAWL_MODES)
-            + "   P "
-            + " / ".join(f"{counts[mode].precision:.3f}" for mode in CRAWL_MODES)
-            + "   R "
-            + " / ".join(f"{counts[mode].recall:.3f}" for mode in CRAWL_MODES)
-        )
+        print(_crawl_modes_row("pooled, distinct sites", protocol, counts))
     if multi["once"]:
         print(
             f"{'mean, distinct sites':24} {'multi-type':13} accepted "

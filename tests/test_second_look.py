@@ -66,6 +66,23 @@ def _crawl(
     )
 
 
+def _site_pages(name: str, label: str) -> tuple[list[Any], list[tuple[str, Any]]]:
+    """A labelled site's summaries (the crawl's options): ``label``'s first 2 pages by path,
+    and every other page with its type, in the order of the offline protocol's seed 1."""
+    from pagesim_scrapy.core.summary import summarize
+    from pagesim_scrapy.settings import PageSimConfig
+
+    folder = shared_data("site_page_types", name)
+    with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
+        rows = sorted(csv.DictReader(handle), key=lambda row: row["path"])
+    options = PageSimConfig().summary_options()
+    pages = [(row["page_type"], summarize(folder / row["path"], options)) for row in rows]
+    templates = [s for t, s in pages if t == label][:2]
+    tests = [(t, s) for t, s in pages if not any(s is x for x in templates)]
+    random.Random(f"1:{label}").shuffle(tests)
+    return templates, tests
+
+
 def _kept(result: dict[str, Any], site: Site) -> list[str]:
     return [entry["url"].removeprefix(site.base) for entry in result["seen"]]
 
@@ -136,17 +153,10 @@ def test_the_second_look_decides_the_pages_turned_away_again_once_each():
     from pagesim_scrapy.core.classify import build_classifier
     from pagesim_scrapy.core.secondlook import SecondLook
     from pagesim_scrapy.core.siteaware import SiteAwareClassifier
-    from pagesim_scrapy.core.summary import summarize
     from pagesim_scrapy.settings import PageSimConfig
 
-    folder = shared_data("site_page_types", "cc_opensource_blog")
-    with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
-        rows = sorted(csv.DictReader(handle), key=lambda row: row["path"])
     options = PageSimConfig().summary_options()
-    pages = [(row["page_type"], summarize(folder / row["path"], options)) for row in rows]
-    templates = [s for t, s in pages if t == LABEL][:2]
-    tests = [(t, s) for t, s in pages if not any(s is x for x in templates)]
-    random.Random(f"1:{LABEL}").shuffle(tests)
+    templates, tests = _site_pages("cc_opensource_blog", LABEL)
     classifier = build_classifier({LABEL: templates}, method="site", summary_options=options)
     look: SecondLook[int] = SecondLook(classifier, frozenset({LABEL}))
     bounded: SecondLook[int] = SecondLook(classifier, frozenset({LABEL}), max_pages=3)
@@ -194,18 +204,11 @@ def test_a_verdict_holds_once_it_clears_every_cut_of_its_young_site():
     or with a given threshold; and the verdicts held back are where the wrong passes were."""
     from pagesim_scrapy.core.site import Features
     from pagesim_scrapy.core.siteaware import SiteAwareClassifier
-    from pagesim_scrapy.core.summary import summarize
     from pagesim_scrapy.settings import PageSimConfig
 
     label = "badge"
-    folder = shared_data("site_page_types", "android_stackexchange")
-    with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
-        rows = sorted(csv.DictReader(handle), key=lambda row: row["path"])
     options = PageSimConfig().summary_options()
-    pages = [(row["page_type"], summarize(folder / row["path"], options)) for row in rows]
-    templates = [s for t, s in pages if t == label][:2]
-    tests = [(t, s) for t, s in pages if not any(s is x for x in templates)]
-    random.Random(f"1:{label}").shuffle(tests)
+    templates, tests = _site_pages("android_stackexchange", label)
 
     def run(classifier: SiteAwareClassifier, young: bool = False) -> list[tuple[str, bool, bool]]:
         out = []

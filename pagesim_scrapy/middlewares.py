@@ -454,6 +454,33 @@ class PageSimDownloaderMiddleware:
         if self.fleet is not None or not (self._drop or config.filter_items):
             return
         self.second_look = SecondLook(classifier, self._targets)
+        early = self._may_stop_early()
+        if self._hold and early:
+            # a held page reaches the spider only when the crawl runs dry
+            logger.info(
+                "pagesim: no page is held for the second look (PAGESIM_HOLD_UNSETTLED): %s may "
+                "end this crawl before it runs dry",
+                early,
+            )
+            self._hold = False
+
+    def _may_stop_early(self) -> str | None:
+        """The setting that may end the crawl before it runs dry, if one is set: a
+        CLOSESPIDER_* limit, or JOBDIR (a paused crawl forgets what it held)."""
+        if self.crawler is None:
+            return None
+        settings = self.crawler.settings
+        for name in (
+            "CLOSESPIDER_TIMEOUT",
+            "CLOSESPIDER_TIMEOUT_NO_ITEM",
+            "CLOSESPIDER_ITEMCOUNT",
+            "CLOSESPIDER_PAGECOUNT",
+            "CLOSESPIDER_PAGECOUNT_NO_ITEM",
+            "CLOSESPIDER_ERRORCOUNT",
+        ):
+            if settings.getfloat(name, 0):
+                return name
+        return "JOBDIR" if settings.get("JOBDIR") else None
 
     def _start_fleet(self, config: PageSimConfig) -> None:
         """Share the site models, discovered types and relevance counts with a crawl fleet
@@ -939,6 +966,16 @@ class PageSimDownloaderMiddleware:
         self.stats.set_value("pagesim/time_ms", round(self._seconds * 1000.0, 1))
         if self.second_look is not None and self.second_look.over:
             self.stats.set_value("pagesim/second_look/not_recorded", self.second_look.over)
+        waiting = self.second_look.waiting_held() if self.second_look is not None else 0
+        if waiting:
+            self.stats.set_value("pagesim/second_look/held_undelivered", waiting)
+            logger.warning(
+                "pagesim: %d pages held for the second look never reached the spider: the "
+                "crawl closed (%s) before it ran dry. Set PAGESIM_HOLD_UNSETTLED = False for "
+                "crawls that are stopped early",
+                waiting,
+                reason,
+            )
         if self.fleet is not None:
             stop_fleet_sync(self.fleet, self.stats)
             self.fleet = None

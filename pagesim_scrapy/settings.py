@@ -160,7 +160,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "With the second look on, a page that passes while its site is young but not on every "
         "cut its label has had there (or not its templates' anchor) is turned away until the "
         "second look, instead of reaching the spider on a cut that may not last. Off: every "
-        "page that passes reaches the spider at once.",
+        "page that passes reaches the spider at once; also off with a `CLOSESPIDER_*` limit "
+        "or `JOBDIR`, which may end the crawl before it runs dry.",
     ),
     SettingSpec(
         "PAGESIM_ITEM_LABEL_FIELD",

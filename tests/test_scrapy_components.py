@@ -395,6 +395,33 @@ def test_drop_mode_holds_a_young_site_s_first_target_page_for_the_second_look():
     assert mw.second_look is not None and len(mw.second_look) == 1
 
 
+def test_a_crawl_closed_before_it_runs_dry_says_which_held_pages_it_never_delivered(caplog):
+    mw, crawler = opened(PAGESIM_ACTION="drop", PAGESIM_TARGETS=["tags"])
+    for number in (2, 3):
+        target = html_response(page("tags", number))
+        with pytest.raises(IgnoreRequest, match="held for the second look"):
+            run(mw.process_response(target.request, target))
+    with caplog.at_level(logging.WARNING):
+        mw.spider_closed(Spider(), "shutdown")
+    assert crawler.stats.get_value("pagesim/second_look/held_undelivered") == 2
+    assert "2 pages held for the second look never reached the spider" in caplog.text
+    assert "(shutdown)" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "limit", [{"CLOSESPIDER_ITEMCOUNT": 100}, {"CLOSESPIDER_TIMEOUT": 3600}, {"JOBDIR": "job"}]
+)
+def test_no_page_is_held_when_the_crawl_may_stop_before_it_runs_dry(limit, caplog):
+    with caplog.at_level(logging.INFO):
+        mw, crawler = opened(PAGESIM_ACTION="drop", PAGESIM_TARGETS=["tags"], **limit)
+    (name,) = limit
+    assert f"{name} may end this crawl before it runs dry" in caplog.text
+    target = html_response(page("tags", 2))
+    assert run(mw.process_response(target.request, target)) is target
+    assert crawler.stats.get_value("pagesim/second_look/held") is None
+    assert mw.second_look is not None  # the pages turned away still get their second look
+
+
 def test_exploration_is_deterministic_per_url():
     urls = [f"http://example.com/page/{i}" for i in range(10_000)]
     assert not any(explore_selected(u, 0.0) for u in urls)

@@ -62,6 +62,7 @@ class _TurnedAway(Generic[K]):
     key: K
     site: str | None
     packed: str
+    held: bool = False  # it passed, on a verdict that did not hold yet
 
 
 class SecondLook(Generic[K]):
@@ -111,9 +112,14 @@ class SecondLook(Generic[K]):
         if not self.has_room():
             self.over += 1
             return False
-        self._records.append(_TurnedAway(key, site, pack_features(features)))
+        self._records.append(_TurnedAway(key, site, pack_features(features), held))
         self.held += held
         return True
+
+    def waiting_held(self) -> int:
+        """Held pages not looked at yet: lost to the spider if the crawl ends before it runs
+        dry (a shutdown, a CLOSESPIDER_* limit)."""
+        return sum(record.held for record in self._records)
 
     def _wanted(self, verdict: Verdict) -> bool:
         label = verdict.label

@@ -743,7 +743,7 @@ class PageSimDownloaderMiddleware:
             target = self._add_content(info, root, response.url)
         self._seconds += thread_time() - started
         meta[META_KEY] = info
-        if self.report is not None:
+        if self.report is not None and not again:  # each page once, as first decided
             self.report.add(info, response.url)
         response.flags.append(FLAG_PREFIX + (label or UNMATCHED_FLAG))
         stats = self.stats

@@ -125,7 +125,8 @@ def test_pages_that_pass_on_a_young_site_s_unsettled_cut_wait_for_the_second_loo
     )
     at_once = _crawl(tmp_path / "off", site, types, label, PAGESIM_HOLD_UNSETTLED=False)
     before = len(site.seen)
-    held = _crawl(tmp_path / "on", site, types, label)
+    report = tmp_path / "report.html"
+    held = _crawl(tmp_path / "on", site, types, label, PAGESIM_REPORT=str(report))
     downloads = Counter(r["path"] for r in site.seen[before:])
     kept_at_once, kept = _kept(at_once, site), _kept(held, site)
     wrong_at_once = [path for path in kept_at_once if types[path] != label]
@@ -139,6 +140,11 @@ def test_pages_that_pass_on_a_young_site_s_unsettled_cut_wait_for_the_second_loo
     assert 0 < replayed <= stats["pagesim/second_look/held"]
     again = stats["pagesim/second_look/requested"]
     assert sum(downloads.values()) == len(types) + again - replayed
+    # the crawl report has each page once, as first decided
+    pages = len(types) - 2
+    assert stats["pagesim/response_count"] == pages + again
+    messages = [r["message"] for r in held["log"]]
+    assert any(f"crawl report of {pages} pages written" in m for m in messages)
     assert len(wrong) < len(wrong_at_once), (wrong, wrong_at_once)
     assert len(wanted & set(kept)) >= len(wanted & set(kept_at_once)) - 1
     # every page that reached the spider with the label reached it as a target, settled

@@ -859,21 +859,20 @@ class PageSimDownloaderMiddleware:
             looked,
             len(due),
         )
+        # every record was looked at: only the held responses of the pages due are kept
         held, self._held_responses = self._held_responses, {}
-        for gone in held.values():  # every record was looked at: none is kept but those due
-            self._held_bytes -= len(gone.body)
+        due_held = {id(r): held.pop(id(r)) for r, _ in due if id(r) in held}
+        self._held_bytes -= sum(len(gone.body) for gone in held.values())
         if not due:
             return
         requested = 0
         for request, _ in due:
             meta = {key: value for key, value in request.meta.items() if key != META_KEY}
             meta[SECOND_LOOK_META_KEY] = True
-            stored = held.pop(id(request), None)
-            if stored is not None:
-                token = id(stored)
-                self._replays[token] = stored
-                self._held_bytes += len(stored.body)
-                meta[REPLAY_META_KEY] = token
+            stored = due_held.get(id(request))
+            if stored is not None:  # the token: the stored response's id, unique while kept
+                self._replays[id(stored)] = stored
+                meta[REPLAY_META_KEY] = id(stored)
             try:
                 engine.crawl(request.replace(meta=meta, dont_filter=True))
             except Exception:  # the engine is closing: the rest cannot be requested

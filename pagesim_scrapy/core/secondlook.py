@@ -106,7 +106,7 @@ class SecondLook(Generic[K]):
         """Remember a page turned away while its site is young; False when it is not recorded
         (the site is past its young pages, or the bound is reached). ``held``: it passed, on
         a verdict that does not hold yet (``SiteAwareClassifier.holds``)."""
-        if self.classifier.site_model(site).pages > self.classifier.keep_pages:
+        if not self.classifier.is_young(site):
             self.settled += 1
             return False
         if not self.has_room():

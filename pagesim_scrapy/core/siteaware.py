@@ -886,6 +886,12 @@ class SiteAwareClassifier:
             return max(nearest, math.nextafter(info.below, math.inf)), "distribution"
         return info.cut, "distribution"
 
+    def is_young(self, site: str | None = None) -> bool:
+        """Whether ``site`` is within its first ``keep_pages`` pages (its templates included):
+        the window its cuts are first estimated from, where a verdict may not last."""
+        with self._lock:
+            return self._site(site).model.pages <= self.keep_pages
+
     def holds(self, verdict: Verdict, site: str | None = None) -> bool:
         """Whether a verdict that gives a label is settled: true once the site is past its
         young pages (``keep_pages``), or for a given threshold; while the site is young, only
@@ -900,10 +906,9 @@ class SiteAwareClassifier:
         if label is None or label in self._given:
             return True
         with self._lock:
-            state = self._site(site)
-            if state.model.pages > self.keep_pages:
+            if not self.is_young(site):
                 return True
-            info = state.labels[label]
+            info = self._site(site).labels[label]
             if info.cut is None or info.highest is None:
                 return False
             return verdict.score >= max(info.highest, info.prior)

@@ -533,7 +533,10 @@ def most_of_the_site(pages: list[Page], method: str, min_pages: int = 20) -> dic
     return out
 
 
-CRAWL_MODES = ("once", "second look", "held")
+CRAWL_MODES = ("once", "second look", "held", "tag, held")
+
+#: pages decided by :func:`as_a_crawl` and those its tag mode deferred (see print_crawl_modes)
+TAG_DEFERRED: Counter[str] = Counter()
 
 
 def as_a_crawl(
@@ -544,25 +547,36 @@ def as_a_crawl(
     mode: "once", as each page is decided; "second look", the pages turned away while their
     site was young decided again when the crawl runs dry (:mod:`~pagesim_scrapy.core.secondlook`);
     "held", also the passing verdicts that do not hold yet (``SiteAwareClassifier.holds``)
-    turned away until then. The learning is the same in all three: one pass."""
+    turned away until then; "tag, held", a tag-mode crawl whose spider gets every page with
+    its verdict: the verdicts not settled either way (``SiteAwareClassifier.settled``) are
+    deferred to the end and decided then, the others stand. The learning is the same in
+    all: one pass."""
     once: list[str | None] = []
     held: list[str | None] = []
+    tag: list[str | None] = []
     looks = {mode: SecondLook[int](clf, targets) for mode in CRAWL_MODES[1:]}
     for index, summary in enumerate(summaries):
         features = clf.features(summary)
         verdict = clf.classify(features)
         wanted = verdict.label if verdict.label in targets else None
         once.append(wanted)
+        TAG_DEFERRED["pages"] += 1
+        if clf.settled(verdict):
+            tag.append(wanted)
+        else:
+            looks["tag, held"].record(index, features, None)
+            tag.append(None)
+            TAG_DEFERRED["deferred"] += 1
         if wanted is None:
-            for look in looks.values():
-                look.record(index, features, None)
+            looks["second look"].record(index, features, None)
+            looks["held"].record(index, features, None)
             held.append(None)
         elif clf.holds(verdict):
             held.append(wanted)
         else:
             looks["held"].record(index, features, None)
             held.append(None)
-    out = {"once": once, "second look": list(once), "held": held}
+    out = {"once": once, "second look": list(once), "held": held, "tag, held": tag}
     for mode, look in looks.items():
         for index, verdict in look.due():
             out[mode][index] = verdict.label
@@ -631,7 +645,7 @@ def crawl_most_of_the_site(pages: list[Page]) -> dict[str, Counts]:
 
 
 def _crawl_modes_row(name: str, protocol: str, counts: dict[str, Counts]) -> str:
-    """One line of the crawl-modes table: F1, precision and recall of the three modes."""
+    """One line of the crawl-modes table: F1, precision and recall of the four modes."""
     parts = [
         " / ".join(f"{getattr(counts[mode], figure):.3f}" for mode in CRAWL_MODES)
         for figure in ("f1", "precision", "recall")
@@ -639,12 +653,26 @@ def _crawl_modes_row(name: str, protocol: str, counts: dict[str, Counts]) -> str
     return f"{name:24} {protocol:13} F1 {parts[0]}   P {parts[1]}   R {parts[2]}"
 
 
+def _crawl_protocol(
+    protocol: str, pages: list[Page], shuffled: list[list[Page]]
+) -> dict[str, Counts]:
+    """One-class counts per crawl mode of one protocol of :func:`print_crawl_modes`."""
+    if protocol == "shuffled":
+        return crawl_one_class(pages, shuffled)
+    if protocol == "1 template":  # no templates' likeness to anchor on
+        return crawl_one_class(pages, shuffled, templates_per_type=1)
+    if protocol == "link order":
+        return crawl_one_class(pages, [link_order(pages, s) for s in (1, 2, 3)])
+    return crawl_most_of_the_site(pages)
+
+
 def print_crawl_modes(sites: dict[str, list[Page]]) -> None:
-    """The table of :func:`as_a_crawl`'s three modes over five protocols."""
+    """The table of :func:`as_a_crawl`'s four modes over five protocols."""
     print(
-        "\nas a crawl that can look again (drop mode, or tag mode with its items filtered): "
-        "what reaches the spider with the label, decided once / with the second look / "
-        "with unsettled verdicts held for it"
+        "\nas a crawl that can look again: what reaches the spider with the label, decided "
+        "once / with the second look / with unsettled verdicts held for it (drop mode, or tag "
+        "mode with its items filtered) / tag mode holding the verdicts not settled either way "
+        "(its last column: the share of the pages it deferred)"
     )
     protocols = ("shuffled", "1 template", "link order", "most of site", "multi-type")
     pooled = {name: {mode: Counts() for mode in CRAWL_MODES} for name in protocols[:4]}
@@ -656,22 +684,27 @@ def print_crawl_modes(sites: dict[str, list[Page]]) -> None:
             order = list(pages)
             random.Random(f"{seed}:crawl").shuffle(order)
             shuffled.append(order)
-        figures = {
-            "shuffled": crawl_one_class(pages, shuffled),
-            # the same with one template per type: no templates' likeness to anchor on
-            "1 template": crawl_one_class(pages, shuffled, templates_per_type=1),
-            "link order": crawl_one_class(pages, [link_order(pages, s) for s in (1, 2, 3)]),
-            "most of site": crawl_most_of_the_site(pages),
-        }
+        figures: dict[str, dict[str, Counts]] = {}
+        deferred: dict[str, float] = {}
+        for protocol in protocols[:4]:
+            TAG_DEFERRED.clear()
+            figures[protocol] = _crawl_protocol(protocol, pages, shuffled)
+            deferred[protocol] = TAG_DEFERRED["deferred"] / max(1, TAG_DEFERRED["pages"])
+        TAG_DEFERRED.clear()
         accuracy = crawl_multi_type(pages, (1, 2, 3))
+        deferred["multi-type"] = TAG_DEFERRED["deferred"] / max(1, TAG_DEFERRED["pages"])
         for protocol, counts in figures.items():
-            print(_crawl_modes_row(name + mark, protocol, counts))
+            print(
+                _crawl_modes_row(name + mark, protocol, counts)
+                + f"   deferred {deferred[protocol]:.0%}"
+            )
             if name not in SHARED_TEMPLATE_SITES:
                 for mode in CRAWL_MODES:
                     pooled[protocol][mode].merge(counts[mode])
         print(
             f"{name + mark:24} {'multi-type':13} accepted "
             + " / ".join(f"{accuracy[mode]:.3f}" for mode in CRAWL_MODES)
+            + f"   deferred {deferred['multi-type']:.0%}"
         )
         if name not in SHARED_TEMPLATE_SITES:
             for mode in CRAWL_MODES:

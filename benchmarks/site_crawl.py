@@ -22,7 +22,10 @@ types each have their own template):
   (``PAGESIM_TARGETS = [type]``) and every other page of the site is requested; one crawl per
   type, each with a fresh classifier, in site_accuracy's online order
   (``random.Random(f"{seed}:{label}")``). P/R/F1 of "label == the type", and the error rate
-  on the first 10 pages classified (feed order).
+  on the first 10 pages classified (feed order). By default a page whose verdict is not
+  settled while its site is young is held until the crawl runs dry and then given to the
+  spider with its verdict then (``PAGESIM_HOLD_UNSETTLED``); beside it, the same crawls with
+  nothing held (every page decided once, as it arrives).
 * large type: site_accuracy's protocol of that name at 50 %: per type with >= 20 pages, a
   crawl of its pages and of other pages of the site drawn so that the type is half of them
   (a crawl of a shop is mostly products); and at 90 %, "most of the crawl" (a crawl that
@@ -399,6 +402,20 @@ def one_class_crawls(pages: list[Page], seed: int) -> list[Crawl]:
     return crawls
 
 
+def unheld_crawls(pages: list[Page], seed: int) -> list[Crawl]:
+    """The one-class crawls in tag mode with nothing held: each page decided as it arrives."""
+    return [
+        Crawl(
+            "tag-unheld:" + crawl.targets[0],
+            crawl.templates,
+            crawl.targets,
+            crawl.paths,
+            hold=False,
+        )
+        for crawl in one_class_crawls(pages, seed)
+    ]
+
+
 def drop_crawls(pages: list[Page], seed: int) -> list[Crawl]:
     """The one-class crawls in drop mode: by default (the second look, unsettled verdicts held
     for it), without holding, and without the second look: a page turned away never reaches
@@ -498,6 +515,8 @@ class SiteResult:
     dropped_unheld: Counts
     dropped_once: Counts
     looked_again: int
+    #: the one-class crawls in tag mode with nothing held
+    unheld: Counts
 
 
 def problems_of(crawl: Crawl, outcome: Outcome) -> list[str]:
@@ -545,6 +564,7 @@ def evaluate_site(
         *large_type_crawls(pages, seed, MOST_SHARE, prefix="most"),
         *link_crawls(pages),
         *drop_crawls(pages, seed),
+        *unheld_crawls(pages, seed),
         multi_type_crawl(pages, seed),
     ]
     try:
@@ -591,6 +611,7 @@ def evaluate_site(
     linked_early = [0, 0]
     linked_reached = 0
     dropped, dropped_unheld, dropped_once = Counts(), Counts(), Counts()
+    unheld = Counts()
     looked_again = 0
     early_errors = early_total = 0
     for crawl in crawls[:-1]:
@@ -623,6 +644,9 @@ def evaluate_site(
             type_counts.add(truth[path] == label, predicted)
         if crawl.name.startswith("large:"):
             large.merge(type_counts)
+            continue
+        if crawl.name.startswith("tag-unheld:"):
+            unheld.merge(type_counts)
             continue
         if crawl.name.startswith("most:"):
             most.merge(type_counts)
@@ -662,6 +686,7 @@ def evaluate_site(
         dropped_unheld,
         dropped_once,
         looked_again,
+        unheld,
     )
 
 
@@ -703,7 +728,10 @@ def main() -> None:
     started = time.perf_counter()
     results: list[SiteResult] = []
     print(f"one-class (2 templates per type with >= 5 pages), a crawl per type, method {method}")
-    print(f"{'site':24} {'crawl (shuffled)':28} {'first 10 err':>12} {'time':>8}")
+    print(
+        f"{'site':24} {'crawl (shuffled)':28} {'first 10 err':>12} {'time':>8}  "
+        "nothing held (each page decided as it arrives)"
+    )
     with tempfile.TemporaryDirectory(prefix="site_crawl-") as tmp:
         for name in names:
             work = Path(tmp) / name
@@ -712,7 +740,10 @@ def main() -> None:
             results.append(result)
             mark = " *" if name in SHARED_TEMPLATE_SITES else ""
             early = result.early_errors / result.early_total if result.early_total else 0.0
-            print(f"{name + mark:24} {result.counts!s:28} {early:12.3f} {result.seconds:7.1f}s")
+            print(
+                f"{name + mark:24} {result.counts!s:28} {early:12.3f} {result.seconds:7.1f}s  "
+                f"{result.unheld}"
+            )
     pooled, distinct = Counts(), Counts()
     pe = pt = de = dt = 0
     for result in results:
@@ -724,8 +755,14 @@ def main() -> None:
             de += result.early_errors
             dt += result.early_total
     if dt:
-        print(f"{'pooled, distinct sites':24} {distinct!s:28} {de / dt:12.3f}")
-    print(f"{'pooled, all sites':24} {pooled!s:28} {pe / pt if pt else 0.0:12.3f}")
+        print(
+            f"{'pooled, distinct sites':24} {distinct!s:28} {de / dt:12.3f} {'':8}  "
+            f"{_pooled(results, 'unheld')}"
+        )
+    print(
+        f"{'pooled, all sites':24} {pooled!s:28} {pe / pt if pt else 0.0:12.3f} {'':8}  "
+        f"{_pooled(results, 'unheld', distinct_only=False)}"
+    )
     print("(* several labelled types share one template on this site: reported, not tuned to)")
 
     print(f"\nmulti-type (first page of each type with >= 3 pages), one crawl per site, {method}")

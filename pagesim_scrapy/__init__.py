@@ -15,6 +15,7 @@ __version__ = "0.1.0"
 #: public name -> module that defines it
 _EXPORTS: dict[str, str] = {
     "Addon": "pagesim_scrapy.addon",
+    "HeldForSecondLook": "pagesim_scrapy.middlewares",
     "PageItem": "pagesim_scrapy.items",
     "PageSimConfig": "pagesim_scrapy.settings",
     "PageSimConfigError": "pagesim_scrapy.settings",
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from pagesim_scrapy.core.summary import summarize as summarize
     from pagesim_scrapy.core.summary import summarize_tree as summarize_tree
     from pagesim_scrapy.items import PageItem as PageItem
+    from pagesim_scrapy.middlewares import HeldForSecondLook as HeldForSecondLook
     from pagesim_scrapy.settings import PageSimConfig as PageSimConfig
     from pagesim_scrapy.settings import PageSimConfigError as PageSimConfigError
 

@@ -73,6 +73,11 @@ DONT_META_KEY = "dont_pagesim"
 #: ``request.meta`` key of a page requested again for its second look (see
 #: :mod:`pagesim_scrapy.core.secondlook`): decided without counting it into its site twice
 SECOND_LOOK_META_KEY = "pagesim_second_look"
+#: Its value for a page deferred in tag mode: the spider gets it whatever its new verdict
+OWED = "owed"
+#: ``request.meta`` key of a page requested again: its first verdict's label, score and
+#: discovered cluster (the page is not counted into the discovery twice)
+FIRST_VERDICT_META_KEY = "pagesim_first_verdict"
 #: ``request.meta`` key of a held page requested again: the token of its response, kept
 #: in memory, which the middleware returns instead of downloading the page a second time
 REPLAY_META_KEY = "pagesim_replay"
@@ -106,6 +111,12 @@ DEFAULT_READY_TIMEOUT = 180.0
 #: project's data dir, ``.scrapy/``).
 DEFAULT_DISCOVERY_FILE = "pagesim/discovery.json"
 DEFAULT_SITE_MODELS_FILE = "pagesim/sites.json"
+
+
+class HeldForSecondLook(IgnoreRequest):
+    """A page held back until the crawl runs dry, when it reaches the spider with a settled
+    verdict (``PAGESIM_HOLD_UNSETTLED``): a request's errback gets this first, and the page
+    later, so an errback can tell it from a page that is lost."""
 
 
 class PageSimStartError(Exception):
@@ -287,11 +298,18 @@ class PageSimDownloaderMiddleware:
         self._held_responses: dict[int, Response] = {}
         self._replays: dict[int, Response] = {}
         self._held_bytes = 0
+        #: ids of the requests deferred in tag mode: the spider is owed these pages
+        self._owed: set[int] = set()
+        self._requested_again = 0  # by the second look
+        self._decided_again = 0  # responses of those decided (a replay or a new download)
 
     def _apply(self, config: PageSimConfig) -> None:
         self.config = config
         self._targets = config.target_labels
         self._drop = config.action == "drop"
+        # tag mode without item filtering: the spider gets every page with its verdict, so an
+        # unsettled verdict (either way) is deferred to the second look, not looked at again
+        self._defer = not self._drop and not config.filter_items
         self._hold = config.hold_unsettled
         self._explore = config.explore_fraction
         self._max_body = config.max_body_size
@@ -447,11 +465,12 @@ class PageSimDownloaderMiddleware:
     ) -> None:
         """Record the pages turned away for a second look when the crawl is idle: with the
         site-aware method, when a page turned away is lost to the spider or its items (drop,
-        or tag with PAGESIM_FILTER_ITEMS), and not in a crawl fleet (its workers go idle
+        or tag with PAGESIM_FILTER_ITEMS), or in tag mode the pages deferred until their
+        verdict settles (PAGESIM_HOLD_UNSETTLED); not in a crawl fleet (its workers go idle
         whenever the shared queue runs dry, not only at the end)."""
         if not config.second_look or not isinstance(classifier, SiteAwareClassifier):
             return
-        if self.fleet is not None or not (self._drop or config.filter_items):
+        if self.fleet is not None or not (self._drop or config.filter_items or self._hold):
             return
         self.second_look = SecondLook(classifier, self._targets)
         early = self._may_stop_early()
@@ -700,12 +719,19 @@ class PageSimDownloaderMiddleware:
                 features = classifier.features(summary)
                 verdict = classifier.classify(features, site=site, learn=not again)
                 info = verdict.as_dict()
-                unsettled = self._hold and not again and not classifier.holds(verdict, site)
+                if self._hold and not again:
+                    # tag mode: the spider sees the verdict either way, so either way it waits
+                    settles = classifier.settled if self._defer else classifier.holds
+                    unsettled = not settles(verdict, site)
             elif classifier is not None:
                 info = classifier.classify(summary, site=site).as_dict()
             else:
                 info = {"label": None, "score": 0.0, "scores": {}, "method": None}
-            if discovery is not None:
+            first = meta.get(FIRST_VERDICT_META_KEY) if again else None
+            if discovery is not None and first is not None:  # assigned (and learned) once
+                info["cluster"] = first.get("cluster")
+                info["cluster_score"] = first.get("cluster_score")
+            elif discovery is not None:
                 cluster, cluster_score, is_new = discovery.assign(
                     summary, source=response.url, html=response.text, site=site
                 )
@@ -733,8 +759,14 @@ class PageSimDownloaderMiddleware:
             target = label is not None
         # a target page on a verdict its young site may not keep waits for the second look
         # (PAGESIM_HOLD_UNSETTLED) while there is room to record it; its content is scored
-        # (and learned) when it comes back, once
-        held = target and unsettled and second_look is not None and second_look.has_room()
+        # (and learned) when it comes back, once. In tag mode any page whose verdict may not
+        # last waits, and comes back whatever its verdict then.
+        held = (
+            (target or self._defer)
+            and unsettled
+            and second_look is not None
+            and second_look.has_room()
+        )
         if held:
             target = False
             info["held"] = True
@@ -743,7 +775,10 @@ class PageSimDownloaderMiddleware:
             target = self._add_content(info, root, response.url)
         self._seconds += thread_time() - started
         meta[META_KEY] = info
-        if self.report is not None and not again:  # each page once, as first decided
+        owed = meta.get(SECOND_LOOK_META_KEY) == OWED
+        deferred = held and self._defer
+        # each page once: as first decided, or a deferred page as it reached the spider
+        if self.report is not None and (owed or not (again or deferred)):
             self.report.add(info, response.url)
         response.flags.append(FLAG_PREFIX + (label or UNMATCHED_FLAG))
         stats = self.stats
@@ -752,8 +787,13 @@ class PageSimDownloaderMiddleware:
             stats.inc_value("pagesim/unmatched")
         else:
             stats.inc_value(f"pagesim/label_count/{label}")
+        # the summary has each page once, with its latest verdict
+        if first is not None and self._label_counts[first.get("label")] > 0:
+            self._label_counts[first.get("label")] -= 1
+            self._score_sums[first.get("label")] -= float(first.get("score", 0.0))
         self._label_counts[label] += 1
         self._score_sums[label] += score
+        self._decided_again += again
         if again and target:
             stats.inc_value("pagesim/second_look/kept")
         elif again:
@@ -766,20 +806,9 @@ class PageSimDownloaderMiddleware:
         record = (
             features is not None and not again and not info["target"] and not info.get("off_topic")
         )
-        if target or not self._drop:
-            if record:
-                self._record_for_second_look(request, features, site, held)
-            if held:
-                self._keep_held_response(request, response)
-            return response
-        if not held and explore_selected(response.url, self._explore):
-            info["explored"] = True
-            self._explored += 1
-            stats.inc_value("pagesim/explored")
-            return response
-        if record:
-            self._record_for_second_look(request, features, site, held)
-        if held:  # counted in pagesim/second_look/held, not as dropped
+        if held and (self._drop or self._defer):  # counted in pagesim/second_look/held
+            assert features is not None
+            self._record_for_second_look(request, features, site, held=True, owed=deferred)
             self._keep_held_response(request, response)
             logger.debug(
                 "pagesim: held %s for the second look (label %s, score %.3f: its site's cut "
@@ -788,10 +817,23 @@ class PageSimDownloaderMiddleware:
                 label,
                 score,
             )
-            raise IgnoreRequest(
+            raise HeldForSecondLook(
                 f"pagesim: {response.url} is held for the second look (label {label}, "
                 f"score {score:.3f})"
             )
+        if target or not self._drop:
+            if record and not self._defer:  # tag mode without filtering: the spider has it
+                self._record_for_second_look(request, features, site, held)
+            if held:
+                self._keep_held_response(request, response)
+            return response
+        if explore_selected(response.url, self._explore):
+            info["explored"] = True
+            self._explored += 1
+            stats.inc_value("pagesim/explored")
+            return response
+        if record:
+            self._record_for_second_look(request, features, site)
         self._dropped += 1
         stats.inc_value("pagesim/dropped")
         why = "off-topic" if info.get("off_topic") else "not a target"
@@ -829,11 +871,13 @@ class PageSimDownloaderMiddleware:
         return stored.replace(request=request)
 
     def _record_for_second_look(
-        self, request: Request, features: Any, site: str, held: bool = False
+        self, request: Request, features: Any, site: str, held: bool = False, owed: bool = False
     ) -> None:
         assert self.second_look is not None
-        if self.second_look.record(request, features, site, held=held):
+        if self.second_look.record(request, features, site, held=held, owed=owed):
             self.stats.inc_value("pagesim/second_look/recorded")
+            if owed:
+                self._owed.add(id(request))
 
     def spider_idle(self, spider: Spider) -> None:
         """The crawl has nothing else to do: decide the pages turned away again under the
@@ -845,7 +889,7 @@ class PageSimDownloaderMiddleware:
         engine = self.crawler.engine
         if engine is None:
             return
-        looked_before = second_look.looked
+        looked_before, passed_before = second_look.looked, second_look.passed
         try:
             due = second_look.due()
         except Exception:  # a bug here must not keep the crawl from closing
@@ -853,12 +897,22 @@ class PageSimDownloaderMiddleware:
             return
         looked = second_look.looked - looked_before
         self.stats.inc_value("pagesim/second_look/looked", looked)
-        logger.info(
-            "pagesim: second look at %d pages turned away: "
-            "%d now pass under the sites' cuts and are requested again",
-            looked,
-            len(due),
-        )
+        owed, self._owed = self._owed, set()
+        if self._defer:
+            logger.info(
+                "pagesim: second look at %d pages held while their site's cut settled: "
+                "%d now pass under the sites' cuts; all are given to the spider with their "
+                "verdicts now",
+                looked,
+                second_look.passed - passed_before,
+            )
+        else:
+            logger.info(
+                "pagesim: second look at %d pages turned away: "
+                "%d now pass under the sites' cuts and are requested again",
+                looked,
+                len(due),
+            )
         # every record was looked at: only the held responses of the pages due are kept
         held, self._held_responses = self._held_responses, {}
         due_held = {id(r): held.pop(id(r)) for r, _ in due if id(r) in held}
@@ -868,7 +922,11 @@ class PageSimDownloaderMiddleware:
         requested = 0
         for request, _ in due:
             meta = {key: value for key, value in request.meta.items() if key != META_KEY}
-            meta[SECOND_LOOK_META_KEY] = True
+            meta[SECOND_LOOK_META_KEY] = OWED if id(request) in owed else True
+            first = request.meta.get(META_KEY)
+            if first is not None:
+                kept = ("label", "score", "cluster", "cluster_score")
+                meta[FIRST_VERDICT_META_KEY] = {key: first.get(key) for key in kept}
             stored = due_held.get(id(request))
             if stored is not None:  # the token: the stored response's id, unique while kept
                 self._replays[id(stored)] = stored
@@ -880,6 +938,7 @@ class PageSimDownloaderMiddleware:
                 break
             requested += 1
         self.stats.inc_value("pagesim/second_look/requested", requested)
+        self._requested_again += requested
         if requested:
             raise DontCloseSpider
 
@@ -1027,8 +1086,10 @@ class PageSimDownloaderMiddleware:
             logger.info("pagesim: discovered page types saved to %s", self.discovery_path)
 
     def summary(self) -> str:
-        """One paragraph: pages per label with mean scores, drops, skips, thresholds."""
+        """One paragraph: pages per label with mean scores (a page decided again by the
+        second look with its latest verdict), drops, skips, thresholds."""
         total = sum(self._label_counts.values())
+        again = self._decided_again
         per_page = self._seconds * 1000.0 / total if total else 0.0
         assert self.classifier is not None
         parts = []
@@ -1057,10 +1118,13 @@ class PageSimDownloaderMiddleware:
             look = self.second_look
             action += (
                 f"; {look.held} pages held while their site's cut settled; second look at "
-                f"{look.looked} pages turned away, {look.passed} requested again"
+                f"{look.looked} pages turned away or held, {self._requested_again} requested "
+                "again"
             )
         return (
-            f"pagesim summary: {total} pages classified with {self.config.method} in "
+            f"pagesim summary: {total} pages classified"
+            + (f" ({again} of them twice: the second look)" if again else "")
+            + f" with {self.config.method} in "
             f"{self._seconds * 1000.0:.1f} ms ({per_page:.2f} ms/page); per label: "
             f"{', '.join(parts)}; targets: {', '.join(sorted(self._targets))}; {action}; "
             f"{skipped_text}; thresholds: {self._describe_thresholds()}."

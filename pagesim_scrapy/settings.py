@@ -151,7 +151,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "When the crawl runs dry, decide the pages turned away among each site's first 300 "
         "again under the sites' cuts then (method `site`; drop, or tag with "
         "`PAGESIM_FILTER_ITEMS`) and request those that now pass: the first pages of a site "
-        "are decided on a cut still settling.",
+        "are decided on a cut still settling. In tag mode without item filtering, the pages "
+        "held for it (`PAGESIM_HOLD_UNSETTLED`).",
     ),
     SettingSpec(
         "PAGESIM_HOLD_UNSETTLED",
@@ -159,9 +160,12 @@ SETTINGS: tuple[SettingSpec, ...] = (
         True,
         "With the second look on, a page that passes while its site is young but not on every "
         "cut its label has had there (or not its templates' anchor) is turned away until the "
-        "second look, instead of reaching the spider on a cut that may not last. Off: every "
-        "page that passes reaches the spider at once; also off with a `CLOSESPIDER_*` limit "
-        "or `JOBDIR`, which may end the crawl before it runs dry.",
+        "second look, instead of reaching the spider on a cut that may not last. In `tag` mode "
+        "without `PAGESIM_FILTER_ITEMS`, a page turned away that a lower cut could still pass "
+        "is held too, and every held page reaches the callback once, when the crawl runs dry, "
+        "with its verdict then (its errback first gets `HeldForSecondLook`). Off: every page "
+        "reaches the spider at once; also off with a `CLOSESPIDER_*` limit or `JOBDIR`, which "
+        "may end the crawl before it runs dry.",
     ),
     SettingSpec(
         "PAGESIM_ITEM_LABEL_FIELD",

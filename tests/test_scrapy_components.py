@@ -35,6 +35,7 @@ from pagesim_scrapy.addon import (
 from pagesim_scrapy.items import PageItem
 from pagesim_scrapy.middlewares import (
     META_KEY,
+    HeldForSecondLook,
     PageSimDownloaderMiddleware,
     PageSimSpiderMiddleware,
     crawl_state,
@@ -240,7 +241,7 @@ def make_downloader_mw(**settings: Any) -> tuple[PageSimDownloaderMiddleware, An
 
 
 def test_responses_wait_for_templates_then_get_a_verdict():
-    mw, crawler = make_downloader_mw(PAGESIM_TARGETS=["question"])
+    mw, crawler = make_downloader_mw(PAGESIM_TARGETS=["question"], PAGESIM_HOLD_UNSETTLED=False)
     response = html_response(page("question", 2))
     request = response.request
     assert request is not None
@@ -273,7 +274,7 @@ def opened(**settings: Any) -> tuple[PageSimDownloaderMiddleware, Any]:
 
 
 def test_every_page_type_gets_its_label():
-    mw, crawler = opened()
+    mw, crawler = opened(PAGESIM_HOLD_UNSETTLED=False)  # decided at once: holding is tested below
     for kind in TYPES:
         for number in (2, 3):
             response = html_response(page(kind, number))
@@ -289,7 +290,7 @@ def test_a_classified_response_is_freed_without_the_cyclic_collector():
     """The callback reuses the middleware's parse, and the response (body, text, lxml tree) goes
     as soon as nothing uses it: a crawl that holds a large state runs the cyclic collector
     rarely, and parsed pages kept for it piled up (issue 14)."""
-    mw, _ = opened()
+    mw, _ = opened(PAGESIM_HOLD_UNSETTLED=False)  # decided at once: holding is tested below
     response = html_response(page("question", 2))
     run(mw.process_response(response.request, response))
     selector = response.selector
@@ -306,7 +307,8 @@ def test_a_classified_response_is_freed_without_the_cyclic_collector():
 
 
 def test_node_budget_applies_to_templates_and_pages_alike():
-    mw, _ = opened(PAGESIM_MAX_NODES=200)
+    # decided at once: holding is tested below
+    mw, _ = opened(PAGESIM_MAX_NODES=200, PAGESIM_HOLD_UNSETTLED=False)
     assert mw.options.max_nodes == 200
     templates = run(load_templates(TEMPLATES, options=mw.options))
     assert all(len(t) == 200 for pages in templates.values() for t in pages)
@@ -393,6 +395,25 @@ def test_drop_mode_holds_a_young_site_s_first_target_page_for_the_second_look():
     assert stats.get_value("pagesim/second_look/held") == 1
     assert stats.get_value("pagesim/second_look/recorded") == 1
     assert mw.second_look is not None and len(mw.second_look) == 1
+
+
+def test_tag_mode_holds_a_young_site_s_unsettled_pages_and_owes_them_to_the_spider():
+    """In tag mode the spider sees every verdict: a young site's first pages, decided on the
+    templates' prior, are held whether they pass or not (HeldForSecondLook, an IgnoreRequest
+    an errback can tell apart), and the second look gives every one back, passing or not."""
+    mw, crawler = opened(PAGESIM_TARGETS=["tags"])
+    held = []
+    for kind in ("tags", "users"):
+        response = html_response(page(kind, 2))
+        with pytest.raises(HeldForSecondLook, match="held for the second look"):
+            run(mw.process_response(response.request, response))
+        assert response.request is not None and response.request.meta["pagesim"]["held"]
+        held.append(response.request)
+    assert crawler.stats.get_value("pagesim/second_look/held") == 2
+    assert mw.second_look is not None
+    due = mw.second_look.due()
+    assert [request for request, _ in due] == held  # the non-target one too
+    assert [verdict.label for _, verdict in due] == ["tags", "users"]
 
 
 def test_a_crawl_closed_before_it_runs_dry_says_which_held_pages_it_never_delivered(caplog):

@@ -751,6 +751,14 @@ class PageSimDownloaderMiddleware:
         except Exception:  # never let one odd page break the crawl
             logger.warning("pagesim: cannot classify %s", response.url, exc_info=True)
             return self._skip(meta, response, "error")
+        if (
+            second_look is not None
+            and not again
+            and second_look.waits_on(site)
+            and isinstance(classifier, SiteAwareClassifier)
+            and not classifier.is_young(site)
+        ):
+            self._look_when_settled(site)
         label = info["label"]
         score = float(info["score"])
         if classifier is not None or self._targets:
@@ -884,41 +892,68 @@ class PageSimDownloaderMiddleware:
         sites' cuts now, and request those that pass (once each; see
         :mod:`pagesim_scrapy.core.secondlook`)."""
         second_look = self.second_look
-        if second_look is None or not len(second_look) or self.crawler is None:
+        if second_look is None or not len(second_look):
             return
-        engine = self.crawler.engine
-        if engine is None:
-            return
+        requested = self._look_again(second_look.due, "the crawl ran dry")
+        if not len(second_look) and self._held_responses:  # nothing waits for these
+            self._held_bytes -= sum(len(kept.body) for kept in self._held_responses.values())
+            self._held_responses = {}
+        if requested:
+            raise DontCloseSpider
+
+    def _look_when_settled(self, site: str) -> None:
+        """A site just past its young pages has a settled cut: its pages turned away or held
+        get their second look now, not when the crawl runs dry (a long crawl may not for
+        hours, and a held page's links wait with it)."""
+        second_look = self.second_look
+        if second_look is not None and second_look.waits_on(site):
+            self._look_again(lambda: second_look.due_on(site), f"{site}'s cut settled")
+
+    def _look_again(self, look: Callable[[], list[tuple[Request, Any]]], why: str) -> int:
+        """Take a second look (``look``: ``due`` or ``due_on``) and request the pages due
+        again, a held page's from the response kept in memory; the number requested."""
+        second_look = self.second_look
+        engine = self.crawler.engine if self.crawler is not None else None
+        if second_look is None or engine is None:
+            return 0
         looked_before, passed_before = second_look.looked, second_look.passed
         try:
-            due = second_look.due()
+            due = look()
         except Exception:  # a bug here must not keep the crawl from closing
             logger.warning("pagesim: the second look failed", exc_info=True)
-            return
+            return 0
         looked = second_look.looked - looked_before
         self.stats.inc_value("pagesim/second_look/looked", looked)
-        owed, self._owed = self._owed, set()
         if self._defer:
             logger.info(
-                "pagesim: second look at %d pages held while their site's cut settled: "
+                "pagesim: second look (%s) at %d pages held while their site's cut settled: "
                 "%d now pass under the sites' cuts; all are given to the spider with their "
                 "verdicts now",
+                why,
                 looked,
                 second_look.passed - passed_before,
             )
         else:
             logger.info(
-                "pagesim: second look at %d pages turned away: "
+                "pagesim: second look (%s) at %d pages turned away: "
                 "%d now pass under the sites' cuts and are requested again",
+                why,
                 looked,
                 len(due),
             )
-        # every record was looked at: only the held responses of the pages due are kept
-        held, self._held_responses = self._held_responses, {}
-        due_held = {id(r): held.pop(id(r)) for r, _ in due if id(r) in held}
-        self._held_bytes -= sum(len(gone.body) for gone in held.values())
-        if not due:
-            return
+        # the records looked at are forgotten: only the held responses of the pages due stay
+        due_ids = {id(request) for request, _ in due}
+        owed, replays = set(), {}
+        for request in second_look.last_looked:
+            key = id(request)
+            if key in self._owed:
+                self._owed.discard(key)
+                owed.add(key)
+            stored = self._held_responses.pop(key, None)
+            if stored is not None and key in due_ids:
+                replays[key] = stored
+            elif stored is not None:
+                self._held_bytes -= len(stored.body)
         requested = 0
         for request, _ in due:
             meta = {key: value for key, value in request.meta.items() if key != META_KEY}
@@ -927,7 +962,7 @@ class PageSimDownloaderMiddleware:
             if first is not None:
                 kept = ("label", "score", "cluster", "cluster_score")
                 meta[FIRST_VERDICT_META_KEY] = {key: first.get(key) for key in kept}
-            stored = due_held.get(id(request))
+            stored = replays.get(id(request))
             if stored is not None:  # the token: the stored response's id, unique while kept
                 self._replays[id(stored)] = stored
                 meta[REPLAY_META_KEY] = id(stored)
@@ -939,8 +974,7 @@ class PageSimDownloaderMiddleware:
             requested += 1
         self.stats.inc_value("pagesim/second_look/requested", requested)
         self._requested_again += requested
-        if requested:
-            raise DontCloseSpider
+        return requested
 
     def _count_discovery(self, cluster: str | None, is_new: bool) -> None:
         stats = self.stats

@@ -328,3 +328,49 @@ def test_tag_mode_gives_every_page_to_the_spider_once_with_a_settled_verdict(
         missed_at_once,
     )
     assert wrong <= wrong_at_once
+
+
+def test_a_site_past_its_young_pages_gets_its_second_look_before_the_crawl_runs_dry(tmp_path):
+    """A long crawl need not run dry before a site's held pages get their look: once the site
+    is past its young pages (300) its cut has settled, and the pages held there reach the
+    spider while the crawl goes on. Two real sites' pages (the Q&A site's and the blog's)
+    served from one host, so one site to pagesim: 417 pages, badge pages the target."""
+    html = {"Content-Type": "text/html; charset=utf-8"}
+    routes: dict[str, Route] = {}
+    types: dict[str, str] = {}
+    for name, prefix in (("android_stackexchange", "/q"), ("cc_opensource_blog", "/b")):
+        folder = shared_data("site_page_types", name)
+        with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
+            for row in csv.DictReader(handle):
+                path = f"{prefix}/{row['path']}"
+                routes[path] = Route(200, (folder / row["path"]).read_bytes(), html)
+                types[path] = row["page_type"]
+    label = "badge"
+    templates = sorted(path for path, kind in types.items() if kind == label)[:2]
+    tests = [path for path in sorted(types) if path not in templates]
+    random.Random(f"1:{label}").shuffle(tests)
+    for site in serve(routes):
+        result = run_crawl(
+            tmp_path,
+            {
+                **ADDON,
+                "PAGESIM_TEMPLATES": {label: [site.url(path) for path in templates]},
+                "PAGESIM_TARGETS": [label],
+                "PAGESIM_SITE_MODELS_SAVE": False,
+                "CONCURRENT_REQUESTS": 1,
+            },
+            [{"url": site.url(path)} for path in tests],
+        )
+    seen = [entry["url"] for entry in result["seen"]]
+    assert len(seen) == len(set(seen)) == len(tests)  # every page, once
+    stats = pagesim_stats(result)
+    held = {e["url"] for e in result["errors"] if e["error"] == "HeldForSecondLook"}
+    assert len(held) == stats["pagesim/second_look/held"] > 0
+    messages = [r["message"] for r in result["log"]]
+    assert any("second look" in m and "cut settled" in m for m in messages)
+    # the look came with pages of the crawl still to come (the pages given to the spider
+    # before it, and those held, are not all of them)
+    settled = next(i for i, m in enumerate(messages) if "cut settled" in m)
+    crawled = sum(m.startswith("Crawled (") for m in messages[:settled])
+    assert crawled + len(held) < len(tests)
+    assert not any("crawl ran dry" in m for m in messages)  # none was left for the end

@@ -42,12 +42,16 @@ either way (``SiteAwareClassifier.settled``) and records them as *owed*: due aga
 their new verdict, so each reaches the spider once, with the verdict under the site's final
 cut (offline, as above: 0.925 decided once, 0.968 held so, with 5-17 % of the pages held).
 
+A site that grows past its young pages while the crawl goes on has a settled cut then: its
+pages get their look at once (``due_on``), not when the whole crawl runs dry.
+
 Framework-free: the crawl layer records what it turned away under a key of its own (the
 request) and asks for the pages due once it is idle.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -91,6 +95,9 @@ class SecondLook(Generic[K]):
         self.targets = targets
         self.max_pages = max_pages
         self._records: list[_TurnedAway[K]] = []
+        self._waiting: Counter[str | None] = Counter()  # records per site
+        #: the keys of the pages the last look took (due or not): they are forgotten
+        self.last_looked: list[K] = []
         #: pages turned away but not recorded: over ``max_pages``; after their site's young
         #: pages (the classifier's ``keep_pages``)
         self.over = 0
@@ -129,6 +136,7 @@ class SecondLook(Generic[K]):
             self.over += 1
             return False
         self._records.append(_TurnedAway(key, site, pack_features(features), held or owed, owed))
+        self._waiting[site] += 1
         self.held += held or owed
         return True
 
@@ -147,6 +155,26 @@ class SecondLook(Generic[K]):
         forgotten since (see ``max_sites``) starts again from its templates: its pages are
         skipped, but for those owed, which are decided as its new pages are."""
         records, self._records = self._records, []
+        self._waiting.clear()
+        return self._decide(records)
+
+    def waits_on(self, site: str | None) -> bool:
+        """Whether ``site`` has pages recorded and not looked at yet (constant time: asked for
+        every page a crawl decides)."""
+        return self._waiting.get(site, 0) > 0
+
+    def due_on(self, site: str | None) -> list[tuple[K, Verdict]]:
+        """:meth:`due` for one site's pages only: once a site is past its young pages its
+        cut has settled, and a long crawl need not run dry before its pages get their look."""
+        if not self.waits_on(site):
+            return []
+        mine = [record for record in self._records if record.site == site]
+        self._records = [record for record in self._records if record.site != site]
+        del self._waiting[site]
+        return self._decide(mine)
+
+    def _decide(self, records: list[_TurnedAway[K]]) -> list[tuple[K, Verdict]]:
+        self.last_looked = [record.key for record in records]
         known = set(self.classifier.sites())
         out: list[tuple[K, Verdict]] = []
         for record in records:

@@ -114,9 +114,10 @@ DEFAULT_SITE_MODELS_FILE = "pagesim/sites.json"
 
 
 class HeldForSecondLook(IgnoreRequest):
-    """A page held back until the crawl runs dry, when it reaches the spider with a settled
-    verdict (``PAGESIM_HOLD_UNSETTLED``): a request's errback gets this first, and the page
-    later, so an errback can tell it from a page that is lost."""
+    """A page held back until its site's cut has settled (the site past its young pages, or
+    the crawl dry), when it reaches the spider with a settled verdict
+    (``PAGESIM_HOLD_UNSETTLED``): a request's errback gets this first, and the page later, so
+    an errback can tell it from a page that is lost."""
 
 
 class PageSimStartError(Exception):
@@ -944,7 +945,8 @@ class PageSimDownloaderMiddleware:
         # the records looked at are forgotten: only the held responses of the pages due stay
         due_ids = {id(request) for request, _ in due}
         owed, replays = set(), {}
-        for request in second_look.last_looked:
+        looked_at, second_look.last_looked = second_look.last_looked, []
+        for request in looked_at:
             key = id(request)
             if key in self._owed:
                 self._owed.discard(key)

@@ -162,8 +162,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "cut its label has had there (or not its templates' anchor) is turned away until the "
         "second look, instead of reaching the spider on a cut that may not last. In `tag` mode "
         "without `PAGESIM_FILTER_ITEMS`, a page turned away that a lower cut could still pass "
-        "is held too, and every held page reaches the callback once, when the crawl runs dry, "
-        "with its verdict then (its errback first gets `HeldForSecondLook`). Off: every page "
+        "is held too, and every held page reaches the callback once, when the crawl runs dry "
+        "(or its site is past its first 300 pages), with its verdict then (its errback first "
+        "gets `HeldForSecondLook`). Off: every page "
         "reaches the spider at once; also off with a `CLOSESPIDER_*` limit or `JOBDIR`, which "
         "may end the crawl before it runs dry.",
     ),

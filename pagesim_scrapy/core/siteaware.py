@@ -917,7 +917,7 @@ class SiteAwareClassifier:
         """Whether a verdict, with a label or without, is the one the site's final cut would
         give: a labelled verdict when it :meth:`holds`; one without a label once the site is
         past its young pages, for a given threshold, or when its best score is under the
-        lowest cut its nearest label can get on any site (:meth:`lowest_cut`).
+        lowest cut its nearest label can get on the site (:meth:`lowest_cut`).
 
         A crawl whose spider sees every page with its verdict (tag mode) cannot look at a
         page again once delivered; it defers the pages whose verdict is not settled to the

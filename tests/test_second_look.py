@@ -300,7 +300,10 @@ def test_tag_mode_gives_every_page_to_the_spider_once_with_a_settled_verdict(
         tmp_path / "off", site, types, label, PAGESIM_ACTION="tag", PAGESIM_HOLD_UNSETTLED=False
     )
     before = len(site.seen)
-    held = _crawl(tmp_path / "on", site, types, label, PAGESIM_ACTION="tag")
+    report = tmp_path / "report.html"
+    held = _crawl(
+        tmp_path / "on", site, types, label, PAGESIM_ACTION="tag", PAGESIM_REPORT=str(report)
+    )
     downloads = Counter(r["path"] for r in site.seen[before:])
     pages = len(types) - 2
 
@@ -328,6 +331,11 @@ def test_tag_mode_gives_every_page_to_the_spider_once_with_a_settled_verdict(
         missed_at_once,
     )
     assert wrong <= wrong_at_once
+    # the crawl report and the summary have each page once, a held one as it was delivered
+    messages = [r["message"] for r in held["log"]]
+    assert any(f"crawl report of {pages} pages written" in m for m in messages)
+    summary = next(m for m in messages if m.startswith("pagesim summary"))
+    assert f"{pages} pages classified ({deferred} of them twice" in summary
 
 
 def test_a_site_past_its_young_pages_gets_its_second_look_before_the_crawl_runs_dry(tmp_path):

@@ -34,7 +34,9 @@ types each have their own template):
   home page and follows each page's links to the other pages of the data (the pages link to
   the real site; the spider maps those links to the local copies), in Scrapy's default order:
   the way a user's crawl meets a site, its types in bursts and some late. P/R/F1 over the
-  pages reached that are not templates, the error rate on the first 10, and the pages reached.
+  pages reached that are not templates, the error rate on the first 10, the pages reached, and
+  the median duration of a crawl, by default and with nothing held (a held page's links are
+  followed only when it reaches the spider).
 * multi-type: one crawl per site; the first page of every type with >= 3 pages is its
   template; the other pages of those types are requested in a shuffled order
   (``random.Random(seed)``). Accuracy: the page's label is its type ("accepted"); beside it,
@@ -64,6 +66,7 @@ import csv
 import json
 import random
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -94,6 +97,8 @@ _STAT_PREFIXES = (
     "downloader/exception_type_count/",
     "pagesim/response_count",
     "pagesim/skipped/",
+    "pagesim/second_look/",
+    "elapsed_time_seconds",
     "log_count/ERROR",
     "log_count/WARNING",
     "spider_exceptions/",
@@ -459,6 +464,17 @@ def link_crawls(pages: list[Page]) -> list[Crawl]:
     ]
 
 
+def unheld_link_crawls(pages: list[Page]) -> list[Crawl]:
+    """The link crawls with nothing held: how long a crawl that follows links takes when no
+    page waits for its site's cut to settle (a held page's links wait with it)."""
+    return [
+        Crawl(
+            "links-unheld:" + c.targets[0], c.templates, c.targets, c.paths, follow=True, hold=False
+        )
+        for c in link_crawls(pages)
+    ]
+
+
 def large_type_crawls(
     pages: list[Page], seed: int, share: float = LARGE_SHARE, prefix: str = "large"
 ) -> list[Crawl]:
@@ -507,6 +523,8 @@ class SiteResult:
     linked: Counts
     linked_early: tuple[int, int]  # errors, pages among the first 10 of each link crawl
     linked_reached: int  # pages the link crawls reached (the most of one crawl)
+    #: the link crawls' durations, by default and with nothing held
+    linked_seconds: tuple[list[float], list[float]]
     #: |position classified - position requested| of every page, over the site's crawls
     displacements: list[int]
     #: drop mode: by default, nothing held, without the second look; pages requested again
@@ -563,6 +581,7 @@ def evaluate_site(
         *large_type_crawls(pages, seed),
         *large_type_crawls(pages, seed, MOST_SHARE, prefix="most"),
         *link_crawls(pages),
+        *unheld_link_crawls(pages),
         *drop_crawls(pages, seed),
         *unheld_crawls(pages, seed),
         multi_type_crawl(pages, seed),
@@ -609,6 +628,7 @@ def evaluate_site(
     most = Counts()
     linked = Counts()
     linked_early = [0, 0]
+    linked_seconds: tuple[list[float], list[float]] = ([], [])  # held (default), nothing held
     linked_reached = 0
     dropped, dropped_unheld, dropped_once = Counts(), Counts(), Counts()
     unheld = Counts()
@@ -628,6 +648,12 @@ def evaluate_site(
                 looked_again += sum(1 for _, item in outcome.verdicts if item.get("again"))
             continue
         if crawl.follow:
+            seconds = outcome.stats.get("elapsed_time_seconds", 0.0)
+            if crawl.hold:
+                linked_seconds[0].append(seconds)
+            else:
+                linked_seconds[1].append(seconds)
+                continue
             templates = set(crawl.templates[label])
             tested = [(path, item) for path, item in outcome.verdicts if path not in templates]
             linked_reached = max(linked_reached, len(outcome.verdicts))
@@ -681,6 +707,7 @@ def evaluate_site(
         linked,
         (linked_early[0], linked_early[1]),
         linked_reached,
+        linked_seconds,
         displacements,
         dropped,
         dropped_unheld,
@@ -797,12 +824,19 @@ def main() -> None:
         "\none-class, following links from the home page (a crawl per type with >= 5 pages, "
         "Scrapy's default order)"
     )
-    print(f"{'site':24} {'crawl (links)':28} {'first 10 err':>12} {'reached':>8}")
+    print(
+        f"{'site':24} {'crawl (links)':28} {'first 10 err':>12} {'reached':>8}  "
+        "seconds per crawl, median: default / nothing held"
+    )
     for result in results:
         errors, total = result.linked_early
         print(
             f"{_marked(result.name):24} {result.linked!s:28} {errors / (total or 1):12.3f} "
-            f"{result.linked_reached:8d}"
+            f"{result.linked_reached:8d}  "
+            + " / ".join(
+                f"{statistics.median(times):.2f}" if times else "-"
+                for times in result.linked_seconds
+            )
         )
     print(f"{'pooled, distinct sites':24} {_pooled(results, 'linked')!s:28}")
     print(f"{'pooled, all sites':24} {_pooled(results, 'linked', distinct_only=False)!s:28}")

@@ -19,6 +19,7 @@ import zlib
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from time import thread_time
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -299,8 +300,6 @@ class PageSimDownloaderMiddleware:
         self._held_responses: dict[int, Response] = {}
         self._replays: dict[int, Response] = {}
         self._held_bytes = 0
-        #: ids of the requests deferred in tag mode: the spider is owed these pages
-        self._owed: set[int] = set()
         self._requested_again = 0  # by the second look
         self._decided_again = 0  # responses of those decided (a replay or a new download)
 
@@ -759,7 +758,10 @@ class PageSimDownloaderMiddleware:
             and isinstance(classifier, SiteAwareClassifier)
             and not classifier.is_young(site)
         ):
-            self._look_when_settled(site)
+            # the site is just past its young pages: its cut has settled, and its pages turned
+            # away or held get their look now, not when the crawl runs dry (a long crawl may
+            # not for hours, and a held page's links wait with it)
+            self._look_again(partial(second_look.due_on, site), f"{site}'s cut settled")
         label = info["label"]
         score = float(info["score"])
         if classifier is not None or self._targets:
@@ -797,9 +799,10 @@ class PageSimDownloaderMiddleware:
         else:
             stats.inc_value(f"pagesim/label_count/{label}")
         # the summary has each page once, with its latest verdict
-        if first is not None and self._label_counts[first.get("label")] > 0:
-            self._label_counts[first.get("label")] -= 1
-            self._score_sums[first.get("label")] -= float(first.get("score", 0.0))
+        first_label = first.get("label") if first is not None else None
+        if first is not None and self._label_counts[first_label] > 0:
+            self._label_counts[first_label] -= 1
+            self._score_sums[first_label] -= float(first.get("score", 0.0))
         self._label_counts[label] += 1
         self._score_sums[label] += score
         self._decided_again += again
@@ -817,8 +820,8 @@ class PageSimDownloaderMiddleware:
         )
         if held and (self._drop or self._defer):  # counted in pagesim/second_look/held
             assert features is not None
-            self._record_for_second_look(request, features, site, held=True, owed=deferred)
-            self._keep_held_response(request, response)
+            if self._record_for_second_look(request, features, site, held=True, owed=deferred):
+                self._keep_held_response(request, response)
             logger.debug(
                 "pagesim: held %s for the second look (label %s, score %.3f: its site's cut "
                 "is still settling)",
@@ -831,9 +834,13 @@ class PageSimDownloaderMiddleware:
                 f"score {score:.3f})"
             )
         if target or not self._drop:
-            if record and not self._defer:  # tag mode without filtering: the spider has it
-                self._record_for_second_look(request, features, site, held)
-            if held:
+            # the spider gets the page now; in tag mode without filtering that is final
+            recorded = (
+                record
+                and not self._defer
+                and self._record_for_second_look(request, features, site, held)
+            )
+            if recorded and held:  # tag mode with filtering: replayed if it passes
                 self._keep_held_response(request, response)
             return response
         if explore_selected(response.url, self._explore):
@@ -881,12 +888,14 @@ class PageSimDownloaderMiddleware:
 
     def _record_for_second_look(
         self, request: Request, features: Any, site: str, held: bool = False, owed: bool = False
-    ) -> None:
+    ) -> bool:
+        """Record a page for the second look; whether it was (a held page's response is kept
+        only then)."""
         assert self.second_look is not None
-        if self.second_look.record(request, features, site, held=held, owed=owed):
-            self.stats.inc_value("pagesim/second_look/recorded")
-            if owed:
-                self._owed.add(id(request))
+        if not self.second_look.record(request, features, site, held=held, owed=owed):
+            return False
+        self.stats.inc_value("pagesim/second_look/recorded")
+        return True
 
     def spider_idle(self, spider: Spider) -> None:
         """The crawl has nothing else to do: decide the pages turned away again under the
@@ -895,20 +904,8 @@ class PageSimDownloaderMiddleware:
         second_look = self.second_look
         if second_look is None or not len(second_look):
             return
-        requested = self._look_again(second_look.due, "the crawl ran dry")
-        if not len(second_look) and self._held_responses:  # nothing waits for these
-            self._held_bytes -= sum(len(kept.body) for kept in self._held_responses.values())
-            self._held_responses = {}
-        if requested:
+        if self._look_again(second_look.due, "the crawl ran dry"):
             raise DontCloseSpider
-
-    def _look_when_settled(self, site: str) -> None:
-        """A site just past its young pages has a settled cut: its pages turned away or held
-        get their second look now, not when the crawl runs dry (a long crawl may not for
-        hours, and a held page's links wait with it)."""
-        second_look = self.second_look
-        if second_look is not None and second_look.waits_on(site):
-            self._look_again(lambda: second_look.due_on(site), f"{site}'s cut settled")
 
     def _look_again(self, look: Callable[[], list[tuple[Request, Any]]], why: str) -> int:
         """Take a second look (``look``: ``due`` or ``due_on``) and request the pages due
@@ -946,10 +943,9 @@ class PageSimDownloaderMiddleware:
         due_ids = {id(request) for request, _ in due}
         owed, replays = set(), {}
         looked_at, second_look.last_looked = second_look.last_looked, []
-        for request in looked_at:
+        for request, was_owed in looked_at:
             key = id(request)
-            if key in self._owed:
-                self._owed.discard(key)
+            if was_owed:
                 owed.add(key)
             stored = self._held_responses.pop(key, None)
             if stored is not None and key in due_ids:

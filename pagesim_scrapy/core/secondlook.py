@@ -96,8 +96,9 @@ class SecondLook(Generic[K]):
         self.max_pages = max_pages
         self._records: list[_TurnedAway[K]] = []
         self._waiting: Counter[str | None] = Counter()  # records per site
-        #: the keys of the pages the last look took (due or not): they are forgotten
-        self.last_looked: list[K] = []
+        #: the pages the last look took (due or not; they are forgotten), each with whether
+        #: it was owed
+        self.last_looked: list[tuple[K, bool]] = []
         #: pages turned away but not recorded: over ``max_pages``; after their site's young
         #: pages (the classifier's ``keep_pages``)
         self.over = 0
@@ -174,7 +175,7 @@ class SecondLook(Generic[K]):
         return self._decide(mine)
 
     def _decide(self, records: list[_TurnedAway[K]]) -> list[tuple[K, Verdict]]:
-        self.last_looked = [record.key for record in records]
+        self.last_looked = [(record.key, record.owed) for record in records]
         known = set(self.classifier.sites())
         out: list[tuple[K, Verdict]] = []
         for record in records:

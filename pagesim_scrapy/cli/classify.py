@@ -140,5 +140,6 @@ def verdict_record(path: str, verdict: Verdict | None, error: str | None) -> dic
             threshold=fields["threshold"],
             threshold_source=fields["threshold_source"],
             confidence=fields["confidence"],
+            core=fields["core"],
         )
     return record

@@ -54,8 +54,11 @@ class Verdict:
     margin: float  # best score minus the runner-up label's score (1.0 with one label)
     runner_up: str | None = None
     threshold: float | None = None  # the threshold the best label had to reach
-    threshold_source: str | None = None  # "given", "prior" or "distribution"
+    threshold_source: str | None = None  # "given", "prior", "distribution" or "nearest"
     confidence: float | None = None  # probability the verdict is right (site method only)
+    # given the label under its threshold, for holding the node pairs all of the label's
+    # templates share beyond the site's chrome (site method only, see siteaware.holds_the_core)
+    core: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -68,6 +71,7 @@ class Verdict:
             "threshold": None if self.threshold is None else round(self.threshold, 6),
             "threshold_source": self.threshold_source,
             "confidence": None if self.confidence is None else round(self.confidence, 4),
+            "core": self.core,
         }
 
 

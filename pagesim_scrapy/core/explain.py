@@ -113,6 +113,9 @@ class Explanation:
     nearest_template: int  # index among the label's templates
     page_features: int
     chrome_features: int
+    core_pairs: int = 0  # pairs of the nearest label's core (see siteaware.holds_the_core)
+    core_held: int = 0  # of them on the page
+    core_share: float = 0.0  # share of the site's kept pages holding the whole core
     matching: list[FeatureNote] = field(default_factory=list)
     missing: list[FeatureNote] = field(default_factory=list)
     extra: list[FeatureNote] = field(default_factory=list)
@@ -123,6 +126,11 @@ class Explanation:
             "labels": [note.as_dict() for note in self.labels],
             "site_pages": self.site_pages,
             "nearest": {"label": self.nearest_label, "template": self.nearest_template},
+            "core": {
+                "pairs": self.core_pairs,
+                "on_page": self.core_held,
+                "site_share": round(self.core_share, 4),
+            },
             "page_pairs": self.page_features,
             "chrome_pairs": self.chrome_features,
             "matching": [note.as_dict() for note in self.matching],
@@ -149,6 +157,7 @@ class Explanation:
             "(the site's chrome, weighing next to nothing)",
             f"nearest: template {self.nearest_template + 1} of label {self.nearest_label!r}",
         ]
+        lines.append(self._core_line())
         lines.append("node pairs beyond the chrome (weight, pages of the site with the pair):")
         for title, notes in (
             ("shared with the template", self.matching),
@@ -160,6 +169,22 @@ class Explanation:
                 lines.append("  (none)")
             lines += [f"  {note.weight:5.2f} {note.pages:6d}  {note.text}" for note in notes]
         return "\n".join(lines)
+
+    def _core_line(self) -> str:
+        label = repr(self.nearest_label)
+        if not self.core_pairs:
+            return f"core: none (label {label} has one template, or its templates share no pair)"
+        held = (
+            f"core: the page holds {self.core_held} of the {self.core_pairs} pairs all "
+            f"templates of {label} share ({self.core_share:.0%} of the site's pages hold them all)"
+        )
+        if self.verdict.core:
+            return (
+                f"{held}: under the cut, it is given the label for holding them all (a core "
+                f"that fewer than half of the site holds is the type's, not the site's, and "
+                f"the page reaches {ANCHOR_FLOOR:g} x its templates' similarity to each other)"
+            )
+        return held
 
 
 def _describe_pair(feature: str, names: Mapping[str, str]) -> str:
@@ -228,7 +253,7 @@ def explain_page(
     names = names or {}
     features = structural_features(page)
     scores = classifier.scores(page, site=site)
-    verdict = classifier.decide(scores, site=site)
+    verdict = classifier.decide(scores, site=site, features=features)
     described = classifier.describe(site)
     coverage = described.get("site", {}).get("coverage", 0.0)
     notes = []
@@ -252,6 +277,7 @@ def explain_page(
     template: Features = templates[index]
     chrome_df = CHROME_SHARE * model.pages
     chrome = sum(model.df.get(f, 0) >= chrome_df for f in features)
+    core, core_share = classifier.core(nearest_label, site)
 
     def ranked(pairs: Iterable[str]) -> list[FeatureNote]:
         # Ranked by weight x pages: structure a group of the site's pages share (a page type)
@@ -269,6 +295,9 @@ def explain_page(
         nearest_template=index,
         page_features=len(features),
         chrome_features=chrome,
+        core_pairs=len(core),
+        core_held=len(core & features),
+        core_share=core_share,
         matching=ranked(features & template),
         missing=ranked(template - features),
         extra=ranked(features - template),

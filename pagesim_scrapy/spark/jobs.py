@@ -498,6 +498,7 @@ _JSON_COLUMNS = frozenset({"record", "records", "rows"})
 
 def _schema(command: str) -> Any:
     from pyspark.sql.types import (
+        BooleanType,
         DoubleType,
         MapType,
         StringType,
@@ -515,6 +516,7 @@ def _schema(command: str) -> Any:
             ("threshold", number),
             ("threshold_source", text),
             ("confidence", number),
+            ("core", BooleanType()),
             ("error", text),
         ],
         "cluster": [("path", text), ("cluster", text), ("error", text)],

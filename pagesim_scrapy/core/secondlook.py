@@ -177,6 +177,8 @@ class SecondLook(Generic[K]):
     def _decide(self, records: list[_TurnedAway[K]]) -> list[tuple[K, Verdict]]:
         self.last_looked = [(record.key, record.owed) for record in records]
         known = set(self.classifier.sites())
+        for site in {record.site for record in records} & known:
+            self.classifier.catch_up(site)
         out: list[tuple[K, Verdict]] = []
         for record in records:
             if record.site not in known and not record.owed:

@@ -1006,6 +1006,17 @@ class SiteAwareClassifier:
             info = state.labels[label]
             return info.core, info.core_share
 
+    def catch_up(self, site: str | None = None) -> None:
+        """Re-estimate ``site``'s weights, anchors and cuts from every page it has seen, when
+        pages have arrived since the last re-estimate. A crawl re-estimates a site only when it
+        has grown by a quarter, so its last cut can miss up to a fifth of its pages; a decision
+        that waited for the site to be learned (the second look) is made on the cut the whole
+        site gives, as ``classify_all`` does."""
+        with self._lock:
+            state = self._site(site)
+            if state.refreshed_at != state.model.pages:
+                self._refresh(state)
+
     def lowest_cut(self, label: str, site: str | None = None) -> float:
         """A bound under which no threshold of ``label`` on ``site`` is expected: the lowest
         share of its templates' similarity to each other that any rule cuts at (the nearest

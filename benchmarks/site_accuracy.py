@@ -33,6 +33,12 @@ Protocols, printed per site and pooled:
   that the type is 35 %, 50 % or 70 % of the pages; 2 templates, batch and online F1. "Most
   of the site": the same with the type 80 % and 90 % of the pages (a crawl that keeps to a
   shop's product pages), seeds 1 and 2.
+* several sites in one crawl: the one-class protocol with the templates of one site's type,
+  and the pages of every site given interleaved in a shuffled order (each page with its site,
+  as a crawl's hosts): F1 on the templates' site, batch, as a crawl decided once and holding
+  in tag mode, beside the same order with that site's pages alone; and how many pages of the
+  other sites are given the label (a crawl that leaves its site must not take the other
+  sites' pages for the type). ``--several-sites`` prints only this table.
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
 * --wide-grid: the nearest rule's wide-gap exception (``WIDE_GAP``) per leave-one-site-out
@@ -540,7 +546,10 @@ TAG_DEFERRED: Counter[str] = Counter()
 
 
 def as_a_crawl(
-    clf: SiteAwareClassifier, summaries: list[PageSummary], targets: frozenset[str]
+    clf: SiteAwareClassifier,
+    summaries: list[PageSummary],
+    targets: frozenset[str],
+    sites: list[str] | None = None,
 ) -> dict[str, list[str | None]]:
     """The label each page reaches the spider with (None: it does not), when a crawl in drop
     mode (or with its items filtered) decides the pages one by one in the order given, per
@@ -550,31 +559,32 @@ def as_a_crawl(
     turned away until then; "tag, held", a tag-mode crawl whose spider gets every page with
     its verdict: the verdicts not settled either way (``SiteAwareClassifier.settled``) are
     deferred to the end and decided then, the others stand. The learning is the same in
-    all: one pass."""
+    all: one pass. ``sites``: each page's site (default: one site), for a crawl of several."""
     once: list[str | None] = []
     held: list[str | None] = []
     tag: list[str | None] = []
     looks = {mode: SecondLook[int](clf, targets) for mode in CRAWL_MODES[1:]}
     for index, summary in enumerate(summaries):
+        site = sites[index] if sites is not None else None
         features = clf.features(summary)
-        verdict = clf.classify(features)
+        verdict = clf.classify(features, site=site)
         wanted = verdict.label if verdict.label in targets else None
         once.append(wanted)
         TAG_DEFERRED["pages"] += 1
-        if clf.settled(verdict):
+        if clf.settled(verdict, site):
             tag.append(wanted)
         else:
-            looks["tag, held"].record(index, features, None)
+            looks["tag, held"].record(index, features, site)
             tag.append(None)
             TAG_DEFERRED["deferred"] += 1
         if wanted is None:
-            looks["second look"].record(index, features, None)
-            looks["held"].record(index, features, None)
+            looks["second look"].record(index, features, site)
+            looks["held"].record(index, features, site)
             held.append(None)
-        elif clf.holds(verdict):
+        elif clf.holds(verdict, site):
             held.append(wanted)
         else:
-            looks["held"].record(index, features, None)
+            looks["held"].record(index, features, site)
             held.append(None)
     out = {"once": once, "second look": list(once), "held": held, "tag, held": tag}
     for mode, look in looks.items():
@@ -614,6 +624,90 @@ def _crawl_one_label(
     for mode, labels in crawled.items():
         for page, got in zip(tests, labels):
             out[mode].add(page.label == label, got == label)
+
+
+def several_sites(
+    sites: dict[str, list[Page]], home: str, seed: int
+) -> tuple[dict[str, Counts], dict[str, int], int]:
+    """One crawl over every site given, its pages interleaved in a shuffled order, with the
+    templates of one type of ``home`` (2 pages, every type with >= 5 pages in turn): the
+    one-class counts on ``home``'s pages per mode ("batch": each site's pages decided at once;
+    "alone": the same shuffled order with ``home``'s pages only, tag mode holding; "once" and
+    "tag, held" as in :func:`as_a_crawl`, over all sites), and the pages of the other sites
+    given the label per mode, out of how many."""
+    pages = sites[home]
+    out = {mode: Counts() for mode in ("batch", "alone", "once", "tag, held")}
+    foreign_labelled = {mode: 0 for mode in ("batch", "once", "tag, held")}
+    foreign_total = 0
+    for label, count in sorted(Counter(page.label for page in pages).items()):
+        if count < 5:
+            continue
+        templates = [page for page in pages if page.label == label][:2]
+        tests = [(home, page) for page in pages if page not in templates] + [
+            (name, page) for name, others in sites.items() if name != home for page in others
+        ]
+        random.Random(f"{seed}:{home}:{label}").shuffle(tests)
+        given = {label: [t.summary for t in templates]}
+        clf = build_classifier(given, method="site")
+        assert isinstance(clf, SiteAwareClassifier)
+        for name in sites:
+            group = [page for site, page in tests if site == name]
+            verdicts = clf.classify_all([page.summary for page in group], site=name)
+            for page, verdict in zip(group, verdicts):
+                if name == home:
+                    out["batch"].add(page.label == label, verdict.label == label)
+                else:
+                    foreign_labelled["batch"] += verdict.label == label
+                    foreign_total += 1
+        clf = build_classifier(given, method="site")
+        assert isinstance(clf, SiteAwareClassifier)
+        crawled = as_a_crawl(
+            clf,
+            [page.summary for _, page in tests],
+            frozenset({label}),
+            sites=[site for site, _ in tests],
+        )
+        for mode in ("once", "tag, held"):
+            for (site, page), got in zip(tests, crawled[mode]):
+                if site == home:
+                    out[mode].add(page.label == label, got == label)
+                else:
+                    foreign_labelled[mode] += got == label
+        own = [page for site, page in tests if site == home]
+        clf = build_classifier(given, method="site")
+        assert isinstance(clf, SiteAwareClassifier)
+        alone = as_a_crawl(clf, [page.summary for page in own], frozenset({label}))
+        for page, got in zip(own, alone["tag, held"]):
+            out["alone"].add(page.label == label, got == label)
+    return out, foreign_labelled, foreign_total
+
+
+def print_several_sites(sites: dict[str, list[Page]], seed: int) -> None:
+    """The table of :func:`several_sites`, per home site and pooled over the distinct ones."""
+    print(
+        "\nseveral sites in one crawl (templates of one site's type; every site's pages "
+        "interleaved, shuffled): one-class F1 on the templates' site, and the other sites' "
+        "pages given the label"
+    )
+    print(
+        f"{'site':24} {'batch':>6} {'alone':>6} {'once':>6} {'held':>6}  "
+        "other sites' pages labelled (batch / once / tag, held)"
+    )
+    pooled = {mode: Counts() for mode in ("batch", "alone", "once", "tag, held")}
+    for home in sites:
+        counts, labelled, total = several_sites(sites, home, seed)
+        mark = " *" if home in SHARED_TEMPLATE_SITES else ""
+        if not mark:
+            for mode, value in counts.items():
+                pooled[mode].merge(value)
+        print(
+            f"{home + mark:24} "
+            + " ".join(f"{counts[mode].f1:6.3f}" for mode in pooled)
+            + "  "
+            + " / ".join(str(labelled[mode]) for mode in labelled)
+            + f" of {total}"
+        )
+    print(f"{'pooled, distinct sites':24} " + " ".join(f"{c.f1:6.3f}" for c in pooled.values()))
 
 
 def crawl_multi_type(pages: list[Page], seeds: tuple[int, ...]) -> dict[str, float]:
@@ -741,6 +835,11 @@ def main() -> None:
         help="only the table of a crawl that can look again (see as_a_crawl)",
     )
     parser.add_argument(
+        "--several-sites",
+        action="store_true",
+        help="only the table of a crawl over several sites (see several_sites)",
+    )
+    parser.add_argument(
         "--narrow-grid",
         action="store_true",
         help="the cut's narrow-gap anchor (NARROW_GAP) per leave-one-site-out fold (3 orders)",
@@ -786,6 +885,9 @@ def main() -> None:
     print(
         f"{sum(map(len, sites.values()))} pages summarised in {time.perf_counter() - started:.1f} s"
     )
+    if args.several_sites:
+        print_several_sites(sites, args.seed)
+        return
     if args.crawl_only:
         print_crawl_modes(sites)
         return
@@ -948,6 +1050,9 @@ def main() -> None:
                 f"{result['second']!s:28} {result['second_early']:6.3f}"
             )
         print(f"{'pooled, distinct sites':24} {runs['first']!s:28} {'':6}  {runs['second']!s:28}")
+
+    if args.method == "site" and len(sites) > 1:
+        print_several_sites(sites, args.seed)
 
     if args.narrow_grid:
         constant_grid(sites, args, "NARROW_GAP", (0.0, 0.05, 0.1, 0.15), link_order=True)

@@ -434,3 +434,50 @@ def test_a_site_past_its_young_pages_gets_its_second_look_before_the_crawl_runs_
     crawled = sum(m.startswith("Crawled (") for m in messages[:settled])
     assert crawled + len(held) < len(tests)
     assert not any("crawl ran dry" in m for m in messages)  # none was left for the end
+
+
+def test_a_crawl_over_two_sites_learns_each_site_apart(questions, blog, tmp_path):
+    """Templates of one site's type (the Q&A site's badge pages) and a crawl that also meets
+    another site (the blog, on another port: another site), its pages interleaved with the
+    first site's: no page of the other site is given the label, and the first site's pages
+    are decided as well as in a crawl of that site alone (its pages in the same order); the
+    crawl saves a model per site. Default tag mode, holding unsettled verdicts."""
+    qa, qa_types = questions
+    other, other_types = blog
+    label = "badge"
+    templates = sorted(path for path, kind in qa_types.items() if kind == label)[:2]
+    mixed = [(qa, path) for path in sorted(qa_types) if path not in templates]
+    mixed += [(other, path) for path in sorted(other_types)]
+    random.Random("two sites").shuffle(mixed)
+    settings = {
+        **ADDON,
+        "PAGESIM_TEMPLATES": {label: [qa.url(path) for path in templates]},
+        "CONCURRENT_REQUESTS": 1,
+    }
+
+    def crawl(name: str, order: list[tuple[Site, str]]) -> dict[str, Any]:
+        (tmp_path / name).mkdir()
+        requests = [{"url": site.url(path)} for site, path in order]
+        return run_crawl(tmp_path / name, settings, requests)
+
+    def tagged(result: dict[str, Any], site: Site) -> dict[str, bool]:
+        return {
+            entry["url"].removeprefix(site.base): entry["pagesim"]["target"]
+            for entry in result["seen"]
+            if entry["url"].startswith(site.base + "/")
+        }
+
+    both = crawl("both", mixed)
+    alone = crawl("alone", [(site, path) for site, path in mixed if site is qa])
+    foreign = tagged(both, other)
+    assert len(foreign) == len(other_types)  # every page of the other site, once
+    assert not any(foreign.values())
+
+    def errors(result: dict[str, Any]) -> int:
+        verdicts = tagged(result, qa)
+        assert len(verdicts) == len(qa_types) - 2
+        return sum(ok != (qa_types[path] == label) for path, ok in verdicts.items())
+
+    assert errors(both) <= errors(alone) + 1 <= 4, (errors(both), errors(alone))
+    assert pagesim_stats(both)["pagesim/site_models/saved"] == 2
+    assert pagesim_stats(alone)["pagesim/site_models/saved"] == 1

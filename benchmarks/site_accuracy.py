@@ -39,6 +39,10 @@ Protocols, printed per site and pooled:
   in tag mode, beside the same order with that site's pages alone; and how many pages of the
   other sites are given the label (a crawl that leaves its site must not take the other
   sites' pages for the type). ``--several-sites`` prints only this table.
+* templates drawn at random: the one-class batch protocol with each type's 2 templates drawn
+  at random from its pages (3 draws) beside the first 2 by path: which pages are the examples
+  is a user's choice, and the figures above are for one choice. ``--drawn-templates`` prints
+  only this table.
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
 * --wide-grid: the nearest rule's wide-gap exception (``WIDE_GAP``) per leave-one-site-out
@@ -268,6 +272,48 @@ def one_class(
         "early_error": early_errors / early_total if early_total else 0.0,
         "per_type": per_type,
     }
+
+
+def drawn_templates(pages: list[Page], draw: int) -> tuple[Counts, dict[str, float]]:
+    """One-class batch counts with each type's 2 templates drawn at random (``draw`` seeds the
+    draw; 0 takes the first 2 by path, as the one-class protocol does), and F1 per type."""
+    counts, per_type = Counts(), {}
+    for label, count in sorted(Counter(page.label for page in pages).items()):
+        if count < 5:
+            continue
+        mine = [page for page in pages if page.label == label]
+        templates = mine[:2] if draw == 0 else random.Random(f"{draw}:{label}").sample(mine, 2)
+        tests = [page for page in pages if page not in templates]
+        clf = build_classifier({label: [t.summary for t in templates]}, method="site")
+        mine_counts = Counts()
+        for page, verdict in zip(tests, clf.classify_all([page.summary for page in tests])):
+            mine_counts.add(page.label == label, verdict.label == label)
+        counts.merge(mine_counts)
+        per_type[label] = mine_counts.f1
+    return counts, per_type
+
+
+def print_drawn_templates(sites: dict[str, list[Page]], draws: int = 3) -> None:
+    """One-class batch F1 per site with the templates first by path and drawn at random."""
+    print(
+        f"\none-class, batch, templates drawn at random ({draws} draws; 'path': the first 2 by "
+        "path, as above): how much the figures owe to which pages are the examples"
+    )
+    heads = " ".join(f"{'draw ' + str(d):>9}" for d in range(1, draws + 1))
+    print(f"{'site':24} {'path':>9} {heads}  worst types (F1 < 0.9 in a draw)")
+    pooled = [Counts() for _ in range(draws + 1)]
+    for name, pages in sites.items():
+        row, weak = [], Counter()
+        for draw in range(draws + 1):
+            counts, per_type = drawn_templates(pages, draw)
+            row.append(counts.f1)
+            if name not in SHARED_TEMPLATE_SITES:
+                pooled[draw].merge(counts)
+            weak.update(label for label, f1 in per_type.items() if f1 < 0.9)
+        mark = " *" if name in SHARED_TEMPLATE_SITES else ""
+        worst = ", ".join(f"{label} ({n})" for label, n in weak.most_common(4))
+        print(f"{name + mark:24} " + " ".join(f"{f1:9.3f}" for f1 in row) + f"  {worst}")
+    print(f"{'pooled, distinct sites':24} " + " ".join(f"{c.f1:9.3f}" for c in pooled))
 
 
 RANK_BUCKETS = ((0, 10), (10, 20), (20, 50), (50, 100), (100, 10**9))
@@ -835,6 +881,11 @@ def main() -> None:
         help="only the table of a crawl that can look again (see as_a_crawl)",
     )
     parser.add_argument(
+        "--drawn-templates",
+        action="store_true",
+        help="only one-class batch F1 with each type's templates drawn at random (3 draws)",
+    )
+    parser.add_argument(
         "--several-sites",
         action="store_true",
         help="only the table of a crawl over several sites (see several_sites)",
@@ -887,6 +938,9 @@ def main() -> None:
     )
     if args.several_sites:
         print_several_sites(sites, args.seed)
+        return
+    if args.drawn_templates:
+        print_drawn_templates(sites)
         return
     if args.crawl_only:
         print_crawl_modes(sites)
@@ -1053,6 +1107,8 @@ def main() -> None:
 
     if args.method == "site" and len(sites) > 1:
         print_several_sites(sites, args.seed)
+    if args.method == "site":
+        print_drawn_templates(sites)
 
     if args.narrow_grid:
         constant_grid(sites, args, "NARROW_GAP", (0.0, 0.05, 0.1, 0.15), link_order=True)

@@ -1,0 +1,175 @@
+"""The core record: for each standard field, the first source (most trusted first) that has it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import groups
+from .entities import find_entity, resolve, types_of, walk
+from .fields import FIELDS, MAIN_TYPES, OG_TYPES, FieldSpec
+from .model import CoreRecord, Value
+from .normalise import (
+    as_availability,
+    as_currency,
+    as_gtin,
+    as_identifier,
+    as_name,
+    as_price,
+    as_text,
+    as_urls,
+    first,
+)
+from .options import RecordOptions
+from .read import StructuredData, read_structured
+
+__all__ = ["build_record", "guess_page_type", "read_record"]
+
+_STRUCTURED = ("json-ld", "microdata", "rdfa")
+_FLAT = ("opengraph", "twitter", "meta")
+_GROUPS = ("breadcrumbs", "variants", "posts")
+
+
+def read_record(
+    html: str | bytes,
+    url: str = "",
+    *,
+    page_type: str | None = None,
+    options: RecordOptions | None = None,
+) -> CoreRecord:
+    """The core record of a page: standard names for its page type, each value with its source.
+
+    ``page_type`` overrides the type guessed from the page's schema.org types.
+    """
+    options = options or RecordOptions()
+    return build_record(read_structured(html, url, options), url, page_type, options)
+
+
+def build_record(
+    data: StructuredData,
+    url: str = "",
+    page_type: str | None = None,
+    options: RecordOptions | None = None,
+) -> CoreRecord:
+    """The core record from structured data already read (see `read_structured`)."""
+    options = options or RecordOptions()
+    page_type = page_type or guess_page_type(data, options)
+    if page_type not in FIELDS:
+        raise ValueError(f"unknown page type {page_type!r}; known: {', '.join(FIELDS)}")
+    specs = FIELDS[page_type]
+    fields: dict[str, Value] = {}
+    for spec in specs:
+        found = _field(spec, page_type, data, url, options)
+        if found is not None:
+            fields[spec.name] = found
+    return CoreRecord(page_type, fields, _extras(data, specs, options))
+
+
+def guess_page_type(data: StructuredData, options: RecordOptions | None = None) -> str:
+    """The page type named by the page's schema.org types (else ``og:type``, else ``page``)."""
+    depth = (options or RecordOptions()).max_depth
+    present = {
+        t
+        for source in _STRUCTURED
+        for node in walk(data.entities.get(source, []), depth)
+        for t in types_of(node)
+    }
+    for page_type, wanted in MAIN_TYPES.items():
+        if present & wanted:
+            return page_type
+    og_type = first(data.flat.get("opengraph", {}).get("og:type", []))
+    return OG_TYPES.get((og_type or "").lower(), "page")
+
+
+def _field(
+    spec: FieldSpec, page_type: str, data: StructuredData, url: str, options: RecordOptions
+) -> Value | None:
+    for source in _STRUCTURED:
+        entities = data.entities.get(source, [])
+        if not entities:
+            continue
+        value = _from_entities(spec, page_type, entities, url, options)
+        if value is not None:
+            return Value(value, source)
+    for source in _FLAT:
+        flat = data.flat.get(source, {})
+        for key in spec.flat:
+            if key in flat:
+                value = _normalise(spec.kind, flat[key], url, options)
+                if value is not None:
+                    return Value(value, source)
+    return None
+
+
+def _from_entities(
+    spec: FieldSpec, page_type: str, entities: list[dict], url: str, options: RecordOptions
+) -> Any:
+    if spec.kind == "breadcrumbs":
+        return groups.breadcrumbs(entities, options.max_depth)
+    if spec.kind == "posts":
+        return groups.posts(entities, options.max_depth, options.max_items)
+    main = find_entity(entities, MAIN_TYPES[page_type], options.max_depth)
+    if main is None:
+        return None
+    if spec.kind == "variants":
+        return groups.variants(main, options.max_items)
+    for path in spec.paths:
+        value = _normalise(spec.kind, resolve(main, path), url, options)
+        if value is not None:
+            return value
+    return None
+
+
+def _normalise(kind: str, raw: Any, url: str, options: RecordOptions) -> Any:
+    if raw in (None, [], ""):
+        return None
+    if kind == "urls":
+        return as_urls(raw, url, options.max_items)
+    if kind == "url":
+        found = as_urls(first(raw), url, 1)
+        return found[0] if found else None
+    return _SCALAR[kind](raw, options)
+
+
+def _enum(raw: Any, options: RecordOptions) -> str | None:
+    text = as_text(raw, 200)
+    return text.rstrip("/").rsplit("/", 1)[-1] if text else None
+
+
+def _first_of(function: Callable[[Any], Any]) -> Callable[[Any, RecordOptions], Any]:
+    """A normaliser of one value tried on each value found, first usable one wins."""
+
+    def apply(raw: Any, options: RecordOptions) -> Any:
+        items = raw if isinstance(raw, list) else [raw]
+        return next((v for v in map(function, items) if v is not None), None)
+
+    return apply
+
+
+_SCALAR: dict[str, Callable[[Any, RecordOptions], Any]] = {
+    "text": lambda raw, o: _first_of(lambda v: as_text(v, o.max_text))(raw, o),
+    "name": _first_of(as_name),
+    "id": _first_of(as_identifier),
+    "gtin": _first_of(as_gtin),
+    "price": _first_of(as_price),
+    "currency": _first_of(as_currency),
+    "availability": _first_of(as_availability),
+    "enum": _first_of(lambda v: _enum(v, RecordOptions())),
+    "authors": lambda raw, o: groups.authors(raw),
+    "texts": lambda raw, o: groups.texts(raw, o.max_items),
+    "instructions": lambda raw, o: groups.instructions(raw, o.max_items),
+    "location": _first_of(groups.location),
+}
+
+
+def _extras(data: StructuredData, specs: tuple[FieldSpec, ...], options: RecordOptions) -> dict:
+    """twitter:labelN values the page labels itself that no standard field took, by label."""
+    taken = {key for spec in specs for key in spec.flat}
+    twitter = data.flat.get("twitter", {})
+    extra = {}
+    for key in sorted(twitter):
+        if key.startswith("twitter:label:") and key not in taken:
+            text = as_text(twitter[key], options.max_text)
+            if text:
+                extra[key[len("twitter:label:") :]] = Value(text, "twitter")
+    return extra

@@ -1,0 +1,36 @@
+"""Limits of the structured-data reader, declared once and passed in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["RecordOptions"]
+
+
+@dataclass(frozen=True)
+class RecordOptions:
+    """Bounds that keep a hostile or broken page from costing more than it is worth.
+
+    Attributes:
+        max_block_chars: a JSON-LD block longer than this is skipped (logged), not parsed.
+        max_depth: a JSON-LD block nested deeper than this is skipped (logged); it is data no
+            record needs, and walking it would risk the interpreter's recursion limit.
+        max_items: at most this many list members are kept (images, posts, variants…).
+        max_text: text values are cut to this many characters.
+        rdfa: ``"auto"`` reads RDFa only where the page has RDFa markers (``vocab``/``typeof``
+            attributes), because the RDFa parser costs far more than the other syntaxes;
+            ``"always"`` or ``"never"`` force it.
+    """
+
+    max_block_chars: int = 2_000_000
+    max_depth: int = 60
+    max_items: int = 200
+    max_text: int = 100_000
+    rdfa: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.rdfa not in ("auto", "always", "never"):
+            raise ValueError(f"rdfa must be 'auto', 'always' or 'never', not {self.rdfa!r}")
+        for name in ("max_block_chars", "max_depth", "max_items", "max_text"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be positive")

@@ -136,7 +136,7 @@ def as_identifier(raw: Any) -> str | None:
     raw = first(raw)
     if isinstance(raw, float) and raw.is_integer():
         raw = int(raw)
-    if isinstance(raw, bool) or isinstance(raw, (dict, list)):
+    if isinstance(raw, (bool, dict, list)):
         return None
     return as_text(raw, 200)
 
@@ -193,9 +193,12 @@ def as_currency(raw: Any) -> str | None:
     text = as_text(raw, 40)
     if not text:
         return None
+    sign = _SIGNS.get(text.lower())
+    if sign:
+        return sign
     if _ISO.match(text.upper()) and text.isalpha():
         return _RETIRED.get(text.upper(), text.upper())
-    return _SIGNS.get(text.lower())
+    return None
 
 
 def as_availability(raw: Any) -> str | None:
@@ -217,10 +220,10 @@ def as_urls(raw: Any, base: str = "", limit: int = 200) -> list[str] | None:
             item = first(item)
         if not isinstance(item, str):
             continue
-        url = item.strip()
-        if not url or url.startswith("data:"):
+        text = item.strip()
+        if not text or text.startswith("data:"):
             continue
-        url = _absolute(html.unescape(url), base)
+        url = _absolute(html.unescape(text), base)
         if url and url not in urls:
             urls.append(url)
     return urls[:limit] or None

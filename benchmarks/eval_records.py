@@ -246,7 +246,7 @@ def coverage(limit: int) -> None:
             {"n": 0, "fields": Counter(), "count": 0, "dups": 0, "posts": 0},
         )
         stats["n"] += 1
-        stats["fields"].update(values)
+        stats["fields"].update(list(values))
         stats["count"] += len(values)
         stats["dups"] += duplicates(values)
         stats["posts"] += len(values.get("posts") or [])

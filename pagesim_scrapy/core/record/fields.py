@@ -204,9 +204,9 @@ FIELDS: dict[str, tuple[FieldSpec, ...]] = {
 }
 PAGE_TYPES = tuple(FIELDS)
 
-#: schema.org types that make a page of each type, in the order a page type is guessed.
+#: schema.org types that make a page of each type, in the order a page type is guessed
+#: (a recipe or product page with an FAQ or comments stays a recipe or product).
 MAIN_TYPES: dict[str, frozenset[str]] = {
-    "thread": frozenset({"DiscussionForumPosting", "QAPage", "Question"}),
     "product": frozenset(
         {
             "Product",
@@ -244,6 +244,7 @@ MAIN_TYPES: dict[str, frozenset[str]] = {
             "VisualArtsEvent",
         }
     ),
+    "thread": frozenset({"DiscussionForumPosting", "QAPage"}),
     "article": frozenset(
         {
             "Article",

@@ -102,26 +102,37 @@ def classical_mds(
     ]
     axes: list[tuple[float, list[float]]] = []
     for axis in range(2):
-        vector = [math.sin(1.0 + i * (1.7 + axis)) + 0.1 for i in range(m)]
-        value = 0.0
-        for _ in range(iterations):
-            nxt = [sum(map(operator.mul, row, vector)) for row in b]
-            for lam, u in axes:  # deflate the axes found already
-                dot = sum(map(operator.mul, u, vector))
-                nxt = [x - lam * dot * ui for x, ui in zip(nxt, u)]
-            norm = math.sqrt(sum(x * x for x in nxt))
-            if norm < 1e-12:
-                break
-            nxt = [x / norm for x in nxt]
-            value = norm
-            change = sum(abs(x - y) for x, y in zip(nxt, vector))
-            vector = nxt
-            if change < 1e-9:
-                break
-        axes.append((value, vector))
+        axes.append(_leading_axis(b, axes, axis, iterations))
     xs = [math.sqrt(max(axes[0][0], 0.0)) * v for v in axes[0][1]]
     ys = [math.sqrt(max(axes[1][0], 0.0)) * v for v in axes[1][1]]
     return list(zip(xs, ys))
+
+
+def _leading_axis(
+    b: Sequence[Sequence[float]],
+    axes: Sequence[tuple[float, list[float]]],
+    axis: int,
+    iterations: int,
+) -> tuple[float, list[float]]:
+    """The eigenvalue and eigenvector of ``b`` after ``axes``, by power iteration."""
+    m = len(b)
+    vector = [math.sin(1.0 + i * (1.7 + axis)) + 0.1 for i in range(m)]
+    value = 0.0
+    for _ in range(iterations):
+        nxt = [sum(map(operator.mul, row, vector)) for row in b]
+        for lam, u in axes:  # deflate the axes found already
+            dot = sum(map(operator.mul, u, vector))
+            nxt = [x - lam * dot * ui for x, ui in zip(nxt, u)]
+        norm = math.sqrt(sum(x * x for x in nxt))
+        if norm < 1e-12:
+            break
+        nxt = [x / norm for x in nxt]
+        value = norm
+        change = sum(abs(x - y) for x, y in zip(nxt, vector))
+        vector = nxt
+        if change < 1e-9:
+            break
+    return value, vector
 
 
 def _map_svg(
@@ -426,7 +437,6 @@ def clustering_report(
     index; ``verdicts`` adds score histograms; ``similarity`` (default: the clustering's own
     measure) fills the heatmap of representatives.
     """
-    from pagesim_scrapy.core.cluster.metrics import adjusted_rand_index
     from pagesim_scrapy.core.cluster.pipeline import measure_function
 
     if truth is not None and len(truth) != len(clustering.assignments):
@@ -438,64 +448,7 @@ def clustering_report(
         )
     clusters = clustering.clusters
     n_pages = len(clustering.assignments)
-    stats: list[tuple[str, object]] = [
-        ("pages", n_pages),
-        ("clusters", len(clusters)),
-        ("leaders compared", len(clustering.leaders)),
-        ("algorithm", options.algorithm),
-        ("measure", options.method),
-    ]
-    singletons = sum(1 for c in clusters if c.size == 1)
-    if singletons:
-        stats.append(("single-page clusters", singletons))
-    if truth is not None:
-        stats.append(
-            ("adjusted Rand index", f"{adjusted_rand_index(truth, clustering.assignments):.3f}")
-        )
-    seconds = sum(
-        float(clustering.stats.get(key, 0.0))
-        for key in ("seconds_condense", "seconds_compare", "seconds_cluster")
-    )
-    stats.append(("seconds", f"{seconds:.1f}"))
-
-    composition: dict[int, Counter[Hashable]] = {}
-    if truth is not None:
-        for page, c in enumerate(clustering.assignments):
-            composition.setdefault(c, Counter())[truth[page]] += 1
-    representatives = clustering.representatives(examples)
-
-    cards = []
-    for index, (cluster, rep) in enumerate(zip(clusters, representatives)):
-        share = 100.0 * cluster.size / n_pages if n_pages else 0.0
-        extra = [s for s in rep.examples if s != rep.source]
-        examples_html = (
-            "<div class='meta'>also: " + ", ".join(_link(s) for s in extra) + "</div>"
-            if extra
-            else ""
-        )
-        comp = ""
-        if index in composition:
-            top = composition[index].most_common(3)
-            rest = sum(composition[index].values()) - sum(c for _, c in top)
-            comp = (
-                "<div class='composition'>known labels: "
-                + ", ".join(f"{_e(label)} {count}" for label, count in top)
-                + (f", others {rest}" if rest else "")
-                + "</div>"
-            )
-        cards.append(
-            f'<div class="card cluster-card" data-cluster="{index}" '
-            f'style="--c:{cluster_colour(index)}" id="{_e(cluster.label)}">'
-            f"<h3>{_e(cluster.label)}</h3>"
-            f'<div class="meta">{cluster.size} page{"s" if cluster.size != 1 else ""} '
-            f"({share:.1f} %) · cohesion {cluster.cohesion:.2f} · "
-            f"{cluster.summary.n_nodes} nodes</div>"
-            f"<div><b>{_e(cluster.summary.title or '(no title)')}</b></div>"
-            f"<div>{_link(rep.source)}</div>{examples_html}{comp}"
-            f"<details><summary>structure outline</summary>"
-            f"<pre>{_e(outline(cluster.summary))}</pre></details></div>"
-        )
-
+    cards = _cluster_cards(clustering, truth, examples)
     labels = [c.label for c in clusters]
     bars = _bars_svg(labels[:max_bars], [c.size for c in clusters[:max_bars]])
     if len(clusters) > max_bars:
@@ -515,24 +468,7 @@ def clustering_report(
         ]
         for a in shown_clusters
     ]
-    leaders = _map_leaders(clustering, min(len(clusters), max_map_clusters), max_map_points)
-    distances = _map_distances(clustering, leaders, rep_sim)
-    points = classical_mds(distances)
-    biggest = max((clustering.leaders[i].weight for i in leaders), default=1)
-    radii = [3.0 + 9.0 * math.sqrt(clustering.leaders[i].weight / biggest) for i in leaders]
-    tips = []
-    for i in leaders:
-        info = clustering.leaders[i]
-        tips.append(
-            f"{labels[info.cluster]} · {info.weight} page(s) · "
-            f"{clustering.sources[info.page] or ''} · {info.summary.title or ''}"
-        )
-    map_svg = _map_svg(points, radii, [clustering.leaders[i].cluster for i in leaders], tips)
-    shown = (
-        f"{len(leaders)} of {len(clustering.leaders)} leaders, from the largest clusters"
-        if len(leaders) < len(clustering.leaders)
-        else f"all {len(leaders)} leaders"
-    )
+    map_svg, shown = _map_figure(clustering, rep_sim, max_map_clusters, max_map_points)
     heat_ids = shown_clusters[:max_heatmap]
     order = seriate([row[: len(heat_ids)] for row in rep_sim[: len(heat_ids)]])
     matrix = [[rep_sim[i][j] for j in order] for i in order]
@@ -548,7 +484,7 @@ def clustering_report(
 
     params = ", ".join(f"{k}={v}" for k, v in options.describe().items())
     body = (
-        _stats(stats)
+        _stats(_clustering_stats(clustering, truth))
         + '<section id="overview" class="row2">'
         + '<div class="fig"><h2>Cluster sizes</h2>'
         + f"{bars}<p>{bars_note}</p></div>"
@@ -581,6 +517,114 @@ def clustering_report(
     generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     subtitle = f"{n_pages} pages, {len(clusters)} clusters · generated {generated}"
     return _page(title, subtitle, body)
+
+
+def _clustering_stats(
+    clustering: Clustering, truth: Sequence[Hashable] | None
+) -> list[tuple[str, object]]:
+    """The figures at the top of the clustering report."""
+    from pagesim_scrapy.core.cluster.metrics import adjusted_rand_index
+
+    options = clustering.options
+    clusters = clustering.clusters
+    stats: list[tuple[str, object]] = [
+        ("pages", len(clustering.assignments)),
+        ("clusters", len(clusters)),
+        ("leaders compared", len(clustering.leaders)),
+        ("algorithm", options.algorithm),
+        ("measure", options.method),
+    ]
+    singletons = sum(1 for c in clusters if c.size == 1)
+    if singletons:
+        stats.append(("single-page clusters", singletons))
+    if truth is not None:
+        stats.append(
+            ("adjusted Rand index", f"{adjusted_rand_index(truth, clustering.assignments):.3f}")
+        )
+    seconds = sum(
+        float(clustering.stats.get(key, 0.0))
+        for key in ("seconds_condense", "seconds_compare", "seconds_cluster")
+    )
+    stats.append(("seconds", f"{seconds:.1f}"))
+    return stats
+
+
+def _cluster_cards(
+    clustering: Clustering, truth: Sequence[Hashable] | None, examples: int
+) -> list[str]:
+    """A card per cluster: size, representative page, known labels, structure outline."""
+    composition: dict[int, Counter[Hashable]] = {}
+    if truth is not None:
+        for page, c in enumerate(clustering.assignments):
+            composition.setdefault(c, Counter())[truth[page]] += 1
+    n_pages = len(clustering.assignments)
+    representatives = clustering.representatives(examples)
+    cards = []
+    for index, (cluster, rep) in enumerate(zip(clustering.clusters, representatives)):
+        share = 100.0 * cluster.size / n_pages if n_pages else 0.0
+        extra = [s for s in rep.examples if s != rep.source]
+        examples_html = (
+            "<div class='meta'>also: " + ", ".join(_link(s) for s in extra) + "</div>"
+            if extra
+            else ""
+        )
+        comp = _composition_line(composition[index]) if index in composition else ""
+        cards.append(
+            f'<div class="card cluster-card" data-cluster="{index}" '
+            f'style="--c:{cluster_colour(index)}" id="{_e(cluster.label)}">'
+            f"<h3>{_e(cluster.label)}</h3>"
+            f'<div class="meta">{cluster.size} page{"s" if cluster.size != 1 else ""} '
+            f"({share:.1f} %) · cohesion {cluster.cohesion:.2f} · "
+            f"{cluster.summary.n_nodes} nodes</div>"
+            f"<div><b>{_e(cluster.summary.title or '(no title)')}</b></div>"
+            f"<div>{_link(rep.source)}</div>{examples_html}{comp}"
+            f"<details><summary>structure outline</summary>"
+            f"<pre>{_e(outline(cluster.summary))}</pre></details></div>"
+        )
+    return cards
+
+
+def _composition_line(counts: Counter[Hashable]) -> str:
+    """The known labels of a cluster's pages, the three commonest first."""
+    top = counts.most_common(3)
+    rest = sum(counts.values()) - sum(c for _, c in top)
+    return (
+        "<div class='composition'>known labels: "
+        + ", ".join(f"{_e(label)} {count}" for label, count in top)
+        + (f", others {rest}" if rest else "")
+        + "</div>"
+    )
+
+
+def _map_figure(
+    clustering: Clustering,
+    rep_sim: Sequence[Sequence[float]],
+    max_map_clusters: int,
+    max_map_points: int,
+) -> tuple[str, str]:
+    """The map of the leaders (SVG) and which leaders it shows, in words."""
+    leaders = _map_leaders(
+        clustering, min(len(clustering.clusters), max_map_clusters), max_map_points
+    )
+    distances = _map_distances(clustering, leaders, rep_sim)
+    points = classical_mds(distances)
+    biggest = max((clustering.leaders[i].weight for i in leaders), default=1)
+    radii = [3.0 + 9.0 * math.sqrt(clustering.leaders[i].weight / biggest) for i in leaders]
+    labels = [c.label for c in clustering.clusters]
+    tips = []
+    for i in leaders:
+        info = clustering.leaders[i]
+        tips.append(
+            f"{labels[info.cluster]} · {info.weight} page(s) · "
+            f"{clustering.sources[info.page] or ''} · {info.summary.title or ''}"
+        )
+    map_svg = _map_svg(points, radii, [clustering.leaders[i].cluster for i in leaders], tips)
+    shown = (
+        f"{len(leaders)} of {len(clustering.leaders)} leaders, from the largest clusters"
+        if len(leaders) < len(clustering.leaders)
+        else f"all {len(leaders)} leaders"
+    )
+    return map_svg, shown
 
 
 def classification_report(

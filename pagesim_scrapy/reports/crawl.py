@@ -177,6 +177,40 @@ def crawl_report(data: Mapping[str, Any], *, title: str = "pagesim crawl report"
     all_labels = sorted({name for site in sites for name in site["labels"]})
     colours = {name: cluster_colour(i) for i, name in enumerate(all_labels)}
     pages = int(data.get("pages") or 0)
+    sections = []
+    toc = []
+    for index, site in enumerate(sites):
+        name = site["site"] or "(local files)"
+        toc.append(f'<a href="#site-{index + 1}">{_e(name)}</a> ({site["pages"]})')
+        sections.append(_site_section(index, site, colours, bins))
+    body = _stats(_crawl_stats(data, sites, pages)) + _INTRO
+    if len(sites) > 1:
+        body += f'<p class="toc">Sites: {" · ".join(toc)}</p>'
+    body += "".join(sections) or "<p>No page was classified.</p>"
+    generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    subtitle = f"{pages} pages on {len(sites)} site(s) · generated {generated}"
+    return _page(title, subtitle, body)
+
+
+_INTRO = (
+    '<p class="legend">Per site and per label: the scores of the pages nearest that label — '
+    '<span class="sw" style="background:#4e79a7"></span> given the label (in its colour), '
+    '<span class="sw h-other"></span> left unmatched — with '
+    '<span class="sw th-key"></span> the threshold (dashed; a shaded band when it moved '
+    "during the crawl). Templates that work show two humps with the threshold in the gap "
+    "between them; many pages near the threshold, or unmatched pages piled just below it, "
+    "call for another template or a set threshold.</p>"
+)
+
+
+def _percent(count: int, pages: int) -> object:
+    return f"{count} ({100.0 * count / pages:.0f} %)" if pages else 0
+
+
+def _crawl_stats(
+    data: Mapping[str, Any], sites: Sequence[Mapping[str, Any]], pages: int
+) -> list[tuple[str, object]]:
+    """The figures at the top of the crawl report."""
     given = sum(int(s["given"]) for site in sites for s in site["labels"].values())
     confidences = [
         (float(s["mean_confidence"]), int(s["given"]) + int(s["unmatched"]))
@@ -188,91 +222,82 @@ def crawl_report(data: Mapping[str, Any], *, title: str = "pagesim crawl report"
     stats: list[tuple[str, object]] = [
         ("pages classified", pages),
         ("sites", len(sites)),
-        ("given a label", f"{given} ({100.0 * given / pages:.0f} %)" if pages else 0),
-        ("unmatched", f"{pages - given} ({100.0 * (pages - given) / pages:.0f} %)" if pages else 0),
+        ("given a label", _percent(given, pages)),
+        ("unmatched", _percent(pages - given, pages)),
     ]
     if weight:
         stats.append(("mean confidence", f"{sum(c * n for c, n in confidences) / weight:.2f}"))
     methods = data.get("methods") or {}
     if methods:
         stats.append(("method", ", ".join(sorted(str(m) for m in methods))))
+    return stats
 
-    sections = []
-    toc = []
-    for index, site in enumerate(sites):
-        name = site["site"] or "(local files)"
-        labels = site["labels"]
-        anchor = f"site-{index + 1}"
-        toc.append(f'<a href="#{anchor}">{_e(name)}</a> ({site["pages"]})')
-        site_given = sum(int(s["given"]) for s in labels.values())
-        comp = [
-            (label, int(s["given"]), colours[label]) for label, s in labels.items() if s["given"]
-        ]
-        comp.append(("unmatched", site["pages"] - site_given, "#c7ccd6"))
-        rows = []
-        for label, s in labels.items():
-            mean = s.get("mean_score")
-            conf = s.get("mean_confidence")
-            threshold = s.get("threshold")
-            rows.append(
-                f'<tr><td><span class="swatch" style="background:{colours[label]}"></span>'
-                f"{_e(label)}</td><td class='num'>{s['given']}</td>"
-                f"<td class='num'>{s['unmatched']}</td>"
-                f"<td class='num'>{'' if mean is None else f'{mean:.3f}'}</td>"
-                f"<td class='num'>{'' if threshold is None else f'{threshold:.3f}'}</td>"
-                f"<td>{_e(s.get('threshold_source') or '')}</td>"
-                f"<td class='num'>{'' if conf is None else f'{conf:.2f}'}</td>"
-                f"<td class='num'>{_near_cut(s, bins)}</td></tr>"
-            )
-        table = (
-            '<table class="glance"><thead><tr><th>nearest label</th><th class="num">given it'
-            '</th><th class="num">unmatched</th><th class="num">mean score</th>'
-            '<th class="num">threshold</th><th>set by</th><th class="num">mean confidence</th>'
-            f'<th class="num">within ±{BORDERLINE:g} of the threshold</th></tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>"
-        )
-        folder = _common_folder(
-            [
-                str(row["url"])
-                for s in labels.values()
-                for key in ("examples", "borderline", "near_misses")
-                for row in s.get(key, [])
-            ]
-        )
-        cards = [
-            _label_card(index, label, s, colours[label], bins, folder)
-            for label, s in labels.items()
-        ]
-        cards.append(_unmatched_card(index, labels, folder))
-        where = (
-            f"<p class='meta'>Example addresses are shown relative to {_e(folder)}</p>"
-            if folder and len(folder) > 12
-            else ""
-        )
-        legend = "".join(
-            f'<span class="swatch" style="background:{colour}"></span>{_e(label)} {count} '
-            for label, count, colour in comp
-        )
-        sections.append(
-            f'<section class="site" id="{anchor}" data-site="{index}">'
-            f"<h2>{_e(name)} <span class='meta'>{site['pages']} pages</span></h2>"
-            f'<div class="fig">{_composition_svg(comp, site["pages"])}'
-            f'<p class="legend-line">{legend}</p>{table}{where}</div>'
-            f'<div class="grid label-grid">{"".join(cards)}</div></section>'
-        )
-    intro = (
-        '<p class="legend">Per site and per label: the scores of the pages nearest that label — '
-        '<span class="sw" style="background:#4e79a7"></span> given the label (in its colour), '
-        '<span class="sw h-other"></span> left unmatched — with '
-        '<span class="sw th-key"></span> the threshold (dashed; a shaded band when it moved '
-        "during the crawl). Templates that work show two humps with the threshold in the gap "
-        "between them; many pages near the threshold, or unmatched pages piled just below it, "
-        "call for another template or a set threshold.</p>"
+
+def _number(value: float | None, digits: int) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def _label_row(label: str, s: Mapping[str, Any], colour: str, bins: int) -> str:
+    """One label's row in a site's table."""
+    return (
+        f'<tr><td><span class="swatch" style="background:{colour}"></span>'
+        f"{_e(label)}</td><td class='num'>{s['given']}</td>"
+        f"<td class='num'>{s['unmatched']}</td>"
+        f"<td class='num'>{_number(s.get('mean_score'), 3)}</td>"
+        f"<td class='num'>{_number(s.get('threshold'), 3)}</td>"
+        f"<td>{_e(s.get('threshold_source') or '')}</td>"
+        f"<td class='num'>{_number(s.get('mean_confidence'), 2)}</td>"
+        f"<td class='num'>{_near_cut(s, bins)}</td></tr>"
     )
-    body = _stats(stats) + intro
-    if len(sites) > 1:
-        body += f'<p class="toc">Sites: {" · ".join(toc)}</p>'
-    body += "".join(sections) or "<p>No page was classified.</p>"
-    generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    subtitle = f"{pages} pages on {len(sites)} site(s) · generated {generated}"
-    return _page(title, subtitle, body)
+
+
+def _site_table(
+    labels: Mapping[str, Mapping[str, Any]], colours: Mapping[str, str], bins: int
+) -> str:
+    rows = [_label_row(label, s, colours[label], bins) for label, s in labels.items()]
+    return (
+        '<table class="glance"><thead><tr><th>nearest label</th><th class="num">given it'
+        '</th><th class="num">unmatched</th><th class="num">mean score</th>'
+        '<th class="num">threshold</th><th>set by</th><th class="num">mean confidence</th>'
+        f'<th class="num">within ±{BORDERLINE:g} of the threshold</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _site_section(
+    index: int, site: Mapping[str, Any], colours: Mapping[str, str], bins: int
+) -> str:
+    """One site's section: its composition bar, its table and a card per label."""
+    name = site["site"] or "(local files)"
+    labels = site["labels"]
+    site_given = sum(int(s["given"]) for s in labels.values())
+    comp = [(label, int(s["given"]), colours[label]) for label, s in labels.items() if s["given"]]
+    comp.append(("unmatched", site["pages"] - site_given, "#c7ccd6"))
+    folder = _common_folder(
+        [
+            str(row["url"])
+            for s in labels.values()
+            for key in ("examples", "borderline", "near_misses")
+            for row in s.get(key, [])
+        ]
+    )
+    cards = [
+        _label_card(index, label, s, colours[label], bins, folder) for label, s in labels.items()
+    ]
+    cards.append(_unmatched_card(index, labels, folder))
+    where = (
+        f"<p class='meta'>Example addresses are shown relative to {_e(folder)}</p>"
+        if folder and len(folder) > 12
+        else ""
+    )
+    legend = "".join(
+        f'<span class="swatch" style="background:{colour}"></span>{_e(label)} {count} '
+        for label, count, colour in comp
+    )
+    return (
+        f'<section class="site" id="site-{index + 1}" data-site="{index}">'
+        f"<h2>{_e(name)} <span class='meta'>{site['pages']} pages</span></h2>"
+        f'<div class="fig">{_composition_svg(comp, site["pages"])}'
+        f'<p class="legend-line">{legend}</p>{_site_table(labels, colours, bins)}{where}</div>'
+        f'<div class="grid label-grid">{"".join(cards)}</div></section>'
+    )

@@ -19,7 +19,7 @@ from scrapy.utils.asyncio import create_looping_call
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
-from pagesim_scrapy.pipelines.induction.stores import STATS_PREFIX, logger
+from pagesim_scrapy.pipelines.induction.stores import logger
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
     from pagesim_scrapy.items import PageItem
     from pagesim_scrapy.settings import InductionConfig
+
+#: The prefix of the stats this module counts (written out here: the docs scan each file).
+STATS_PREFIX = "pagesim/induction"
 
 #: How often held items are checked for time-outs, the scraper slot and an idle crawl (seconds).
 WATCH_INTERVAL = 0.1

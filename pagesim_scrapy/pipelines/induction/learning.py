@@ -15,7 +15,7 @@ from pagesim_scrapy.core.induce import Extraction, Wrapper, parse_html
 from pagesim_scrapy.core.induce.dom import Element, forget_page
 from pagesim_scrapy.core.induce.wrapper import page_order_key
 from pagesim_scrapy.core.statefile import describe_error
-from pagesim_scrapy.pipelines.induction.stores import STATS_PREFIX, load_wrapper, logger
+from pagesim_scrapy.pipelines.induction.stores import load_wrapper, logger
 from pagesim_scrapy.pipelines.induction.worker import trim_memory
 
 if TYPE_CHECKING:
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
     from pagesim_scrapy.pipelines.induction.stores import WrapperStore
     from pagesim_scrapy.settings import InductionConfig
+
+#: The prefix of the stats this module counts (written out here: the docs scan each file).
+STATS_PREFIX = "pagesim/induction"
 
 #: A page kept for relearning: its canonical order key, compressed HTML, whether the HTML was
 #: text, its URL.

@@ -17,7 +17,6 @@ from pagesim_scrapy.pipelines._config import config_or_fail
 from pagesim_scrapy.pipelines.induction.holding import Held, Holding, held_bytes_budget
 from pagesim_scrapy.pipelines.induction.learning import LabelState, Learner, LearnResult
 from pagesim_scrapy.pipelines.induction.stores import (
-    STATS_PREFIX,
     WrapperStore,
     build_store,
     logger,
@@ -33,6 +32,9 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from pagesim_scrapy.core.induce.dom import Element
+
+#: The prefix of the stats this module counts (written out here: the docs scan each file).
+STATS_PREFIX = "pagesim/induction"
 
 _T = TypeVar("_T")
 

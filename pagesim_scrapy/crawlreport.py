@@ -1,7 +1,7 @@
 """What a crawl's HTML report needs, gathered cheaply while pages are classified.
 
 ``PAGESIM_REPORT = "report.html"`` makes the downloader middleware hand every verdict to a
-:class:`CrawlReportCollector` and write the report (:func:`pagesim_scrapy.core.report.crawl_report`)
+:class:`CrawlReportCollector` and write the report (:func:`pagesim_scrapy.reports.crawl_report`)
 when the spider closes. Per site (host) and per *nearest* label — the label a page scored
 highest, whether or not it reached the threshold — the collector keeps fixed-bin histograms of
 the scores of the pages given the label and of the pages left unmatched, the last threshold and
@@ -241,8 +241,8 @@ class CrawlReportCollector:
         }
 
     def write(self, path: str | Path, **kwargs: Any) -> Path:
-        """Render the report (:func:`~pagesim_scrapy.core.report.crawl_report`) into ``path``."""
-        from pagesim_scrapy.core.report import crawl_report, write_report
+        """Render the report (:func:`~pagesim_scrapy.reports.crawl_report`) into ``path``."""
+        from pagesim_scrapy.reports import crawl_report, write_report
 
         return write_report(path, crawl_report(self.as_dict(), **kwargs))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from os import PathLike
 from typing import TYPE_CHECKING, Any
@@ -22,20 +22,119 @@ if TYPE_CHECKING:
     from pagesim_scrapy.core.summary import SummaryOptions
 
 
+#: Reads one setting from Scrapy settings: ``read(settings, spec)``.
+Reader = Callable[["BaseSettings", "SettingSpec"], Any]
+
+
 @dataclass(frozen=True)
 class SettingSpec:
-    """One setting: its name, the type a user writes, its default and a one-line meaning."""
+    """One setting: its name, the type a user writes, its default and a one-line meaning.
+
+    ``read`` turns the raw setting into the config value (default: the typed getter that
+    ``type`` names); ``group`` says which config object holds it (``"crawl"``:
+    :class:`PageSimConfig`, ``"induction"``: :class:`InductionConfig`) and ``attr`` under which
+    field (default: the name without ``PAGESIM_`` and the group's prefix, lowercased).
+    """
 
     name: str
     type: str
     default: Any
     doc: str
+    read: Reader | None = None
+    group: str = "crawl"
+    attr: str = ""
+
+    @property
+    def field(self) -> str:
+        """The config field this setting fills."""
+        if self.attr:
+            return self.attr
+        prefix = "PAGESIM_INDUCTION_" if self.group == "induction" else "PAGESIM_"
+        return self.name.removeprefix(prefix).lower()
+
+    def read_from(self, settings: BaseSettings) -> Any:
+        """The setting's value, parsed; :class:`PageSimConfigError` names the setting."""
+        reader = self.read or _TYPED_READERS.get(self.type, _read_raw)
+        try:
+            return reader(settings, self)
+        except PageSimConfigError:
+            raise
+        except (TypeError, ValueError) as exc:
+            raise PageSimConfigError(f"{self.name}: {exc}") from None
 
 
-#: Crawl-time node budget: on the labelled pages in ../shared/data, 300 gives the same accuracy
-#: as whole trees (Stack Overflow types: nearest label and one-class F1 1.00; recipe sites: mean
-#: one-class F1 0.905 vs 0.904; demo shop: product P = R = 1.00 down to 200) at a fraction of the
-#: cost per page (benchmarks/bench_crawl.py).
+# -- readers: raw Scrapy settings -> config values ------------------------------------------
+
+
+def _getter(name: str) -> Reader:
+    def read(settings: BaseSettings, spec: SettingSpec) -> Any:
+        return getattr(settings, name)(spec.name, spec.default)
+
+    return read
+
+
+_read_raw = _getter("get")
+
+_TYPED_READERS: dict[str, Reader] = {
+    "bool": _getter("getbool"),
+    "int": _getter("getint"),
+    "float": _getter("getfloat"),
+    "dict": _getter("getdict"),
+    "list": _getter("getlist"),
+    "str": _read_raw,
+    "int or None": lambda settings, spec: _optional_int(_read_raw(settings, spec), spec.name),
+    "float or None": lambda settings, spec: _optional_float(_read_raw(settings, spec), spec.name),
+    "str or None": lambda settings, spec: _optional_str(_read_raw(settings, spec)),
+}
+
+
+def _read_templates(settings: BaseSettings, spec: SettingSpec) -> dict[str, tuple[str, ...]]:
+    return _parse_templates(settings.getdict(spec.name, spec.default))
+
+
+def _read_targets(settings: BaseSettings, spec: SettingSpec) -> tuple[str, ...]:
+    return _parse_targets(settings.getlist(spec.name, spec.default), spec.name)
+
+
+def _read_params(settings: BaseSettings, spec: SettingSpec) -> dict[str, Any]:
+    return dict(settings.getdict(spec.name, spec.default))
+
+
+def _read_threshold(settings: BaseSettings, spec: SettingSpec) -> Threshold:
+    return _parse_threshold(_read_raw(settings, spec))
+
+
+def _read_stripped(settings: BaseSettings, spec: SettingSpec) -> str:
+    return str(_read_raw(settings, spec)).strip()
+
+
+def _read_lowered(settings: BaseSettings, spec: SettingSpec) -> str:
+    return _read_stripped(settings, spec).lower()
+
+
+def _read_stripped_or_empty(settings: BaseSettings, spec: SettingSpec) -> str:
+    return str(_read_raw(settings, spec) or "").strip()
+
+
+def _read_or_none(settings: BaseSettings, spec: SettingSpec) -> Any:
+    return _read_raw(settings, spec) or None
+
+
+def _read_or_default(settings: BaseSettings, spec: SettingSpec) -> str:
+    return str(settings.get(spec.name) or spec.default)
+
+
+def _read_or_empty(settings: BaseSettings, spec: SettingSpec) -> str:
+    return str(settings.get(spec.name) or "")
+
+
+def _read_state_url(settings: BaseSettings, spec: SettingSpec) -> str | None:
+    return shared_state_url(settings)
+
+
+#: Crawl-time node budget: the top of the tree, where page types differ, decides as well as the
+#: whole tree at a fraction of the cost per page (figures: docs/benchmarks.md,
+#: benchmarks/bench_crawl.py).
 DEFAULT_MAX_NODES = 300
 
 #: Responses bigger than this are not classified (a real page is ~100 KB; 10 MiB is generous).
@@ -55,12 +154,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "`{label: [source, ...]}`: example pages per page type. A source is an http(s) URL "
         "(downloaded through the crawl, so headers, proxies, cookies and retries apply), a "
         "`file://` URL, a local file or a folder of saved pages.",
+        read=_read_templates,
     ),
     SettingSpec(
         "PAGESIM_TARGETS",
         "list",
         [],
         "Labels that count as target pages; empty means every label.",
+        read=_read_targets,
     ),
     SettingSpec(
         "PAGESIM_METHOD",
@@ -70,12 +171,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "each site's own pages, so its chrome counts for nothing, and thresholds from each "
         "site's own score distribution) or one of the seed measures `lcs`, `layers`, `ted`, "
         "`style`, `combined` (`python -m pagesim_scrapy compare --help`).",
+        read=_read_stripped,
     ),
     SettingSpec(
         "PAGESIM_METHOD_PARAMS",
         "dict",
         {},
         'Parameters of the measure, e.g. `{"relation": "rsn"}`; unknown names are an error.',
+        read=_read_params,
     ),
     SettingSpec(
         "PAGESIM_THRESHOLD",
@@ -83,12 +186,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "auto",
         "Score a page needs to get a label: a number in [0, 1], `{label: number}` (missing "
         'labels are "auto"), or `"auto"` (derived from the templates, then from the scores seen).',
+        read=_read_threshold,
     ),
     SettingSpec(
         "PAGESIM_AGGREGATE",
         "str",
         "max",
         "How a label's score combines its templates' similarities: `max` or `mean`.",
+        read=_read_lowered,
     ),
     SettingSpec(
         "PAGESIM_ADAPT_AFTER",
@@ -102,6 +207,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "tag",
         "What happens to non-target pages: `tag` (they reach the callback with their verdict) "
         "or `drop` (IgnoreRequest, counted, logged at DEBUG).",
+        read=_read_lowered,
     ),
     SettingSpec(
         "PAGESIM_EXPLORE_FRACTION",
@@ -174,6 +280,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         None,
         "When set, write the page's label into this field of every item the spider yields "
         "(dicts, and items that declare the field).",
+        read=_read_or_none,
     ),
     SettingSpec(
         "PAGESIM_QUERY",
@@ -245,6 +352,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Similarity of the discovery: `site` (default) weighs each host's chrome out, as "
         "`PAGESIM_METHOD` does, so a site's pages group by type; or a pairwise measure "
         "(`combined`, `lcs`, ...: the names of `PAGESIM_METHOD`).",
+        read=_read_stripped,
     ),
     SettingSpec(
         "PAGESIM_DISCOVERY_THRESHOLD",
@@ -286,6 +394,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "(`redis://host:6379/0`). None: scrapy-redis's `REDIS_URL` when that is set, else "
         'nothing is shared (one crawl\'s own state, as without a fleet). `"local"`: never '
         "shared, even with `REDIS_URL` set.",
+        read=_read_state_url,
     ),
     SettingSpec(
         "PAGESIM_STATE_PREFIX",
@@ -293,6 +402,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "pagesim",
         "Prefix of pagesim's Redis keys: fleets that must not share their state use different "
         "prefixes.",
+        read=_read_stripped_or_empty,
     ),
     SettingSpec(
         "PAGESIM_STATE_SYNC_INTERVAL",
@@ -319,18 +429,21 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "bool",
         False,
         "Learn wrappers from page items and fill their records (`TemplateInductionPipeline`).",
+        group="induction",
     ),
     SettingSpec(
         "PAGESIM_INDUCTION_MIN_PAGES",
         "int",
         5,
         "Pages a label's wrapper learns before it is ready.",
+        group="induction",
     ),
     SettingSpec(
         "PAGESIM_INDUCTION_MAX_PAGES",
         "int",
         50,
         "Pages a label's wrapper learns at most (stored ones count).",
+        group="induction",
     ),
     SettingSpec(
         "PAGESIM_INDUCTION_MAX_LABELS",
@@ -339,6 +452,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Labels that get a wrapper in one crawl at most (memory bound: a wrapper that learned "
         "50 real pages takes about 3 MB); page items of further labels pass with an empty "
         "record and a reason. 0: no limit.",
+        group="induction",
     ),
     SettingSpec(
         "PAGESIM_INDUCTION_MAX_NODES",
@@ -347,36 +461,44 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Template nodes over all the wrappers of a crawl at most (memory bound: about 2.2 KB "
         "each, learned and compiled); once reached, wrappers learn no more pages in the crawl "
         "(their items are still extracted). 0: no limit.",
+        group="induction",
     ),
     SettingSpec(
         "PAGESIM_INDUCTION_LAMBDA",
         "float",
         DEFAULT_INDUCTION_LAMBDA,
         "Seed 003's lambda: nodes on fewer than ceil((n+1)*lambda) of n pages are dropped.",
+        group="induction",
+        attr="lam",
     ),
     SettingSpec(
         "PAGESIM_INDUCTION_MIN_FIT",
         "float",
         DEFAULT_INDUCTION_MIN_FIT,
         "Share of the template's data skeleton a page must show to get a record.",
+        group="induction",
     ),
     SettingSpec(
         "PAGESIM_INDUCTION_BUFFER_SIZE",
         "int",
         100,
         "Page items held at most while wrappers are not ready.",
+        group="induction",
     ),
     SettingSpec(
         "PAGESIM_INDUCTION_WAIT",
         "float",
         60.0,
         "Seconds an item is held at most before it is released with the wrapper learned so far.",
+        group="induction",
     ),
     SettingSpec(
         "PAGESIM_INDUCTION_STORE",
         "str",
         "pagesim_scrapy.pipelines.induction.JsonFileWrapperStore",
         "Import path of the wrapper store class.",
+        group="induction",
+        read=_read_or_default,
     ),
     SettingSpec(
         "PAGESIM_INDUCTION_DIR",
@@ -384,6 +506,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "",
         "Folder of the JSON wrapper store (empty: the project's data dir, "
         "`.scrapy/pagesim/wrappers`).",
+        group="induction",
+        attr="directory",
+        read=_read_or_empty,
     ),
     SettingSpec(
         "PAGESIM_INDUCTION_JSONLD",
@@ -391,24 +516,37 @@ SETTINGS: tuple[SettingSpec, ...] = (
         True,
         "Offer the pages' embedded JSON-LD (schema.org Product, Recipe…) as fields too "
         "(`jsonld_product_name`, …).",
+        group="induction",
     ),
     SettingSpec(
         "PAGESIM_PAGE_ITEMS_KEEP_HTML",
         "bool",
         False,
         "Keep the page HTML in page items after extraction.",
+        group="induction",
+        attr="keep_html",
     ),
 )
 
-#: The settings of the induction pipeline (read by ``pipelines.induction.InductionConfig``).
+#: The settings of the induction pipeline (read by :class:`InductionConfig`).
 INDUCTION_SETTINGS: tuple[str, ...] = tuple(
-    spec.name
-    for spec in SETTINGS
-    if spec.name.startswith("PAGESIM_INDUCTION_") or spec.name == "PAGESIM_PAGE_ITEMS_KEEP_HTML"
+    spec.name for spec in SETTINGS if spec.group == "induction"
 )
 
-#: name -> default, the single source of defaults.
+#: name -> spec, and name -> default, the single source of defaults.
+SPECS: dict[str, SettingSpec] = {spec.name: spec for spec in SETTINGS}
 DEFAULTS: dict[str, Any] = {spec.name: spec.default for spec in SETTINGS}
+
+
+def read_setting(settings: BaseSettings, name: str) -> Any:
+    """One setting, read and parsed as its spec says (:class:`PageSimConfigError` if bad)."""
+    return SPECS[name].read_from(settings)
+
+
+def read_group(settings: BaseSettings, group: str) -> dict[str, Any]:
+    """``{field: value}`` of every setting of ``group``, read and parsed."""
+    return {spec.field: spec.read_from(settings) for spec in SETTINGS if spec.group == group}
+
 
 ACTIONS: tuple[str, ...] = ("tag", "drop")
 
@@ -488,56 +626,7 @@ class PageSimConfig:
         :meth:`check_ready` once the spider exists.
         """
 
-        def read(name: str, getter: str) -> Any:
-            try:
-                return getattr(settings, getter)(name, DEFAULTS[name])
-            except (TypeError, ValueError) as exc:
-                raise PageSimConfigError(f"{name}: {exc}") from None
-
-        config = cls(
-            enabled=read("PAGESIM_ENABLED", "getbool"),
-            templates=_parse_templates(read("PAGESIM_TEMPLATES", "getdict")),
-            targets=_parse_targets(read("PAGESIM_TARGETS", "getlist"), "PAGESIM_TARGETS"),
-            method=str(read("PAGESIM_METHOD", "get")).strip(),
-            method_params=dict(read("PAGESIM_METHOD_PARAMS", "getdict")),
-            threshold=_parse_threshold(read("PAGESIM_THRESHOLD", "get")),
-            aggregate=str(read("PAGESIM_AGGREGATE", "get")).strip().lower(),
-            adapt_after=read("PAGESIM_ADAPT_AFTER", "getint"),
-            action=str(read("PAGESIM_ACTION", "get")).strip().lower(),
-            explore_fraction=read("PAGESIM_EXPLORE_FRACTION", "getfloat"),
-            max_body_size=read("PAGESIM_MAX_BODY_SIZE", "getint"),
-            max_nodes=_optional_int(read("PAGESIM_MAX_NODES", "get"), "PAGESIM_MAX_NODES"),
-            max_depth=_optional_int(read("PAGESIM_MAX_DEPTH", "get"), "PAGESIM_MAX_DEPTH"),
-            page_items=read("PAGESIM_PAGE_ITEMS", "getbool"),
-            filter_items=read("PAGESIM_FILTER_ITEMS", "getbool"),
-            second_look=read("PAGESIM_SECOND_LOOK", "getbool"),
-            hold_unsettled=read("PAGESIM_HOLD_UNSETTLED", "getbool"),
-            item_label_field=read("PAGESIM_ITEM_LABEL_FIELD", "get") or None,
-            query=_optional_str(read("PAGESIM_QUERY", "get")),
-            relevance_threshold=_optional_float(
-                read("PAGESIM_RELEVANCE_THRESHOLD", "get"), "PAGESIM_RELEVANCE_THRESHOLD"
-            ),
-            relevance_min_pages=read("PAGESIM_RELEVANCE_MIN_PAGES", "getint"),
-            main_text=read("PAGESIM_MAIN_TEXT", "getbool"),
-            discovery_enabled=read("PAGESIM_DISCOVERY_ENABLED", "getbool"),
-            discovery_file=_optional_str(read("PAGESIM_DISCOVERY_FILE", "get")),
-            site_models_save=read("PAGESIM_SITE_MODELS_SAVE", "getbool"),
-            site_models_file=_optional_str(read("PAGESIM_SITE_MODELS_FILE", "get")),
-            discovery_method=str(read("PAGESIM_DISCOVERY_METHOD", "get")).strip(),
-            discovery_threshold=_optional_float(
-                read("PAGESIM_DISCOVERY_THRESHOLD", "get"), "PAGESIM_DISCOVERY_THRESHOLD"
-            ),
-            discovery_closeness=_optional_float(
-                read("PAGESIM_DISCOVERY_CLOSENESS", "get"), "PAGESIM_DISCOVERY_CLOSENESS"
-            ),
-            discovery_max_clusters=read("PAGESIM_DISCOVERY_MAX_CLUSTERS", "getint"),
-            report=_optional_str(read("PAGESIM_REPORT", "get")),
-            state_url=shared_state_url(settings),
-            state_prefix=str(read("PAGESIM_STATE_PREFIX", "get") or "").strip(),
-            state_sync_interval=read("PAGESIM_STATE_SYNC_INTERVAL", "getfloat"),
-            state_sync_pages=read("PAGESIM_STATE_SYNC_PAGES", "getint"),
-            state_timeout=read("PAGESIM_STATE_TIMEOUT", "getfloat"),
-        )
+        config = cls(**read_group(settings, "crawl"))
         if spider is not None:
             config = config.with_spider(spider)
         config.validate()
@@ -567,7 +656,16 @@ class PageSimConfig:
 
     def validate(self) -> None:
         """Raise :class:`PageSimConfigError` for any value that cannot work."""
-        from pagesim_scrapy.core.classify import AGGREGATES
+        self._validate_method()
+        self._validate_choices()
+        self._validate_ranges()
+        _check_threshold_values(self.threshold)
+        self._validate_content()
+        self._validate_discovery()
+        self._validate_state()
+        self._validate_labels()
+
+    def _validate_method(self) -> None:
         from pagesim_scrapy.core.similarity import get_measure
 
         if self.method == "site":
@@ -576,17 +674,19 @@ class PageSimConfig:
                     "PAGESIM_METHOD_PARAMS: unknown parameter(s) for method 'site', which "
                     f"takes none: {', '.join(sorted(self.method_params))}"
                 )
-        else:
-            try:
-                measure = get_measure(self.method)
-            except ValueError as exc:
-                raise PageSimConfigError(
-                    f"PAGESIM_METHOD: {exc} (or 'site', the default)"
-                ) from None
-            try:
-                measure.check_params(self.method_params)
-            except (TypeError, ValueError) as exc:
-                raise PageSimConfigError(f"PAGESIM_METHOD_PARAMS: {exc}") from None
+            return
+        try:
+            measure = get_measure(self.method)
+        except ValueError as exc:
+            raise PageSimConfigError(f"PAGESIM_METHOD: {exc} (or 'site', the default)") from None
+        try:
+            measure.check_params(self.method_params)
+        except (TypeError, ValueError) as exc:
+            raise PageSimConfigError(f"PAGESIM_METHOD_PARAMS: {exc}") from None
+
+    def _validate_choices(self) -> None:
+        from pagesim_scrapy.core.classify import AGGREGATES
+
         if self.aggregate not in AGGREGATES:
             raise PageSimConfigError(
                 f"PAGESIM_AGGREGATE must be one of {', '.join(AGGREGATES)}, not {self.aggregate!r}"
@@ -595,6 +695,8 @@ class PageSimConfig:
             raise PageSimConfigError(
                 f"PAGESIM_ACTION must be one of {', '.join(ACTIONS)}, not {self.action!r}"
             )
+
+    def _validate_ranges(self) -> None:
         if not 0.0 <= self.explore_fraction <= 1.0 or math.isnan(self.explore_fraction):
             raise PageSimConfigError(
                 f"PAGESIM_EXPLORE_FRACTION must be within [0, 1], not {self.explore_fraction}"
@@ -613,25 +715,25 @@ class PageSimConfig:
             )
         if self.adapt_after < 1:
             raise PageSimConfigError(f"PAGESIM_ADAPT_AFTER must be >= 1, not {self.adapt_after}")
-        _check_threshold_values(self.threshold)
-        self._validate_content()
-        self._validate_discovery()
-        self._validate_state()
-        if self.templates:
-            labels = set(self.templates)
-            unknown = [t for t in self.targets if t not in labels]
+
+    def _validate_labels(self) -> None:
+        """The labels named by targets and per-label thresholds have templates."""
+        if not self.templates:
+            return
+        labels = set(self.templates)
+        unknown = [t for t in self.targets if t not in labels]
+        if unknown:
+            raise PageSimConfigError(
+                f"PAGESIM_TARGETS names label(s) {unknown} that have no templates in "
+                f"PAGESIM_TEMPLATES (labels: {sorted(labels)})"
+            )
+        if isinstance(self.threshold, Mapping):
+            unknown = [t for t in self.threshold if t not in labels]
             if unknown:
                 raise PageSimConfigError(
-                    f"PAGESIM_TARGETS names label(s) {unknown} that have no templates in "
-                    f"PAGESIM_TEMPLATES (labels: {sorted(labels)})"
+                    f"PAGESIM_THRESHOLD names label(s) {unknown} that have no templates "
+                    f"(labels: {sorted(labels)})"
                 )
-            if isinstance(self.threshold, Mapping):
-                unknown = [t for t in self.threshold if t not in labels]
-                if unknown:
-                    raise PageSimConfigError(
-                        f"PAGESIM_THRESHOLD names label(s) {unknown} that have no templates "
-                        f"(labels: {sorted(labels)})"
-                    )
 
     def _validate_content(self) -> None:
         if self.query is not None:
@@ -714,6 +816,62 @@ class PageSimConfig:
     def content_wanted(self) -> bool:
         """Whether target pages get a relevance score or a main text."""
         return self.query is not None or self.main_text
+
+
+@dataclass(frozen=True)
+class InductionConfig:
+    """The validated ``PAGESIM_INDUCTION_*`` settings (see :data:`SETTINGS`)."""
+
+    enabled: bool = DEFAULTS["PAGESIM_INDUCTION_ENABLED"]
+    min_pages: int = DEFAULTS["PAGESIM_INDUCTION_MIN_PAGES"]
+    max_pages: int = DEFAULTS["PAGESIM_INDUCTION_MAX_PAGES"]
+    max_labels: int = DEFAULTS["PAGESIM_INDUCTION_MAX_LABELS"]
+    max_nodes: int = DEFAULTS["PAGESIM_INDUCTION_MAX_NODES"]
+    lam: float = DEFAULTS["PAGESIM_INDUCTION_LAMBDA"]
+    min_fit: float = DEFAULTS["PAGESIM_INDUCTION_MIN_FIT"]
+    buffer_size: int = DEFAULTS["PAGESIM_INDUCTION_BUFFER_SIZE"]
+    wait: float = DEFAULTS["PAGESIM_INDUCTION_WAIT"]
+    store: str = DEFAULTS["PAGESIM_INDUCTION_STORE"]
+    directory: str = DEFAULTS["PAGESIM_INDUCTION_DIR"]
+    jsonld: bool = DEFAULTS["PAGESIM_INDUCTION_JSONLD"]
+    keep_html: bool = DEFAULTS["PAGESIM_PAGE_ITEMS_KEEP_HTML"]
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> InductionConfig:
+        """Read and check the induction settings, as :meth:`PageSimConfig.from_settings` does."""
+        config = cls(**read_group(settings, "induction"))
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        """Raise :class:`PageSimConfigError` naming the setting at fault."""
+        if self.min_pages < 1:
+            raise PageSimConfigError(
+                f"PAGESIM_INDUCTION_MIN_PAGES must be at least 1, not {self.min_pages}"
+            )
+        if self.max_pages < self.min_pages:
+            raise PageSimConfigError(
+                "PAGESIM_INDUCTION_MAX_PAGES must be >= PAGESIM_INDUCTION_MIN_PAGES "
+                f"({self.min_pages}), not {self.max_pages}"
+            )
+        for name, count in (
+            ("PAGESIM_INDUCTION_MAX_LABELS", self.max_labels),
+            ("PAGESIM_INDUCTION_MAX_NODES", self.max_nodes),
+        ):
+            if count < 0:
+                raise PageSimConfigError(f"{name} must be >= 0 (0: no limit), not {count}")
+        for name, share in (
+            ("PAGESIM_INDUCTION_LAMBDA", self.lam),
+            ("PAGESIM_INDUCTION_MIN_FIT", self.min_fit),
+        ):
+            if not 0.0 <= share <= 1.0:
+                raise PageSimConfigError(f"{name} must be within [0, 1], not {share}")
+        if self.buffer_size < 0:
+            raise PageSimConfigError(
+                f"PAGESIM_INDUCTION_BUFFER_SIZE must be >= 0, not {self.buffer_size}"
+            )
+        if not self.wait >= 0:
+            raise PageSimConfigError(f"PAGESIM_INDUCTION_WAIT must be >= 0, not {self.wait}")
 
 
 def _parse_templates(value: Any, where: str = "PAGESIM_TEMPLATES") -> dict[str, tuple[str, ...]]:
@@ -847,7 +1005,11 @@ __all__ = [
     "DEFAULTS",
     "INDUCTION_SETTINGS",
     "SETTINGS",
+    "SPECS",
+    "InductionConfig",
     "PageSimConfig",
     "PageSimConfigError",
     "SettingSpec",
+    "read_group",
+    "read_setting",
 ]

@@ -18,14 +18,14 @@ import pytest
 from pagesim_scrapy.cli import main
 from pagesim_scrapy.core.cluster import OnlineDiscovery, cluster_pages
 from pagesim_scrapy.core.pageio import iter_page_paths
-from pagesim_scrapy.core.report import (
+from pagesim_scrapy.core.summary import summarize
+from pagesim_scrapy.reports import (
     classical_mds,
     classification_report,
     clustering_report,
     outline,
     scores_section,
 )
-from pagesim_scrapy.core.summary import summarize
 from pagesim_scrapy.settings import PageSimConfig
 from tests.conftest import FIXTURES
 

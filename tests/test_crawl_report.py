@@ -26,8 +26,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from pagesim_scrapy.core.report import crawl_report
 from pagesim_scrapy.crawlreport import OTHER_SITES, CrawlReportCollector
+from pagesim_scrapy.reports import crawl_report
 from sample_project.demo_shop.spiders.opensource import LABELS_FILE, SITE_DIR, TEMPLATES
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

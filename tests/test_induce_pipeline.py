@@ -38,7 +38,7 @@ TITLES = [
 # settings and store (no crawl)
 
 
-def test_settings_defaults_validation_and_not_configured():
+def test_settings_defaults_validation_and_not_configured(caplog: pytest.LogCaptureFixture):
     from scrapy.exceptions import NotConfigured
     from scrapy.settings import Settings
     from scrapy.utils.test import get_crawler
@@ -48,6 +48,7 @@ def test_settings_defaults_validation_and_not_configured():
         InductionConfig,
         TemplateInductionPipeline,
     )
+    from pagesim_scrapy.settings import PageSimConfigError
 
     config = InductionConfig.from_settings(Settings())
     assert config.enabled is False and config.min_pages == 5 and not config.keep_html
@@ -64,14 +65,20 @@ def test_settings_defaults_validation_and_not_configured():
         TemplateInductionPipeline.from_crawler(get_crawler(settings_dict={}))
     bad = {"PAGESIM_INDUCTION_ENABLED": True, "PAGESIM_INDUCTION_MIN_PAGES": "9",
            "PAGESIM_INDUCTION_MAX_PAGES": "3"}  # fmt: skip
-    with pytest.raises(NotConfigured, match="MAX_PAGES"):
+    with pytest.raises(PageSimConfigError, match="MAX_PAGES"):
         TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=bad))
     negative = {"PAGESIM_INDUCTION_ENABLED": True, "PAGESIM_INDUCTION_MAX_LABELS": "-1"}
-    with pytest.raises(NotConfigured, match="MAX_LABELS"):
+    with pytest.raises(PageSimConfigError, match="MAX_LABELS"):
         TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=negative))
     negative = {"PAGESIM_INDUCTION_ENABLED": True, "PAGESIM_INDUCTION_MAX_NODES": "-1"}
-    with pytest.raises(NotConfigured, match="MAX_NODES"):
+    with pytest.raises(PageSimConfigError, match="MAX_NODES"):
         TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=negative))
+    # bad induction settings fail the crawl as bad PAGESIM_* settings do: one ERROR line each
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 3 and all("pagesim: invalid configuration" in e for e in errors)
+    not_a_number = {"PAGESIM_INDUCTION_ENABLED": True, "PAGESIM_INDUCTION_WAIT": "soon"}
+    with pytest.raises(PageSimConfigError, match="PAGESIM_INDUCTION_WAIT"):
+        TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=not_a_number))
     crawler = get_crawler(
         settings_dict={"PAGESIM_INDUCTION_ENABLED": "1", "PAGESIM_INDUCTION_MIN_PAGES": "2"}
     )

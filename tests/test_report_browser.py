@@ -20,8 +20,8 @@ import pytest
 from pagesim_scrapy.core.classify import TemplateClassifier
 from pagesim_scrapy.core.cluster import cluster_pages
 from pagesim_scrapy.core.pageio import iter_page_paths
-from pagesim_scrapy.core.report import clustering_report, write_report
 from pagesim_scrapy.core.summary import summarize
+from pagesim_scrapy.reports import clustering_report, write_report
 from tests.conftest import FIXTURES
 
 STACKOVERFLOW = FIXTURES / "stackoverflow"
@@ -346,8 +346,8 @@ def crawl_report_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import json
 
     from pagesim_scrapy.core.classify import build_classifier
-    from pagesim_scrapy.core.report import crawl_report
     from pagesim_scrapy.crawlreport import CrawlReportCollector
+    from pagesim_scrapy.reports import crawl_report
     from sample_project.demo_shop.spiders.opensource import LABELS_FILE, SITE_DIR, TEMPLATES
 
     labels = json.loads(LABELS_FILE.read_text(encoding="utf-8"))

@@ -253,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError(f"cannot write {args.save}: {exc}") from exc
         logger.info("representatives written to %s", args.save)
     if args.report:
-        from pagesim_scrapy.core.report import clustering_report, write_report
+        from pagesim_scrapy.reports import clustering_report, write_report
 
         text = clustering_report(result, truth=truth, verdicts=verdicts)
         try:

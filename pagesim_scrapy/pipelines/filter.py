@@ -15,6 +15,7 @@ from scrapy import signals
 from scrapy.exceptions import DropItem, NotConfigured
 
 from pagesim_scrapy.middlewares import CrawlState, crawl_state
+from pagesim_scrapy.pipelines._config import config_or_fail
 from pagesim_scrapy.settings import PageSimConfig
 
 if TYPE_CHECKING:
@@ -45,7 +46,9 @@ class PageSimFilterPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        config = PageSimConfig.from_settings(crawler.settings, crawler.spidercls)
+        config = config_or_fail(
+            lambda: PageSimConfig.from_settings(crawler.settings, crawler.spidercls)
+        )
         if not config.enabled or not config.filter_items:
             raise NotConfigured
         state = crawl_state(crawler)

@@ -1,0 +1,139 @@
+"""Learn one wrapper per page label during the crawl and fill every page item's records.
+
+``TemplateInductionPipeline`` handles :class:`pagesim_scrapy.items.PageItem` (other items
+pass through untouched):
+
+* it learns the label's wrapper from the first ``PAGESIM_INDUCTION_MAX_PAGES`` page items
+  (in a worker thread, so the reactor stays free), starting from a wrapper stored by an
+  earlier crawl if there is one;
+* once ``PAGESIM_INDUCTION_MIN_PAGES`` pages are learned the wrapper is *ready*: every page
+  item gets ``record`` (and ``records``, the main region's groups, on list pages);
+* an item that arrives before its label's wrapper is ready is *held*: ``process_item``
+  awaits the label's readiness. A pipeline cannot emit items later by itself, so waiting is
+  the honest way to hold one. Waiting is bounded: an item is released early — extracted
+  with the wrapper learned so far, its record marked ``"pagesim_wrapper": "partial"`` — when
+  more than ``PAGESIM_INDUCTION_BUFFER_SIZE`` items are held (the oldest goes), when the held
+  pages take more than half of ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` (the oldest go; see below),
+  when it has waited ``PAGESIM_INDUCTION_WAIT`` seconds, when the crawl has nothing else left
+  to do (a label that never gets enough pages), and at spider close. No item is lost or
+  dropped.
+* holding an item keeps its response in Scrapy's scraper slot until ``process_item`` returns
+  (the scraper counts a response's body in the slot's active size until every item of that
+  response is processed, and the engine stops sending requests while that size exceeds
+  ``SCRAPER_SLOT_MAX_ACTIVE_SIZE``). There is no public way for a pipeline to hand the item on
+  later without holding the response (dropping it and injecting it again would run the earlier
+  pipelines twice and count it as dropped), so held pages are kept within a byte budget:
+  their bodies (as Scrapy counts them, at least 1 KB each) stay within half of
+  ``SCRAPER_SLOT_MAX_ACTIVE_SIZE``, and whenever the slot is over its limit while items are
+  held, the oldest held items are released until it is not. Held items therefore never stop
+  the downloader; a larger ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` lets more pages wait for their
+  wrapper (at the cost of memory). Stats ``pagesim/induction/released/memory`` and
+  ``pagesim/induction/held_bytes_max``.
+* at most ``PAGESIM_INDUCTION_MAX_LABELS`` labels get a wrapper in one crawl (a memory bound,
+  stored wrappers included): page items of further labels pass at once with an empty record
+  and a ``reason`` (stat ``pagesim/induction/skipped/label_limit``, one WARNING).
+* the wrappers of a crawl hold at most ``PAGESIM_INDUCTION_MAX_NODES`` template nodes
+  together (a memory bound, stored wrappers included): once they do, no wrapper learns more
+  pages in this crawl, and page items are extracted with the wrappers as they are (stat
+  ``pagesim/induction/not_learned/node_limit``, one WARNING; ``pagesim/induction/nodes_max``).
+  The worker thread also hands the memory freed by parsed pages back to the system (glibc's
+  ``malloc_trim``) after every relearning and every 100 pages.
+* learning and extracting run in one worker thread of the pipeline's own, one page at a time
+  (a page is parsed once, for both; stat ``pagesim/induction/time_ms``, the thread's CPU):
+  the work is pure Python under the GIL, so more threads would not run it faster, and each
+  more thread would take a larger share of the interpreter away from the reactor that
+  downloads.
+* the same pages give the same wrapper whatever order they arrive in (issue 14, item 6): a
+  label learns each page as it comes (so that early items get a partial record), and when it
+  becomes ready (``PAGESIM_INDUCTION_MIN_PAGES`` pages) and again at spider close, its
+  wrapper is learned afresh from the pages learned so far in a fixed order (largest first,
+  then by content: :func:`~pagesim_scrapy.core.induce.wrapper.page_order_key`, as
+  :func:`~pagesim_scrapy.core.induce.induce` does; stat ``pagesim/induction/relearned``).
+  This costs a second learning of each page (twice for a page learned before readiness,
+  once for a later one), in the worker thread, unless the pages came in that order with no
+  compile between them (stat ``pagesim/induction/relearn_skipped``); the pages are kept,
+  compressed, until spider close (at most ``PAGESIM_INDUCTION_MAX_PAGES`` per label). What
+  may still differ between two crawls of the same pages: which pages a label learns when more
+  than ``PAGESIM_INDUCTION_MAX_PAGES`` arrive, or once the wrappers reach
+  ``PAGESIM_INDUCTION_MAX_NODES`` (the first ones); the wrapper between readiness and
+  close while more pages come (it learns them in arrival order), and so the records of the
+  items extracted meanwhile and their field names (names are fixed when a wrapper is compiled:
+  the close-time relearning may name a field differently); the partial records of items
+  released before their label is ready; and a wrapper that continues a stored one (its stored
+  pages cannot be learned again: new pages are added in arrival order). The saved wrapper of a
+  label learned in one crawl, and every record extracted with it later, do not depend on the
+  order.
+* at spider close the wrappers are saved through ``PAGESIM_INDUCTION_STORE`` (default: JSON
+  files under the project's data dir, ``.scrapy/pagesim/wrappers/<label>.json``) and the
+  next crawl starts from them. A stored wrapper that cannot be used (corrupt, hostile, another
+  format) is logged once as an ERROR, moved aside to ``<label>.json.corrupt`` and the label
+  is learned afresh (stat ``pagesim/state/corrupt``).
+* one page never costs its item: a page that cannot be parsed, learned or extracted (whatever
+  the exception) leaves its item with an empty record and a ``reason`` in its verdict, a stat
+  and a WARNING; the label's wrapper is not touched by a page that fails to parse.
+
+Stats: ``pagesim/induction/...``, ``pagesim/state/...``.
+
+The package's modules, one concern each: :mod:`.pipeline` (the Scrapy glue), :mod:`.holding`
+(items held until their label's wrapper is ready), :mod:`.learning` (each label's wrapper and
+the crawl's memory bounds), :mod:`.worker` (the worker thread), :mod:`.stores` (the wrapper
+files). Every name importable from this module before the split still is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pagesim_scrapy.pipelines.induction.holding import (
+    HELD_SHARE,
+    IDLE_CHECKS,
+    MIN_RESPONSE_SIZE,
+    WATCH_INTERVAL,
+    Held,
+    Holding,
+)
+from pagesim_scrapy.pipelines.induction.learning import LabelState, Learner, count_nodes
+from pagesim_scrapy.pipelines.induction.pipeline import (
+    LABEL_LIMIT_REASON,
+    TemplateInductionPipeline,
+)
+from pagesim_scrapy.pipelines.induction.stores import (
+    STATE_STATS_PREFIX,
+    STATS_PREFIX,
+    JsonFileWrapperStore,
+    WrapperStore,
+    logger,
+)
+from pagesim_scrapy.pipelines.induction.worker import TRIM_EVERY, InductionWorker
+from pagesim_scrapy.settings import DEFAULTS, INDUCTION_SETTINGS, SPECS, InductionConfig
+
+#: The induction settings and their defaults; the one place they are declared is
+#: :data:`pagesim_scrapy.settings.SETTINGS`.
+SETTING_DEFAULTS: dict[str, Any] = {name: DEFAULTS[name] for name in INDUCTION_SETTINGS}
+
+#: What each setting means (from :data:`pagesim_scrapy.settings.SETTINGS`).
+SETTING_DOCS: dict[str, str] = {name: SPECS[name].doc for name in INDUCTION_SETTINGS}
+
+__all__ = [
+    "HELD_SHARE",
+    "IDLE_CHECKS",
+    "LABEL_LIMIT_REASON",
+    "MIN_RESPONSE_SIZE",
+    "SETTING_DEFAULTS",
+    "SETTING_DOCS",
+    "STATE_STATS_PREFIX",
+    "STATS_PREFIX",
+    "TRIM_EVERY",
+    "WATCH_INTERVAL",
+    "Held",
+    "Holding",
+    "InductionConfig",
+    "InductionWorker",
+    "JsonFileWrapperStore",
+    "LabelState",
+    "Learner",
+    "TemplateInductionPipeline",
+    "WrapperStore",
+    "count_nodes",
+    "logger",
+]

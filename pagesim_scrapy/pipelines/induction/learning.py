@@ -1,0 +1,318 @@
+"""What the crawl learns per label: each label's wrapper, the pages kept to learn it again in
+canonical order, and the memory bounds (labels, template nodes).
+
+The learning and extracting steps run in the worker thread; each label's state is guarded by
+its own lock. None of them raises: a page that fails becomes an outcome and a reason.
+"""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from typing import TYPE_CHECKING
+
+from pagesim_scrapy.core.induce import Extraction, Wrapper, parse_html
+from pagesim_scrapy.core.induce.dom import Element, forget_page
+from pagesim_scrapy.core.induce.wrapper import page_order_key
+from pagesim_scrapy.core.statefile import describe_error
+from pagesim_scrapy.pipelines.induction.stores import load_wrapper, logger
+from pagesim_scrapy.pipelines.induction.worker import trim_memory
+
+if TYPE_CHECKING:
+    from scrapy.statscollectors import StatsCollector
+
+    from pagesim_scrapy.pipelines.induction.stores import WrapperStore
+    from pagesim_scrapy.settings import InductionConfig
+
+#: The prefix of the stats this module counts (written out here: the docs scan each file).
+STATS_PREFIX = "pagesim/induction"
+
+#: A page kept for relearning: its canonical order key, compressed HTML, whether the HTML was
+#: text, its URL.
+_Source = tuple[tuple[int, bytes], bytes, bool, str | None]
+
+
+class LabelState:
+    """Everything learned about one label in this crawl."""
+
+    def __init__(self, label: str, wrapper: Wrapper, stored_pages: int) -> None:
+        self.label = label
+        self.wrapper = wrapper
+        self.stored_pages = stored_pages
+        self.learned = 0  # pages learned in this crawl
+        self.lock = threading.Lock()  # learning happens in worker threads
+        #: set when learning raised inside the wrapper: the tree may hold part of that page, so
+        #: the label learns no more and its wrapper is not saved over the stored one
+        self.failed: str | None = None
+        #: the pages learned in this crawl, in arrival order, as (canonical order key,
+        #: compressed HTML, whether it was text, URL): kept to learn them again in canonical
+        #: order (see the package's docstring); None for a wrapper that continues a stored one
+        self.sources: list[_Source] | None = [] if stored_pages == 0 else None
+        #: how many of ``sources`` the wrapper was last learned from in canonical order
+        self.relearned = 0
+        #: template nodes of the wrapper (counted after each page learned)
+        self.nodes = count_nodes(wrapper)
+        #: the wrapper is what learning ``sources`` afresh in canonical order gives: every
+        #: page came after the one before in that order and the wrapper was not compiled
+        #: between them (relearning it would give the same wrapper, so it is skipped)
+        self.in_order = True
+        #: the canonical order key of the last page learned (while ``in_order``)
+        self.last_key: tuple[int, bytes] | None = None
+        #: ``wrapper.compilations`` when the last page was learned
+        self.compilations = 0
+
+    @property
+    def pages(self) -> int:
+        return self.wrapper.pages
+
+
+def count_nodes(wrapper: Wrapper) -> int:
+    """The template nodes of a wrapper's tree."""
+    root = wrapper.tree.root
+    if root is None:
+        return 0
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        count += 1
+        stack.extend(node.children)
+    return count
+
+
+#: What :meth:`Learner.learn` returns: the outcome, why for a failure, the parsed page.
+LearnResult = tuple[str, str | None, Element | None]
+
+
+class Learner:
+    """The labels of one crawl and their wrappers, within the crawl's memory bounds."""
+
+    def __init__(
+        self, config: InductionConfig, stats: StatsCollector, store: WrapperStore | None
+    ) -> None:
+        self.config = config
+        self.stats = stats
+        self.store = store
+        self.labels: dict[str, LabelState] = {}
+        #: template nodes over all wrappers (``PAGESIM_INDUCTION_MAX_NODES``)
+        self.nodes = 0
+        self._label_limit_logged = False
+        self._node_limit_logged = False
+
+    # --- labels ----------------------------------------------------------------------------
+
+    def label(self, label: str) -> LabelState | None:
+        """The label's state, created (from the store, or empty) at its first page; None
+        when ``PAGESIM_INDUCTION_MAX_LABELS`` labels exist already (logged once)."""
+        state = self.labels.get(label)
+        if state is not None:
+            return state
+        if 0 < self.config.max_labels <= len(self.labels):
+            self._log_label_limit(label)
+            return None
+        # whatever happens, the label's state is created below: the load is never retried
+        wrapper = load_wrapper(self.store, label, self.stats) if self.store is not None else None
+        if wrapper is not None:
+            self.stats.inc_value(f"{STATS_PREFIX}/wrappers_loaded")
+            logger.info("reusing the stored wrapper of %r (%d pages)", label, wrapper.pages)
+            wrapper.label = wrapper.label or label
+        else:
+            wrapper = Wrapper(label=label)
+        wrapper.lam = self.config.lam
+        wrapper.min_fit = self.config.min_fit
+        wrapper.structured = self.config.jsonld
+        state = self.labels[label] = LabelState(label, wrapper, wrapper.pages)
+        self.nodes += state.nodes  # a stored wrapper's nodes count too
+        return state
+
+    def _log_label_limit(self, label: str) -> None:
+        if self._label_limit_logged:
+            return
+        self._label_limit_logged = True
+        logger.warning(
+            "pagesim: %d labels have wrappers (PAGESIM_INDUCTION_MAX_LABELS): page items "
+            "of further labels, %r first, get no record in this crawl",
+            len(self.labels),
+            label,
+        )
+
+    # --- learning (worker thread) ------------------------------------------------------------
+
+    def learn(self, state: LabelState, html: str, url: str | None) -> LearnResult:
+        """Worker thread: parse and learn one page. Returns the outcome, for a failure why,
+        and the parsed page (None after an error) so that extraction need not parse it
+        again. Outcomes: ``"learned"``, ``"duplicate"`` (a page learned already), ``"full"``
+        (the wrapper reached ``PAGESIM_INDUCTION_MAX_PAGES`` meanwhile), ``"node_limit"``
+        (the wrappers reached ``PAGESIM_INDUCTION_MAX_NODES``), ``"error"`` (not
+        parseable, or any exception while parsing: the wrapper is untouched) or
+        ``"failed"`` (an exception inside the wrapper's learning step). Never raises.
+
+        The wrapper is compiled here only once the label is ready (its items are extracted
+        at once): before that, the label is learned again in canonical order at readiness
+        (or close) anyway, and its held items compile it when they are released, once for
+        all of them, instead of once per page learned."""
+        try:
+            root = parse_html(html, structured=state.wrapper.structured, base_url=url)
+        except Exception as exc:  # PageParseError, or lxml/json/url errors on hostile pages
+            reason = f"cannot parse the page: {describe_error(exc)}"
+            logger.warning("pagesim: page item %s of %r not learned: %s", url, state.label, reason)
+            return "error", reason, None
+        with state.lock:
+            if state.failed is not None or state.pages >= self.config.max_pages:
+                return "full", None, root
+            if self._over_node_budget():
+                return "node_limit", None, root
+            try:
+                if not state.wrapper.add_page(root):
+                    return "duplicate", None, root
+                self._after_page(state, root, html, url)
+            except Exception as exc:
+                # a bug in learning, triggered by this page: the tree may hold part of it
+                reason = f"learning failed: {describe_error(exc)}"
+                state.failed = reason
+                logger.error(
+                    "pagesim: page item %s of %r: %s; the label learns no more pages in this "
+                    "crawl and its wrapper will not be saved",
+                    url,
+                    state.label,
+                    reason,
+                )
+                return "failed", reason, None
+        return "learned", None, root
+
+    def _after_page(self, state: LabelState, root: Element, html: str, url: str | None) -> None:
+        """Worker thread, under ``state.lock``, after a page was added to the wrapper: count
+        it, keep it for relearning, relearn at readiness or when full, compile when due."""
+        state.learned += 1
+        self._recount(state)
+        if state.sources is not None:
+            self._keep_source(state, root, html, url)
+            if state.learned == self.config.min_pages:
+                self._relearn(state)
+            if state.pages >= self.config.max_pages:
+                # the label learns no more pages: its close-time relearning can be
+                # done now, and its pages need not be kept until close
+                self._relearn(state)
+                if state.sources is not None:
+                    self.stats.inc_value(f"{STATS_PREFIX}/sources_released/full")
+                    state.sources = None
+        if state.pages >= self.config.min_pages or state.sources is None:
+            # compiling names fields for good: a wrapper that will not be learned
+            # again in canonical order is compiled after every page, as always
+            state.wrapper.compiled()
+
+    def _keep_source(self, state: LabelState, root: Element, html: str, url: str | None) -> None:
+        """Keep the page learned, compressed, to learn it again in canonical order."""
+        assert state.sources is not None
+        key = page_order_key(root)
+        self._note_order(state, key)
+        text = isinstance(html, str)
+        data = html.encode("utf-8", "surrogatepass") if isinstance(html, str) else html
+        state.sources.append((key, zlib.compress(data, 1), text, url))
+
+    def _recount(self, state: LabelState) -> None:
+        """Worker thread, under ``state.lock``: the label's wrapper changed."""
+        nodes = count_nodes(state.wrapper)
+        self.nodes += nodes - state.nodes
+        state.nodes = nodes
+        self.stats.max_value(f"{STATS_PREFIX}/nodes_max", self.nodes)
+
+    def _over_node_budget(self) -> bool:
+        """``PAGESIM_INDUCTION_MAX_NODES`` reached: no wrapper learns more (WARNING once)."""
+        limit = self.config.max_nodes
+        if not limit or self.nodes < limit:
+            return False
+        if not self._node_limit_logged:
+            self._node_limit_logged = True
+            logger.warning(
+                "pagesim: the wrappers hold %d template nodes (PAGESIM_INDUCTION_MAX_NODES %d): "
+                "they learn no more pages in this crawl; page items are still extracted",
+                self.nodes,
+                limit,
+            )
+        return True
+
+    @staticmethod
+    def _note_order(state: LabelState, key: tuple[int, bytes]) -> None:
+        """Worker thread, under ``state.lock``, just after a page of canonical order ``key``
+        was learned: is the wrapper still the one canonical-order learning gives?"""
+        if state.in_order:
+            state.in_order = state.wrapper.compilations == state.compilations and (
+                state.last_key is None or key > state.last_key
+            )
+            state.last_key = key
+        state.compilations = state.wrapper.compilations
+
+    # --- relearning in canonical order (worker thread) ---------------------------------------
+
+    def relearn_locked(self, state: LabelState) -> None:
+        with state.lock:
+            if state.failed is None:
+                self._relearn(state)
+
+    def _relearn(self, state: LabelState) -> None:
+        """Worker thread, under ``state.lock``: learn the label's wrapper afresh from the pages
+        it learned in this crawl, in canonical order (nothing to do when it learned none since
+        the last time). Skipped when the pages came in canonical order with no compile
+        between them (``in_order``: one page, or pages that arrived sorted): the wrapper is then
+        the one relearning gives. A compile between pages (after readiness, or for an item
+        released early) names fields for good, so such a wrapper is learned afresh. The kept
+        pages are parsed one at a time, in their order. A failure keeps the wrapper as
+        learned, in arrival order, with a WARNING."""
+        sources = state.sources
+        if not sources or state.relearned == len(sources):
+            return
+        if state.in_order:  # learned in canonical order already (one page, or sorted)
+            state.relearned = len(sources)
+            if len(sources) > 1:
+                self.stats.inc_value(f"{STATS_PREFIX}/relearn_skipped")
+            return
+        try:
+            wrapper = _learn_afresh(state.wrapper, sources)
+        except Exception as exc:  # the same pages were learned once already: a bug
+            logger.warning(
+                "pagesim: cannot learn the wrapper of %r again in canonical order, keeping "
+                "it as learned in arrival order: %s",
+                state.label,
+                describe_error(exc),
+            )
+            state.sources = None
+            return
+        state.wrapper = wrapper
+        self._recount(state)
+        trim_memory()  # the old wrapper and the parsed pages are gone
+        state.relearned = len(sources)
+        # compiled after its last page: the next page learned is out of order
+        state.in_order, state.last_key, state.compilations = True, None, 0
+        self.stats.inc_value(f"{STATS_PREFIX}/relearned")
+
+    # --- extracting (worker thread) ----------------------------------------------------------
+
+    @staticmethod
+    def extract(state: LabelState, page: str | Element, url: str | None) -> Extraction:
+        """Worker thread: apply the label's wrapper to the page's HTML, or to its tree as
+        :meth:`learn` parsed it (the same options: the same tree). Never raises: any failure
+        gives an empty record and a reason (the wrapper is only read)."""
+        try:
+            return state.wrapper.extract(page, url=url)
+        except Exception as exc:  # lxml/json/url errors on a hostile page, or a bug
+            reason = f"extraction failed: {describe_error(exc)}"
+            logger.warning(
+                "pagesim: no record for page item %s of %r: %s", url, state.label, reason
+            )
+            return Extraction({}, [], 0.0, reason)
+        finally:
+            forget_page()  # the page's tree is not needed any more
+
+
+def _learn_afresh(old: Wrapper, sources: list[_Source]) -> Wrapper:
+    """A new wrapper with ``old``'s options, learned from the kept pages in canonical order
+    (as ``Wrapper.add_pages`` learns them), one parsed page at a time: the trees of a full
+    label's pages together take hundreds of MB."""
+    wrapper = Wrapper(label=old.label, lam=old.lam, min_fit=old.min_fit, structured=old.structured)
+    for _, data, text, url in sorted(sources, key=lambda source: source[0]):
+        raw = zlib.decompress(data)
+        page = raw.decode("utf-8", "surrogatepass") if text else raw
+        wrapper.add_page(parse_html(page, structured=old.structured, base_url=url))
+    forget_page()
+    wrapper.compiled()
+    return wrapper

@@ -1,0 +1,121 @@
+"""The induction pipeline's one worker thread: learning and extracting run there, so the
+reactor stays free.
+
+One thread, not more: the work is pure Python under the GIL, so more threads would not run it
+faster, and each more thread would take a larger share of the interpreter away from the
+reactor that downloads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from scrapy.utils.asyncio import is_asyncio_available
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.defer import Deferred
+
+if TYPE_CHECKING:
+    from scrapy.statscollectors import StatsCollector
+
+#: The prefix of the stats this module counts (written out here: the docs scan each file).
+STATS_PREFIX = "pagesim/induction"
+
+_T = TypeVar("_T")
+
+#: Worker jobs between two :func:`trim_memory` calls.
+TRIM_EVERY = 100
+
+
+class InductionWorker:
+    """Runs jobs in one thread of its own and counts that thread's CPU (``time_ms`` stat)."""
+
+    def __init__(self, stats: StatsCollector) -> None:
+        self.stats = stats
+        self._executor: ThreadPoolExecutor | None = None
+        #: CPU seconds of the worker thread's learning and extracting (``time_ms`` stat)
+        self.cpu_seconds = 0.0
+        #: jobs given to the thread (every TRIM_EVERY-th is followed by a memory trim)
+        self.jobs = 0
+
+    async def run(self, func: Callable[..., _T], *args: Any) -> _T:
+        """Run ``func(*args)`` in the worker thread and wait for it without blocking the
+        reactor."""
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="pagesim-induction")
+        self.jobs += 1
+        if self.jobs % TRIM_EVERY == 0:
+            self._executor.submit(trim_memory)
+        future: Future[tuple[_T, float]] = self._executor.submit(_timed, func, *args)
+        if is_asyncio_available():
+            result, seconds = await asyncio.wrap_future(future)
+        else:
+            result, seconds = await _wait_in_twisted(future)
+        self.cpu_seconds += seconds
+        self.stats.set_value(f"{STATS_PREFIX}/time_ms", round(self.cpu_seconds * 1000))
+        return result
+
+    def shutdown(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False)
+            self._executor = None
+
+
+async def _wait_in_twisted(future: Future[_T]) -> _T:
+    """The future's result, handed to the reactor thread (Twisted's reactor, no asyncio)."""
+    from twisted.internet import reactor
+
+    waiter: Deferred[_T] = Deferred()
+
+    def done(_: Future[_T]) -> None:
+        # Future.result() re-raises the worker's exception, into the Deferred's errback
+        reactor.callFromThread(_settle, waiter, future)
+
+    future.add_done_callback(done)
+    return await maybe_deferred_to_future(waiter)
+
+
+def _settle(waiter: Deferred[Any], future: Future[Any]) -> None:
+    try:
+        result = future.result()
+    except BaseException as exc:
+        waiter.errback(exc)
+    else:
+        waiter.callback(result)
+
+
+def _timed(func: Callable[..., _T], *args: Any) -> tuple[_T, float]:
+    """Worker thread: ``func(*args)`` and the thread's CPU seconds it took."""
+    started = time.thread_time()
+    result = func(*args)
+    return result, time.thread_time() - started
+
+
+def _load_malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None (another C library, another system)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None)
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return trim
+
+
+_MALLOC_TRIM = _load_malloc_trim()
+
+
+def trim_memory() -> None:
+    """Hand the memory that freed parsed pages leave in the C allocator back to the system.
+    Parsing a page takes many MB in small blocks that glibc keeps, per thread arena, once
+    they are freed: without this the crawl's RSS grows far past what it uses."""
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 import re
 import threading
 import zlib
@@ -36,10 +37,48 @@ from lxml import etree
 
 from pagesim_scrapy.core.pageio import read_page_bytes
 
-try:  # the optional compiled walk (setup.py); without it the Python walk below does the work
-    _walk_c: Any = importlib.import_module("pagesim_scrapy.core._walk")
-except ImportError:
-    _walk_c = None
+logger = logging.getLogger(__name__)
+
+
+def running_versions() -> tuple[str, str]:
+    """The lxml and libxml2 versions in use, dotted as the compiled walk records them."""
+    return (
+        ".".join(map(str, etree.LXML_VERSION)),
+        ".".join(map(str, etree.LIBXML_VERSION)),
+    )
+
+
+def c_walk_usable(built: tuple[str | None, str | None], running: tuple[str, str]) -> str | None:
+    """Why the compiled walk must not run here, or None when it may.
+
+    The walk reads lxml's and libxml2's structs, so it is only safe with the (lxml, libxml2)
+    versions it was compiled against.
+    """
+    names = ("lxml", "libxml2")
+    for name, was, now in zip(names, built, running):
+        if was is None:
+            return f"it does not record the {name} version it was built against"
+        if was != now:
+            return f"it was built against {name} {was}, {name} {now} is running"
+    return None
+
+
+def _load_compiled_walk() -> Any:
+    """The compiled walk module when it is built and safe with the running lxml, else None."""
+    try:
+        module = importlib.import_module("pagesim_scrapy.core._walk")
+    except ImportError:
+        return None
+    built = (getattr(module, "BUILT_LXML", None), getattr(module, "BUILT_LIBXML", None))
+    reason = c_walk_usable(built, running_versions())
+    if reason is not None:
+        logger.info("pagesim: the compiled summary walk is off (%s); using the Python walk", reason)
+        return None
+    return module
+
+
+# the optional compiled walk (setup.py); without it the Python walk below does the work
+_walk_c: Any = _load_compiled_walk()
 
 #: Whether the compiled summary walk is in use (same summaries, a fraction of the time).
 HAVE_COMPILED_WALK = _walk_c is not None

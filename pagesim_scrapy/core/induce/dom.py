@@ -142,7 +142,7 @@ def parse_html(page: bytes | str, structured: bool = True, base_url: str | None 
     blocks = jsonld_blocks(root) if structured else []
     etree.strip_elements(root, *SKIP_TAGS, with_tail=False)
     if blocks:
-        add_jsonld(root, blocks)
+        add_jsonld(root, blocks, base_url)
     if base_url:
         absolutise_links(root, base_url)
     for leaf in root.iter(*LEAF_TAGS):

@@ -1,6 +1,7 @@
 """The page view that induction and extraction share: parsing, child items, signatures, runs.
 
-A page is an lxml ``etree`` tree (not ``lxml.html``: its element proxies walk ~2.5× slower).
+A page is an lxml ``etree`` tree (not ``lxml.html``, whose element proxies make every walk
+slower).
 Every element's content is seen as a flat list of *items*: child elements and cleaned text
 pieces. Formatting-only inline elements (``<b>``, ``<em>``…) are folded into the text around
 them, so "Price: <b>£3</b>" is one text value rather than three unstable nodes. Script, style,

@@ -40,6 +40,24 @@ class BuildExtScalarRetry(build_ext):
             super().build_extension(ext)
 
 
+def built_against() -> list[tuple[str, str | None]]:
+    """The lxml and libxml2 versions the walk is compiled against, recorded in the module.
+
+    The walk reads lxml's and libxml2's structs; summary.py compares these with the running
+    versions at import and falls back to the Python walk when they differ.
+    """
+    try:
+        from lxml import etree
+    except ImportError:
+        return []
+    lxml_version = ".".join(map(str, etree.LXML_VERSION))
+    libxml_version = ".".join(map(str, etree.LIBXML_COMPILED_VERSION))
+    return [
+        ("PAGESIM_BUILT_LXML", f'"{lxml_version}"'),
+        ("PAGESIM_BUILT_LIBXML", f'"{libxml_version}"'),
+    ]
+
+
 def libxml2_include_dirs() -> list[str]:
     """libxml2's headers: the copies lxml ships (the walker reads lxml's own tree structs)."""
     try:
@@ -55,6 +73,7 @@ setup(
             "pagesim_scrapy.core._walk",
             sources=["pagesim_scrapy/core/_walk.c"],
             include_dirs=libxml2_include_dirs(),
+            define_macros=built_against(),
             extra_compile_args=[] if sys.platform == "win32" else ["-O2"],
             optional=True,
         ),

@@ -292,3 +292,25 @@ def test_constant_affixes_of_a_varying_text_are_template():
     again = Wrapper.from_json(wrapper.to_json())
     again.add_page(recipe_page(rng, "Garlic Bread", 2))
     assert again.extract(pages[3]).record["page_title_core"] == "Onion Tart"
+
+
+def test_jsonld_nested_too_deep_is_skipped_with_a_warning_and_a_count(caplog):
+    from pagesim_scrapy.core.induce.structured import SKIP_TOO_DEEP, recording_skips
+
+    rng = random.Random(8)
+    deep = '{"@type": "Recipe", "x": ' * 5000 + "1" + "}" * 5000
+    pages = [recipe_page(rng, title, 3 + k) for k, title in enumerate(["Pie", "Stew", "Tart"])]
+    hostile = pages[2].replace(
+        "</head>", f'<script type="application/ld+json">{deep}</script></head>'
+    )
+    url = "https://cook.example/hostile"
+    caplog.set_level(logging.WARNING, logger="pagesim_scrapy.core.induce.structured")
+    with recording_skips() as skipped:
+        wrapper = induce([pages[0], pages[1], hostile], label="recipe")
+        extraction = wrapper.extract(hostile, url=url)
+    assert skipped[SKIP_TOO_DEEP] >= 2  # learnt once, extracted once
+    assert "Tart" in json.dumps(extraction.record)
+    assert url in caplog.text and SKIP_TOO_DEEP in caplog.text
+    # outside recording_skips nothing is counted, and nothing raises either
+    parse_html(hostile)
+    assert parse_html(hostile).find(JSONLD_TAG) is None

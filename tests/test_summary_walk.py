@@ -160,3 +160,28 @@ def test_walks_from_many_threads_match_one_thread():
     for root, result in zip(roots, threaded):
         start = summary._start_element(root)
         assert fields(result) == fields(summary._summarize_python(start, options, None))
+
+
+def test_c_walk_usable_only_with_the_versions_it_was_built_against() -> None:
+    running = ("6.1.3.0", "2.14.6")
+    assert summary.c_walk_usable(running, running) is None
+    assert "lxml 6.0.0.0" in summary.c_walk_usable(("6.0.0.0", "2.14.6"), running)
+    assert "libxml2 2.13.0" in summary.c_walk_usable(("6.1.3.0", "2.13.0"), running)
+    assert "does not record" in summary.c_walk_usable((None, None), running)
+
+
+@needs_walk
+def test_compiled_walk_matches_the_running_lxml() -> None:
+    built = (summary._walk_c.BUILT_LXML, summary._walk_c.BUILT_LIBXML)
+    assert summary.c_walk_usable(built, summary.running_versions()) is None
+
+
+@needs_walk
+def test_a_version_mismatch_falls_back_to_the_python_walk(monkeypatch, caplog) -> None:
+    monkeypatch.setattr(summary._walk_c, "BUILT_LXML", "0.0.0.0")
+    with caplog.at_level("INFO", logger=summary.__name__):
+        assert summary._load_compiled_walk() is None
+    lines = [r for r in caplog.records if r.name == summary.__name__]
+    assert len(lines) == 1
+    assert lines[0].levelname == "INFO"
+    assert "lxml 0.0.0.0" in lines[0].getMessage()

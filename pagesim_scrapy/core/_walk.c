@@ -712,6 +712,27 @@ static struct PyModuleDef module = {
     -1, methods,
 };
 
+/* The lxml and libxml2 versions this module was compiled against (setup.py); summary.py checks
+   them against the running ones before it uses the walk. */
+static int add_version(PyObject *m, const char *name, const char *version) {
+    PyObject *value = version ? PyUnicode_FromString(version) : Py_NewRef(Py_None);
+    if (!value) return -1;
+    int rc = PyModule_AddObjectRef(m, name, value);
+    Py_DECREF(value);
+    return rc;
+}
+
+#ifdef PAGESIM_BUILT_LXML
+#define BUILT_LXML PAGESIM_BUILT_LXML
+#else
+#define BUILT_LXML NULL
+#endif
+#ifdef PAGESIM_BUILT_LIBXML
+#define BUILT_LIBXML PAGESIM_BUILT_LIBXML
+#else
+#define BUILT_LIBXML NULL
+#endif
+
 PyMODINIT_FUNC PyInit__walk(void) {
     PyObject *etree = PyImport_ImportModule("lxml.etree");
     if (!etree) return NULL;
@@ -728,7 +749,9 @@ PyMODINIT_FUNC PyInit__walk(void) {
     if (!m) return NULL;
     Unsupported = PyErr_NewException("pagesim_scrapy.core._walk.Unsupported", PyExc_ValueError, NULL);
     if (!Unsupported || PyModule_AddObjectRef(m, "Unsupported", Unsupported) < 0 ||
-        PyModule_AddObjectRef(m, "Walker", (PyObject *)&WalkerType) < 0) {
+        PyModule_AddObjectRef(m, "Walker", (PyObject *)&WalkerType) < 0 ||
+        add_version(m, "BUILT_LXML", BUILT_LXML) < 0 ||
+        add_version(m, "BUILT_LIBXML", BUILT_LIBXML) < 0) {
         Py_DECREF(m);
         return NULL;
     }

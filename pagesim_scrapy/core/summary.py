@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 import re
 import threading
 import zlib
@@ -36,10 +37,48 @@ from lxml import etree
 
 from pagesim_scrapy.core.pageio import read_page_bytes
 
-try:  # the optional compiled walk (setup.py); without it the Python walk below does the work
-    _walk_c: Any = importlib.import_module("pagesim_scrapy.core._walk")
-except ImportError:
-    _walk_c = None
+logger = logging.getLogger(__name__)
+
+
+def running_versions() -> tuple[str, str]:
+    """The lxml and libxml2 versions in use, dotted as the compiled walk records them."""
+    return (
+        ".".join(map(str, etree.LXML_VERSION)),
+        ".".join(map(str, etree.LIBXML_VERSION)),
+    )
+
+
+def c_walk_usable(built: tuple[str | None, str | None], running: tuple[str, str]) -> str | None:
+    """Why the compiled walk must not run here, or None when it may.
+
+    The walk reads lxml's and libxml2's structs, so it is only safe with the (lxml, libxml2)
+    versions it was compiled against.
+    """
+    names = ("lxml", "libxml2")
+    for name, was, now in zip(names, built, running):
+        if was is None:
+            return f"it does not record the {name} version it was built against"
+        if was != now:
+            return f"it was built against {name} {was}, {name} {now} is running"
+    return None
+
+
+def _load_compiled_walk() -> Any:
+    """The compiled walk module when it is built and safe with the running lxml, else None."""
+    try:
+        module = importlib.import_module("pagesim_scrapy.core._walk")
+    except ImportError:
+        return None
+    built = (getattr(module, "BUILT_LXML", None), getattr(module, "BUILT_LIBXML", None))
+    reason = c_walk_usable(built, running_versions())
+    if reason is not None:
+        logger.info("pagesim: the compiled summary walk is off (%s); using the Python walk", reason)
+        return None
+    return module
+
+
+# the optional compiled walk (setup.py); without it the Python walk below does the work
+_walk_c: Any = _load_compiled_walk()
 
 #: Whether the compiled summary walk is in use (same summaries, a fraction of the time).
 HAVE_COMPILED_WALK = _walk_c is not None
@@ -473,54 +512,85 @@ def _summarize_compiled(start: Any, options: SummaryOptions, source: str | None)
 
 def _summarize_python(start: Any, options: SummaryOptions, source: str | None) -> PageSummary:
     """The reference walk in Python: one lxml proxy per element."""
-    skip = options.skip_tags
-    cache = _label_cache(options)
-    max_depth = options.max_depth
+    walk = _PythonWalk(options)
+    walk.run(start)
+    class_tokens = set(" ".join(set(walk.raw_classes)).split())
+    codes = "".join(walk.node_labels)
+    rsn, rpsa, csr = codes[0::3], codes[1::3], codes[2::3]
 
-    entries_get = cache.entries.get
-    compute = cache.store
-    short_key = options.normalise_volatile
-    value_names = cache.value_names
-    values_get = cache.values.get
-    normalised = cache.normalised
-    key_value_names = value_names | {"class", "id"}
-    raw_classes: list[str] = []
-    node_labels: list[_Labels] = []
-    tags: list[str] = []
-    parent_bfs: list[int] = []
-    level_starts: list[int] = []
+    return PageSummary(
+        bfs={"rsn": rsn, "rpsa": rpsa, "csr": csr},
+        parent_bfs=walk.parent_bfs,
+        level_starts=walk.level_starts,
+        tags=walk.tags,
+        classes=frozenset(class_tokens),
+        options=options,
+        title=_find_title(start),
+        source=source,
+    )
 
-    # Each level is collected with C-level ``extend`` (children of every kept element, comments
-    # and skipped tags included) and filtered while it is walked: no Python loop per child.
-    level: list[Any] = [start]
-    level_parents: list[int] = [-1]
-    depth = 0
-    budget = options.max_nodes if options.max_nodes is not None else -1
-    full = False
-    while level and not full:
-        level_starts.append(len(tags))
+
+class _PythonWalk:
+    """The state of one breadth-first walk: the labels, tags and parents kept so far."""
+
+    def __init__(self, options: SummaryOptions) -> None:
+        self.options = options
+        self.cache = _label_cache(options)
+        self.key_value_names = self.cache.value_names | {"class", "id"}
+        self.raw_classes: list[str] = []
+        self.node_labels: list[_Labels] = []
+        self.tags: list[str] = []
+        self.parent_bfs: list[int] = []
+        self.level_starts: list[int] = []
+        self.budget = options.max_nodes if options.max_nodes is not None else -1
+        self.full = False
+
+    def run(self, start: Any) -> None:
+        # Each level is collected with C-level ``extend`` (children of every kept element,
+        # comments and skipped tags included) and filtered while it is walked: no Python
+        # loop per child.
+        max_depth = self.options.max_depth
+        level: list[Any] = [start]
+        level_parents: list[int] = [-1]
+        depth = 0
+        while level and not self.full:
+            self.level_starts.append(len(self.tags))
+            descend = max_depth is None or depth < max_depth
+            level, level_parents = self.walk_level(level, level_parents, descend)
+            if self.level_starts[-1] == len(self.tags):
+                self.level_starts.pop()  # nothing kept at this depth
+            depth += 1
+
+    def walk_level(
+        self, level: list[Any], level_parents: list[int], descend: bool
+    ) -> tuple[list[Any], list[int]]:
+        """Keep the elements of one level; returns the next level and its parents."""
+        skip = self.options.skip_tags
+        cache = self.cache
+        entries_get = cache.entries.get
+        compute = cache.store
+        short_key = self.options.normalise_volatile
+        value_names = cache.value_names
+        values_get = cache.values.get
+        normalised = cache.normalised
+        raw_classes = self.raw_classes
+        node_labels = self.node_labels
+        tags = self.tags
+        parent_bfs = self.parent_bfs
+        budget = self.budget
         next_level: list[Any] = []
         next_parents: list[int] = []
-        descend = max_depth is None or depth < max_depth
         for element, parent in zip(level, level_parents):
             tag = element.tag
             if tag.__class__ is not str or tag in skip:
                 continue  # comment, processing instruction, script/style/...
             if len(tags) == budget:
-                full = True
+                self.full = True
                 break
             keys = element.keys()
             if not keys:
                 key: Any = tag
-            elif short_key and not "".join(keys).islower():
-                # names not all lower-case (an XML tree): the labels lower-case them, so "CLASS"
-                # counts as "class"; the short keys below would leave its value out. The full
-                # attributes instead (another shape: no key of the branches below).
-                key = (tag, tuple(element.items()))
-                css = element.get("class")
-                if css is not None:
-                    raw_classes.append(css)
-            elif short_key and value_names.isdisjoint(keys):
+            elif short_key and value_names.isdisjoint(keys) and "".join(keys).islower():
                 # Only class and id values matter here, normalised as the labels use them: a
                 # key without the other values (hrefs, srcs, titles; blanked anyway) is cheap
                 # to hash and recurs from page to page.
@@ -537,25 +607,8 @@ def _summarize_python(start: Any, options: SummaryOptions, source: str | None) -
                 # the attribute names as one item: a flat tuple could read the same as the
                 # key of the next branch for other attributes (issue 14, item 8)
                 key = (tag, css, ident, tuple(keys))
-            elif short_key:
-                # Other structural attributes too (type, role, rel, itemprop, ...): their
-                # normalised values join the key, the rest (hrefs, srcs) stay out of it.
-                get = element.get
-                css = get("class")
-                if css is not None:
-                    raw_classes.append(css)
-                # names and values apart: (tag, *names, *values) was ambiguous, two elements
-                # could share a key, and so the first one's codes (issue 14, item 8)
-                key = (
-                    tag,
-                    tuple(keys),
-                    tuple([normalised(get(name)) for name in keys if name in key_value_names]),
-                )
             else:
-                key = (tag, *element.items())
-                css = element.get("class")
-                if css is not None:
-                    raw_classes.append(css)
+                key = self._attribute_key(element, tag, keys)
             entry = entries_get(key)
             if entry is None:
                 entry = compute(key, tag, element.items())
@@ -570,26 +623,36 @@ def _summarize_python(start: Any, options: SummaryOptions, source: str | None) -
             node_labels.append(entry)
             tags.append(tag)
             parent_bfs.append(parent)
-        if level_starts[-1] == len(tags):
-            level_starts.pop()  # nothing kept at this depth
-        level = next_level
-        level_parents = next_parents
-        depth += 1
+        return next_level, next_parents
 
-    class_tokens = set(" ".join(set(raw_classes)).split())
-    codes = "".join(node_labels)
-    rsn, rpsa, csr = codes[0::3], codes[1::3], codes[2::3]
-
-    return PageSummary(
-        bfs={"rsn": rsn, "rpsa": rpsa, "csr": csr},
-        parent_bfs=parent_bfs,
-        level_starts=level_starts,
-        tags=tags,
-        classes=frozenset(class_tokens),
-        options=options,
-        title=_find_title(start),
-        source=source,
-    )
+    def _attribute_key(self, element: Any, tag: str, keys: list[str]) -> Any:
+        """The label cache key of an element with attributes other than class and id (or
+        names not all lower-case, or normalisation off)."""
+        short_key = self.options.normalise_volatile
+        if short_key and not "".join(keys).islower():
+            # names not all lower-case (an XML tree): the labels lower-case them, so "CLASS"
+            # counts as "class"; the short keys would leave its value out. The full
+            # attributes instead (another shape: no key of the other branches).
+            key: Any = (tag, tuple(element.items()))
+        elif short_key:
+            # Other structural attributes too (type, role, rel, itemprop, ...): their
+            # normalised values join the key, the rest (hrefs, srcs) stay out of it.
+            # names and values apart: (tag, *names, *values) was ambiguous, two elements
+            # could share a key, and so the first one's codes (issue 14, item 8)
+            get = element.get
+            normalised = self.cache.normalised
+            key_value_names = self.key_value_names
+            key = (
+                tag,
+                tuple(keys),
+                tuple([normalised(get(name)) for name in keys if name in key_value_names]),
+            )
+        else:
+            key = (tag, *element.items())
+        css = element.get("class")
+        if css is not None:
+            self.raw_classes.append(css)
+        return key
 
 
 def summarize(

@@ -30,65 +30,81 @@ def _pairs(count: int) -> int:
 
 def agglomerative(graph: ItemGraph, q_a: float, q_c: float) -> list[int]:
     """Group index of every item (groups numbered by their smallest item)."""
-    n = len(graph)
-    weight = list(graph.weights)
-    # pair_sum[g]: sum of similarities over the page pairs inside group g.
-    pair_sum = [_pairs(w) * c for w, c in zip(graph.weights, graph.cohesion)]
-    # spread[i]: how far an item's pages may be from its leader (0 for a single page)
-    spread = [1.0 - low if w > 1 else 0.0 for w, low in zip(graph.weights, graph.internal_min)]
-    # lowest[g]: lower bound of the similarity of any two pages inside group g
-    lowest = [
-        1.0 if w == 1 else (1.0 - spread[i] if w == 2 else 1.0 - 2 * spread[i])
-        for i, w in enumerate(graph.weights)
-    ]
-    n_items = [1] * n
-    members: list[list[int]] = [[i] for i in range(n)]
-    alive = [True] * n
-    version = [0] * n
-    # cross[g][h] = [weighted sum of similarities, lowest similarity, item pairs with an edge]
-    cross: list[dict[int, list[float]]] = [{} for _ in range(n)]
-    for i, edges in enumerate(graph.edges):
-        for j, score in edges.items():
-            bound = score - spread[i] - spread[j]
-            cross[i][j] = [graph.weights[i] * graph.weights[j] * score, bound, 1.0]
+    state = _Agglomeration(graph, q_a, q_c)
+    state.run()
+    return state.labels()
 
-    def score_of(g: int, h: int) -> float | None:
-        total, low, count = cross[g][h]
-        if count < n_items[g] * n_items[h]:
+
+class _Agglomeration:
+    """The groups of one run: their sums, their cross-group edges and a heap of candidate merges."""
+
+    def __init__(self, graph: ItemGraph, q_a: float, q_c: float) -> None:
+        n = len(graph)
+        self.q_a = q_a
+        self.q_c = q_c
+        self.weight = list(graph.weights)
+        # pair_sum[g]: sum of similarities over the page pairs inside group g.
+        self.pair_sum = [_pairs(w) * c for w, c in zip(graph.weights, graph.cohesion)]
+        # spread[i]: how far an item's pages may be from its leader (0 for a single page)
+        spread = [1.0 - low if w > 1 else 0.0 for w, low in zip(graph.weights, graph.internal_min)]
+        # lowest[g]: lower bound of the similarity of any two pages inside group g
+        self.lowest = [
+            1.0 if w == 1 else (1.0 - spread[i] if w == 2 else 1.0 - 2 * spread[i])
+            for i, w in enumerate(graph.weights)
+        ]
+        self.n_items = [1] * n
+        self.members: list[list[int]] = [[i] for i in range(n)]
+        self.alive = [True] * n
+        self.version = [0] * n
+        # cross[g][h] = [weighted sum of similarities, lowest similarity, item pairs with an edge]
+        self.cross: list[dict[int, list[float]]] = [{} for _ in range(n)]
+        for i, edges in enumerate(graph.edges):
+            for j, score in edges.items():
+                bound = score - spread[i] - spread[j]
+                self.cross[i][j] = [graph.weights[i] * graph.weights[j] * score, bound, 1.0]
+        self.heap: list[tuple[float, int, int, int, int]] = []
+
+    def score_of(self, g: int, h: int) -> float | None:
+        total, low, count = self.cross[g][h]
+        if count < self.n_items[g] * self.n_items[h]:
             return None
-        if min(low, lowest[g], lowest[h]) <= q_c:
+        if min(low, self.lowest[g], self.lowest[h]) <= self.q_c:
             return None
-        auto = (pair_sum[g] + pair_sum[h] + total) / _pairs(weight[g] + weight[h])
-        return auto if auto > q_a else None
+        pair_sum = self.pair_sum
+        auto = (pair_sum[g] + pair_sum[h] + total) / _pairs(self.weight[g] + self.weight[h])
+        return auto if auto > self.q_a else None
 
-    heap: list[tuple[float, int, int, int, int]] = []
-
-    def push(g: int, h: int) -> None:
-        auto = score_of(g, h)
+    def push(self, g: int, h: int) -> None:
+        auto = self.score_of(g, h)
         if auto is not None:
             a, b = (g, h) if g < h else (h, g)
-            heapq.heappush(heap, (-auto, a, b, version[a], version[b]))
+            heapq.heappush(self.heap, (-auto, a, b, self.version[a], self.version[b]))
 
-    for g in range(n):
-        for h in cross[g]:
-            if g < h:
-                push(g, h)
+    def run(self) -> None:
+        for g in range(len(self.cross)):
+            for h in self.cross[g]:
+                if g < h:
+                    self.push(g, h)
+        alive, version = self.alive, self.version
+        while self.heap:
+            _, g, h, vg, vh = heapq.heappop(self.heap)
+            if not (alive[g] and alive[h]) or version[g] != vg or version[h] != vh:
+                continue
+            self.merge(g, h)
 
-    while heap:
-        _, g, h, vg, vh = heapq.heappop(heap)
-        if not (alive[g] and alive[h]) or version[g] != vg or version[h] != vh:
-            continue
-        # merge h into g
+    def merge(self, g: int, h: int) -> None:
+        """Merge group ``h`` into ``g`` and push ``g``'s new candidate merges."""
+        cross = self.cross
         total, low, _ = cross[g].pop(h)
         cross[h].pop(g)
-        pair_sum[g] += pair_sum[h] + total
-        lowest[g] = min(lowest[g], lowest[h], low)
-        weight[g] += weight[h]
-        n_items[g] += n_items[h]
-        members[g].extend(members[h])
-        members[h] = []
-        alive[h] = False
-        version[g] += 1
+        self.pair_sum[g] += self.pair_sum[h] + total
+        self.lowest[g] = min(self.lowest[g], self.lowest[h], low)
+        self.weight[g] += self.weight[h]
+        self.n_items[g] += self.n_items[h]
+        self.members[g].extend(self.members[h])
+        self.members[h] = []
+        self.alive[h] = False
+        self.version[g] += 1
         for k, (t2, l2, c2) in cross[h].items():
             cross[k].pop(h)
             mine = cross[g].get(k)
@@ -100,12 +116,13 @@ def agglomerative(graph: ItemGraph, q_a: float, q_c: float) -> list[int]:
             cross[k][g] = list(merged)
         cross[h] = {}
         for k in cross[g]:
-            push(g, k)
+            self.push(g, k)
 
-    labels = [0] * n
-    for g in range(n):
-        if alive[g]:
-            first = min(members[g])
-            for item in members[g]:
-                labels[item] = first
-    return labels
+    def labels(self) -> list[int]:
+        labels = [0] * len(self.alive)
+        for g, alive in enumerate(self.alive):
+            if alive:
+                first = min(self.members[g])
+                for item in self.members[g]:
+                    labels[item] = first
+        return labels

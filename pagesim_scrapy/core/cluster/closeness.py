@@ -58,6 +58,21 @@ def merge_by_closeness(graph: ItemGraph, groups: list[int], ratio: float) -> lis
         raise ValueError("one group per item is needed")
     if ratio == 0.0:
         return list(groups)
+    within, cross = _cluster_sums(graph, groups)
+    merged_into = _Closeness(within, cross, ratio).run()
+
+    def final(group: int) -> int:
+        while group in merged_into:
+            group = merged_into[group]
+        return group
+
+    return [final(group) for group in groups]
+
+
+def _cluster_sums(
+    graph: ItemGraph, groups: list[int]
+) -> tuple[dict[int, _Sums], dict[int, dict[int, _Sums]]]:
+    """Similarity sums inside each cluster and between each pair of clusters."""
     weights = graph.weights
     within: dict[int, _Sums] = {}
     cross: dict[int, dict[int, _Sums]] = {}
@@ -80,34 +95,54 @@ def merge_by_closeness(graph: ItemGraph, groups: list[int], ratio: float) -> lis
             if between is None:  # one total per pair of clusters, seen from both sides
                 between = cross[group_i][group_j] = cross[group_j][group_i] = _Sums()
             between.add(score, pairs)
+    return within, cross
 
-    def closeness(a: int, b: int) -> float | None:
-        between = cross[a][b].mean()
-        own = [m for m in (within[a].mean(), within[b].mean()) if m is not None]
+
+class _Closeness:
+    """Merges of one run, closest pair first, until no pair reaches ``ratio``."""
+
+    def __init__(
+        self, within: dict[int, _Sums], cross: dict[int, dict[int, _Sums]], ratio: float
+    ) -> None:
+        self.within = within
+        self.cross = cross
+        self.ratio = ratio
+        self.version = dict.fromkeys(within, 0)
+        self.heap: list[tuple[float, int, int, int, int]] = []
+
+    def closeness(self, a: int, b: int) -> float | None:
+        between = self.cross[a][b].mean()
+        own = [m for m in (self.within[a].mean(), self.within[b].mean()) if m is not None]
         if between is None or not own:
             return None
         bar = min(own)
         return between / bar if bar > 0 else None
 
-    version = dict.fromkeys(within, 0)
-    heap: list[tuple[float, int, int, int, int]] = []
-
-    def push(a: int, b: int) -> None:
+    def push(self, a: int, b: int) -> None:
         a, b = min(a, b), max(a, b)
-        score = closeness(a, b)
-        if score is not None and score >= ratio:
-            heapq.heappush(heap, (-score, a, b, version[a], version[b]))
+        score = self.closeness(a, b)
+        if score is not None and score >= self.ratio:
+            heapq.heappush(self.heap, (-score, a, b, self.version[a], self.version[b]))
 
-    for a, neighbours in cross.items():
-        for b in neighbours:
-            if a < b:
-                push(a, b)
-    merged_into: dict[int, int] = {}
-    while heap:
-        _, a, b, version_a, version_b = heapq.heappop(heap)
-        if version.get(a) != version_a or version.get(b) != version_b:
-            continue  # one of the two has merged since: its closeness was pushed again
-        # b joins a: its pairs, and the pairs between the two, are now a's own
+    def run(self) -> dict[int, int]:
+        """Which cluster each merged cluster joined."""
+        for a, neighbours in self.cross.items():
+            for b in neighbours:
+                if a < b:
+                    self.push(a, b)
+        merged_into: dict[int, int] = {}
+        version = self.version
+        while self.heap:
+            _, a, b, version_a, version_b = heapq.heappop(self.heap)
+            if version.get(a) != version_a or version.get(b) != version_b:
+                continue  # one of the two has merged since: its closeness was pushed again
+            self.merge(a, b)
+            merged_into[b] = a
+        return merged_into
+
+    def merge(self, a: int, b: int) -> None:
+        """``b`` joins ``a``: its pairs, and the pairs between the two, are now ``a``'s own."""
+        within, cross = self.within, self.cross
         within[a].absorb(within.pop(b))
         within[a].absorb(cross[a].pop(b))
         for c, sums in cross.pop(b).items():
@@ -118,15 +153,7 @@ def merge_by_closeness(graph: ItemGraph, groups: list[int], ratio: float) -> lis
                 cross[a][c].absorb(sums)
             else:
                 cross[a][c] = cross[c][a] = sums
-        del version[b]
-        version[a] += 1
-        merged_into[b] = a
+        del self.version[b]
+        self.version[a] += 1
         for c in cross[a]:
-            push(a, c)
-
-    def final(group: int) -> int:
-        while group in merged_into:
-            group = merged_into[group]
-        return group
-
-    return [final(group) for group in groups]
+            self.push(a, c)

@@ -52,16 +52,15 @@ SITE_MAX_COMPARE = 20
 MAX_SITES = 1000
 #: With method ``site``, a feature counts as on at least this many pages of the site: online, a
 #: site has few pages at first, most features are on one page only and would weigh nothing, so
-#: every early page would look like the first. On ../shared/data/site_page_types, pages in
-#: shuffled order, it took the online ARI from 0.82-0.84 to 0.86-0.92 on the Q&A site and the
-#: blog (``benchmarks/site_cluster.py`` prints the figures for the default).
+#: every early page would look like the first. On real sites in shuffled order it raised the
+#: online ARI (``benchmarks/site_cluster.py`` prints the figures for the default).
 DF_FLOOR = 2
 #: With method ``site``, a type that pages have joined is joined by a page scoring at least this
 #: share of their mean score, when that is below ``threshold`` (``LeaderClustering``'s
 #: ``relative``): a loosely alike type, such as a wiki's articles, is no longer cut into one
-#: type per early page. On ../shared/data/site_page_types, pages in shuffled order, every value
-#: from 0.6 to 0.8 raised the online ARI of all three distinct-template sites; 0.7 is the middle,
-#: and the leave-one-site-out choice is printed by ``benchmarks/site_cluster.py``.
+#: type per early page. A range of values helped every distinct-template site of the shared
+#: data in shuffled order; the default is its middle, and the leave-one-site-out choice is
+#: printed by ``benchmarks/site_cluster.py``.
 SITE_CLOSENESS = 0.7
 
 
@@ -71,8 +70,8 @@ class _TypeInfo:
     source: str | None
     title: str | None
     #: the representative's HTML, UTF-8 and zlib-compressed (:func:`_pack`): kept as text, a
-    #: page with one character beyond Latin-1 takes 2 or 4 bytes per character, 200 of them
-    #: about 100 MB on real pages; packed, about a tenth of the page's size
+    #: page with one character beyond Latin-1 takes 2 or 4 bytes per character, and hundreds of
+    #: representatives add up; packed, a fraction of the page's size
     html: bytes | None
     examples: list[str] = field(default_factory=list)
 

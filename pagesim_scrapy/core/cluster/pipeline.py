@@ -45,14 +45,14 @@ ALGORITHMS: tuple[str, ...] = ("agglomerative", "snn", "online")
 
 #: Defaults chosen by measurement (``python benchmarks/bench_cluster.py --sweep``): seed 004's
 #: structure + style measure with its shared-nearest-neighbour procedure was the pairing that
-#: recovered both the Stack Overflow page types (ARI 1.0) and the recipe sites (ARI 0.90-0.94)
-#: over a range of near-neighbour thresholds (t_n 0.6-0.7; the default sits in the middle).
+#: recovered both the Stack Overflow page types and the recipe sites over a range of
+#: near-neighbour thresholds (the default sits in the middle).
 #: lcs alone recovers the types but merges sites that share one publisher's templates.
 DEFAULT_METHOD = "combined"
 DEFAULT_ALGORITHM = "snn"
 
 #: Thresholds per similarity measure: every measure has its own scale (two unrelated pages score
-#: ~0.15 under lcs but ~0.6 under layers), so one set of numbers cannot serve all of them.
+#: far lower under lcs than under layers), so one set of numbers cannot serve all of them.
 #: Measured on ../shared/data (stackoverflow_page_types, recipe_scrapers_testdata).
 #: ``site`` is the site-weighted similarity of issue 10 (:mod:`pagesim_scrapy.core.site`): the
 #: pages given are the site, so its chrome weighs nothing. Its near-neighbour threshold was the
@@ -67,11 +67,10 @@ METHOD_THRESHOLDS: dict[str, dict[str, float]] = {
 #: Batch: clusters are merged when the pages of the two are, on average, at least this share as
 #: alike as the pages within the looser of them (:mod:`~pagesim_scrapy.core.cluster.closeness`).
 #: With ``site`` the near-neighbour pass leaves a loosely alike type (a wiki's articles,
-#: templates and user pages) in fragments. On ../shared/data/site_page_types (mean of four page
-#: orders) 0.7 had the best mean ARI over the three distinct-template sites: the wiki's rose
-#: from 0.885 to 0.905, the Q&A site's from 0.944 to 0.947, the blog's stayed 0.985; 0.65 merges
-#: the wiki's templates into its articles. ``python benchmarks/site_cluster.py`` prints the
-#: leave-one-site-out choices. Other measures were not measured with it: off (0).
+#: templates and user pages) in fragments. The value had the best mean ARI over the
+#: distinct-template sites of the shared data; a lower one merges the wiki's templates into its
+#: articles. ``python benchmarks/site_cluster.py`` prints the leave-one-site-out choices. Other
+#: measures were not measured with it: off (0).
 CLOSENESS: dict[str, float] = {"site": 0.7}
 
 #: The site-weighted similarity, which needs all the pages first (their document frequencies).

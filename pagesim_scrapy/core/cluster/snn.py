@@ -36,9 +36,8 @@ def shared_nearest_neighbours(
     The pair of clusters sharing the largest part of the smaller neighbourhood collapses first
     (``max_iterations`` is kept for callers of the earlier pass-based form and not used). Taken
     in item order, as before, the outcome depended on the order the pages came in, since a
-    neighbourhood grows with every collapse: on the wiki of ../shared/data/site_page_types the
-    ARI of six page orders ran from 0.86 to 0.89 that way, and from 0.87 to 0.90 strongest
-    first (``benchmarks/site_cluster.py`` prints the shuffled orders' mean).
+    neighbourhood grows with every collapse; strongest first depends on it less
+    (``benchmarks/site_cluster.py`` prints the shuffled orders' mean).
     """
     del max_iterations
     if k < 1:

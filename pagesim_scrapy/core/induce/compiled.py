@@ -190,45 +190,87 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
         raise ValueError("the template has learned no page")
     n = tree.pages
     threshold = min_count(n, lam)
-    discarded = 0
-    root = CNode(tree.root, None, None)
-    root.path = tree.root.tag
-    stack: list[CNode] = [root]
-    order: list[CNode] = []  # document order
-    while stack:
-        c = stack.pop()
-        order.append(c)
-        src = c.src
-        scope = c if c.kind == REPEAT else c.scope
-        kept: list[CNode] = []
-        for child in src.children:
-            if child.count < threshold:
-                discarded += 1
-                continue
-            cc = CNode(child, c, scope)
-            cc.index = len(kept)
-            if c.kind == REPEAT:
-                cc.optional = child.gcount < src.gcount
-            elif scope is not None:
-                cc.optional = child.gcount < c.gcount
-            else:
-                cc.optional = child.count < n
-            seg = _segment(child)
-            cc.path = f"{c.path} > {seg}" if c.path else seg
-            kept.append(cc)
-        c.children = kept
-        c.tokens = [k.token for k in kept]
-        c.known = frozenset(k.src.pattern for k in kept if k.kind == REPEAT) or _NO_PATTERNS
-        c.n_required = sum(1 for k in kept if not k.optional)
-        stack.extend(reversed(kept))
-
+    root, order, discarded = _compile_nodes(tree.root, n, threshold)
     _mark_data(order, n, threshold)
     reserved: set[str] = set()
     labels = compile_labels(tree.labels, n, threshold, reserved)
     _drop_covered_keys(order, {f.key for f in labels})
     sections = compile_sections(tree.sections, n, threshold, reserved)
     fields = _name_fields(order, n, reserved)
-    fields.extend(
+    fields.extend(_label_and_section_fields(labels, sections))
+    blank = _blank(root)
+    for f in labels:
+        blank[f.name] = None
+    for section in sections:
+        blank[section.name] = []
+    main, kind = _main_region(order, tree)
+    optional_nodes = [c for c in order if c.optional and c.kind != TEXT]
+    required_data = _count_required_data(order)
+    return Compiled(
+        root,
+        n,
+        threshold,
+        fields,
+        blank,
+        main,
+        kind,
+        optional_nodes,
+        discarded,
+        _anchors(order),
+        required_data,
+        [c for c in order if c.scope is None and c.field and not c.optional],
+        labels=labels,
+        sections=sections,
+    )
+
+
+def _compile_nodes(src_root: TNode, n: int, threshold: int) -> tuple[CNode, list[CNode], int]:
+    """The kept template nodes as compiled nodes: the root, all of them in document order,
+    and how many were discarded (seen on fewer than ``threshold`` pages)."""
+    discarded = 0
+    root = CNode(src_root, None, None)
+    root.path = src_root.tag
+    stack: list[CNode] = [root]
+    order: list[CNode] = []  # document order
+    while stack:
+        c = stack.pop()
+        order.append(c)
+        scope = c if c.kind == REPEAT else c.scope
+        kept: list[CNode] = []
+        for child in c.src.children:
+            if child.count < threshold:
+                discarded += 1
+                continue
+            kept.append(_compile_child(c, child, scope, len(kept), n))
+        c.children = kept
+        c.tokens = [k.token for k in kept]
+        c.known = frozenset(k.src.pattern for k in kept if k.kind == REPEAT) or _NO_PATTERNS
+        c.n_required = sum(1 for k in kept if not k.optional)
+        stack.extend(reversed(kept))
+    return root, order, discarded
+
+
+def _compile_child(c: CNode, child: TNode, scope: CNode | None, index: int, n: int) -> CNode:
+    """One kept child of ``c``: optional when it is missing from some of the pages (or
+    occurrences of its repeat) that have its parent."""
+    cc = CNode(child, c, scope)
+    cc.index = index
+    if c.kind == REPEAT:
+        cc.optional = child.gcount < c.src.gcount
+    elif scope is not None:
+        cc.optional = child.gcount < c.gcount
+    else:
+        cc.optional = child.count < n
+    seg = _segment(child)
+    cc.path = f"{c.path} > {seg}" if c.path else seg
+    return cc
+
+
+def _label_and_section_fields(
+    labels: list[LabelField], sections: list[SectionField]
+) -> list[FieldInfo]:
+    """The field descriptions of the label rows and the sections."""
+    fields = [
         FieldInfo(
             f.name,
             f.kind,
@@ -241,7 +283,7 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
             f.label,
         )
         for f in labels
-    )
+    ]
     fields.extend(
         FieldInfo(
             f.name,
@@ -255,38 +297,25 @@ def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
         )
         for f in sections
     )
-    blank = _blank(root)
-    for f in labels:
-        blank[f.name] = None
-    for section in sections:
-        blank[section.name] = []
-    main, kind = _main_region(order, tree)
-    optional_nodes = [c for c in order if c.optional and c.kind != TEXT]
+    return fields
+
+
+def _anchors(order: list[CNode]) -> frozenset[str]:
+    """Signatures (with a class or id) of exactly one element outside repeats."""
     counts: dict[str, int] = {}
     for c in order:
         if c.kind == ELEMENT and c.scope is None and ("." in c.sig or "#" in c.sig):
             counts[c.sig] = counts.get(c.sig, 0) + 1
-    anchors = frozenset(sig for sig, k in counts.items() if k == 1)
+    return frozenset(sig for sig, k in counts.items() if k == 1)
+
+
+def _count_required_data(order: list[CNode]) -> int:
+    """Mark the data nodes every page must have (``counted``) and count them."""
     required_data = 0
     for c in order:
         c.counted = c.has_data and c.scope is None and not c.optional
         required_data += c.counted
-    return Compiled(
-        root,
-        n,
-        threshold,
-        fields,
-        blank,
-        main,
-        kind,
-        optional_nodes,
-        discarded,
-        anchors,
-        required_data,
-        [c for c in order if c.scope is None and c.field and not c.optional],
-        labels=labels,
-        sections=sections,
-    )
+    return required_data
 
 
 def _drop_covered_keys(order: list[CNode], keys: set[str]) -> None:
@@ -381,50 +410,61 @@ def _kv_labels(src: TNode, n: int, threshold: int) -> dict[str, str] | None:
 
 def _mark_data(order: list[CNode], n: int, threshold: int) -> None:
     for c in order:
-        src = c.src
-        if c.scope is not None and not _scope_is_data(c.scope, n):
-            continue
-        if c.kind == REPEAT:
-            c.kv = _kv_labels(src, n, threshold)
-            if c.kv is not None and not _has_region_below(c):
-                continue
-            # a heading-keyed region with regions inside stays transparent: besides its
-            # heading-keyed fields, its records and what they hold are fields too
-        if c.kind == TEXT:
-            if src.varies() or _unknown(src, n, c.scope) or _page_name(src, n, c.scope):
-                c.field = ""  # named later
-                if c.scope is None:
-                    c.trim = constant_affixes(src.samples)
-        elif c.kind == ELEMENT:
-            for attr in DATA_ATTRS.get(c.tag, ()):
-                values = src.avals.get(attr)
-                if values and (len(values) >= 2 or _unknown(src, n, c.scope)):
-                    c.attr_fields.append((attr, ""))
-        elif c.kind == REPEAT and _scope_is_data(c, n) and src.tchars + len(src.samples) > 0:
-            c.field = ""
+        if c.scope is None or _scope_is_data(c.scope, n):
+            _mark_node(c, n, threshold)
     _drop_echoes(order)
-    for c in reversed(order):  # children before parents
-        if c.field is not None or c.attr_fields or c.kv or any(k.has_data for k in c.children):
-            c.has_data = True
-        if (c.kind == REPEAT and c.field is not None) or any(k.has_list for k in c.children):
-            c.has_list = True
+    _mark_data_below(order)
     for c in reversed(order):
         if c.kind == REPEAT:
             c.flat = not _has_region_below(c)
     for c in order:
         if c.kind == ELEMENT and c.children:
-            sigs = [k.sig for k in c.children if k.kind == ELEMENT]
-            c.implicit = (
-                frozenset(
-                    k.sig
-                    for k in c.children
-                    if k.kind == ELEMENT
-                    and k.has_list
-                    and k.scope is None
-                    and sigs.count(k.sig) == 1
-                )
-                or _NO_SIGS
-            )
+            c.implicit = _implicit_sigs(c)
+
+
+def _mark_node(c: CNode, n: int, threshold: int) -> None:
+    """Mark one node as a field (a text or a region) or give it attribute fields."""
+    src = c.src
+    if c.kind == REPEAT:
+        c.kv = _kv_labels(src, n, threshold)
+        if c.kv is not None and not _has_region_below(c):
+            return
+        # a heading-keyed region with regions inside stays transparent: besides its
+        # heading-keyed fields, its records and what they hold are fields too
+    if c.kind == TEXT:
+        if src.varies() or _unknown(src, n, c.scope) or _page_name(src, n, c.scope):
+            c.field = ""  # named later
+            if c.scope is None:
+                c.trim = constant_affixes(src.samples)
+    elif c.kind == ELEMENT:
+        for attr in DATA_ATTRS.get(c.tag, ()):
+            values = src.avals.get(attr)
+            if values and (len(values) >= 2 or _unknown(src, n, c.scope)):
+                c.attr_fields.append((attr, ""))
+    elif c.kind == REPEAT and _scope_is_data(c, n) and src.tchars + len(src.samples) > 0:
+        c.field = ""
+
+
+def _mark_data_below(order: list[CNode]) -> None:
+    """``has_data`` and ``has_list`` of every node, children before parents."""
+    for c in reversed(order):
+        if c.field is not None or c.attr_fields or c.kv or any(k.has_data for k in c.children):
+            c.has_data = True
+        if (c.kind == REPEAT and c.field is not None) or any(k.has_list for k in c.children):
+            c.has_list = True
+
+
+def _implicit_sigs(c: CNode) -> frozenset[str]:
+    """Signatures of the children that hold a list and occur once among their siblings."""
+    sigs = [k.sig for k in c.children if k.kind == ELEMENT]
+    return (
+        frozenset(
+            k.sig
+            for k in c.children
+            if k.kind == ELEMENT and k.has_list and k.scope is None and sigs.count(k.sig) == 1
+        )
+        or _NO_SIGS
+    )
 
 
 def _drop_echoes(order: list[CNode]) -> None:
@@ -636,43 +676,61 @@ def _repeat_name(c: CNode) -> str:
 
 
 def _name_fields(order: list[CNode], n: int, reserved: set[str]) -> list[FieldInfo]:
-    taken: dict[int, set[str]] = {id(None): reserved}
-
-    def scope_names(c: CNode) -> set[str]:
-        key = id(c.scope)
-        names = taken.get(key)
-        if names is None:
-            names = {GROUP_TEXT_FIELD} if c.scope is not None else set()
-            taken[key] = names
-        return names
-
+    namer = _FieldNamer(reserved)
     # names given earlier stay (stable across learning more pages)
     for c in order:
-        if c.field == "" and c.src.name and c.src.name not in scope_names(c):
+        namer.keep_earlier_names(c)
+    fields: list[FieldInfo] = []
+    for c in order:
+        scope_field = _scope_path(c.scope)
+        namer.name_text(c, scope_field, fields)
+        if c.trim is not None and c.field:
+            namer.name_trimmed(c, scope_field, fields)
+        if c.kv:
+            namer.name_kv(c, scope_field, fields)
+        if c.attr_fields:
+            namer.name_attributes(c, scope_field, fields)
+    return fields
+
+
+class _FieldNamer:
+    """Unique field names per scope (the page, or one repeat), earlier names kept."""
+
+    def __init__(self, reserved: set[str]) -> None:
+        self.taken: dict[int, set[str]] = {id(None): reserved}
+
+    def scope_names(self, c: CNode) -> set[str]:
+        key = id(c.scope)
+        names = self.taken.get(key)
+        if names is None:
+            names = {GROUP_TEXT_FIELD} if c.scope is not None else set()
+            self.taken[key] = names
+        return names
+
+    def keep_earlier_names(self, c: CNode) -> None:
+        if c.field == "" and c.src.name and c.src.name not in self.scope_names(c):
             c.field = c.src.name
-            scope_names(c).add(c.src.name)
+            self.scope_names(c).add(c.src.name)
         if c.trim is not None:
             prev = c.src.info.get("field:core")
-            if prev and prev not in scope_names(c):
-                scope_names(c).add(prev)
+            if prev and prev not in self.scope_names(c):
+                self.scope_names(c).add(prev)
                 c.trim_field = prev
         if c.attr_fields:
             kept: list[tuple[str, str]] = []
             for attr, name in c.attr_fields:
                 prev = c.src.info.get("field:" + attr)
-                if prev and prev not in scope_names(c):
-                    scope_names(c).add(prev)
+                if prev and prev not in self.scope_names(c):
+                    self.scope_names(c).add(prev)
                     kept.append((attr, prev))
                 else:
                     kept.append((attr, name))
             c.attr_fields = kept
 
-    fields: list[FieldInfo] = []
-    for c in order:
-        scope_field = _scope_path(c.scope)
+    def name_text(self, c: CNode, scope_field: str | None, fields: list[FieldInfo]) -> None:
         if c.field == "":
             base = _repeat_name(c) if c.kind == REPEAT else _text_name(c)
-            c.field = unique_name(snake(base), scope_names(c))
+            c.field = unique_name(snake(base), self.scope_names(c))
             c.src.name = c.field
         if c.field:
             kind = "list" if c.kind == REPEAT else "text"
@@ -688,66 +746,71 @@ def _name_fields(order: list[CNode], n: int, reserved: set[str]) -> list[FieldIn
                     list(c.src.samples),
                 )
             )
-        if c.trim is not None and c.field:
-            if c.trim_field is None:
-                c.trim_field = unique_name(f"{c.field}_core", scope_names(c))
-                c.src.info["field:core"] = c.trim_field
+
+    def name_trimmed(self, c: CNode, scope_field: str | None, fields: list[FieldInfo]) -> None:
+        assert c.trim is not None and c.field
+        if c.trim_field is None:
+            c.trim_field = unique_name(f"{c.field}_core", self.scope_names(c))
+            c.src.info["field:core"] = c.trim_field
+        trim = c.trim
+        fields.append(
+            FieldInfo(
+                c.trim_field,
+                "text",
+                f"{c.path} [constant affixes removed]",
+                scope_field,
+                None,
+                c.optional,
+                c.count,
+                [trim_affixes(x, trim) for x in c.src.samples],
+            )
+        )
+
+    def name_kv(self, c: CNode, scope_field: str | None, fields: list[FieldInfo]) -> None:
+        assert c.kv
+        for lead in list(c.kv):
+            stored = c.src.info.get("kv:" + lead)
+            names = self.scope_names(c)
+            if stored and stored not in names:
+                names.add(stored)
+                name = stored
+            else:
+                name = unique_name(snake(lead), names)
+                c.src.info["kv:" + lead] = name
+            c.kv[lead] = name
             fields.append(
                 FieldInfo(
-                    c.trim_field,
+                    name,
                     "text",
-                    f"{c.path} [constant affixes removed]",
+                    f"{c.path} [{lead}]",
                     scope_field,
                     None,
-                    c.optional,
-                    c.count,
-                    [trim_affixes(x, c.trim) for x in c.src.samples],
+                    True,
+                    c.src.kv[lead][0],
+                    list(c.src.kv[lead][2]),
                 )
             )
-        if c.kv:
-            for lead in list(c.kv):
-                stored = c.src.info.get("kv:" + lead)
-                names = scope_names(c)
-                if stored and stored not in names:
-                    names.add(stored)
-                    name = stored
-                else:
-                    name = unique_name(snake(lead), names)
-                    c.src.info["kv:" + lead] = name
-                c.kv[lead] = name
-                fields.append(
-                    FieldInfo(
-                        name,
-                        "text",
-                        f"{c.path} [{lead}]",
-                        scope_field,
-                        None,
-                        True,
-                        c.src.kv[lead][0],
-                        list(c.src.kv[lead][2]),
-                    )
+
+    def name_attributes(self, c: CNode, scope_field: str | None, fields: list[FieldInfo]) -> None:
+        named: list[tuple[str, str]] = []
+        for attr, name in c.attr_fields:
+            if not name:
+                name = unique_name(snake(_attr_name(c, attr)), self.scope_names(c))
+                c.src.info["field:" + attr] = name
+            named.append((attr, name))
+            fields.append(
+                FieldInfo(
+                    name,
+                    "attribute",
+                    c.path,
+                    scope_field,
+                    attr,
+                    c.optional,
+                    c.count,
+                    list(c.src.avals.get(attr, [])),
                 )
-        if c.attr_fields:
-            named: list[tuple[str, str]] = []
-            for attr, name in c.attr_fields:
-                if not name:
-                    name = unique_name(snake(_attr_name(c, attr)), scope_names(c))
-                    c.src.info["field:" + attr] = name
-                named.append((attr, name))
-                fields.append(
-                    FieldInfo(
-                        name,
-                        "attribute",
-                        c.path,
-                        scope_field,
-                        attr,
-                        c.optional,
-                        c.count,
-                        list(c.src.avals.get(attr, [])),
-                    )
-                )
-            c.attr_fields = named
-    return fields
+            )
+        c.attr_fields = named
 
 
 def _scope_path(scope: CNode | None) -> str | None:

@@ -1,6 +1,7 @@
 """The page view that induction and extraction share: parsing, child items, signatures, runs.
 
-A page is an lxml ``etree`` tree (not ``lxml.html``: its element proxies walk ~2.5× slower).
+A page is an lxml ``etree`` tree (not ``lxml.html``, whose element proxies make every walk
+slower).
 Every element's content is seen as a flat list of *items*: child elements and cleaned text
 pieces. Formatting-only inline elements (``<b>``, ``<em>``…) are folded into the text around
 them, so "Price: <b>£3</b>" is one text value rather than three unstable nodes. Script, style,
@@ -142,7 +143,7 @@ def parse_html(page: bytes | str, structured: bool = True, base_url: str | None 
     blocks = jsonld_blocks(root) if structured else []
     etree.strip_elements(root, *SKIP_TAGS, with_tail=False)
     if blocks:
-        add_jsonld(root, blocks)
+        add_jsonld(root, blocks, base_url)
     if base_url:
         absolutise_links(root, base_url)
     for leaf in root.iter(*LEAF_TAGS):
@@ -649,10 +650,6 @@ def _best_run(
     ``(filtered items covered, pattern, filtered start of each group)``."""
     m = len(fsigs)
     best: tuple[int, tuple[str, ...], list[int]] | None = None
-
-    def group_at(s: int, width: int) -> tuple[Element | str, ...]:
-        return tuple(items[keep[s] : keep[s + width - 1] + 1])
-
     first = fsigs[f]
     for width in range(1, MAX_GROUP_WIDTH + 1):
         if f + width > m:
@@ -663,50 +660,96 @@ def _best_run(
         ):
             continue  # the pattern does not start again right after: no run
         pattern = tuple(fsigs[f : f + width])
-        if width > 1 and len(set(pattern)) == 1:
-            continue  # a width-1 run covers it
-        if all(s == TEXT_SIG for s in pattern):
+        if not _may_repeat(pattern, known, discover):
             continue
         is_known = pattern in known
-        if not is_known and not discover:
-            continue
-        starts = [f]
-        last = group_at(f, width)
-        j = f + width
-        while True:
-            nxt = None
-            if len(starts) >= 2 or is_known:
-                skips = MAX_INTERRUPTION + 1
-            elif width == 1:
-                skips = 2  # a sub-heading between the first two lists of a run
-            else:
-                skips = 1
-            for skip in range(skips):
-                s = j + skip
-                if s + width > m:
-                    break
-                if skip and not _is_small(items[keep[s - 1]]):
-                    break  # only a notice or a heading may interrupt a run
-                if s + width <= m and tuple(fsigs[s : s + width]) == pattern:
-                    group = group_at(s, width)
-                    if is_known or _similar(last, group):
-                        nxt = (s, group)
-                    break
-            if nxt is None:
-                break
-            starts.append(nxt[0])
-            last = nxt[1]
-            j = nxt[0] + width
-        # a trailing partial group (a prefix of the pattern) still belongs to the run
-        if width > 1 and len(starts) >= 2:
-            k = 0
-            while j + k < m and k < width - 1 and fsigs[j + k] == pattern[k]:
-                k += 1
-            if k:
-                starts.append(j)
-                j += k
+        starts, j = _collect_groups(items, keep, fsigs, f, pattern, is_known)
         if len(starts) >= 2 or is_known:
             covered = j - f
             if best is None or covered > best[0]:
                 best = (covered, pattern, starts)
     return best
+
+
+def _may_repeat(
+    pattern: tuple[str, ...], known: frozenset[tuple[str, ...]], discover: bool
+) -> bool:
+    """Whether a run of ``pattern`` is worth looking for here."""
+    if len(pattern) > 1 and len(set(pattern)) == 1:
+        return False  # a width-1 run covers it
+    if all(s == TEXT_SIG for s in pattern):
+        return False
+    return discover or pattern in known
+
+
+def _group_at(
+    items: Sequence[Element | str], keep: Sequence[int], s: int, width: int
+) -> tuple[Element | str, ...]:
+    return tuple(items[keep[s] : keep[s + width - 1] + 1])
+
+
+def _collect_groups(
+    items: Sequence[Element | str],
+    keep: Sequence[int],
+    fsigs: Sequence[str],
+    f: int,
+    pattern: tuple[str, ...],
+    is_known: bool,
+) -> tuple[list[int], int]:
+    """The filtered starts of the groups of ``pattern`` from ``f`` on, and the filtered
+    position after the run."""
+    width = len(pattern)
+    starts = [f]
+    last = _group_at(items, keep, f, width)
+    j = f + width
+    while True:
+        nxt = _next_group(items, keep, fsigs, j, pattern, is_known, len(starts), last)
+        if nxt is None:
+            break
+        starts.append(nxt[0])
+        last = nxt[1]
+        j = nxt[0] + width
+    # a trailing partial group (a prefix of the pattern) still belongs to the run
+    if width > 1 and len(starts) >= 2:
+        m = len(fsigs)
+        k = 0
+        while j + k < m and k < width - 1 and fsigs[j + k] == pattern[k]:
+            k += 1
+        if k:
+            starts.append(j)
+            j += k
+    return starts, j
+
+
+def _next_group(
+    items: Sequence[Element | str],
+    keep: Sequence[int],
+    fsigs: Sequence[str],
+    j: int,
+    pattern: tuple[str, ...],
+    is_known: bool,
+    groups: int,
+    last: tuple[Element | str, ...],
+) -> tuple[int, tuple[Element | str, ...]] | None:
+    """The next group of the run at or shortly after ``j`` (a few small items may come
+    between), or None when the run ends."""
+    width = len(pattern)
+    m = len(fsigs)
+    if groups >= 2 or is_known:
+        skips = MAX_INTERRUPTION + 1
+    elif width == 1:
+        skips = 2  # a sub-heading between the first two lists of a run
+    else:
+        skips = 1
+    for skip in range(skips):
+        s = j + skip
+        if s + width > m:
+            break
+        if skip and not _is_small(items[keep[s - 1]]):
+            break  # only a notice or a heading may interrupt a run
+        if s + width <= m and tuple(fsigs[s : s + width]) == pattern:
+            group = _group_at(items, keep, s, width)
+            if is_known or _similar(last, group):
+                return s, group
+            return None
+    return None

@@ -11,6 +11,7 @@ required nodes that hold or lead to data) met on the page; a page below the wrap
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,32 +145,41 @@ class _Walk:
             self.records.extend(out)
 
     def _element(self, c: CNode, el: Element, rec: dict[str, Any]) -> None:
+        if c.attr_fields:
+            self._attributes(c, el, rec)
+        if not c.children or not c.has_data:
+            return
+        pitems, p_tok = _page_children(c, el)
+        if c.tokens == p_tok:
+            self._push_in_step(c.children, pitems, rec)
+        else:
+            self._push_aligned(c, pitems, p_tok, rec)
+
+    def _attributes(self, c: CNode, el: Element, rec: dict[str, Any]) -> None:
         for attr, name in c.attr_fields:
             value = attr_value(el, attr)
             if value is not None and rec.get(name) is None:
                 rec[name] = value
                 self.filled += 1
-        if not c.children or not c.has_data:
-            return
-        items, sigs = page_items(el)
-        pitems: list[PageItem]
-        if c.known or c.implicit:
-            pitems = find_runs(items, sigs, c.known, discover=False)
-            if c.implicit:
-                pitems = _implicit_runs(pitems, c.implicit)
-        else:
-            pitems = items  # type: ignore[assignment]
-        p_tok = page_tokens(pitems, sigs if len(pitems) == len(items) else None)
-        children = c.children
+
+    def _push_in_step(
+        self, children: list[CNode], pitems: Sequence[PageItem], rec: dict[str, Any]
+    ) -> None:
+        """The page's children have the template's shape: child k goes with item k."""
         stack = self.stack
-        if c.tokens == p_tok:
-            for child, pitem in zip(children, pitems):
-                if child.has_data:
-                    if child.kind == TEXT or (child.kind == ELEMENT and pitem.__class__ is not Run):
-                        stack.append((child, pitem, rec))
-                    else:
-                        self._push_matched(child, pitem, rec)
-            return
+        for child, pitem in zip(children, pitems):
+            if child.has_data:
+                if child.kind == TEXT or (child.kind == ELEMENT and pitem.__class__ is not Run):
+                    stack.append((child, pitem, rec))
+                else:
+                    self._push_matched(child, pitem, rec)
+
+    def _push_aligned(
+        self, c: CNode, pitems: Sequence[PageItem], p_tok: Sequence[int], rec: dict[str, Any]
+    ) -> None:
+        """The page's children differ from the template's: align them; required element
+        children left unmatched are remembered for :meth:`rescue`."""
+        children = c.children
         pairs = align_template_page(children, pitems, c.tokens, p_tok)
         for i, j in pairs:
             child = children[i]
@@ -206,12 +216,7 @@ class _Walk:
         if not starts:
             return
         wanted = {a.sig for a in starts.values()}
-        tags = {sig.split(".", 1)[0].split("#", 1)[0].split("[", 1)[0] for sig in wanted}
-        index: dict[str, list[Element]] = {}
-        for el in root.iter(*tags):
-            sig = element_sig(el)
-            if sig in wanted:
-                index.setdefault(sig, []).append(el)
+        index = _elements_by_sig(root, wanted)
         for anchor in starts.values():
             hits = index.get(anchor.sig)
             if not hits or len(hits) != 1 or self.matched.get(id(anchor)) is hits[0]:
@@ -242,12 +247,7 @@ class _Walk:
             stack.extend(k for k in c.children if k.has_data and k.kind == ELEMENT)
         if not wanted:
             return False
-        tags = {sig.split(".", 1)[0].split("#", 1)[0].split("[", 1)[0] for sig in wanted}
-        index: dict[str, list[Element]] = {}
-        for el in root.iter(*tags):
-            sig = element_sig(el)
-            if sig in wanted:
-                index.setdefault(sig, []).append(el)
+        index = _elements_by_sig(root, wanted)
         rescued = False
         while pending:
             c, rec = pending.pop()
@@ -260,6 +260,31 @@ class _Walk:
                 if child.has_data and child.kind == ELEMENT:
                     pending.append((child, rec))
         return rescued
+
+
+def _elements_by_sig(root: Element, wanted: set[str]) -> dict[str, list[Element]]:
+    """The page's elements with each of the ``wanted`` signatures, in document order."""
+    tags = {sig.split(".", 1)[0].split("#", 1)[0].split("[", 1)[0] for sig in wanted}
+    index: dict[str, list[Element]] = {}
+    for el in root.iter(*tags):
+        sig = element_sig(el)
+        if sig in wanted:
+            index.setdefault(sig, []).append(el)
+    return index
+
+
+def _page_children(c: CNode, el: Element) -> tuple[list[PageItem], list[int]]:
+    """The page element's children as items (its known regions collapsed into runs) and
+    their alignment tokens."""
+    items, sigs = page_items(el)
+    pitems: list[PageItem]
+    if c.known or c.implicit:
+        pitems = find_runs(items, sigs, c.known, discover=False)
+        if c.implicit:
+            pitems = _implicit_runs(pitems, c.implicit)
+    else:
+        pitems = items  # type: ignore[assignment]
+    return pitems, page_tokens(pitems, sigs if len(pitems) == len(items) else None)
 
 
 # --- repeated groups: one alignment per distinct group structure ----------------------------

@@ -381,11 +381,7 @@ def _find_rows(body: Element, preorder: list[Element]) -> list[Row]:
             rows.extend((k, r) for r in _definition_rows(el, used))
             continue
         if tag == "tr":
-            row = _table_row(el)
-            if row is not None:
-                rows.append((k, row))
-                used.add(el)
-                used.update(el.iterdescendants())
+            _read_table_row(el, k, rows, used)
             continue
         if tag in _NOT_ROWS:
             continue
@@ -393,20 +389,7 @@ def _find_rows(body: Element, preorder: list[Element]) -> list[Row]:
             continue  # an empty leaf (an image, a blank cell) holds no row
         if not used.isdisjoint(el):  # a child holds a row already
             continue
-        found = False
-        alike = False
-        if len(el) >= 2:  # (most elements have fewer children: no list of alike items)
-            kids = [c for c in el if isinstance(c.tag, str) and c.tag not in _BREAKS]
-            alike = len(kids) >= 2 and len({(c.tag, c.get("class")) for c in kids}) == 1
-        for whole in _segments(el):
-            for seg in _split_at_labels(whole):
-                row = _rows_of_segment(seg, alike)
-                if row is None:
-                    continue
-                for part in _split_pairs(row):
-                    rows.append((k, part))
-                found = True
-        if found:
+        if _read_element_rows(el, k, rows):
             used.add(el)
     rows.sort(key=lambda kv: kv[0])
     chrome: dict[Element, bool] = {}
@@ -416,6 +399,32 @@ def _find_rows(body: Element, preorder: list[Element]) -> list[Row]:
             row.chrome = True
         out.append(row)
     return out
+
+
+def _read_table_row(tr: Element, k: int, rows: list[tuple[int, Row]], used: set[Element]) -> None:
+    row = _table_row(tr)
+    if row is not None:
+        rows.append((k, row))
+        used.add(tr)
+        used.update(tr.iterdescendants())
+
+
+def _read_element_rows(el: Element, k: int, rows: list[tuple[int, Row]]) -> bool:
+    """The label/value rows of one element's own text and children; whether it held any."""
+    found = False
+    alike = False
+    if len(el) >= 2:  # (most elements have fewer children: no list of alike items)
+        kids = [c for c in el if isinstance(c.tag, str) and c.tag not in _BREAKS]
+        alike = len(kids) >= 2 and len({(c.tag, c.get("class")) for c in kids}) == 1
+    for whole in _segments(el):
+        for seg in _split_at_labels(whole):
+            row = _rows_of_segment(seg, alike)
+            if row is None:
+                continue
+            for part in _split_pairs(row):
+                rows.append((k, part))
+            found = True
+    return found
 
 
 #: Containers of a site's chrome: rows inside them are no data of the page.

@@ -244,50 +244,81 @@ def _section_items(
     """The items of the section below a heading: the ``<li>`` of the lists alike to its
     first list (sub-lists under sub-headings included); a list of another kind inside an
     item (a note under an ingredient) stays part of that item."""
-    items: list[str] = []
-    first_list: str | None = None
-    taken: set[Element] = set()
+    reader = _SectionReader(rank, ranks, texts)
     for sibling in _following(heading, shown):
         if sibling.tag in LEAF_TAGS:
             continue
         own = ranks.get(sibling, 0)
         if own and own <= rank:
             break
-        stopped = False
+        outcome = reader.read(sibling)
+        if outcome == _FULL:
+            return []
+        if outcome == _STOPPED:
+            break
+    return reader.items
+
+
+_STOPPED = "stopped"  # the next section starts inside the sibling read
+_FULL = "full"  # more than MAX_ITEMS items: not a section of a page's data
+
+
+class _SectionReader:
+    """The items of one section, collected sibling by sibling below its heading."""
+
+    def __init__(self, rank: int, ranks: dict[Element, int], texts: dict[Element, str]) -> None:
+        self.rank = rank
+        self.ranks = ranks
+        self.texts = texts
+        self.items: list[str] = []
+        self.first_list: str | None = None
+        self.taken: set[Element] = set()
+
+    def read(self, sibling: Element) -> str:
+        """Collect the items inside one sibling: :data:`_STOPPED`, :data:`_FULL` or ''."""
         for sub in sibling.iter():
             if not isinstance(sub.tag, str):
                 continue
-            if sub is not sibling and sub.tag != "li":
-                sub_rank = ranks.get(sub, 0)
-                if sub_rank and sub_rank <= rank and next(sub.iterancestors("li"), None) is None:
-                    # (a heading inside an item — a product pop-up — is the item's own)
-                    stopped = True  # the next section starts inside this sibling
-                    break
+            if sub is not sibling and sub.tag != "li" and self._starts_section(sub):
+                return _STOPPED
             if sub.tag != "li" or _inside_hidden(sub, sibling):
                 continue
-            if any(anc in taken for anc in sub.iterancestors("li")):
-                continue  # a note list inside an item is part of the item
-            kind = _list_sig(sub)
-            nested = list(sub.iterdescendants("li"))
-            if first_list is None:
-                if nested:
-                    continue  # a group of items ("For the sauce" over its own list)
-                first_list = kind
-            if kind != first_list:
-                continue  # another kind of list in the same block (nutrition facts, links)
-            if any(_list_sig(li) == first_list for li in nested):
-                continue  # a group holding items of the same kind: they are the items
-            taken.add(sub)
-            text = texts.get(sub)
-            if text is None:  # an item under nested headings is read once per page
-                text = texts[sub] = _visible_text(sub)
-            if text and len(text) <= MAX_ITEM_CHARS:
-                items.append(text)
-            if len(items) > MAX_ITEMS:
-                return []
-        if stopped:
-            break
-    return items
+            if not self._is_item(sub):
+                continue
+            self._add(sub)
+            if len(self.items) > MAX_ITEMS:
+                return _FULL
+        return ""
+
+    def _starts_section(self, sub: Element) -> bool:
+        """A heading of this rank or higher (one inside an item -- a product pop-up -- is
+        the item's own)."""
+        sub_rank = self.ranks.get(sub, 0)
+        return bool(
+            sub_rank and sub_rank <= self.rank and next(sub.iterancestors("li"), None) is None
+        )
+
+    def _is_item(self, sub: Element) -> bool:
+        if any(anc in self.taken for anc in sub.iterancestors("li")):
+            return False  # a note list inside an item is part of the item
+        kind = _list_sig(sub)
+        nested = list(sub.iterdescendants("li"))
+        if self.first_list is None:
+            if nested:
+                return False  # a group of items ("For the sauce" over its own list)
+            self.first_list = kind
+        if kind != self.first_list:
+            return False  # another kind of list in the same block (nutrition facts, links)
+        # a group holding items of the same kind: they are the items
+        return not any(_list_sig(li) == self.first_list for li in nested)
+
+    def _add(self, sub: Element) -> None:
+        self.taken.add(sub)
+        text = self.texts.get(sub)
+        if text is None:  # an item under nested headings is read once per page
+            text = self.texts[sub] = _visible_text(sub)
+        if text and len(text) <= MAX_ITEM_CHARS:
+            self.items.append(text)
 
 
 def _list_sig(item: Element) -> str:

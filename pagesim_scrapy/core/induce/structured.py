@@ -18,6 +18,9 @@ The subtree has a canonical shape so that two pages of one site align node for n
 
 Keys are sorted, ``@context``/``@id`` are dropped, ``@graph`` members and top-level arrays
 become entities, and sizes are bounded (a page cannot blow up the template).
+
+A block nested too deeply for the JSON parser is skipped with a warning; callers that keep
+stats count such skips with :func:`recording_skips` (the core stays framework-free).
 """
 
 from __future__ import annotations
@@ -26,11 +29,22 @@ import html
 import json
 import logging
 import re
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from lxml import etree
 
-__all__ = ["JSONLD_PREFIX", "JSONLD_TAG", "add_jsonld", "jsonld_blocks"]
+__all__ = [
+    "JSONLD_PREFIX",
+    "JSONLD_TAG",
+    "SKIP_TOO_DEEP",
+    "add_jsonld",
+    "jsonld_blocks",
+    "recording_skips",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +81,35 @@ def jsonld_blocks(root: Element) -> list[str]:
     return out
 
 
-def _load(text: str) -> Any:
+#: The reason counted when a block is nested too deeply to parse (a stat name's last part).
+SKIP_TOO_DEEP = "jsonld_too_deep"
+
+_SKIPS: ContextVar[Counter[str] | None] = ContextVar("pagesim_jsonld_skips", default=None)
+
+
+@contextmanager
+def recording_skips() -> Iterator[Counter[str]]:
+    """Count the JSON-LD blocks skipped inside the ``with``, by reason, for the caller's stats.
+
+    A context variable rather than a return value: the parse sits several calls below the
+    learning and extraction entry points, and each thread or task gets its own count.
+    """
+    counter: Counter[str] = Counter()
+    token = _SKIPS.set(counter)
+    try:
+        yield counter
+    finally:
+        _SKIPS.reset(token)
+
+
+def _skipped(reason: str, source: str | None) -> None:
+    logger.warning("JSON-LD block skipped on %s: %s", source or "a page", reason)
+    counter = _SKIPS.get()
+    if counter is not None:
+        counter[reason] += 1
+
+
+def _load(text: str, source: str | None = None) -> Any:
     if len(text) > MAX_BLOCK_CHARS:
         logger.debug("JSON-LD block of %d characters skipped", len(text))
         return None
@@ -84,6 +126,9 @@ def _load(text: str) -> Any:
         return json.loads(text, strict=False)
     except ValueError as exc:
         logger.debug("JSON-LD block that is not valid JSON skipped: %s", exc)
+        return None
+    except RecursionError:
+        _skipped(SKIP_TOO_DEEP, source)
         return None
 
 
@@ -189,13 +234,13 @@ class _Builder:
             self.value(el, f"{prop}.{key}", obj[key], depth)
 
 
-def add_jsonld(root: Element, blocks: list[str]) -> Element | None:
+def add_jsonld(root: Element, blocks: list[str], source: str | None = None) -> Element | None:
     """Append the synthetic subtree of the JSON-LD ``blocks`` to ``root``; returns it (None
     when no block holds an object with data). Invalid blocks are skipped with a debug
-    log line."""
+    log line, blocks too deep to parse with a warning naming ``source`` (the page URL)."""
     entities: list[dict[str, Any]] = []
     for text in blocks:
-        data = _load(text)
+        data = _load(text, source)
         if data is not None:
             _entities(data, entities)
     typed = [

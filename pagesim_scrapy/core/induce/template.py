@@ -482,12 +482,8 @@ class TemplateTree:
         would make its data look constant. Returns whether the page was learned."""
         body = root.find("body")
         body_text = element_text(body if body is not None else root)
-        fingerprint = page_fingerprint(root, body_text)
-        if fingerprint in self.docs:
-            self.duplicates += 1
+        if not self._remember(page_fingerprint(root, body_text)):
             return False
-        if len(self.docs) < MAX_DOCS:
-            self.docs.add(fingerprint)
         self.pages += 1
         self._stamp += 1
         stamp = self._stamp
@@ -514,22 +510,35 @@ class TemplateTree:
                 if not grouped and len(item) <= longest and item.casefold() in names:
                     node.named += 1
                 continue
-            items, sigs = page_items(item)
-            self._observe_element(node, item, sigs)
-            if self._claimed:
-                keep = [
-                    k for k, x in enumerate(items) if isinstance(x, str) or x not in self._claimed
-                ]
-                items = [items[k] for k in keep]
-                sigs = [sigs[k] for k in keep]
-            if not items and not node.children:
-                continue
-            known = frozenset(c.pattern for c in node.children if c.kind == REPEAT)
-            pitems = find_runs(items, sigs, known, discover=True)
-            p_tok = page_tokens(pitems, sigs if len(pitems) == len(items) else None)
-            self._merge_children(node.children, pitems, stamp, stack, grouped, p_tok)
+            self._add_element(node, item, stamp, stack, grouped)
         self._claimed = set()
         return True
+
+    def _remember(self, fingerprint: Any) -> bool:
+        """Whether the page is new; a new one is remembered (up to :data:`MAX_DOCS`)."""
+        if fingerprint in self.docs:
+            self.duplicates += 1
+            return False
+        if len(self.docs) < MAX_DOCS:
+            self.docs.add(fingerprint)
+        return True
+
+    def _add_element(
+        self, node: TNode, item: Element, stamp: int, stack: list[Any], grouped: bool
+    ) -> None:
+        """Fold one page element into its template node and align their children."""
+        items, sigs = page_items(item)
+        self._observe_element(node, item, sigs)
+        if self._claimed:
+            keep = [k for k, x in enumerate(items) if isinstance(x, str) or x not in self._claimed]
+            items = [items[k] for k in keep]
+            sigs = [sigs[k] for k in keep]
+        if not items and not node.children:
+            return
+        known = frozenset(c.pattern for c in node.children if c.kind == REPEAT)
+        pitems = find_runs(items, sigs, known, discover=True)
+        p_tok = page_tokens(pitems, sigs if len(pitems) == len(items) else None)
+        self._merge_children(node.children, pitems, stamp, stack, grouped, p_tok)
 
     @staticmethod
     def _touch(node: TNode, stamp: int) -> None:
@@ -643,36 +652,36 @@ class TemplateTree:
         if not free_t or not free_p:
             return set()
         counts = self.sig_counts()
-        consumed: set[int] = set()
-        # the page lacks a wrapper level the template has
-        below_t: dict[str, list[TNode]] = {}
-        for t in free_t:
-            for node in _descendants(t, RESCUE_DEPTH):
-                if node.kind == ELEMENT and counts.get(node.sig) == 1 and _anchor(node.sig):
-                    below_t.setdefault(node.sig, []).append(node)
-        for j, p in free_p:
-            sig = element_sig(p)
-            hits = below_t.get(sig)
-            if hits is not None and len(hits) == 1:
-                stack.append((hits[0], p, False))
-                consumed.add(j)
-        # the page has a wrapper level the template lacks
-        wanted = {t.sig: t for t in free_t if counts.get(t.sig) == 1 and _anchor(t.sig)}
-        if wanted:
-            below_p: dict[str, list[Element]] = {}
-            for j, p in free_p:
-                if j in consumed:
-                    continue
-                for el in _page_descendants(p, RESCUE_DEPTH):
-                    if el.get("class") or el.get("id"):
-                        sig = element_sig(el)
-                        if sig in wanted:
-                            below_p.setdefault(sig, []).append(el)
-            for sig, els in below_p.items():
-                if len(els) == 1:
-                    stack.append((wanted[sig], els[0], False))
-                    self._claimed.add(els[0])
+        consumed = _rescue_missing_wrapper(free_t, free_p, counts, stack)
+        self._rescue_extra_wrapper(free_t, free_p, consumed, counts, stack)
         return consumed
+
+    def _rescue_extra_wrapper(
+        self,
+        free_t: list[TNode],
+        free_p: list[tuple[int, Any]],
+        consumed: set[int],
+        counts: dict[str, int],
+        stack: list[Any],
+    ) -> None:
+        """The page has a wrapper level the template lacks: a free template node matches
+        the one element below a free page element that has its signature."""
+        wanted = {t.sig: t for t in free_t if counts.get(t.sig) == 1 and _anchor(t.sig)}
+        if not wanted:
+            return
+        below_p: dict[str, list[Element]] = {}
+        for j, p in free_p:
+            if j in consumed:
+                continue
+            for el in _page_descendants(p, RESCUE_DEPTH):
+                if el.get("class") or el.get("id"):
+                    sig = element_sig(el)
+                    if sig in wanted:
+                        below_p.setdefault(sig, []).append(el)
+        for sig, els in below_p.items():
+            if len(els) == 1:
+                stack.append((wanted[sig], els[0], False))
+                self._claimed.add(els[0])
 
     def sig_counts(self) -> dict[str, int]:
         """How many template elements (outside regions) carry each signature."""
@@ -733,6 +742,25 @@ class TemplateTree:
             else:
                 b_children = b.children
             _merge_child_lists(a.children, b_children, stack)
+
+
+def _rescue_missing_wrapper(
+    free_t: list[TNode], free_p: list[tuple[int, Any]], counts: dict[str, int], stack: list[Any]
+) -> set[int]:
+    """The page lacks a wrapper level the template has: a free page element matches the one
+    node below a free template node that has its signature. Returns the page items used."""
+    below_t: dict[str, list[TNode]] = {}
+    for t in free_t:
+        for node in _descendants(t, RESCUE_DEPTH):
+            if node.kind == ELEMENT and counts.get(node.sig) == 1 and _anchor(node.sig):
+                below_t.setdefault(node.sig, []).append(node)
+    consumed: set[int] = set()
+    for j, p in free_p:
+        hits = below_t.get(element_sig(p))
+        if hits is not None and len(hits) == 1:
+            stack.append((hits[0], p, False))
+            consumed.add(j)
+    return consumed
 
 
 def _upgrade_to_repeat(node: TNode, pattern: tuple[str, ...]) -> TNode:

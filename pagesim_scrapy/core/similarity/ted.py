@@ -4,7 +4,7 @@ Exact ordered labelled tree edit distance (Zhang & Shasha, 1989): the minimum to
 node deletions, insertions and renames turning one tree into the other.  The dynamic programme
 runs in the optional C extension :mod:`pagesim_scrapy.core.similarity._ted` when it was built
 (``pip install .`` builds it where a C compiler is available) and in the pure-Python fallback
-below otherwise; both give the same numbers, the C one a few hundred times faster.
+below otherwise; both give the same numbers, the C one far faster.
 
 For small integer costs (unit costs included) on x86-64 CPUs with AVX2, the C extension runs a
 vectorised kernel (:func:`c_kernel` says which one runs): 16 DP cells per instruction, and an
@@ -232,7 +232,7 @@ def tree_edit_distance_py(
     rename_cost: float = 1.0,
     max_cells: int = DEFAULT_MAX_CELLS,
 ) -> float:
-    """Pure-Python :func:`tree_edit_distance` (same arguments, same results, ~300x slower)."""
+    """Pure-Python :func:`tree_edit_distance` (same arguments, same results, far slower)."""
     ins = _check_cost(insert_cost, "insert_cost")
     dele = _check_cost(delete_cost, "delete_cost")
     ren = _check_cost(rename_cost, "rename_cost")

@@ -12,6 +12,7 @@ import asyncio
 import ctypes
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -19,6 +20,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from scrapy.utils.asyncio import is_asyncio_available
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
+
+from pagesim_scrapy.core.induce.structured import recording_skips
 
 if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
@@ -51,12 +54,16 @@ class InductionWorker:
         self.jobs += 1
         if self.jobs % TRIM_EVERY == 0:
             self._executor.submit(trim_memory)
-        future: Future[tuple[_T, float]] = self._executor.submit(_timed, func, *args)
+        future: Future[tuple[_T, float, Counter[str]]] = self._executor.submit(
+            _timed, func, *args
+        )
         if is_asyncio_available():
-            result, seconds = await asyncio.wrap_future(future)
+            result, seconds, skipped = await asyncio.wrap_future(future)
         else:
-            result, seconds = await _wait_in_twisted(future)
+            result, seconds, skipped = await _wait_in_twisted(future)
         self.cpu_seconds += seconds
+        for reason, count in skipped.items():
+            self.stats.inc_value(f"{STATS_PREFIX}/parts_skipped/{reason}", count)
         self.stats.set_value(f"{STATS_PREFIX}/time_ms", round(self.cpu_seconds * 1000))
         return result
 
@@ -89,11 +96,13 @@ def _settle(waiter: Deferred[Any], future: Future[Any]) -> None:
         waiter.callback(result)
 
 
-def _timed(func: Callable[..., _T], *args: Any) -> tuple[_T, float]:
-    """Worker thread: ``func(*args)`` and the thread's CPU seconds it took."""
+def _timed(func: Callable[..., _T], *args: Any) -> tuple[_T, float, Counter[str]]:
+    """Worker thread: ``func(*args)``, the thread's CPU seconds it took, and the parts of the
+    page the core skipped (a context variable, so it is read in this thread)."""
     started = time.thread_time()
-    result = func(*args)
-    return result, time.thread_time() - started
+    with recording_skips() as skipped:
+        result = func(*args)
+    return result, time.thread_time() - started, skipped
 
 
 def _load_malloc_trim() -> Callable[[int], int] | None:

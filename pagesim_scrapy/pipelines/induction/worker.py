@@ -54,9 +54,7 @@ class InductionWorker:
         self.jobs += 1
         if self.jobs % TRIM_EVERY == 0:
             self._executor.submit(trim_memory)
-        future: Future[tuple[_T, float, Counter[str]]] = self._executor.submit(
-            _timed, func, *args
-        )
+        future: Future[tuple[_T, float, Counter[str]]] = self._executor.submit(_timed, func, *args)
         if is_asyncio_available():
             result, seconds, skipped = await asyncio.wrap_future(future)
         else:

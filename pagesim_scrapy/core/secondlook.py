@@ -60,9 +60,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from pagesim_scrapy.core.classify import Verdict
 from pagesim_scrapy.core.site import Features, pack_features, unpack_features
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+from pagesim_scrapy.core.verdict import Verdict
 
 K = TypeVar("K")
 

@@ -76,7 +76,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 from urllib.parse import urldefrag, urljoin
@@ -85,11 +85,11 @@ import lxml.etree
 import lxml.html
 from _data import shared
 
-from pagesim_scrapy.core import siteaware
 from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.secondlook import SecondLook
-from pagesim_scrapy.core.siteaware import SAVED_SITE_WEIGHT, SiteAwareClassifier
+from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
+from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
 from pagesim_scrapy.core.summary import PageSummary, summarize
 from pagesim_scrapy.settings import PageSimConfig
 
@@ -167,7 +167,7 @@ def link_order(pages: list[Page], seed: int) -> list[Page]:
 
 
 def one_class_link_order(
-    pages: list[Page], seed: int, min_pages: int = 20
+    pages: list[Page], seed: int, min_pages: int = 20, policy: SitePolicy | None = None
 ) -> tuple[Counts, float, int]:
     """One-class online F1 with the pages in link order (see :func:`link_order`): a crawl
     meets a site's types in bursts, and some late. Also the first-10 error rate and the
@@ -180,7 +180,7 @@ def one_class_link_order(
             continue
         templates = [page for page in pages if page.label == label][:2]
         given = {label: [t.summary for t in templates]}
-        clf = build_classifier(given, method="site", min_pages=min_pages)
+        clf = build_classifier(given, method="site", min_pages=min_pages, policy=policy)
         tests = [page for page in order if page not in templates]
         for rank, page in enumerate(tests):
             accepted = clf.classify(page.summary).label == label
@@ -234,7 +234,12 @@ def best_threshold_f1(scores: list[float], truth: list[bool]) -> float:
 
 
 def one_class(
-    pages: list[Page], method: str, seed: int, prior_weight: float, min_pages: int
+    pages: list[Page],
+    method: str,
+    seed: int,
+    prior_weight: float,
+    min_pages: int,
+    policy: SitePolicy | None = None,
 ) -> dict[str, object]:
     types = Counter(page.label for page in pages)
     batch, online = Counts(), Counts()
@@ -247,7 +252,11 @@ def one_class(
         templates = [page for page in pages if page.label == label][:2]
         tests = [page for page in pages if page not in templates]
         truth = [page.label == label for page in tests]
-        options = {"prior_weight": prior_weight, "min_pages": min_pages}
+        options: dict[str, Any] = {
+            "prior_weight": prior_weight,
+            "min_pages": min_pages,
+            "policy": policy,
+        }
         clf = build_classifier({label: [t.summary for t in templates]}, method=method, **options)
         verdicts = clf.classify_all([page.summary for page in tests])
         counts = Counts()
@@ -365,7 +374,7 @@ def _error_rates(errors: list[float]) -> str:
 
 
 def second_crawl(
-    pages: list[Page], seed: int, weight: float = SAVED_SITE_WEIGHT
+    pages: list[Page], seed: int, weight: float = DEFAULT_POLICY.saved_site_weight
 ) -> dict[str, object]:
     """One-class, online, twice: a first crawl meets the site's pages in a shuffled order and
     saves its site model (through the site-models file's text, with its default bounds); a
@@ -428,18 +437,24 @@ def _tests(pages: list[Page], given: dict[str, list[Page]]) -> list[Page]:
     return [p for p in pages if id(p) not in used]
 
 
-def _classifier(given: dict[str, list[Page]], method: str) -> Any:
+def _classifier(given: dict[str, list[Page]], method: str, policy: SitePolicy | None = None) -> Any:
     return build_classifier(
-        {label: [p.summary for p in chosen] for label, chosen in given.items()}, method=method
+        {label: [p.summary for p in chosen] for label, chosen in given.items()},
+        method=method,
+        policy=policy,
     )
 
 
 def multi_type(
-    pages: list[Page], method: str, quiet: bool = False, templates: int = 1
+    pages: list[Page],
+    method: str,
+    quiet: bool = False,
+    templates: int = 1,
+    policy: SitePolicy | None = None,
 ) -> tuple[float, float, int]:
     given = type_templates(pages, templates)
     tests = [p for p in _tests(pages, given) if p.label in given]
-    clf = _classifier(given, method)
+    clf = _classifier(given, method, policy)
     verdicts = clf.classify_all([p.summary for p in tests])
     coverage = clf.describe().get("site", {}).get("coverage")
     if coverage is not None and not quiet:
@@ -452,7 +467,11 @@ def multi_type(
 
 
 def all_but_one(
-    pages: list[Page], method: str, seed: int | None = None, templates: int = 1
+    pages: list[Page],
+    method: str,
+    seed: int | None = None,
+    templates: int = 1,
+    policy: SitePolicy | None = None,
 ) -> tuple[Counts, int, int]:
     """Every type of the site configured but one, in turn: the multi-type protocol's templates
     without the held-out type's, for every type with >= 5 pages. The held-out type's pages
@@ -467,7 +486,7 @@ def all_but_one(
     for held in sorted(t for t, c in types.items() if c >= 5):
         given = type_templates(pages, templates, leave_out=held)
         tests = _tests(pages, given)
-        clf = _classifier(given, method)
+        clf = _classifier(given, method, policy)
         if seed is None:
             verdicts = clf.classify_all([p.summary for p in tests])
         else:
@@ -484,14 +503,20 @@ def all_but_one(
     return counts, labelled, held_pages
 
 
-def multi_type_online(pages: list[Page], method: str, seed: int, templates: int = 1) -> float:
+def multi_type_online(
+    pages: list[Page],
+    method: str,
+    seed: int,
+    templates: int = 1,
+    policy: SitePolicy | None = None,
+) -> float:
     """The multi-type protocol online: every page of the site but the templates (those of the
     types not configured too) decided one by one in a shuffled order; accepted accuracy over
     the pages of the configured types."""
     given = type_templates(pages, templates)
     order = _tests(pages, given)
     random.Random(f"{seed}:multi").shuffle(order)
-    clf = _classifier(given, method)
+    clf = _classifier(given, method, policy)
     right = scored = 0
     for page in order:
         verdict = clf.classify(page.summary)
@@ -558,13 +583,20 @@ def large_type_samples(
 
 
 def large_type(
-    pages: list[Page], method: str, seed: int, share: float, min_pages: int = 20
+    pages: list[Page],
+    method: str,
+    seed: int,
+    share: float,
+    min_pages: int = 20,
+    policy: SitePolicy | None = None,
 ) -> dict[str, Counts]:
     """One-class F1 when the type is ``share`` of the site (see the module docstring)."""
     out = {"batch": Counts(), "online": Counts()}
     for label, templates, tests in large_type_samples(pages, seed, share):
         given = {label: [page.summary for page in templates]}
-        options: dict[str, Any] = {"min_pages": min_pages} if method == "site" else {}
+        options: dict[str, Any] = (
+            {"min_pages": min_pages, "policy": policy} if method == "site" else {}
+        )
         clf = build_classifier(given, method=method, **options)
         batch = clf.classify_all([p.summary for p in tests])
         clf = build_classifier(given, method=method, **options)
@@ -575,12 +607,14 @@ def large_type(
     return out
 
 
-def most_of_the_site(pages: list[Page], method: str, min_pages: int = 20) -> dict[str, Counts]:
+def most_of_the_site(
+    pages: list[Page], method: str, min_pages: int = 20, policy: SitePolicy | None = None
+) -> dict[str, Counts]:
     """The large-type protocol with the type 80 % and 90 % of the site, seeds 1 and 2, pooled."""
     out = {"batch": Counts(), "online": Counts()}
     for share in (0.8, 0.9):
         for seed in (1, 2):
-            for key, counts in large_type(pages, method, seed, share, min_pages).items():
+            for key, counts in large_type(pages, method, seed, share, min_pages, policy).items():
                 out[key].merge(counts)
     return out
 
@@ -1139,6 +1173,40 @@ def main() -> None:
         loso_weights(sites, args)
 
 
+def _grid_figures(
+    pages: list[Page],
+    args: argparse.Namespace,
+    policy: SitePolicy,
+    *,
+    link_order: bool,
+    large: bool,
+    dominant: bool,
+) -> list[float]:
+    """The figures :func:`constant_grid` sums for one site under ``policy``."""
+    runs = [
+        one_class(pages, "site", seed, args.prior_weight, args.min_pages, policy)
+        for seed in (1, 2, 3)
+    ]
+    batch = runs[0]["batch"]
+    assert isinstance(batch, Counts)
+    online = [run["online"] for run in runs]
+    figures = [batch.f1, sum(c.f1 for c in online if isinstance(c, Counts)) / 3]
+    if link_order:
+        linked = Counts()
+        for seed in (1, 2, 3):
+            linked.merge(one_class_link_order(pages, seed, policy=policy)[0])
+        figures.append(linked.f1)
+    if large:
+        grown = Counts()
+        for share in (0.35, 0.5, 0.7):
+            grown.merge(large_type(pages, "site", 1, share, args.min_pages, policy)["online"])
+        figures.append(grown.f1)
+    if dominant:
+        most = most_of_the_site(pages, "site", args.min_pages, policy)
+        figures += [most["batch"].f1, most["online"].f1]
+    return figures
+
+
 def constant_grid(
     sites: dict[str, list[Page]],
     args: argparse.Namespace,
@@ -1151,7 +1219,8 @@ def constant_grid(
     """One-class batch F1, online F1 (mean of seeds 1-3), with ``link_order`` link-order F1
     (3 orders) and with ``large`` the large-type protocol's online F1 (the type 35 / 50 / 70 %
     of the site), with ``dominant`` the most-of-the-site batch and online F1, per value of
-    ``siteaware.<constant>``, and the value each leave-one-site-out
+    the policy's field ``constant`` (``NARROW_GAP`` or ``narrow_gap``), and the value each
+    leave-one-site-out
     fold chooses by their sum on the other four sites (as the issue asks), and on the other
     distinct-template sites only."""
     names = list(sites)
@@ -1161,40 +1230,16 @@ def constant_grid(
     what += " / large-type online F1" if large else ""
     what += " / most-of-the-site batch F1 / online F1" if dominant else ""
     print(f"\n{constant}: one-class {what}")
-    shipped = getattr(siteaware, constant)
-    try:
-        for name in names:
-            row = []
-            for value in grid:
-                setattr(siteaware, constant, value)  # read at every re-estimation of a cut
-                runs = [
-                    one_class(sites[name], "site", seed, args.prior_weight, args.min_pages)
-                    for seed in (1, 2, 3)
-                ]
-                batch = runs[0]["batch"]
-                assert isinstance(batch, Counts)
-                online = [run["online"] for run in runs]
-                figures = [batch.f1, sum(c.f1 for c in online if isinstance(c, Counts)) / 3]
-                if link_order:
-                    linked = Counts()
-                    for seed in (1, 2, 3):
-                        linked.merge(one_class_link_order(sites[name], seed)[0])
-                    figures.append(linked.f1)
-                if large:
-                    grown = Counts()
-                    for share in (0.35, 0.5, 0.7):
-                        grown.merge(
-                            large_type(sites[name], "site", 1, share, args.min_pages)["online"]
-                        )
-                    figures.append(grown.f1)
-                if dominant:
-                    most = most_of_the_site(sites[name], "site", args.min_pages)
-                    figures += [most["batch"].f1, most["online"].f1]
-                table[value][name] = sum(figures)
-                row.append(f"{value:g}: " + "/".join(f"{f:.3f}" for f in figures))
-            print(f"{name:24} " + "  ".join(row))
-    finally:
-        setattr(siteaware, constant, shipped)
+    for name in names:
+        row = []
+        for value in grid:
+            policy = replace(DEFAULT_POLICY, **{constant.lower(): value})
+            figures = _grid_figures(
+                sites[name], args, policy, link_order=link_order, large=large, dominant=dominant
+            )
+            table[value][name] = sum(figures)
+            row.append(f"{value:g}: " + "/".join(f"{f:.3f}" for f in figures))
+        print(f"{name:24} " + "  ".join(row))
     for held in names:
         for pool, what in ((names, "the other four"), (distinct, "the other distinct")):
             others = [name for name in pool if name != held]
@@ -1207,7 +1252,7 @@ def nearest_grid(
 ) -> None:
     """Multi-type accepted accuracy and the "all types but one" micro F1 (``templates`` per
     type), each as a batch and online (multi-type: mean of 3 shuffled orders; all but one:
-    one order), per value of ``siteaware.<constant>``, and the value each leave-one-site-out
+    one order), per value of the policy's field ``constant``, and the value each leave-one-site-out
     fold chooses by the sum of the four on the other four sites, and on the other
     distinct-template sites."""
     names = list(sites)
@@ -1217,27 +1262,25 @@ def nearest_grid(
         f"\n{constant} ({templates} template(s) per type): multi-type accepted batch / online, "
         "all types but one F1 batch / online (online: held-out pages given a label)"
     )
-    shipped = getattr(siteaware, constant)
-    try:
-        for name in names:
-            row = []
-            for value in grid:
-                setattr(siteaware, constant, value)
-                pages = sites[name]
-                _, accepted, _ = multi_type(pages, "site", quiet=True, templates=templates)
-                online = sum(multi_type_online(pages, "site", s, templates) for s in (1, 2, 3)) / 3
-                counts, _, _ = all_but_one(pages, "site", templates=templates)
-                live, labelled, held_pages = all_but_one(pages, "site", 1, templates)
-                figures = (accepted, online, counts.f1, live.f1)
-                table[value][name] = sum(figures)
-                row.append(
-                    f"{value:g}: "
-                    + "/".join(f"{f:.3f}" for f in figures)
-                    + f" ({labelled}/{held_pages})"
-                )
-            print(f"{name:24} " + "  ".join(row))
-    finally:
-        setattr(siteaware, constant, shipped)
+    for name in names:
+        row = []
+        for value in grid:
+            policy = replace(DEFAULT_POLICY, **{constant.lower(): value})
+            pages = sites[name]
+            _, accepted, _ = multi_type(pages, "site", True, templates, policy)
+            online = (
+                sum(multi_type_online(pages, "site", s, templates, policy) for s in (1, 2, 3)) / 3
+            )
+            counts, _, _ = all_but_one(pages, "site", None, templates, policy)
+            live, labelled, held_pages = all_but_one(pages, "site", 1, templates, policy)
+            figures = (accepted, online, counts.f1, live.f1)
+            table[value][name] = sum(figures)
+            row.append(
+                f"{value:g}: "
+                + "/".join(f"{f:.3f}" for f in figures)
+                + f" ({labelled}/{held_pages})"
+            )
+        print(f"{name:24} " + "  ".join(row))
     for value in grid:
         pooled = sum(table[value][name] for name in distinct) / (4 * len(distinct))
         print(f"  {constant} {value:g}: mean of the four on the distinct sites {pooled:.4f}")
@@ -1356,31 +1399,26 @@ def loso(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
 
 
 def loso_weights(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
-    """RAMP_PAGES x CUT_FLOOR_PERCENTILE chosen on four sites by batch F1 + online F1 +
+    """The policy's ramp_pages x cut_floor_percentile chosen on four sites by batch F1 + online F1 +
     multi-type accepted accuracy, applied to the fifth."""
-    from pagesim_scrapy.core import site as site_module
-    from pagesim_scrapy.core import siteaware
-
-    saved = site_module.RAMP_PAGES, siteaware.CUT_FLOOR_PERCENTILE
     grid = [(k, q) for k in (3, 5, 8, 12, 16) for q in (50, 75)]
     table: dict[tuple[int, int], dict[str, tuple[float, float, float]]] = {}
-    try:
-        for ramp, floor in grid:
-            site_module.RAMP_PAGES, siteaware.CUT_FLOOR_PERCENTILE = ramp, floor
-            row = {}
-            for name, pages in sites.items():
-                result = one_class(pages, args.method, args.seed, args.prior_weight, args.min_pages)
-                batch, online = result["batch"], result["online"]
-                assert isinstance(batch, Counts) and isinstance(online, Counts)
-                row[name] = (batch.f1, online.f1, multi_type(pages, args.method)[1])
-            table[(ramp, floor)] = row
-            print(
-                f"  ramp {ramp:2d} floor p{floor}: "
-                + ", ".join(f"{n} {sum(v):.3f}" for n, v in row.items()),
-                flush=True,
+    for ramp, floor in grid:
+        policy = replace(DEFAULT_POLICY, ramp_pages=ramp, cut_floor_percentile=floor)
+        row = {}
+        for name, pages in sites.items():
+            result = one_class(
+                pages, args.method, args.seed, args.prior_weight, args.min_pages, policy
             )
-    finally:
-        site_module.RAMP_PAGES, siteaware.CUT_FLOOR_PERCENTILE = saved
+            batch, online = result["batch"], result["online"]
+            assert isinstance(batch, Counts) and isinstance(online, Counts)
+            row[name] = (batch.f1, online.f1, multi_type(pages, args.method, policy=policy)[1])
+        table[(ramp, floor)] = row
+        print(
+            f"  ramp {ramp:2d} floor p{floor}: "
+            + ", ".join(f"{n} {sum(v):.3f}" for n, v in row.items()),
+            flush=True,
+        )
     print(
         "\nleave-one-site-out (ramp, floor percentile; chosen on the other sites by batch F1 +"
         " online F1 + multi-type accepted)"

@@ -165,7 +165,7 @@ class SiteAwareClassifier:
     ) -> None:
         if aggregate not in AGGREGATES:
             raise ValueError(f"aggregate must be one of {AGGREGATES}, not {aggregate!r}")
-        overrides = {
+        overrides: dict[str, Any] = {
             "prior_weight": prior_weight,
             "min_pages": min_pages,
             "keep_pages": keep_pages,

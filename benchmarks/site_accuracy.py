@@ -895,7 +895,8 @@ def print_crawl_modes(sites: dict[str, list[Page]]) -> None:
         )
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
+    """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--method", default="site")
     parser.add_argument("--sites", default="")
@@ -960,25 +961,11 @@ def main() -> None:
         action="store_true",
         help="the cut's floor (ANCHOR_FLOOR) per leave-one-site-out fold",
     )
-    args = parser.parse_args()
-    root = shared("site_page_types")
-    names = [n for n in args.sites.split(",") if n] or sorted(
-        p.name for p in root.iterdir() if p.is_dir()
-    )
-    started = time.perf_counter()
-    sites = {name: load_site(root / name) for name in names}
-    print(
-        f"{sum(map(len, sites.values()))} pages summarised in {time.perf_counter() - started:.1f} s"
-    )
-    if args.several_sites:
-        print_several_sites(sites, args.seed)
-        return
-    if args.drawn_templates:
-        print_drawn_templates(sites)
-        return
-    if args.crawl_only:
-        print_crawl_modes(sites)
-        return
+    return parser.parse_args()
+
+
+def print_one_class(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """The one-class protocol, per site and pooled."""
     print(f"\none-class (2 templates per type with >= 5 pages), method {args.method}")
     print(f"{'site':24} {'batch':28} {'online (shuffled)':28} {'first 10 err':>12} {'ceiling':>8}")
     pooled = {"batch": Counts(), "online": Counts()}
@@ -1004,26 +991,29 @@ def main() -> None:
     print(f"{'pooled, all sites':24} {pooled['batch']!s:28} {pooled['online']!s:28}")
     print("(* several labelled types share one template on this site: reported, not tuned to)")
 
-    if args.method == "site":
-        print(
-            "\none-class, pages in link order (a breadth-first crawl from the home page, 3 orders)"
-        )
-        print(f"{'site':24} {'online (link order)':28} {'first 10 err':>12} {'reached':>8}")
-        linked = {"all": Counts(), "distinct": Counts()}
-        for name, pages in sites.items():
-            counts, early, reached = Counts(), 0.0, 0
-            for seed in (1, 2, 3):
-                run, run_early, reached = one_class_link_order(pages, seed)
-                counts.merge(run)
-                early += run_early / 3
-            linked["all"].merge(counts)
-            if name not in SHARED_TEMPLATE_SITES:
-                linked["distinct"].merge(counts)
-            mark = " *" if name in SHARED_TEMPLATE_SITES else ""
-            print(f"{name + mark:24} {counts!s:28} {early:12.3f} {reached:4d}/{len(pages)}")
-        print(f"{'pooled, distinct sites':24} {linked['distinct']!s:28}")
-        print(f"{'pooled, all sites':24} {linked['all']!s:28}")
 
+def print_link_order(sites: dict[str, list[Page]]) -> None:
+    """The one-class protocol in link order (3 orders)."""
+    print("\none-class, pages in link order (a breadth-first crawl from the home page, 3 orders)")
+    print(f"{'site':24} {'online (link order)':28} {'first 10 err':>12} {'reached':>8}")
+    linked = {"all": Counts(), "distinct": Counts()}
+    for name, pages in sites.items():
+        counts, early, reached = Counts(), 0.0, 0
+        for seed in (1, 2, 3):
+            run, run_early, reached = one_class_link_order(pages, seed)
+            counts.merge(run)
+            early += run_early / 3
+        linked["all"].merge(counts)
+        if name not in SHARED_TEMPLATE_SITES:
+            linked["distinct"].merge(counts)
+        mark = " *" if name in SHARED_TEMPLATE_SITES else ""
+        print(f"{name + mark:24} {counts!s:28} {early:12.3f} {reached:4d}/{len(pages)}")
+    print(f"{'pooled, distinct sites':24} {linked['distinct']!s:28}")
+    print(f"{'pooled, all sites':24} {linked['all']!s:28}")
+
+
+def print_multi_type(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """The multi-type protocol, per site and pooled."""
     print(f"\nmulti-type (first page of each type with >= 3 pages), method {args.method}")
     total_nearest = total_accepted = total = 0
     dn = da = dt = 0
@@ -1044,6 +1034,9 @@ def main() -> None:
         f"accepted {total_accepted / total:.3f}"
     )
 
+
+def print_some_types(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """Some of the types configured, the rest "none of these"."""
     print("\nsome of the types (2 or 3 of a site's types configured, the rest 'none of these')")
     some_pooled, some_distinct = Counts(), Counts()
     for name, pages in sites.items():
@@ -1055,6 +1048,9 @@ def main() -> None:
     print(f"{'pooled, distinct sites':24} {some_distinct}")
     print(f"{'pooled, all sites':24} {some_pooled}")
 
+
+def print_all_but_one(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """All types but one configured, each type in turn."""
     print("\nall types but one (the multi-type templates without one type's, each type in turn)")
     held_pooled, held_distinct = Counts(), Counts()
     shares = {"distinct": [0, 0], "all": [0, 0]}
@@ -1071,6 +1067,9 @@ def main() -> None:
         share = labelled / held_pages if held_pages else 0.0
         print(f"{'pooled, ' + group + ' sites':24} {group_counts}  given a label {share:.3f}")
 
+
+def print_stability(sites: dict[str, list[Page]]) -> None:
+    """Pages until the threshold settles, and errors by rank."""
     print(
         "\nstability (one-class, 3 shuffled orders): pages until the threshold stays within 0.05"
         " of the whole site's, and the error rate of the verdicts by rank"
@@ -1099,6 +1098,9 @@ def main() -> None:
             f"{_error_rates(pooled_errors)}"
         )
 
+
+def print_large_type(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """The type a large share of the site."""
     print("\nlarge type (the type is 35 / 50 / 70 % of the site's pages; 2 templates)")
     for share in (0.35, 0.5, 0.7):
         large = {"batch": Counts(), "online": Counts()}
@@ -1110,40 +1112,42 @@ def main() -> None:
         print(
             f"share {share:.2f}, distinct sites  batch {large['batch']}  online {large['online']}"
         )
-    if args.method == "site":
-        print_crawl_modes(sites)
+
+
+def print_most_of_the_site(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """The type most of the site."""
     print("\nmost of the site (the type is 80 / 90 % of the site's pages; 2 templates, seeds 1-2)")
     for name, pages in sites.items():
         figures = most_of_the_site(pages, args.method)
         mark = " *" if name in SHARED_TEMPLATE_SITES else ""
         print(f"{name + mark:24} batch {figures['batch']}  online {figures['online']}")
 
-    if args.method == "site":
+
+def print_recurring(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """A recurring crawl adopting the first crawl's site models."""
+    print(
+        "\nrecurring crawl (one-class online; the second crawl adopts the site model the "
+        "first saved)"
+    )
+    print(f"{'site':24} {'first crawl':28} {'err 10':>6}  {'second crawl':28} {'err 10':>6}")
+    runs = {"first": Counts(), "second": Counts()}
+    for name, pages in sites.items():
+        if name in SHARED_TEMPLATE_SITES:
+            continue
+        result = second_crawl(pages, args.seed)
+        for key in runs:
+            counts = result[key]
+            assert isinstance(counts, Counts)
+            runs[key].merge(counts)
         print(
-            "\nrecurring crawl (one-class online; the second crawl adopts the site model the "
-            "first saved)"
+            f"{name:24} {result['first']!s:28} {result['first_early']:6.3f}  "
+            f"{result['second']!s:28} {result['second_early']:6.3f}"
         )
-        print(f"{'site':24} {'first crawl':28} {'err 10':>6}  {'second crawl':28} {'err 10':>6}")
-        runs = {"first": Counts(), "second": Counts()}
-        for name, pages in sites.items():
-            if name in SHARED_TEMPLATE_SITES:
-                continue
-            result = second_crawl(pages, args.seed)
-            for key in runs:
-                counts = result[key]
-                assert isinstance(counts, Counts)
-                runs[key].merge(counts)
-            print(
-                f"{name:24} {result['first']!s:28} {result['first_early']:6.3f}  "
-                f"{result['second']!s:28} {result['second_early']:6.3f}"
-            )
-        print(f"{'pooled, distinct sites':24} {runs['first']!s:28} {'':6}  {runs['second']!s:28}")
+    print(f"{'pooled, distinct sites':24} {runs['first']!s:28} {'':6}  {runs['second']!s:28}")
 
-    if args.method == "site" and len(sites) > 1:
-        print_several_sites(sites, args.seed)
-    if args.method == "site":
-        print_drawn_templates(sites)
 
+def run_grids(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """The leave-one-site-out grids the options ask for."""
     if args.narrow_grid:
         constant_grid(sites, args, "NARROW_GAP", (0.0, 0.05, 0.1, 0.15), link_order=True)
     if args.recurring_grid:
@@ -1171,6 +1175,47 @@ def main() -> None:
         loso(sites, args)
     if args.loso_weights:
         loso_weights(sites, args)
+
+
+def main() -> None:
+    args = parse_args()
+    root = shared("site_page_types")
+    names = [n for n in args.sites.split(",") if n] or sorted(
+        p.name for p in root.iterdir() if p.is_dir()
+    )
+    started = time.perf_counter()
+    sites = {name: load_site(root / name) for name in names}
+    print(
+        f"{sum(map(len, sites.values()))} pages summarised in {time.perf_counter() - started:.1f} s"
+    )
+    if args.several_sites:
+        print_several_sites(sites, args.seed)
+        return
+    if args.drawn_templates:
+        print_drawn_templates(sites)
+        return
+    if args.crawl_only:
+        print_crawl_modes(sites)
+        return
+    site = args.method == "site"
+    print_one_class(sites, args)
+    if site:
+        print_link_order(sites)
+    print_multi_type(sites, args)
+    print_some_types(sites, args)
+    print_all_but_one(sites, args)
+    print_stability(sites)
+    print_large_type(sites, args)
+    if site:
+        print_crawl_modes(sites)
+    print_most_of_the_site(sites, args)
+    if site:
+        print_recurring(sites, args)
+    if site and len(sites) > 1:
+        print_several_sites(sites, args.seed)
+    if site:
+        print_drawn_templates(sites)
+    run_grids(sites, args)
 
 
 def _grid_figures(

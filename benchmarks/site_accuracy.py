@@ -466,6 +466,16 @@ def multi_type(
     return nearest / len(tests), accepted / len(tests), len(tests)
 
 
+def add_micro(counts: Counts, tests: list[Page], verdicts: list[Any], configured: Any) -> None:
+    """Add micro P/R/F1 counts over the ``configured`` labels: a page's right answer is its
+    type when configured, else "none of these"; a wrong label is a false positive."""
+    for page, verdict in zip(tests, verdicts):
+        truth = page.label if page.label in configured else None
+        counts.tp += verdict.label is not None and verdict.label == truth
+        counts.fp += verdict.label is not None and verdict.label != truth
+        counts.fn += truth is not None and verdict.label != truth
+
+
 def all_but_one(
     pages: list[Page],
     method: str,
@@ -492,11 +502,8 @@ def all_but_one(
         else:
             random.Random(f"{seed}:{held}").shuffle(tests)
             verdicts = [clf.classify(p.summary) for p in tests]
+        add_micro(counts, tests, verdicts, given)
         for page, verdict in zip(tests, verdicts):
-            truth = page.label if page.label in given else None
-            counts.tp += verdict.label is not None and verdict.label == truth
-            counts.fp += verdict.label is not None and verdict.label != truth
-            counts.fn += truth is not None and verdict.label != truth
             if page.label == held:
                 held_pages += 1
                 labelled += verdict.label is not None
@@ -545,11 +552,7 @@ def some_types(pages: list[Page], method: str, seed: int) -> Counts:
         clf = build_classifier(given, method=method)
         verdicts = clf.classify_all([p.summary for p in tests])
         coverages.append(clf.describe().get("site", {}).get("coverage", 0.0))
-        for page, verdict in zip(tests, verdicts):
-            truth = page.label if page.label in combo else None
-            counts.tp += verdict.label is not None and verdict.label == truth
-            counts.fp += verdict.label is not None and verdict.label != truth
-            counts.fn += truth is not None and verdict.label != truth
+        add_micro(counts, tests, verdicts, combo)
     if coverages:
         print(
             f"    (share of the site the labels cover: {min(coverages):.2f}-{max(coverages):.2f})"
@@ -706,6 +709,57 @@ def _crawl_one_label(
             out[mode].add(page.label == label, got == label)
 
 
+def _several_batch(
+    given: dict[str, list[PageSummary]],
+    label: str,
+    sites: dict[str, list[Page]],
+    home: str,
+    tests: list[tuple[str, Page]],
+    out: dict[str, Counts],
+    foreign_labelled: dict[str, int],
+) -> int:
+    """:func:`several_sites`' batch mode (each site's pages decided at once); returns how many
+    pages of the other sites were decided."""
+    foreign = 0
+    clf = build_classifier(given, method="site")
+    assert isinstance(clf, SiteAwareClassifier)
+    for name in sites:
+        group = [page for site, page in tests if site == name]
+        verdicts = clf.classify_all([page.summary for page in group], site=name)
+        for page, verdict in zip(group, verdicts):
+            if name == home:
+                out["batch"].add(page.label == label, verdict.label == label)
+            else:
+                foreign_labelled["batch"] += verdict.label == label
+                foreign += 1
+    return foreign
+
+
+def _several_crawl(
+    given: dict[str, list[PageSummary]],
+    label: str,
+    home: str,
+    tests: list[tuple[str, Page]],
+    out: dict[str, Counts],
+    foreign_labelled: dict[str, int],
+) -> None:
+    """:func:`several_sites`' crawl modes ("once", "tag, held") over all sites interleaved."""
+    clf = build_classifier(given, method="site")
+    assert isinstance(clf, SiteAwareClassifier)
+    crawled = as_a_crawl(
+        clf,
+        [page.summary for _, page in tests],
+        frozenset({label}),
+        sites=[site for site, _ in tests],
+    )
+    for mode in ("once", "tag, held"):
+        for (site, page), got in zip(tests, crawled[mode]):
+            if site == home:
+                out[mode].add(page.label == label, got == label)
+            else:
+                foreign_labelled[mode] += got == label
+
+
 def several_sites(
     sites: dict[str, list[Page]], home: str, seed: int
 ) -> tuple[dict[str, Counts], dict[str, int], int]:
@@ -728,31 +782,8 @@ def several_sites(
         ]
         random.Random(f"{seed}:{home}:{label}").shuffle(tests)
         given = {label: [t.summary for t in templates]}
-        clf = build_classifier(given, method="site")
-        assert isinstance(clf, SiteAwareClassifier)
-        for name in sites:
-            group = [page for site, page in tests if site == name]
-            verdicts = clf.classify_all([page.summary for page in group], site=name)
-            for page, verdict in zip(group, verdicts):
-                if name == home:
-                    out["batch"].add(page.label == label, verdict.label == label)
-                else:
-                    foreign_labelled["batch"] += verdict.label == label
-                    foreign_total += 1
-        clf = build_classifier(given, method="site")
-        assert isinstance(clf, SiteAwareClassifier)
-        crawled = as_a_crawl(
-            clf,
-            [page.summary for _, page in tests],
-            frozenset({label}),
-            sites=[site for site, _ in tests],
-        )
-        for mode in ("once", "tag, held"):
-            for (site, page), got in zip(tests, crawled[mode]):
-                if site == home:
-                    out[mode].add(page.label == label, got == label)
-                else:
-                    foreign_labelled[mode] += got == label
+        foreign_total += _several_batch(given, label, sites, home, tests, out, foreign_labelled)
+        _several_crawl(given, label, home, tests, out, foreign_labelled)
         own = [page for site, page in tests if site == home]
         clf = build_classifier(given, method="site")
         assert isinstance(clf, SiteAwareClassifier)
@@ -901,8 +932,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--method", default="site")
     parser.add_argument("--sites", default="")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--prior-weight", type=float, default=0.85)
-    parser.add_argument("--min-pages", type=int, default=20)
+    parser.add_argument("--prior-weight", type=float, default=DEFAULT_POLICY.prior_weight)
+    parser.add_argument("--min-pages", type=int, default=DEFAULT_POLICY.min_pages)
     parser.add_argument("--loso", action="store_true", help="leave-one-site-out constants")
     parser.add_argument(
         "--loso-weights",
@@ -1366,7 +1397,7 @@ def loso(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
     as a tag-mode crawl holding its unsettled verdicts (the add-on's defaults, one shuffled
     order). Beside each, the shipped constants' figure on the same site."""
     grid = [(w, m) for w in (0.5, 0.7, 0.85) for m in (10, 20, 40)]
-    shipped = (0.85, 20)
+    shipped = (DEFAULT_POLICY.prior_weight, DEFAULT_POLICY.min_pages)
     results: dict[str, dict[tuple[float, int], dict[str, Counts]]] = {
         "batch": {},
         "online": {},

@@ -137,7 +137,7 @@ def verdict_record(path: str, verdict: Verdict | None, error: str | None) -> dic
     if verdict is None:
         record.update(label=None, score=None, scores={}, error=error)
     else:
-        fields = verdict.as_dict()
+        fields = verdict.as_meta()
         record.update(
             label=fields["label"],
             score=fields["score"],

@@ -119,7 +119,7 @@ class Explanation:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "verdict": self.verdict.as_dict(),
+            "verdict": self.verdict.as_meta(),
             "labels": [note.as_dict() for note in self.labels],
             "site_pages": self.site_pages,
             "nearest": {"label": self.nearest_label, "template": self.nearest_template},

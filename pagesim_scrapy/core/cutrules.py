@@ -43,9 +43,9 @@ CUT_RULES = {
         "the widest gap below that anchor, the type's edge"
     ),
     "floor": (
-        "raised to the floor (ANCHOR_FLOOR x the templates' similarity to each other): the "
-        "pages the site's own split kept were mostly below it (or, a minority of the site, "
-        "mostly below the templates' anchor), of other types"
+        "raised to the floor (the policy's anchor_floor x the templates' similarity to each "
+        "other): the pages the site's own split kept were mostly below it (or, a minority "
+        "of the site, mostly below the templates' anchor), of other types"
     ),
     "early": "the site's own split before the label's cut has its pages (a large type)",
 }

@@ -6,13 +6,14 @@ Every verdict of issue 10's protocols on ../shared/data/site_page_types (one-cla
 templates per type, multi-type with the first page of every type, and 2 or 3 of a site's types
 configured, each as a batch and in a shuffled online order, as ``benchmarks/site_accuracy.py``
 runs them) becomes one row: the
-features of ``pagesim_scrapy.core.siteaware.confidence_features`` and whether the verdict was
+features of ``pagesim_scrapy.core.confidence.confidence_features`` and whether the verdict was
 right (the page's type for an accepted page; "none of these" for a page of an unconfigured type).
 
-Printed: the logistic weights fitted on all five sites (the values of ``CONFIDENCE_WEIGHTS``),
-then leave-one-site-out — weights fitted on four sites, confidences computed on the fifth — the
-reliability table (of the verdicts given a confidence in a bin, how many were right), the
-expected calibration error per site, and the same for the shipped weights.
+Printed: the logistic weights fitted on all five sites (the values of
+``SitePolicy.confidence_weights``), then leave-one-site-out — weights fitted on four sites,
+confidences computed on the fifth — the reliability table (of the verdicts given a confidence
+in a bin, how many were right), the expected calibration error per site, and the same for the
+shipped weights.
 """
 
 from __future__ import annotations
@@ -27,11 +28,8 @@ from _data import shared
 from site_accuracy import Page, load_site
 
 from pagesim_scrapy.core.classify import Verdict, build_classifier
-from pagesim_scrapy.core.siteaware import (
-    CONFIDENCE_WEIGHTS,
-    confidence_features,
-    verdict_confidence,
-)
+from pagesim_scrapy.core.confidence import confidence_features, verdict_confidence
+from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY
 
 BINS = ((0.0, 0.5), (0.5, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 0.95), (0.95, 0.99), (0.99, 1.01))
 
@@ -59,43 +57,58 @@ def row_of(site: str, verdict: Verdict, truth: str, labels: list[str]) -> Row:
     return Row(site, features, accepted, right)
 
 
-def site_rows(site: str, pages: list[Page], seed: int) -> list[Row]:
-    rows: list[Row] = []
-    types = Counter(page.label for page in pages)
+def protocol_rows(
+    site: str, templates: dict[str, list[Page]], tests: list[Page], key: str, seed: int
+) -> list[Row]:
+    """The rows of one configuration of templates: its test pages as a batch, then online in
+    a shuffled order."""
+    labels = list(templates)
+    given = {label: [p.summary for p in chosen] for label, chosen in templates.items()}
+    batch = build_classifier(given).classify_all([p.summary for p in tests])
+    rows = [row_of(site, v, p.label, labels) for p, v in zip(tests, batch)]
+    order = list(range(len(tests)))
+    random.Random(f"{seed}:{key}").shuffle(order)
+    online = build_classifier(given)
+    for index in order:
+        verdict = online.classify(tests[index].summary)
+        rows.append(row_of(site, verdict, tests[index].label, labels))
+    return rows
 
-    def run(templates: dict[str, list[Page]], tests: list[Page], key: str) -> None:
-        labels = list(templates)
-        given = {label: [p.summary for p in chosen] for label, chosen in templates.items()}
-        batch = build_classifier(given).classify_all([p.summary for p in tests])
-        rows.extend(row_of(site, v, p.label, labels) for p, v in zip(tests, batch))
-        order = list(range(len(tests)))
-        random.Random(f"{seed}:{key}").shuffle(order)
-        online = build_classifier(given)
-        for index in order:
-            verdict = online.classify(tests[index].summary)
-            rows.append(row_of(site, verdict, tests[index].label, labels))
 
-    for label, count in sorted(types.items()):
-        if count >= 5:
-            templates = [page for page in pages if page.label == label][:2]
-            run({label: templates}, [p for p in pages if p not in templates], label)
-    # some of the types configured: a page of another type must get "none of these"
+def some_type_configs(
+    pages: list[Page], types: Counter[str], seed: int
+) -> list[tuple[dict[str, list[Page]], list[Page], str]]:
+    """Some of the types configured (6 pairs, 4 triples): a page of another type must get
+    "none of these"."""
     some = sorted(t for t, c in types.items() if c >= 5)
     rng = random.Random(f"{seed}:some")
+    configs = []
     for size, count in ((2, 6), (3, 4)):
         for n in range(count):
             combo = rng.sample(some, size)
             chosen = {label: [p for p in pages if p.label == label][:2] for label in combo}
             used = {id(p) for group in chosen.values() for p in group}
-            run(chosen, [p for p in pages if id(p) not in used], f"some{size}:{n}")
+            configs.append((chosen, [p for p in pages if id(p) not in used], f"some{size}:{n}"))
+    return configs
+
+
+def site_rows(site: str, pages: list[Page], seed: int) -> list[Row]:
+    rows: list[Row] = []
+    types = Counter(page.label for page in pages)
+    for label, count in sorted(types.items()):
+        if count >= 5:
+            templates = [page for page in pages if page.label == label][:2]
+            tests = [p for p in pages if p not in templates]
+            rows += protocol_rows(site, {label: templates}, tests, label, seed)
+    for chosen, tests, key in some_type_configs(pages, types, seed):
+        rows += protocol_rows(site, chosen, tests, key, seed)
     firsts: dict[str, Page] = {}
     for page in pages:
         if types[page.label] >= 3 and page.label not in firsts:
             firsts[page.label] = page
-    run(
-        {label: [page] for label, page in firsts.items()},
-        [p for p in pages if p is not firsts.get(p.label)],
-        "multi",
+    multi = {label: [page] for label, page in firsts.items()}
+    rows += protocol_rows(
+        site, multi, [p for p in pages if p is not firsts.get(p.label)], "multi", seed
     )
     return rows
 
@@ -162,7 +175,7 @@ def main() -> None:
         held_out[~train] = 1 / (1 + np.exp(-x[~train] @ w))
     report("leave-one-site-out", held_out, y, accepted, sites)
     shipped = np.array([verdict_confidence(r.features) for r in rows])
-    report(f"shipped weights {CONFIDENCE_WEIGHTS}", shipped, y, accepted, sites)
+    report(f"shipped weights {DEFAULT_POLICY.confidence_weights}", shipped, y, accepted, sites)
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 from urllib.parse import urldefrag, urljoin
@@ -85,11 +85,11 @@ import lxml.etree
 import lxml.html
 from _data import shared
 
-from pagesim_scrapy.core import siteaware
 from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.secondlook import SecondLook
-from pagesim_scrapy.core.siteaware import SAVED_SITE_WEIGHT, SiteAwareClassifier
+from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
+from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
 from pagesim_scrapy.core.summary import PageSummary, summarize
 from pagesim_scrapy.settings import PageSimConfig
 
@@ -167,7 +167,7 @@ def link_order(pages: list[Page], seed: int) -> list[Page]:
 
 
 def one_class_link_order(
-    pages: list[Page], seed: int, min_pages: int = 20
+    pages: list[Page], seed: int, min_pages: int = 20, policy: SitePolicy | None = None
 ) -> tuple[Counts, float, int]:
     """One-class online F1 with the pages in link order (see :func:`link_order`): a crawl
     meets a site's types in bursts, and some late. Also the first-10 error rate and the
@@ -180,7 +180,7 @@ def one_class_link_order(
             continue
         templates = [page for page in pages if page.label == label][:2]
         given = {label: [t.summary for t in templates]}
-        clf = build_classifier(given, method="site", min_pages=min_pages)
+        clf = build_classifier(given, method="site", min_pages=min_pages, policy=policy)
         tests = [page for page in order if page not in templates]
         for rank, page in enumerate(tests):
             accepted = clf.classify(page.summary).label == label
@@ -234,7 +234,12 @@ def best_threshold_f1(scores: list[float], truth: list[bool]) -> float:
 
 
 def one_class(
-    pages: list[Page], method: str, seed: int, prior_weight: float, min_pages: int
+    pages: list[Page],
+    method: str,
+    seed: int,
+    prior_weight: float,
+    min_pages: int,
+    policy: SitePolicy | None = None,
 ) -> dict[str, object]:
     types = Counter(page.label for page in pages)
     batch, online = Counts(), Counts()
@@ -247,7 +252,11 @@ def one_class(
         templates = [page for page in pages if page.label == label][:2]
         tests = [page for page in pages if page not in templates]
         truth = [page.label == label for page in tests]
-        options = {"prior_weight": prior_weight, "min_pages": min_pages}
+        options: dict[str, Any] = {
+            "prior_weight": prior_weight,
+            "min_pages": min_pages,
+            "policy": policy,
+        }
         clf = build_classifier({label: [t.summary for t in templates]}, method=method, **options)
         verdicts = clf.classify_all([page.summary for page in tests])
         counts = Counts()
@@ -365,7 +374,7 @@ def _error_rates(errors: list[float]) -> str:
 
 
 def second_crawl(
-    pages: list[Page], seed: int, weight: float = SAVED_SITE_WEIGHT
+    pages: list[Page], seed: int, weight: float = DEFAULT_POLICY.saved_site_weight
 ) -> dict[str, object]:
     """One-class, online, twice: a first crawl meets the site's pages in a shuffled order and
     saves its site model (through the site-models file's text, with its default bounds); a
@@ -428,18 +437,24 @@ def _tests(pages: list[Page], given: dict[str, list[Page]]) -> list[Page]:
     return [p for p in pages if id(p) not in used]
 
 
-def _classifier(given: dict[str, list[Page]], method: str) -> Any:
+def _classifier(given: dict[str, list[Page]], method: str, policy: SitePolicy | None = None) -> Any:
     return build_classifier(
-        {label: [p.summary for p in chosen] for label, chosen in given.items()}, method=method
+        {label: [p.summary for p in chosen] for label, chosen in given.items()},
+        method=method,
+        policy=policy,
     )
 
 
 def multi_type(
-    pages: list[Page], method: str, quiet: bool = False, templates: int = 1
+    pages: list[Page],
+    method: str,
+    quiet: bool = False,
+    templates: int = 1,
+    policy: SitePolicy | None = None,
 ) -> tuple[float, float, int]:
     given = type_templates(pages, templates)
     tests = [p for p in _tests(pages, given) if p.label in given]
-    clf = _classifier(given, method)
+    clf = _classifier(given, method, policy)
     verdicts = clf.classify_all([p.summary for p in tests])
     coverage = clf.describe().get("site", {}).get("coverage")
     if coverage is not None and not quiet:
@@ -451,8 +466,22 @@ def multi_type(
     return nearest / len(tests), accepted / len(tests), len(tests)
 
 
+def add_micro(counts: Counts, tests: list[Page], verdicts: list[Any], configured: Any) -> None:
+    """Add micro P/R/F1 counts over the ``configured`` labels: a page's right answer is its
+    type when configured, else "none of these"; a wrong label is a false positive."""
+    for page, verdict in zip(tests, verdicts):
+        truth = page.label if page.label in configured else None
+        counts.tp += verdict.label is not None and verdict.label == truth
+        counts.fp += verdict.label is not None and verdict.label != truth
+        counts.fn += truth is not None and verdict.label != truth
+
+
 def all_but_one(
-    pages: list[Page], method: str, seed: int | None = None, templates: int = 1
+    pages: list[Page],
+    method: str,
+    seed: int | None = None,
+    templates: int = 1,
+    policy: SitePolicy | None = None,
 ) -> tuple[Counts, int, int]:
     """Every type of the site configured but one, in turn: the multi-type protocol's templates
     without the held-out type's, for every type with >= 5 pages. The held-out type's pages
@@ -467,31 +496,34 @@ def all_but_one(
     for held in sorted(t for t, c in types.items() if c >= 5):
         given = type_templates(pages, templates, leave_out=held)
         tests = _tests(pages, given)
-        clf = _classifier(given, method)
+        clf = _classifier(given, method, policy)
         if seed is None:
             verdicts = clf.classify_all([p.summary for p in tests])
         else:
             random.Random(f"{seed}:{held}").shuffle(tests)
             verdicts = [clf.classify(p.summary) for p in tests]
+        add_micro(counts, tests, verdicts, given)
         for page, verdict in zip(tests, verdicts):
-            truth = page.label if page.label in given else None
-            counts.tp += verdict.label is not None and verdict.label == truth
-            counts.fp += verdict.label is not None and verdict.label != truth
-            counts.fn += truth is not None and verdict.label != truth
             if page.label == held:
                 held_pages += 1
                 labelled += verdict.label is not None
     return counts, labelled, held_pages
 
 
-def multi_type_online(pages: list[Page], method: str, seed: int, templates: int = 1) -> float:
+def multi_type_online(
+    pages: list[Page],
+    method: str,
+    seed: int,
+    templates: int = 1,
+    policy: SitePolicy | None = None,
+) -> float:
     """The multi-type protocol online: every page of the site but the templates (those of the
     types not configured too) decided one by one in a shuffled order; accepted accuracy over
     the pages of the configured types."""
     given = type_templates(pages, templates)
     order = _tests(pages, given)
     random.Random(f"{seed}:multi").shuffle(order)
-    clf = _classifier(given, method)
+    clf = _classifier(given, method, policy)
     right = scored = 0
     for page in order:
         verdict = clf.classify(page.summary)
@@ -520,11 +552,7 @@ def some_types(pages: list[Page], method: str, seed: int) -> Counts:
         clf = build_classifier(given, method=method)
         verdicts = clf.classify_all([p.summary for p in tests])
         coverages.append(clf.describe().get("site", {}).get("coverage", 0.0))
-        for page, verdict in zip(tests, verdicts):
-            truth = page.label if page.label in combo else None
-            counts.tp += verdict.label is not None and verdict.label == truth
-            counts.fp += verdict.label is not None and verdict.label != truth
-            counts.fn += truth is not None and verdict.label != truth
+        add_micro(counts, tests, verdicts, combo)
     if coverages:
         print(
             f"    (share of the site the labels cover: {min(coverages):.2f}-{max(coverages):.2f})"
@@ -558,13 +586,20 @@ def large_type_samples(
 
 
 def large_type(
-    pages: list[Page], method: str, seed: int, share: float, min_pages: int = 20
+    pages: list[Page],
+    method: str,
+    seed: int,
+    share: float,
+    min_pages: int = 20,
+    policy: SitePolicy | None = None,
 ) -> dict[str, Counts]:
     """One-class F1 when the type is ``share`` of the site (see the module docstring)."""
     out = {"batch": Counts(), "online": Counts()}
     for label, templates, tests in large_type_samples(pages, seed, share):
         given = {label: [page.summary for page in templates]}
-        options: dict[str, Any] = {"min_pages": min_pages} if method == "site" else {}
+        options: dict[str, Any] = (
+            {"min_pages": min_pages, "policy": policy} if method == "site" else {}
+        )
         clf = build_classifier(given, method=method, **options)
         batch = clf.classify_all([p.summary for p in tests])
         clf = build_classifier(given, method=method, **options)
@@ -575,12 +610,14 @@ def large_type(
     return out
 
 
-def most_of_the_site(pages: list[Page], method: str, min_pages: int = 20) -> dict[str, Counts]:
+def most_of_the_site(
+    pages: list[Page], method: str, min_pages: int = 20, policy: SitePolicy | None = None
+) -> dict[str, Counts]:
     """The large-type protocol with the type 80 % and 90 % of the site, seeds 1 and 2, pooled."""
     out = {"batch": Counts(), "online": Counts()}
     for share in (0.8, 0.9):
         for seed in (1, 2):
-            for key, counts in large_type(pages, method, seed, share, min_pages).items():
+            for key, counts in large_type(pages, method, seed, share, min_pages, policy).items():
                 out[key].merge(counts)
     return out
 
@@ -672,6 +709,57 @@ def _crawl_one_label(
             out[mode].add(page.label == label, got == label)
 
 
+def _several_batch(
+    given: dict[str, list[PageSummary]],
+    label: str,
+    sites: dict[str, list[Page]],
+    home: str,
+    tests: list[tuple[str, Page]],
+    out: dict[str, Counts],
+    foreign_labelled: dict[str, int],
+) -> int:
+    """:func:`several_sites`' batch mode (each site's pages decided at once); returns how many
+    pages of the other sites were decided."""
+    foreign = 0
+    clf = build_classifier(given, method="site")
+    assert isinstance(clf, SiteAwareClassifier)
+    for name in sites:
+        group = [page for site, page in tests if site == name]
+        verdicts = clf.classify_all([page.summary for page in group], site=name)
+        for page, verdict in zip(group, verdicts):
+            if name == home:
+                out["batch"].add(page.label == label, verdict.label == label)
+            else:
+                foreign_labelled["batch"] += verdict.label == label
+                foreign += 1
+    return foreign
+
+
+def _several_crawl(
+    given: dict[str, list[PageSummary]],
+    label: str,
+    home: str,
+    tests: list[tuple[str, Page]],
+    out: dict[str, Counts],
+    foreign_labelled: dict[str, int],
+) -> None:
+    """:func:`several_sites`' crawl modes ("once", "tag, held") over all sites interleaved."""
+    clf = build_classifier(given, method="site")
+    assert isinstance(clf, SiteAwareClassifier)
+    crawled = as_a_crawl(
+        clf,
+        [page.summary for _, page in tests],
+        frozenset({label}),
+        sites=[site for site, _ in tests],
+    )
+    for mode in ("once", "tag, held"):
+        for (site, page), got in zip(tests, crawled[mode]):
+            if site == home:
+                out[mode].add(page.label == label, got == label)
+            else:
+                foreign_labelled[mode] += got == label
+
+
 def several_sites(
     sites: dict[str, list[Page]], home: str, seed: int
 ) -> tuple[dict[str, Counts], dict[str, int], int]:
@@ -694,31 +782,8 @@ def several_sites(
         ]
         random.Random(f"{seed}:{home}:{label}").shuffle(tests)
         given = {label: [t.summary for t in templates]}
-        clf = build_classifier(given, method="site")
-        assert isinstance(clf, SiteAwareClassifier)
-        for name in sites:
-            group = [page for site, page in tests if site == name]
-            verdicts = clf.classify_all([page.summary for page in group], site=name)
-            for page, verdict in zip(group, verdicts):
-                if name == home:
-                    out["batch"].add(page.label == label, verdict.label == label)
-                else:
-                    foreign_labelled["batch"] += verdict.label == label
-                    foreign_total += 1
-        clf = build_classifier(given, method="site")
-        assert isinstance(clf, SiteAwareClassifier)
-        crawled = as_a_crawl(
-            clf,
-            [page.summary for _, page in tests],
-            frozenset({label}),
-            sites=[site for site, _ in tests],
-        )
-        for mode in ("once", "tag, held"):
-            for (site, page), got in zip(tests, crawled[mode]):
-                if site == home:
-                    out[mode].add(page.label == label, got == label)
-                else:
-                    foreign_labelled[mode] += got == label
+        foreign_total += _several_batch(given, label, sites, home, tests, out, foreign_labelled)
+        _several_crawl(given, label, home, tests, out, foreign_labelled)
         own = [page for site, page in tests if site == home]
         clf = build_classifier(given, method="site")
         assert isinstance(clf, SiteAwareClassifier)
@@ -861,13 +926,14 @@ def print_crawl_modes(sites: dict[str, list[Page]]) -> None:
         )
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
+    """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--method", default="site")
     parser.add_argument("--sites", default="")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--prior-weight", type=float, default=0.85)
-    parser.add_argument("--min-pages", type=int, default=20)
+    parser.add_argument("--prior-weight", type=float, default=DEFAULT_POLICY.prior_weight)
+    parser.add_argument("--min-pages", type=int, default=DEFAULT_POLICY.min_pages)
     parser.add_argument("--loso", action="store_true", help="leave-one-site-out constants")
     parser.add_argument(
         "--loso-weights",
@@ -926,25 +992,11 @@ def main() -> None:
         action="store_true",
         help="the cut's floor (ANCHOR_FLOOR) per leave-one-site-out fold",
     )
-    args = parser.parse_args()
-    root = shared("site_page_types")
-    names = [n for n in args.sites.split(",") if n] or sorted(
-        p.name for p in root.iterdir() if p.is_dir()
-    )
-    started = time.perf_counter()
-    sites = {name: load_site(root / name) for name in names}
-    print(
-        f"{sum(map(len, sites.values()))} pages summarised in {time.perf_counter() - started:.1f} s"
-    )
-    if args.several_sites:
-        print_several_sites(sites, args.seed)
-        return
-    if args.drawn_templates:
-        print_drawn_templates(sites)
-        return
-    if args.crawl_only:
-        print_crawl_modes(sites)
-        return
+    return parser.parse_args()
+
+
+def print_one_class(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """The one-class protocol, per site and pooled."""
     print(f"\none-class (2 templates per type with >= 5 pages), method {args.method}")
     print(f"{'site':24} {'batch':28} {'online (shuffled)':28} {'first 10 err':>12} {'ceiling':>8}")
     pooled = {"batch": Counts(), "online": Counts()}
@@ -970,26 +1022,29 @@ def main() -> None:
     print(f"{'pooled, all sites':24} {pooled['batch']!s:28} {pooled['online']!s:28}")
     print("(* several labelled types share one template on this site: reported, not tuned to)")
 
-    if args.method == "site":
-        print(
-            "\none-class, pages in link order (a breadth-first crawl from the home page, 3 orders)"
-        )
-        print(f"{'site':24} {'online (link order)':28} {'first 10 err':>12} {'reached':>8}")
-        linked = {"all": Counts(), "distinct": Counts()}
-        for name, pages in sites.items():
-            counts, early, reached = Counts(), 0.0, 0
-            for seed in (1, 2, 3):
-                run, run_early, reached = one_class_link_order(pages, seed)
-                counts.merge(run)
-                early += run_early / 3
-            linked["all"].merge(counts)
-            if name not in SHARED_TEMPLATE_SITES:
-                linked["distinct"].merge(counts)
-            mark = " *" if name in SHARED_TEMPLATE_SITES else ""
-            print(f"{name + mark:24} {counts!s:28} {early:12.3f} {reached:4d}/{len(pages)}")
-        print(f"{'pooled, distinct sites':24} {linked['distinct']!s:28}")
-        print(f"{'pooled, all sites':24} {linked['all']!s:28}")
 
+def print_link_order(sites: dict[str, list[Page]]) -> None:
+    """The one-class protocol in link order (3 orders)."""
+    print("\none-class, pages in link order (a breadth-first crawl from the home page, 3 orders)")
+    print(f"{'site':24} {'online (link order)':28} {'first 10 err':>12} {'reached':>8}")
+    linked = {"all": Counts(), "distinct": Counts()}
+    for name, pages in sites.items():
+        counts, early, reached = Counts(), 0.0, 0
+        for seed in (1, 2, 3):
+            run, run_early, reached = one_class_link_order(pages, seed)
+            counts.merge(run)
+            early += run_early / 3
+        linked["all"].merge(counts)
+        if name not in SHARED_TEMPLATE_SITES:
+            linked["distinct"].merge(counts)
+        mark = " *" if name in SHARED_TEMPLATE_SITES else ""
+        print(f"{name + mark:24} {counts!s:28} {early:12.3f} {reached:4d}/{len(pages)}")
+    print(f"{'pooled, distinct sites':24} {linked['distinct']!s:28}")
+    print(f"{'pooled, all sites':24} {linked['all']!s:28}")
+
+
+def print_multi_type(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """The multi-type protocol, per site and pooled."""
     print(f"\nmulti-type (first page of each type with >= 3 pages), method {args.method}")
     total_nearest = total_accepted = total = 0
     dn = da = dt = 0
@@ -1010,6 +1065,9 @@ def main() -> None:
         f"accepted {total_accepted / total:.3f}"
     )
 
+
+def print_some_types(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """Some of the types configured, the rest "none of these"."""
     print("\nsome of the types (2 or 3 of a site's types configured, the rest 'none of these')")
     some_pooled, some_distinct = Counts(), Counts()
     for name, pages in sites.items():
@@ -1021,6 +1079,9 @@ def main() -> None:
     print(f"{'pooled, distinct sites':24} {some_distinct}")
     print(f"{'pooled, all sites':24} {some_pooled}")
 
+
+def print_all_but_one(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """All types but one configured, each type in turn."""
     print("\nall types but one (the multi-type templates without one type's, each type in turn)")
     held_pooled, held_distinct = Counts(), Counts()
     shares = {"distinct": [0, 0], "all": [0, 0]}
@@ -1037,6 +1098,9 @@ def main() -> None:
         share = labelled / held_pages if held_pages else 0.0
         print(f"{'pooled, ' + group + ' sites':24} {group_counts}  given a label {share:.3f}")
 
+
+def print_stability(sites: dict[str, list[Page]]) -> None:
+    """Pages until the threshold settles, and errors by rank."""
     print(
         "\nstability (one-class, 3 shuffled orders): pages until the threshold stays within 0.05"
         " of the whole site's, and the error rate of the verdicts by rank"
@@ -1065,6 +1129,9 @@ def main() -> None:
             f"{_error_rates(pooled_errors)}"
         )
 
+
+def print_large_type(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """The type a large share of the site."""
     print("\nlarge type (the type is 35 / 50 / 70 % of the site's pages; 2 templates)")
     for share in (0.35, 0.5, 0.7):
         large = {"batch": Counts(), "online": Counts()}
@@ -1076,40 +1143,42 @@ def main() -> None:
         print(
             f"share {share:.2f}, distinct sites  batch {large['batch']}  online {large['online']}"
         )
-    if args.method == "site":
-        print_crawl_modes(sites)
+
+
+def print_most_of_the_site(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """The type most of the site."""
     print("\nmost of the site (the type is 80 / 90 % of the site's pages; 2 templates, seeds 1-2)")
     for name, pages in sites.items():
         figures = most_of_the_site(pages, args.method)
         mark = " *" if name in SHARED_TEMPLATE_SITES else ""
         print(f"{name + mark:24} batch {figures['batch']}  online {figures['online']}")
 
-    if args.method == "site":
+
+def print_recurring(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """A recurring crawl adopting the first crawl's site models."""
+    print(
+        "\nrecurring crawl (one-class online; the second crawl adopts the site model the "
+        "first saved)"
+    )
+    print(f"{'site':24} {'first crawl':28} {'err 10':>6}  {'second crawl':28} {'err 10':>6}")
+    runs = {"first": Counts(), "second": Counts()}
+    for name, pages in sites.items():
+        if name in SHARED_TEMPLATE_SITES:
+            continue
+        result = second_crawl(pages, args.seed)
+        for key in runs:
+            counts = result[key]
+            assert isinstance(counts, Counts)
+            runs[key].merge(counts)
         print(
-            "\nrecurring crawl (one-class online; the second crawl adopts the site model the "
-            "first saved)"
+            f"{name:24} {result['first']!s:28} {result['first_early']:6.3f}  "
+            f"{result['second']!s:28} {result['second_early']:6.3f}"
         )
-        print(f"{'site':24} {'first crawl':28} {'err 10':>6}  {'second crawl':28} {'err 10':>6}")
-        runs = {"first": Counts(), "second": Counts()}
-        for name, pages in sites.items():
-            if name in SHARED_TEMPLATE_SITES:
-                continue
-            result = second_crawl(pages, args.seed)
-            for key in runs:
-                counts = result[key]
-                assert isinstance(counts, Counts)
-                runs[key].merge(counts)
-            print(
-                f"{name:24} {result['first']!s:28} {result['first_early']:6.3f}  "
-                f"{result['second']!s:28} {result['second_early']:6.3f}"
-            )
-        print(f"{'pooled, distinct sites':24} {runs['first']!s:28} {'':6}  {runs['second']!s:28}")
+    print(f"{'pooled, distinct sites':24} {runs['first']!s:28} {'':6}  {runs['second']!s:28}")
 
-    if args.method == "site" and len(sites) > 1:
-        print_several_sites(sites, args.seed)
-    if args.method == "site":
-        print_drawn_templates(sites)
 
+def run_grids(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """The leave-one-site-out grids the options ask for."""
     if args.narrow_grid:
         constant_grid(sites, args, "NARROW_GAP", (0.0, 0.05, 0.1, 0.15), link_order=True)
     if args.recurring_grid:
@@ -1139,6 +1208,81 @@ def main() -> None:
         loso_weights(sites, args)
 
 
+def main() -> None:
+    args = parse_args()
+    root = shared("site_page_types")
+    names = [n for n in args.sites.split(",") if n] or sorted(
+        p.name for p in root.iterdir() if p.is_dir()
+    )
+    started = time.perf_counter()
+    sites = {name: load_site(root / name) for name in names}
+    print(
+        f"{sum(map(len, sites.values()))} pages summarised in {time.perf_counter() - started:.1f} s"
+    )
+    if args.several_sites:
+        print_several_sites(sites, args.seed)
+        return
+    if args.drawn_templates:
+        print_drawn_templates(sites)
+        return
+    if args.crawl_only:
+        print_crawl_modes(sites)
+        return
+    site = args.method == "site"
+    print_one_class(sites, args)
+    if site:
+        print_link_order(sites)
+    print_multi_type(sites, args)
+    print_some_types(sites, args)
+    print_all_but_one(sites, args)
+    print_stability(sites)
+    print_large_type(sites, args)
+    if site:
+        print_crawl_modes(sites)
+    print_most_of_the_site(sites, args)
+    if site:
+        print_recurring(sites, args)
+    if site and len(sites) > 1:
+        print_several_sites(sites, args.seed)
+    if site:
+        print_drawn_templates(sites)
+    run_grids(sites, args)
+
+
+def _grid_figures(
+    pages: list[Page],
+    args: argparse.Namespace,
+    policy: SitePolicy,
+    *,
+    link_order: bool,
+    large: bool,
+    dominant: bool,
+) -> list[float]:
+    """The figures :func:`constant_grid` sums for one site under ``policy``."""
+    runs = [
+        one_class(pages, "site", seed, args.prior_weight, args.min_pages, policy)
+        for seed in (1, 2, 3)
+    ]
+    batch = runs[0]["batch"]
+    assert isinstance(batch, Counts)
+    online = [run["online"] for run in runs]
+    figures = [batch.f1, sum(c.f1 for c in online if isinstance(c, Counts)) / 3]
+    if link_order:
+        linked = Counts()
+        for seed in (1, 2, 3):
+            linked.merge(one_class_link_order(pages, seed, policy=policy)[0])
+        figures.append(linked.f1)
+    if large:
+        grown = Counts()
+        for share in (0.35, 0.5, 0.7):
+            grown.merge(large_type(pages, "site", 1, share, args.min_pages, policy)["online"])
+        figures.append(grown.f1)
+    if dominant:
+        most = most_of_the_site(pages, "site", args.min_pages, policy)
+        figures += [most["batch"].f1, most["online"].f1]
+    return figures
+
+
 def constant_grid(
     sites: dict[str, list[Page]],
     args: argparse.Namespace,
@@ -1151,7 +1295,8 @@ def constant_grid(
     """One-class batch F1, online F1 (mean of seeds 1-3), with ``link_order`` link-order F1
     (3 orders) and with ``large`` the large-type protocol's online F1 (the type 35 / 50 / 70 %
     of the site), with ``dominant`` the most-of-the-site batch and online F1, per value of
-    ``siteaware.<constant>``, and the value each leave-one-site-out
+    the policy's field ``constant`` (``NARROW_GAP`` or ``narrow_gap``), and the value each
+    leave-one-site-out
     fold chooses by their sum on the other four sites (as the issue asks), and on the other
     distinct-template sites only."""
     names = list(sites)
@@ -1161,40 +1306,16 @@ def constant_grid(
     what += " / large-type online F1" if large else ""
     what += " / most-of-the-site batch F1 / online F1" if dominant else ""
     print(f"\n{constant}: one-class {what}")
-    shipped = getattr(siteaware, constant)
-    try:
-        for name in names:
-            row = []
-            for value in grid:
-                setattr(siteaware, constant, value)  # read at every re-estimation of a cut
-                runs = [
-                    one_class(sites[name], "site", seed, args.prior_weight, args.min_pages)
-                    for seed in (1, 2, 3)
-                ]
-                batch = runs[0]["batch"]
-                assert isinstance(batch, Counts)
-                online = [run["online"] for run in runs]
-                figures = [batch.f1, sum(c.f1 for c in online if isinstance(c, Counts)) / 3]
-                if link_order:
-                    linked = Counts()
-                    for seed in (1, 2, 3):
-                        linked.merge(one_class_link_order(sites[name], seed)[0])
-                    figures.append(linked.f1)
-                if large:
-                    grown = Counts()
-                    for share in (0.35, 0.5, 0.7):
-                        grown.merge(
-                            large_type(sites[name], "site", 1, share, args.min_pages)["online"]
-                        )
-                    figures.append(grown.f1)
-                if dominant:
-                    most = most_of_the_site(sites[name], "site", args.min_pages)
-                    figures += [most["batch"].f1, most["online"].f1]
-                table[value][name] = sum(figures)
-                row.append(f"{value:g}: " + "/".join(f"{f:.3f}" for f in figures))
-            print(f"{name:24} " + "  ".join(row))
-    finally:
-        setattr(siteaware, constant, shipped)
+    for name in names:
+        row = []
+        for value in grid:
+            policy = replace(DEFAULT_POLICY, **{constant.lower(): value})
+            figures = _grid_figures(
+                sites[name], args, policy, link_order=link_order, large=large, dominant=dominant
+            )
+            table[value][name] = sum(figures)
+            row.append(f"{value:g}: " + "/".join(f"{f:.3f}" for f in figures))
+        print(f"{name:24} " + "  ".join(row))
     for held in names:
         for pool, what in ((names, "the other four"), (distinct, "the other distinct")):
             others = [name for name in pool if name != held]
@@ -1207,7 +1328,7 @@ def nearest_grid(
 ) -> None:
     """Multi-type accepted accuracy and the "all types but one" micro F1 (``templates`` per
     type), each as a batch and online (multi-type: mean of 3 shuffled orders; all but one:
-    one order), per value of ``siteaware.<constant>``, and the value each leave-one-site-out
+    one order), per value of the policy's field ``constant``, and the value each leave-one-site-out
     fold chooses by the sum of the four on the other four sites, and on the other
     distinct-template sites."""
     names = list(sites)
@@ -1217,27 +1338,25 @@ def nearest_grid(
         f"\n{constant} ({templates} template(s) per type): multi-type accepted batch / online, "
         "all types but one F1 batch / online (online: held-out pages given a label)"
     )
-    shipped = getattr(siteaware, constant)
-    try:
-        for name in names:
-            row = []
-            for value in grid:
-                setattr(siteaware, constant, value)
-                pages = sites[name]
-                _, accepted, _ = multi_type(pages, "site", quiet=True, templates=templates)
-                online = sum(multi_type_online(pages, "site", s, templates) for s in (1, 2, 3)) / 3
-                counts, _, _ = all_but_one(pages, "site", templates=templates)
-                live, labelled, held_pages = all_but_one(pages, "site", 1, templates)
-                figures = (accepted, online, counts.f1, live.f1)
-                table[value][name] = sum(figures)
-                row.append(
-                    f"{value:g}: "
-                    + "/".join(f"{f:.3f}" for f in figures)
-                    + f" ({labelled}/{held_pages})"
-                )
-            print(f"{name:24} " + "  ".join(row))
-    finally:
-        setattr(siteaware, constant, shipped)
+    for name in names:
+        row = []
+        for value in grid:
+            policy = replace(DEFAULT_POLICY, **{constant.lower(): value})
+            pages = sites[name]
+            _, accepted, _ = multi_type(pages, "site", True, templates, policy)
+            online = (
+                sum(multi_type_online(pages, "site", s, templates, policy) for s in (1, 2, 3)) / 3
+            )
+            counts, _, _ = all_but_one(pages, "site", None, templates, policy)
+            live, labelled, held_pages = all_but_one(pages, "site", 1, templates, policy)
+            figures = (accepted, online, counts.f1, live.f1)
+            table[value][name] = sum(figures)
+            row.append(
+                f"{value:g}: "
+                + "/".join(f"{f:.3f}" for f in figures)
+                + f" ({labelled}/{held_pages})"
+            )
+        print(f"{name:24} " + "  ".join(row))
     for value in grid:
         pooled = sum(table[value][name] for name in distinct) / (4 * len(distinct))
         print(f"  {constant} {value:g}: mean of the four on the distinct sites {pooled:.4f}")
@@ -1278,7 +1397,7 @@ def loso(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
     as a tag-mode crawl holding its unsettled verdicts (the add-on's defaults, one shuffled
     order). Beside each, the shipped constants' figure on the same site."""
     grid = [(w, m) for w in (0.5, 0.7, 0.85) for m in (10, 20, 40)]
-    shipped = (0.85, 20)
+    shipped = (DEFAULT_POLICY.prior_weight, DEFAULT_POLICY.min_pages)
     results: dict[str, dict[tuple[float, int], dict[str, Counts]]] = {
         "batch": {},
         "online": {},
@@ -1356,31 +1475,26 @@ def loso(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
 
 
 def loso_weights(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
-    """RAMP_PAGES x CUT_FLOOR_PERCENTILE chosen on four sites by batch F1 + online F1 +
+    """The policy's ramp_pages x cut_floor_percentile chosen on four sites by batch F1 + online F1 +
     multi-type accepted accuracy, applied to the fifth."""
-    from pagesim_scrapy.core import site as site_module
-    from pagesim_scrapy.core import siteaware
-
-    saved = site_module.RAMP_PAGES, siteaware.CUT_FLOOR_PERCENTILE
     grid = [(k, q) for k in (3, 5, 8, 12, 16) for q in (50, 75)]
     table: dict[tuple[int, int], dict[str, tuple[float, float, float]]] = {}
-    try:
-        for ramp, floor in grid:
-            site_module.RAMP_PAGES, siteaware.CUT_FLOOR_PERCENTILE = ramp, floor
-            row = {}
-            for name, pages in sites.items():
-                result = one_class(pages, args.method, args.seed, args.prior_weight, args.min_pages)
-                batch, online = result["batch"], result["online"]
-                assert isinstance(batch, Counts) and isinstance(online, Counts)
-                row[name] = (batch.f1, online.f1, multi_type(pages, args.method)[1])
-            table[(ramp, floor)] = row
-            print(
-                f"  ramp {ramp:2d} floor p{floor}: "
-                + ", ".join(f"{n} {sum(v):.3f}" for n, v in row.items()),
-                flush=True,
+    for ramp, floor in grid:
+        policy = replace(DEFAULT_POLICY, ramp_pages=ramp, cut_floor_percentile=floor)
+        row = {}
+        for name, pages in sites.items():
+            result = one_class(
+                pages, args.method, args.seed, args.prior_weight, args.min_pages, policy
             )
-    finally:
-        site_module.RAMP_PAGES, siteaware.CUT_FLOOR_PERCENTILE = saved
+            batch, online = result["batch"], result["online"]
+            assert isinstance(batch, Counts) and isinstance(online, Counts)
+            row[name] = (batch.f1, online.f1, multi_type(pages, args.method, policy=policy)[1])
+        table[(ramp, floor)] = row
+        print(
+            f"  ramp {ramp:2d} floor p{floor}: "
+            + ", ".join(f"{n} {sum(v):.3f}" for n, v in row.items()),
+            flush=True,
+        )
     print(
         "\nleave-one-site-out (ramp, floor percentile; chosen on the other sites by batch F1 +"
         " online F1 + multi-type accepted)"

@@ -567,16 +567,9 @@ def problems_of(crawl: Crawl, outcome: Outcome) -> list[str]:
     return [f"{crawl.name}: {problem}" for problem in problems]
 
 
-def evaluate_site(
-    name: str, folder: Path, seed: int, method: str | None, tmp: Path, verbose: bool
-) -> SiteResult:
-    started = time.perf_counter()
-    pages = load_site(folder)
-    truth = {page.path: page.label for page in pages}
-    server = SiteServer(site_bodies(folder, pages), {p.path: p.url for p in pages if p.url})
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    crawls = [
+def all_crawls(pages: list[Page], seed: int) -> list[Crawl]:
+    """Every crawl of one site, the multi-type crawl last."""
+    return [
         *one_class_crawls(pages, seed),
         *large_type_crawls(pages, seed),
         *large_type_crawls(pages, seed, MOST_SHARE, prefix="most"),
@@ -586,14 +579,13 @@ def evaluate_site(
         *unheld_crawls(pages, seed),
         multi_type_crawl(pages, seed),
     ]
-    try:
-        outcomes, stderr = crawl_site(server, crawls, method, tmp)
-    finally:
-        server.shutdown()
-        server.server_close()
+
+
+def server_problems(
+    server: SiteServer, crawls: list[Crawl], outcomes: dict[str, Outcome]
+) -> list[str]:
+    """Requests the server saw for unknown paths, and more or fewer than the crawls make."""
     problems: list[str] = []
-    for crawl in crawls:
-        problems.extend(problems_of(crawl, outcomes[crawl.name]))
     if server.misses:
         problems.append(f"server: {sum(server.misses.values())} requests for unknown paths")
     expected = Counter(path for crawl in crawls if not crawl.follow for path in crawl.paths)
@@ -611,8 +603,11 @@ def evaluate_site(
         extra = sum((server.hits - expected).values())
         short = sum((expected - server.hits).values())
         problems.append(f"server: {extra} requests more and {short} fewer than expected")
-    log = Counter(line[:300] for line in stderr.splitlines() if line.strip())
+    return problems
 
+
+def displacements_of(crawls: list[Crawl], outcomes: dict[str, Outcome]) -> list[int]:
+    """How far each page's verdict moved from its place in the requested order."""
     displacements = []
     for crawl in crawls:
         if crawl.follow or crawl.action == "drop":  # pages turned away have no place
@@ -623,97 +618,156 @@ def evaluate_site(
             for index, (path, _) in enumerate(outcomes[crawl.name].verdicts)
             if path in position
         )
-    counts = Counts()
-    large = Counts()
-    most = Counts()
-    linked = Counts()
-    linked_early = [0, 0]
-    linked_seconds: tuple[list[float], list[float]] = ([], [])  # held (default), nothing held
-    linked_reached = 0
-    dropped, dropped_unheld, dropped_once = Counts(), Counts(), Counts()
-    unheld = Counts()
-    looked_again = 0
-    early_errors = early_total = 0
-    for crawl in crawls[:-1]:
+    return displacements
+
+
+@dataclass
+class Tally:
+    """The one-class figures of a site's crawls, added crawl by crawl."""
+
+    truth: dict[str, str]
+    verbose: bool = False
+    counts: Counts = field(default_factory=Counts)
+    large: Counts = field(default_factory=Counts)
+    most: Counts = field(default_factory=Counts)
+    linked: Counts = field(default_factory=Counts)
+    linked_early: list[int] = field(default_factory=lambda: [0, 0])
+    # held (default), nothing held
+    linked_seconds: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
+    linked_reached: int = 0
+    dropped: Counts = field(default_factory=Counts)
+    dropped_unheld: Counts = field(default_factory=Counts)
+    dropped_once: Counts = field(default_factory=Counts)
+    unheld: Counts = field(default_factory=Counts)
+    looked_again: int = 0
+    early_errors: int = 0
+    early_total: int = 0
+
+    def add(self, crawl: Crawl, outcome: Outcome) -> None:
+        """Count one one-class crawl into the figure its mode feeds."""
+        if crawl.action == "drop":
+            self._add_dropped(crawl, outcome)
+        elif crawl.follow:
+            self._add_linked(crawl, outcome)
+        else:
+            self._add_tagged(crawl, outcome)
+
+    def _add_dropped(self, crawl: Crawl, outcome: Outcome) -> None:
+        """What reached the spider with the label in drop mode."""
         (label,) = crawl.targets
-        outcome = outcomes[crawl.name]
         verdicts = outcome.by_path()
-        if crawl.action == "drop":  # what reached the spider with the label
-            chosen = (
-                dropped_once if not crawl.second_look else dropped if crawl.hold else dropped_unheld
-            )
-            for path in crawl.paths:
-                chosen.add(truth[path] == label, verdicts.get(path, {}).get("label") == label)
-            if chosen is dropped:
-                looked_again += sum(1 for _, item in outcome.verdicts if item.get("again"))
-            continue
-        if crawl.follow:
-            seconds = outcome.stats.get("elapsed_time_seconds", 0.0)
-            if crawl.hold:
-                linked_seconds[0].append(seconds)
-            else:
-                linked_seconds[1].append(seconds)
-                continue
-            templates = set(crawl.templates[label])
-            tested = [(path, item) for path, item in outcome.verdicts if path not in templates]
-            linked_reached = max(linked_reached, len(outcome.verdicts))
-            for rank, (path, item) in enumerate(tested):
-                predicted = item.get("label") == label
-                linked.add(truth[path] == label, predicted)
-                if rank < EARLY:
-                    linked_early[0] += predicted != (truth[path] == label)
-                    linked_early[1] += 1
-            continue
+        if not crawl.second_look:
+            chosen = self.dropped_once
+        else:
+            chosen = self.dropped if crawl.hold else self.dropped_unheld
+        for path in crawl.paths:
+            chosen.add(self.truth[path] == label, verdicts.get(path, {}).get("label") == label)
+        if chosen is self.dropped:
+            self.looked_again += sum(1 for _, item in outcome.verdicts if item.get("again"))
+
+    def _add_linked(self, crawl: Crawl, outcome: Outcome) -> None:
+        """A crawl that follows links: its time, and (held) its verdicts in the order met."""
+        (label,) = crawl.targets
+        seconds = outcome.stats.get("elapsed_time_seconds", 0.0)
+        if not crawl.hold:
+            self.linked_seconds[1].append(seconds)
+            return
+        self.linked_seconds[0].append(seconds)
+        templates = set(crawl.templates[label])
+        tested = [(path, item) for path, item in outcome.verdicts if path not in templates]
+        self.linked_reached = max(self.linked_reached, len(outcome.verdicts))
+        for rank, (path, item) in enumerate(tested):
+            predicted = item.get("label") == label
+            self.linked.add(self.truth[path] == label, predicted)
+            if rank < EARLY:
+                self.linked_early[0] += predicted != (self.truth[path] == label)
+                self.linked_early[1] += 1
+
+    def _add_tagged(self, crawl: Crawl, outcome: Outcome) -> None:
+        """A tag-mode crawl of the requested pages (a page without a verdict has no label)."""
+        (label,) = crawl.targets
+        verdicts = outcome.by_path()
         type_counts = Counts()
-        for path in crawl.paths:  # a page without a verdict counts as "no label"
+        for path in crawl.paths:
             predicted = verdicts.get(path, {}).get("label") == label
-            type_counts.add(truth[path] == label, predicted)
-        if crawl.name.startswith("large:"):
-            large.merge(type_counts)
-            continue
-        if crawl.name.startswith("tag-unheld:"):
-            unheld.merge(type_counts)
-            continue
-        if crawl.name.startswith("most:"):
-            most.merge(type_counts)
-            continue
-        counts.merge(type_counts)
+            type_counts.add(self.truth[path] == label, predicted)
+        for prefix, pooled in (
+            ("large:", self.large),
+            ("tag-unheld:", self.unheld),
+            ("most:", self.most),
+        ):
+            if crawl.name.startswith(prefix):
+                pooled.merge(type_counts)
+                return
+        self.counts.merge(type_counts)
         for path, item in outcome.verdicts[:EARLY]:
-            early_total += 1
-            early_errors += (item.get("label") == label) != (truth[path] == label)
-        if verbose:
+            self.early_total += 1
+            self.early_errors += (item.get("label") == label) != (self.truth[path] == label)
+        if self.verbose:
             print(f"    {label:28} {type_counts!s:28} {len(crawl.paths)} pages")
-    multi = crawls[-1]
-    verdicts = outcomes[multi.name].by_path()
+
+
+def multi_type_figures(multi: Crawl, outcome: Outcome, truth: dict[str, str]) -> tuple[int, int]:
+    """Pages of the multi-type crawl given their type, and pages nearest it."""
+    verdicts = outcome.by_path()
     accepted = nearest = 0
     for path in multi.paths:
         item = verdicts.get(path, {})
         accepted += item.get("label") == truth[path]
         scores = item.get("scores") or {}
         nearest += bool(scores) and max(scores, key=scores.__getitem__) == truth[path]
+    return accepted, nearest
+
+
+def evaluate_site(
+    name: str, folder: Path, seed: int, method: str | None, tmp: Path, verbose: bool
+) -> SiteResult:
+    started = time.perf_counter()
+    pages = load_site(folder)
+    truth = {page.path: page.label for page in pages}
+    server = SiteServer(site_bodies(folder, pages), {p.path: p.url for p in pages if p.url})
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    crawls = all_crawls(pages, seed)
+    try:
+        outcomes, stderr = crawl_site(server, crawls, method, tmp)
+    finally:
+        server.shutdown()
+        server.server_close()
+    problems: list[str] = []
+    for crawl in crawls:
+        problems.extend(problems_of(crawl, outcomes[crawl.name]))
+    problems += server_problems(server, crawls, outcomes)
+    log = Counter(line[:300] for line in stderr.splitlines() if line.strip())
+    displacements = displacements_of(crawls, outcomes)
+    tally = Tally(truth, verbose)
+    for crawl in crawls[:-1]:
+        tally.add(crawl, outcomes[crawl.name])
+    multi = crawls[-1]
+    accepted, nearest = multi_type_figures(multi, outcomes[multi.name], truth)
     return SiteResult(
         name,
-        counts,
-        early_errors,
-        early_total,
+        tally.counts,
+        tally.early_errors,
+        tally.early_total,
         accepted,
         nearest,
         len(multi.paths),
         time.perf_counter() - started,
         problems,
         log,
-        large,
-        most,
-        linked,
-        (linked_early[0], linked_early[1]),
-        linked_reached,
-        linked_seconds,
+        tally.large,
+        tally.most,
+        tally.linked,
+        (tally.linked_early[0], tally.linked_early[1]),
+        tally.linked_reached,
+        tally.linked_seconds,
         displacements,
-        dropped,
-        dropped_unheld,
-        dropped_once,
-        looked_again,
-        unheld,
+        tally.dropped,
+        tally.dropped_unheld,
+        tally.dropped_once,
+        tally.looked_again,
+        tally.unheld,
     )
 
 
@@ -729,6 +783,155 @@ def _pooled(results: list[SiteResult], figure: str, distinct_only: bool = True) 
         if not distinct_only or result.name not in SHARED_TEMPLATE_SITES:
             pooled.merge(getattr(result, figure))
     return pooled
+
+
+def run_sites(
+    names: list[str], root: Path, args: argparse.Namespace, method: str
+) -> list[SiteResult]:
+    """Crawl every site, printing its one-class line as it is done."""
+    results: list[SiteResult] = []
+    print(f"one-class (2 templates per type with >= 5 pages), a crawl per type, method {method}")
+    print(
+        f"{'site':24} {'crawl (shuffled)':28} {'first 10 err':>12} {'time':>8}  "
+        "nothing held (each page decided as it arrives)"
+    )
+    with tempfile.TemporaryDirectory(prefix="site_crawl-") as tmp:
+        for name in names:
+            work = Path(tmp) / name
+            work.mkdir()
+            result = evaluate_site(name, root / name, args.seed, args.method, work, args.per_type)
+            results.append(result)
+            mark = " *" if name in SHARED_TEMPLATE_SITES else ""
+            early = result.early_errors / result.early_total if result.early_total else 0.0
+            print(
+                f"{name + mark:24} {result.counts!s:28} {early:12.3f} {result.seconds:7.1f}s  "
+                f"{result.unheld}"
+            )
+    return results
+
+
+def print_pooled_one_class(results: list[SiteResult]) -> None:
+    """The one-class figures pooled."""
+    pooled, distinct = Counts(), Counts()
+    pe = pt = de = dt = 0
+    for result in results:
+        pooled.merge(result.counts)
+        pe += result.early_errors
+        pt += result.early_total
+        if result.name not in SHARED_TEMPLATE_SITES:
+            distinct.merge(result.counts)
+            de += result.early_errors
+            dt += result.early_total
+    if dt:
+        print(
+            f"{'pooled, distinct sites':24} {distinct!s:28} {de / dt:12.3f} {'':8}  "
+            f"{_pooled(results, 'unheld')}"
+        )
+    print(
+        f"{'pooled, all sites':24} {pooled!s:28} {pe / pt if pt else 0.0:12.3f} {'':8}  "
+        f"{_pooled(results, 'unheld', distinct_only=False)}"
+    )
+    print("(* several labelled types share one template on this site: reported, not tuned to)")
+
+
+def print_multi_type(results: list[SiteResult], method: str) -> None:
+    """The multi-type crawl per site and pooled."""
+    print(f"\nmulti-type (first page of each type with >= 3 pages), one crawl per site, {method}")
+    for result in results:
+        total = result.multi_total or 1
+        print(
+            f"{result.name:24} accepted {result.multi_accepted / total:.3f}  "
+            f"nearest {result.multi_nearest / total:.3f}  ({result.multi_total} pages)"
+        )
+    for title, chosen in (
+        ("pooled, distinct sites", [r for r in results if r.name not in SHARED_TEMPLATE_SITES]),
+        ("pooled, all sites", results),
+    ):
+        total = sum(r.multi_total for r in chosen)
+        if total:
+            accepted = sum(r.multi_accepted for r in chosen) / total
+            nearest = sum(r.multi_nearest for r in chosen) / total
+            print(f"{title:24} accepted {accepted:.3f}  nearest {nearest:.3f}")
+
+
+def print_large_type(results: list[SiteResult]) -> None:
+    """The large-type and most-of-the-crawl figures."""
+    large, most = Counts(), Counts()
+    for result in results:
+        if result.name not in SHARED_TEMPLATE_SITES:
+            large.merge(result.large)
+            most.merge(result.most)
+    print(
+        f"\nlarge type (the type is {LARGE_SHARE:.0%} of the crawl, a crawl per type with >= 20 "
+        f"pages), distinct sites: {large}"
+    )
+    print(f"most of the crawl (the type is {MOST_SHARE:.0%} of it), distinct sites: {most}")
+
+
+def print_linked(results: list[SiteResult]) -> None:
+    """The crawls that follow links from the home page."""
+    print(
+        "\none-class, following links from the home page (a crawl per type with >= 5 pages, "
+        "Scrapy's default order)"
+    )
+    print(
+        f"{'site':24} {'crawl (links)':28} {'first 10 err':>12} {'reached':>8}  "
+        "seconds per crawl, median: default / nothing held"
+    )
+    for result in results:
+        errors, total = result.linked_early
+        print(
+            f"{_marked(result.name):24} {result.linked!s:28} {errors / (total or 1):12.3f} "
+            f"{result.linked_reached:8d}  "
+            + " / ".join(
+                f"{statistics.median(times):.2f}" if times else "-"
+                for times in result.linked_seconds
+            )
+        )
+    print(f"{'pooled, distinct sites':24} {_pooled(results, 'linked')!s:28}")
+    print(f"{'pooled, all sites':24} {_pooled(results, 'linked', distinct_only=False)!s:28}")
+
+
+def print_dropped(results: list[SiteResult]) -> None:
+    """The one-class crawls in drop mode."""
+    print(
+        "\none-class in drop mode (PAGESIM_ACTION = 'drop', the shuffled order): what reaches "
+        "the spider with the label; a page turned away is lost unless the second look, when "
+        "the crawl runs dry, requests it again"
+    )
+    print(
+        f"{'site':24} {'default (held)':28} {'second look, none held':28} {'no second look':28} "
+        f"{'again':>6}"
+    )
+    for result in results:
+        print(
+            f"{_marked(result.name):24} {result.dropped!s:28} {result.dropped_unheld!s:28} "
+            f"{result.dropped_once!s:28} {result.looked_again:6d}"
+        )
+    print(
+        f"{'pooled, distinct sites':24} {_pooled(results, 'dropped')!s:28} "
+        f"{_pooled(results, 'dropped_unheld')!s:28} {_pooled(results, 'dropped_once')!s:28}"
+    )
+
+
+def print_problems(results: list[SiteResult]) -> None:
+    """Problems, page order and the crawl log."""
+    problems = [f"{r.name}: {p}" for r in results for p in r.problems]
+    print("\nproblems: " + ("none (every page requested got a verdict)" if not problems else ""))
+    for problem in problems:
+        print("  " + problem)
+    moves = [d for result in results for d in result.displacements]
+    if moves:
+        print(
+            f"classified vs requested order (default concurrency): pages moved "
+            f"{sum(moves) / len(moves):.1f} places on average, at most {max(moves)}"
+        )
+    log: Counter[str] = Counter()
+    for result in results:
+        log.update(result.log)
+    print(f"crawl log (level WARNING), distinct lines: {len(log) or 'none'}")
+    for line, count in log.most_common():
+        print(f"  {count:4d} x {line}")
 
 
 def main() -> None:
@@ -753,129 +956,13 @@ def main() -> None:
         sys.exit(f"unknown site(s) {unknown}; the sites are {', '.join(available)}")
     method = args.method or f"{PageSimConfig().method} (the default)"
     started = time.perf_counter()
-    results: list[SiteResult] = []
-    print(f"one-class (2 templates per type with >= 5 pages), a crawl per type, method {method}")
-    print(
-        f"{'site':24} {'crawl (shuffled)':28} {'first 10 err':>12} {'time':>8}  "
-        "nothing held (each page decided as it arrives)"
-    )
-    with tempfile.TemporaryDirectory(prefix="site_crawl-") as tmp:
-        for name in names:
-            work = Path(tmp) / name
-            work.mkdir()
-            result = evaluate_site(name, root / name, args.seed, args.method, work, args.per_type)
-            results.append(result)
-            mark = " *" if name in SHARED_TEMPLATE_SITES else ""
-            early = result.early_errors / result.early_total if result.early_total else 0.0
-            print(
-                f"{name + mark:24} {result.counts!s:28} {early:12.3f} {result.seconds:7.1f}s  "
-                f"{result.unheld}"
-            )
-    pooled, distinct = Counts(), Counts()
-    pe = pt = de = dt = 0
-    for result in results:
-        pooled.merge(result.counts)
-        pe += result.early_errors
-        pt += result.early_total
-        if result.name not in SHARED_TEMPLATE_SITES:
-            distinct.merge(result.counts)
-            de += result.early_errors
-            dt += result.early_total
-    if dt:
-        print(
-            f"{'pooled, distinct sites':24} {distinct!s:28} {de / dt:12.3f} {'':8}  "
-            f"{_pooled(results, 'unheld')}"
-        )
-    print(
-        f"{'pooled, all sites':24} {pooled!s:28} {pe / pt if pt else 0.0:12.3f} {'':8}  "
-        f"{_pooled(results, 'unheld', distinct_only=False)}"
-    )
-    print("(* several labelled types share one template on this site: reported, not tuned to)")
-
-    print(f"\nmulti-type (first page of each type with >= 3 pages), one crawl per site, {method}")
-    for result in results:
-        total = result.multi_total or 1
-        print(
-            f"{result.name:24} accepted {result.multi_accepted / total:.3f}  "
-            f"nearest {result.multi_nearest / total:.3f}  ({result.multi_total} pages)"
-        )
-    for title, chosen in (
-        ("pooled, distinct sites", [r for r in results if r.name not in SHARED_TEMPLATE_SITES]),
-        ("pooled, all sites", results),
-    ):
-        total = sum(r.multi_total for r in chosen)
-        if total:
-            accepted = sum(r.multi_accepted for r in chosen) / total
-            nearest = sum(r.multi_nearest for r in chosen) / total
-            print(f"{title:24} accepted {accepted:.3f}  nearest {nearest:.3f}")
-
-    large, most = Counts(), Counts()
-    for result in results:
-        if result.name not in SHARED_TEMPLATE_SITES:
-            large.merge(result.large)
-            most.merge(result.most)
-    print(
-        f"\nlarge type (the type is {LARGE_SHARE:.0%} of the crawl, a crawl per type with >= 20 "
-        f"pages), distinct sites: {large}"
-    )
-    print(f"most of the crawl (the type is {MOST_SHARE:.0%} of it), distinct sites: {most}")
-
-    print(
-        "\none-class, following links from the home page (a crawl per type with >= 5 pages, "
-        "Scrapy's default order)"
-    )
-    print(
-        f"{'site':24} {'crawl (links)':28} {'first 10 err':>12} {'reached':>8}  "
-        "seconds per crawl, median: default / nothing held"
-    )
-    for result in results:
-        errors, total = result.linked_early
-        print(
-            f"{_marked(result.name):24} {result.linked!s:28} {errors / (total or 1):12.3f} "
-            f"{result.linked_reached:8d}  "
-            + " / ".join(
-                f"{statistics.median(times):.2f}" if times else "-"
-                for times in result.linked_seconds
-            )
-        )
-    print(f"{'pooled, distinct sites':24} {_pooled(results, 'linked')!s:28}")
-    print(f"{'pooled, all sites':24} {_pooled(results, 'linked', distinct_only=False)!s:28}")
-
-    print(
-        "\none-class in drop mode (PAGESIM_ACTION = 'drop', the shuffled order): what reaches "
-        "the spider with the label; a page turned away is lost unless the second look, when "
-        "the crawl runs dry, requests it again"
-    )
-    print(
-        f"{'site':24} {'default (held)':28} {'second look, none held':28} {'no second look':28} "
-        f"{'again':>6}"
-    )
-    for result in results:
-        print(
-            f"{_marked(result.name):24} {result.dropped!s:28} {result.dropped_unheld!s:28} "
-            f"{result.dropped_once!s:28} {result.looked_again:6d}"
-        )
-    print(
-        f"{'pooled, distinct sites':24} {_pooled(results, 'dropped')!s:28} "
-        f"{_pooled(results, 'dropped_unheld')!s:28} {_pooled(results, 'dropped_once')!s:28}"
-    )
-
-    problems = [f"{r.name}: {p}" for r in results for p in r.problems]
-    print("\nproblems: " + ("none (every page requested got a verdict)" if not problems else ""))
-    for problem in problems:
-        print("  " + problem)
-    moves = [d for result in results for d in result.displacements]
-    if moves:
-        print(
-            f"classified vs requested order (default concurrency): pages moved "
-            f"{sum(moves) / len(moves):.1f} places on average, at most {max(moves)}"
-        )
-    log: Counter[str] = Counter()
-    for result in results:
-        log.update(result.log)
-    print(f"crawl log (level WARNING), distinct lines: {len(log) or 'none'}")
-    for line, count in log.most_common():
-        print(f"  {count:4d} x {line}")
+    results = run_sites(names, root, args, method)
+    print_pooled_one_class(results)
+    print_multi_type(results, method)
+    print_large_type(results)
+    print_linked(results)
+    print_dropped(results)
+    print_problems(results)
     print(f"wall time {time.perf_counter() - started:.1f} s")
 
 

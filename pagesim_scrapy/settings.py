@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from os import PathLike
 from typing import TYPE_CHECKING, Any
 
+from pagesim_scrapy.core.sitepolicy import SITE_METHOD, SitePolicy
+
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
@@ -128,6 +130,10 @@ def _read_or_empty(settings: BaseSettings, spec: SettingSpec) -> str:
     return str(settings.get(spec.name) or "")
 
 
+def _read_site_policy(settings: BaseSettings, spec: SettingSpec) -> SitePolicy:
+    return _parse_site_policy(settings.getdict(spec.name, spec.default))
+
+
 def _read_state_url(settings: BaseSettings, spec: SettingSpec) -> str | None:
     return shared_state_url(settings)
 
@@ -166,7 +172,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec(
         "PAGESIM_METHOD",
         "str",
-        "site",
+        SITE_METHOD,
         "How pages are compared with the templates: `site` (default: structure weighted by "
         "each site's own pages, so its chrome counts for nothing, and thresholds from each "
         "site's own score distribution) or one of the seed measures `lcs`, `layers`, `ted`, "
@@ -425,6 +431,15 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Seconds a connection to the shared state or one command may take at most.",
     ),
     SettingSpec(
+        "PAGESIM_SITE_POLICY",
+        "dict",
+        {},
+        "For experts: fields of the site method's decision policy to change, e.g. "
+        '`{"anchor_floor": 0.5}` (`pagesim_scrapy.core.sitepolicy.SitePolicy`: every field '
+        "with its meaning). An unknown key, a wrong type or a value out of range is an error.",
+        read=_read_site_policy,
+    ),
+    SettingSpec(
         "PAGESIM_INDUCTION_ENABLED",
         "bool",
         False,
@@ -615,6 +630,7 @@ class PageSimConfig:
     state_sync_interval: float = DEFAULTS["PAGESIM_STATE_SYNC_INTERVAL"]
     state_sync_pages: int = DEFAULTS["PAGESIM_STATE_SYNC_PAGES"]
     state_timeout: float = DEFAULTS["PAGESIM_STATE_TIMEOUT"]
+    site_policy: SitePolicy = field(default_factory=SitePolicy)
 
     # -- construction ---------------------------------------------------------------------
 
@@ -668,7 +684,7 @@ class PageSimConfig:
     def _validate_method(self) -> None:
         from pagesim_scrapy.core.similarity import get_measure
 
-        if self.method == "site":
+        if self.method == SITE_METHOD:
             if self.method_params:
                 raise PageSimConfigError(
                     "PAGESIM_METHOD_PARAMS: unknown parameter(s) for method 'site', which "
@@ -1013,3 +1029,11 @@ __all__ = [
     "read_group",
     "read_setting",
 ]
+
+
+def _parse_site_policy(value: Any) -> SitePolicy:
+    """``PAGESIM_SITE_POLICY`` as a :class:`SitePolicy` (the shipped one when empty)."""
+    try:
+        return SitePolicy.from_mapping(value)
+    except (TypeError, ValueError) as exc:
+        raise PageSimConfigError(f"PAGESIM_SITE_POLICY: {exc}") from None

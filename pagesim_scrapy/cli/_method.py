@@ -7,12 +7,18 @@ import json
 from typing import Any
 
 from pagesim_scrapy.cli._common import CommandError
-from pagesim_scrapy.core.similarity import METHODS, get_measure
+from pagesim_scrapy.core.similarity import METHODS, SITE_METHOD, get_measure
 from pagesim_scrapy.core.summary import SummaryOptions
 from pagesim_scrapy.settings import DEFAULT_MAX_NODES
 
-#: The classifier's own method besides the pairwise measures (site-weighted, per site).
-SITE_METHOD = "site"
+__all__ = [
+    "SITE_METHOD",
+    "add_method_arguments",
+    "method_params",
+    "methods_help",
+    "parse_max_nodes",
+    "summary_options",
+]
 
 
 def add_method_arguments(

@@ -14,7 +14,12 @@ from pagesim_scrapy.cli._common import (
     page_paths,
     write_jsonl,
 )
-from pagesim_scrapy.cli._method import add_method_arguments, method_params, summary_options
+from pagesim_scrapy.cli._method import (
+    SITE_METHOD,
+    add_method_arguments,
+    method_params,
+    summary_options,
+)
 from pagesim_scrapy.cli._progress import add_progress_argument, track
 from pagesim_scrapy.core.classify import Verdict, build_classifier
 from pagesim_scrapy.core.pageio import PageReadError
@@ -103,7 +108,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="pages or folders of pages")
     add_template_argument(parser)
-    add_method_arguments(parser, default="site", site=True)
+    add_method_arguments(parser, default=SITE_METHOD, site=True)
     add_threshold_argument(parser)
     add_output_argument(parser, "one JSON object per page")
     add_progress_argument(parser)
@@ -132,7 +137,7 @@ def verdict_record(path: str, verdict: Verdict | None, error: str | None) -> dic
     if verdict is None:
         record.update(label=None, score=None, scores={}, error=error)
     else:
-        fields = verdict.as_dict()
+        fields = verdict.as_meta()
         record.update(
             label=fields["label"],
             score=fields["score"],

@@ -21,17 +21,38 @@ from __future__ import annotations
 import math
 import threading
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, pairwise
 from typing import Any
 
+from pagesim_scrapy.core.protocols import PageClassifier
 from pagesim_scrapy.core.similarity import get_measure
+from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+from pagesim_scrapy.core.sitepolicy import SITE_METHOD, SitePolicy
 from pagesim_scrapy.core.summary import DEFAULT_OPTIONS, PageSummary, SummaryOptions, summarize
+from pagesim_scrapy.core.verdict import AGGREGATES, Verdict, check_threshold, given_thresholds
 
-#: Similarity two pages of unrelated sites have under each measure (90th percentile of 300
-#: random cross-site pairs of ../shared/data/recipe_scrapers_testdata, default parameters;
-#: reproduce with ``python benchmarks/calibrate.py``).
+__all__ = [
+    "AGGREGATES",
+    "BACKGROUND_SIMILARITY",
+    "CLASSIFIER_BUILDERS",
+    "LabelThreshold",
+    "PageClassifier",
+    "TemplateClassifier",
+    "Verdict",
+    "build_classifier",
+    "gap_split",
+    "given_thresholds",
+    "register_classifier",
+]
+
+#: The older private name of :func:`~pagesim_scrapy.core.verdict.check_threshold`.
+_check_threshold = check_threshold
+
+#: Similarity two pages of unrelated sites have under each measure (a high percentile of random
+#: cross-site pairs of real recipe pages, default parameters; reproduce with
+#: ``python benchmarks/calibrate.py``).
 BACKGROUND_SIMILARITY: dict[str, float] = {
     "lcs": 0.15,
     "layers": 0.61,
@@ -39,40 +60,6 @@ BACKGROUND_SIMILARITY: dict[str, float] = {
     "combined": 0.15,
     "ted": 0.37,
 }
-
-AGGREGATES = ("max", "mean")
-
-
-@dataclass
-class Verdict:
-    """The classifier's decision for one page (``response.meta["pagesim"]`` in a crawl)."""
-
-    label: str | None
-    score: float
-    scores: dict[str, float]
-    method: str
-    margin: float  # best score minus the runner-up label's score (1.0 with one label)
-    runner_up: str | None = None
-    threshold: float | None = None  # the threshold the best label had to reach
-    threshold_source: str | None = None  # "given", "prior", "distribution" or "nearest"
-    confidence: float | None = None  # probability the verdict is right (site method only)
-    # given the label under its threshold, for holding the node pairs all of the label's
-    # templates share beyond the site's chrome (site method only, see siteaware.holds_the_core)
-    core: bool = False
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "label": self.label,
-            "score": round(self.score, 6),
-            "scores": {label: round(score, 6) for label, score in self.scores.items()},
-            "method": self.method,
-            "margin": round(self.margin, 6),
-            "runner_up": self.runner_up,
-            "threshold": None if self.threshold is None else round(self.threshold, 6),
-            "threshold_source": self.threshold_source,
-            "confidence": None if self.confidence is None else round(self.confidence, 4),
-            "core": self.core,
-        }
 
 
 @dataclass
@@ -191,8 +178,8 @@ class TemplateClassifier:
             if cross or top <= state.background:
                 # With other labels the nearest-label rule already separates the types; the
                 # threshold only turns away pages no closer to this label's templates than
-                # the other labels' templates are. (Measured on the demo shop: a type's pages
-                # spread far below ``within`` but stay above that level.)
+                # the other labels' templates are: a type's pages can spread far below
+                # ``within`` but stay above that level.
                 state.prior = state.background
             else:
                 state.prior = state.background + self.prior_weight * (top - state.background)
@@ -307,8 +294,9 @@ class TemplateClassifier:
         threshold = self.threshold(label)
         return threshold.value, threshold.source
 
-    def describe(self) -> dict[str, Any]:
-        """Labels, template counts and thresholds, for logs and reports."""
+    def describe(self, site: str | None = None) -> dict[str, Any]:
+        """Labels, template counts and thresholds, for logs and reports (``site`` is accepted
+        for the common classifier interface; these thresholds are the same on every site)."""
         out: dict[str, Any] = {"method": self.method, "params": self.params, "labels": {}}
         for label, state in self._labels.items():
             th = self.threshold(label)
@@ -322,62 +310,25 @@ class TemplateClassifier:
         return out
 
 
-def given_thresholds(
-    threshold: float | str | Mapping[str, float], labels: Iterable[str]
-) -> dict[str, float]:
-    """The fixed thresholds in a ``threshold`` argument, by label (auto labels left out)."""
-    labels = list(labels)
-    if isinstance(threshold, str):
-        if threshold != "auto":
-            raise ValueError(f"threshold must be a number, a dict or 'auto', not {threshold!r}")
-        return {}
-    if isinstance(threshold, Mapping):
-        unknown = set(threshold) - set(labels)
-        if unknown:
-            raise ValueError(f"threshold given for unknown label(s): {sorted(unknown)}")
-        return {
-            label: _check_threshold(value, label)
-            for label, value in threshold.items()
-            if not (isinstance(value, str) and value == "auto")
-        }
-    value = _check_threshold(threshold, None)
-    return dict.fromkeys(labels, value)
+#: Builds a classifier from ``build_classifier``'s arguments.
+ClassifierBuilder = Callable[..., PageClassifier]
 
 
-def build_classifier(
+def build_template_classifier(
     templates: Mapping[str, Iterable[Any]],
     *,
-    method: str = "site",
-    params: Mapping[str, Any] | None = None,
-    threshold: float | str | Mapping[str, float] = "auto",
-    aggregate: str = "max",
-    summary_options: SummaryOptions = DEFAULT_OPTIONS,
-    prior_weight: float | None = None,
-    min_pages: int | None = None,
-    adapt_after: int = 20,
-) -> Any:
-    """The classifier for ``method``: site-aware for ``"site"``, else a pairwise measure's.
-
-    Both have ``classify(page, site=…)``, ``classify_all(pages, site=…)``, ``scores``,
-    ``decide``, ``threshold_info``, ``describe`` and ``labels``.
-    """
-    if method == "site":
-        from pagesim_scrapy.core.siteaware import SiteAwareClassifier
-
-        if params:
-            raise ValueError(f"unknown parameter(s) for method 'site': {', '.join(sorted(params))}")
-        extra: dict[str, Any] = {}
-        if prior_weight is not None:
-            extra["prior_weight"] = prior_weight
-        if min_pages is not None:
-            extra["min_pages"] = min_pages
-        return SiteAwareClassifier(
-            templates,
-            threshold=threshold,
-            aggregate=aggregate,
-            summary_options=summary_options,
-            **extra,
-        )
+    method: str,
+    params: Mapping[str, Any] | None,
+    threshold: float | str | Mapping[str, float],
+    aggregate: str,
+    summary_options: SummaryOptions,
+    prior_weight: float | None,
+    min_pages: int | None,
+    adapt_after: int,
+    policy: SitePolicy | None,
+) -> TemplateClassifier:
+    """The classifier of a pairwise measure of the measure registry (``min_pages`` and
+    ``policy`` are the site method's: ignored here)."""
     return TemplateClassifier(
         templates,
         method=method,
@@ -390,12 +341,70 @@ def build_classifier(
     )
 
 
-def _check_threshold(value: Any, label: str | None) -> float:
-    where = f" for label {label!r}" if label else ""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"threshold{where} must be a number in [0, 1], not {value!r}") from None
-    if not 0.0 <= number <= 1.0 or math.isnan(number):
-        raise ValueError(f"threshold{where} must be in [0, 1], not {number}")
-    return number
+def build_site_classifier(
+    templates: Mapping[str, Iterable[Any]],
+    *,
+    method: str,
+    params: Mapping[str, Any] | None,
+    threshold: float | str | Mapping[str, float],
+    aggregate: str,
+    summary_options: SummaryOptions,
+    prior_weight: float | None,
+    min_pages: int | None,
+    adapt_after: int,
+    policy: SitePolicy | None,
+) -> SiteAwareClassifier:
+    """The site-aware classifier; ``prior_weight`` and ``min_pages``, when given, override the
+    policy's (``adapt_after`` is the pairwise measures': the site method has ``min_pages``)."""
+    if params:
+        raise ValueError(f"unknown parameter(s) for method 'site': {', '.join(sorted(params))}")
+    return SiteAwareClassifier(
+        templates,
+        threshold=threshold,
+        aggregate=aggregate,
+        summary_options=summary_options,
+        prior_weight=prior_weight,
+        min_pages=min_pages,
+        policy=policy,
+    )
+
+
+#: The classifier of each method that is not a pairwise measure; every measure of the
+#: similarity registry is built by :func:`build_template_classifier`.
+CLASSIFIER_BUILDERS: dict[str, ClassifierBuilder] = {SITE_METHOD: build_site_classifier}
+
+
+def register_classifier(method: str, builder: ClassifierBuilder) -> None:
+    """Make ``build_classifier(method=method)`` use ``builder``."""
+    CLASSIFIER_BUILDERS[method] = builder
+
+
+def build_classifier(
+    templates: Mapping[str, Iterable[Any]],
+    *,
+    method: str = SITE_METHOD,
+    params: Mapping[str, Any] | None = None,
+    threshold: float | str | Mapping[str, float] = "auto",
+    aggregate: str = "max",
+    summary_options: SummaryOptions = DEFAULT_OPTIONS,
+    prior_weight: float | None = None,
+    min_pages: int | None = None,
+    adapt_after: int = 20,
+    policy: SitePolicy | None = None,
+) -> PageClassifier:
+    """The classifier for ``method`` (a :class:`PageClassifier`): the registered builder of
+    ``method`` (``site``: the site-aware classifier, with ``policy``, default the shipped
+    one), else the pairwise measure's."""
+    builder = CLASSIFIER_BUILDERS.get(method, build_template_classifier)
+    return builder(
+        templates,
+        method=method,
+        params=params,
+        threshold=threshold,
+        aggregate=aggregate,
+        summary_options=summary_options,
+        prior_weight=prior_weight,
+        min_pages=min_pages,
+        adapt_after=adapt_after,
+        policy=policy,
+    )

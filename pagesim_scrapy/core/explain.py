@@ -19,23 +19,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pagesim_scrapy.core.classify import Verdict
+from pagesim_scrapy.core.cutrules import CUT_RULES
 from pagesim_scrapy.core.site import Features, structural_features
-from pagesim_scrapy.core.siteaware import (
-    ANCHOR_FLOOR,
-    COVERING_SHARE,
-    CUT_RULES,
-    EARLY_CUT_SHARE,
-    NEAREST_FLOOR,
-    WIDE_GAP,
-    SiteAwareClassifier,
-)
+from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
 from pagesim_scrapy.core.summary import (
     PageSummary,
     SummaryOptions,
     code_char,
     csr_label,
 )
+from pagesim_scrapy.core.verdict import Verdict
 
 #: Pairs found on at least this share of the site's pages are reported as the site's chrome.
 CHROME_SHARE = 0.5
@@ -93,6 +87,7 @@ class LabelNote:
     threshold: float
     source: str
     how: str
+    rule: str = ""  # the rule that set the threshold (see rule_name)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -100,6 +95,7 @@ class LabelNote:
             "score": round(self.score, 4),
             "threshold": round(self.threshold, 4),
             "threshold_source": self.source,
+            "rule": self.rule,
             "how": self.how,
         }
 
@@ -116,13 +112,14 @@ class Explanation:
     core_pairs: int = 0  # pairs of the nearest label's core (see siteaware.holds_the_core)
     core_held: int = 0  # of them on the page
     core_share: float = 0.0  # share of the site's kept pages holding the whole core
+    anchor_floor: float = DEFAULT_POLICY.anchor_floor  # the core rule's floor (the policy's)
     matching: list[FeatureNote] = field(default_factory=list)
     missing: list[FeatureNote] = field(default_factory=list)
     extra: list[FeatureNote] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "verdict": self.verdict.as_dict(),
+            "verdict": self.verdict.as_meta(),
             "labels": [note.as_dict() for note in self.labels],
             "site_pages": self.site_pages,
             "nearest": {"label": self.nearest_label, "template": self.nearest_template},
@@ -147,8 +144,9 @@ class Explanation:
         width = max(len(note.label) for note in self.labels)
         lines.append(f"  {'label':{width}}  score  threshold  how the threshold was set")
         for note in self.labels:
+            rule = f"[{note.rule}] " if note.rule else ""
             lines.append(
-                f"  {note.label:{width}}  {note.score:.3f}  {note.threshold:9.3f}  {note.how}"
+                f"  {note.label:{width}}  {note.score:.3f}  {note.threshold:9.3f}  {rule}{note.how}"
             )
         lines += [
             "",
@@ -182,7 +180,7 @@ class Explanation:
             return (
                 f"{held}: under the cut, it is given the label for holding them all (a core "
                 f"that fewer than half of the site holds is the type's, not the site's, and "
-                f"the page reaches {ANCHOR_FLOOR:g} x its templates' similarity to each other)"
+                f"the page reaches {self.anchor_floor:g} x its templates' similarity to each other)"
             )
         return held
 
@@ -193,7 +191,20 @@ def _describe_pair(feature: str, names: Mapping[str, str]) -> str:
     return f"{names.get(feature[0], '?')} > {names.get(feature[1], '?')}"
 
 
+def rule_name(policy: SitePolicy, info: Mapping[str, Any]) -> str:
+    """The name of the rule that set a label's threshold on the site, from its ``describe()``
+    entry (with the site's ``coverage``): "given", "prior", "nearest", "wide_gap" (a cut kept
+    by labels that cover the site) or the cut rule (a key of CUT_RULES)."""
+    source = info["threshold_source"]
+    if source != "distribution":
+        return str(source)
+    if info["background"] is not None and info.get("coverage", 0.0) >= policy.covering_share:
+        return "wide_gap"
+    return str(info.get("cut_rule") or "gap")
+
+
 def _how(classifier: SiteAwareClassifier, label: str, info: Mapping[str, Any]) -> str:
+    policy = classifier.policy
     source = info["threshold_source"]
     if source == "given":
         return "given"
@@ -203,21 +214,23 @@ def _how(classifier: SiteAwareClassifier, label: str, info: Mapping[str, Any]) -
         if info.get("cut_rule") == "early":
             how = (
                 f"the site's own split of its {info['pages_scored']} kept pages, before the "
-                f"{classifier.min_pages} its cut needs: at least {EARLY_CUT_SHARE:.0%} of them "
-                f"are above it (a large type), so it lowers the prior, not under "
-                f"{ANCHOR_FLOOR:g} x its templates' similarity to each other"
+                f"{classifier.min_pages} its cut needs: at least "
+                f"{policy.early_cut_share:.0%} of them are above it (a large type), so it "
+                f"lowers the prior, not under "
+                f"{policy.anchor_floor:g} x its templates' similarity to each other"
             )
-        if info["background"] is not None and info.get("coverage", 0.0) >= COVERING_SHARE:
+        if info["background"] is not None and info.get("coverage", 0.0) >= policy.covering_share:
             how = (
                 f"the labels cover {info['coverage']:.0%} of the site, but its cut on the "
-                f"site's {info['pages_scored']} kept pages sits in a gap at least {WIDE_GAP:g} "
-                f"wide, a clear boundary: the pages at its lower edge and below are of another "
+                f"site's {info['pages_scored']} kept pages sits in a gap at least "
+                f"{policy.wide_gap:g} wide, a clear boundary: the pages at its lower edge and "
+                f"below are of another "
                 f"type, a page inside it is still the nearest label's"
             )
         return how
     if source == "nearest":
         floor = (
-            f" and {NEAREST_FLOOR:g} x its templates' similarity to each other "
+            f" and {policy.nearest_floor:g} x its templates' similarity to each other "
             f"({info['within']:.3f})"
             if info["within"] is not None
             else ""
@@ -266,6 +279,7 @@ def explain_page(
                 info["threshold"],
                 info["threshold_source"],
                 _how(classifier, label, info),
+                rule_name(classifier.policy, info),
             )
         )
     model = classifier.site_model(site)
@@ -298,6 +312,7 @@ def explain_page(
         core_pairs=len(core),
         core_held=len(core & features),
         core_share=core_share,
+        anchor_floor=classifier.policy.anchor_floor,
         matching=ranked(features & template),
         missing=ranked(template - features),
         extra=ranked(features - template),

@@ -67,24 +67,12 @@ _TITLE_CHARS = 200
 
 #: Two templates of one label whose structural features (CSR parent -> child pairs, see
 #: :func:`~pagesim_scrapy.core.site.structural_features`) have an unweighted Jaccard below this
-#: share almost no structure. Measured on ../shared/data/site_page_types (5 real sites, whole-tree
-#: summaries with the default options, the first two pages of each type in labels.csv order):
-#:
-#: * same type, first two pages, 50 types: min 0.094 (cpython distutils), then 0.111, 0.216;
-#:   10th percentile 0.315, median 0.874;
-#: * different types of one site, first page of each, 343 pairs: min 0.024, 10th percentile
-#:   0.136, median 0.399, max 0.878 (wiki talk vs user_talk);
-#: * pages of different sites, first page of each type, 1,197 pairs: median 0.006, max 0.036;
-#: * tests/fixtures/stackoverflow: same type 0.65-0.99, question vs users 0.25-0.29.
-#:
-#: 0.05 flags no same-type pair (half the lowest), every cross-site pair and 6 of the 343
-#: same-site pairs. Sibling page types of one site share its chrome and overlap the same-type
-#: range, so no cut tells them apart without flagging real same-type pairs (at 0.3, 5 of 50
-#: same-type pairs would be flagged and still only 106 of 343 different-type pairs). The
-#: site-weighted similarity, with a model seeded with every site's templates, overlaps as well
-#: (same type min 0.064, median 0.864; different types median 0.048, max 0.668). This check
-#: therefore catches templates that are not of one kind at all (another site, another document,
-#: a broken save), and reports the site-weighted figure beside the Jaccard for the reader.
+#: share almost no structure. On real multi-type sites, this value sits at half the lowest
+#: same-type pair and above every cross-site pair; sibling page types of one site share its
+#: chrome and overlap the same-type range, so no cut tells them apart without flagging real
+#: same-type pairs, and the site-weighted similarity overlaps as well. This check therefore
+#: catches templates that are not of one kind at all (another site, another document, a broken
+#: save), and reports the site-weighted figure beside the Jaccard for the reader.
 UNLIKE_JACCARD = 0.05
 
 

@@ -1,31 +1,25 @@
 """A second look at the pages a crawl turned away, once the crawl has nothing else to do.
 
-A crawl decides each page when it arrives, with the site's cut estimated from the pages seen
-so far; the first hundred or so pages of a site are decided on a cut that is still moving
-(``benchmarks/site_accuracy.py``, "stability": it settles after 95 pages, median, 190-210 at
-the 90th percentile). A page of the type turned away then is lost to the crawl. When the crawl
-runs dry, the site models have seen every page the crawl will see, and their cuts are the
-best the crawl has: each page turned away is decided again under them (learning nothing, it
-is already counted), and the pages that now pass are requested again. A crawl re-estimates a
-site's cut only when the site has grown by a quarter; the look first catches each site up
-(``SiteAwareClassifier.catch_up``), so its pages are decided on the cut the whole site gives,
-as a batch of the same pages is (offline, tag mode holding, distinct-template sites, one-class
-F1 0.975 -> 0.989; the wiki's user-talk pages: a crawl's last cut, from 242 of 298 pages, let
-talk pages through).
+A crawl decides each page when it arrives, with the site's cut estimated from the pages seen so
+far; the first hundred or so pages of a site are decided on a cut that is still moving
+(``benchmarks/site_accuracy.py``, "stability"). A page of the type turned away then is lost to
+the crawl. When the crawl runs dry, the site models have seen every page the crawl will see,
+and their cuts are the best the crawl has: each page turned away is decided again under them
+(learning nothing, it is already counted), and the pages that now pass are requested again. A
+crawl re-estimates a site's cut only when the site has grown by a quarter; the look first
+catches each site up (``SiteAwareClassifier.catch_up``), so its pages are decided on the cut
+the whole site gives, as a batch of the same pages is (a crawl's last cut, from most but not
+all of a wiki's pages, let its user-talk pages through).
 
-Only the pages a site turned away while young get it: its first ``keep_pages`` pages (300 by
-default), the window its cuts are first estimated from. Later pages were decided on a settled
-cut, and a look costs a page's scoring again (not its summary): the bound keeps that cost to a
-few hundred pages per site however long the crawl. ``benchmarks/bench_crawl.py`` with
-``PAGESIM_FILTER_ITEMS`` (2000 pages of one site, tag mode), second look on / off in one
-session: B / A 1.318 / 1.344, pagesim's own time 1.06 / 1.09 ms per page: no measurable cost.
+Only the pages a site turned away while young get it: its first ``keep_pages`` pages, the
+window its cuts are first estimated from. Later pages were decided on a settled cut, and a look
+costs a page's scoring again (not its summary): the bound keeps that cost to a few hundred
+pages per site however long the crawl (``benchmarks/bench_crawl.py`` measures no cost).
 
 Only pages turned away get this second look: a page let through has reached the spider, and
 nothing done later can take it back. One look each, at the end, not one per re-estimated
 cut: looking again at every re-estimation gives a page many chances to pass on a cut that is
-still noisy (on ../shared/data/site_page_types, distinct-template sites, 3 shuffled orders,
-looks at every re-estimation until the site had doubled: one-class F1 Q&A / wiki / blog 0.974
-/ 0.873 / 0.970; one look at the end 0.980 / 0.898 / 0.984; none 0.971 / 0.885 / 0.956).
+still noisy, and one look at the end did better on every real site measured.
 
 A page that passes while its site is young is let through only when its verdict holds
 (``SiteAwareClassifier.holds``: the label has a cut of its own, and the page reaches every
@@ -33,19 +27,16 @@ threshold the label has had on the site and its templates' anchor); otherwise th
 holds it: it is turned away and recorded like the pages turned away, and reaches the spider
 only if it passes on the second look (``PAGESIM_HOLD_UNSETTLED``). Pages of other types that
 an early, low cut let through are then decided on the site's final cut instead. Its cost is
-a request again for each held page that passes, and a later delivery. On
-../shared/data/site_page_types (``benchmarks/site_accuracy.py``, "as a crawl that can look
-again", distinct-template sites, 3 shuffled orders), one-class F1 of what reaches the spider:
-decided once 0.925, with the second look 0.941, pages held for it too 0.968 (precision 0.911
--> 0.968); in link order 0.901 / 0.920 / 0.950; multi-type accepted 0.974 / 0.979 / 0.980.
-Where the type is most of the site it costs recall, as the site's final cut there is below the
-online cuts' union: 0.923 / 0.953 / 0.938.
+a request again for each held page that passes, and a later delivery; it mostly gains
+precision (``benchmarks/site_accuracy.py``, "as a crawl that can look again"). Where the type
+is most of the site it costs some recall, as the site's final cut there is below the online
+cuts' union.
 
 A crawl whose spider gets every page with its verdict (tag mode without item filtering)
 cannot look at a page again once delivered: it holds the pages whose verdict is not settled
 either way (``SiteAwareClassifier.settled``) and records them as *owed*: due again whatever
 their new verdict, so each reaches the spider once, with the verdict under the site's final
-cut (offline, as above: 0.925 decided once, 0.968 held so, with 5-17 % of the pages held).
+cut (the same benchmark prints the share of the pages held).
 
 A site that grows past its young pages while the crawl goes on has a settled cut then: its
 pages get their look at once (``due_on``), not when the whole crawl runs dry.
@@ -60,9 +51,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from pagesim_scrapy.core.classify import Verdict
 from pagesim_scrapy.core.site import Features, pack_features, unpack_features
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+from pagesim_scrapy.core.verdict import Verdict
 
 K = TypeVar("K")
 

@@ -13,9 +13,8 @@ only can never be shared by two pages and would only dilute a score, so it weigh
 one seen on two pages half.
 
 The weighted Jaccard of two pages' feature sets is then the site-aware similarity: the chrome
-cancels out and the type-specific structure decides. On ../shared/data/site_page_types this took
-the best-threshold F1 of two templates against the rest of a site from 0.94 to 0.97 (wiki) and
-0.96 to 0.99 (blog) against unweighted sets, see ``benchmarks/site_accuracy.py``.
+cancels out and the type-specific structure decides (measured against unweighted sets by
+``benchmarks/site_accuracy.py``).
 """
 
 from __future__ import annotations
@@ -66,12 +65,11 @@ def structural_features(summary: PageSummary) -> Features:
     return frozenset(features)
 
 
-#: A feature's weight ramps up linearly from nothing on one page to its full IDF on this many:
-#: a feature on two or three pages is mostly a one-off (a random sidebar link, an odd piece of
-#: content), and at full IDF it outweighed the structure a page type shares. Every
-#: leave-one-site-out fold on ../shared/data/site_page_types chose 8 or 12 from {3, 5, 8, 12, 16}
-#: (``benchmarks/site_accuracy.py --loso-weights``); nearest-type accuracy on the
-#: distinct-template sites rose from 0.956 to 0.987.
+#: A feature's weight ramps up linearly from nothing on one page to its full IDF on this many
+#: (the default of :class:`SiteModel`'s ``ramp_pages``; the site classifier passes its
+#: policy's): a feature on two or three pages is mostly a one-off (a random sidebar link, an
+#: odd piece of content), and at full IDF it outweighed the structure a page type shares.
+#: Chosen leave-one-site-out (``benchmarks/site_accuracy.py --loso-weights``).
 RAMP_PAGES = 8
 
 
@@ -119,14 +117,14 @@ def _unpack(packed: str) -> Features:
 WEIGHT_STEPS = 2**30
 
 
-def _weight_table(pages: int, size: int) -> list[float]:
+def _weight_table(pages: int, size: int, ramp_pages: int = RAMP_PAGES) -> list[float]:
     """The weight of a feature found on ``df`` of ``pages`` pages, for df = 0 .. size-1: its
-    IDF, ramped up from nothing on one page to the full IDF on RAMP_PAGES pages (fewer on a
-    small site), never below zero, on the WEIGHT_STEPS grid. Built in bulk: a small site
+    IDF, ramped up from nothing on one page to the full IDF on ``ramp_pages`` pages (fewer on
+    a small site), never below zero, on the WEIGHT_STEPS grid. Built in bulk: a small site
     rebuilds it on every page."""
     step = WEIGHT_STEPS
     log = math.log
-    full = min(RAMP_PAGES, max(3, pages // RAMP_SITE_SHARE))
+    full = min(ramp_pages, max(3, pages // RAMP_SITE_SHARE))
     grow = min(full, size)
     num = pages + 1
     ramped = [(df - 1) / (full - 1) * log(num / (df + 0.5)) for df in range(2, grow)]
@@ -141,11 +139,15 @@ class SiteModel:
 
     Memory is bounded: at most ``max_features`` features (past that, features seen on a single
     page, which weigh nothing, are forgotten), and the features of the last ``keep_pages`` pages
-    are kept so that their scores can be re-estimated as the weights settle.
+    are kept so that their scores can be re-estimated as the weights settle. A feature's weight
+    reaches its full IDF on ``ramp_pages`` pages (see RAMP_PAGES).
     """
 
-    def __init__(self, max_features: int = 50_000, keep_pages: int = 300) -> None:
+    def __init__(
+        self, max_features: int = 50_000, keep_pages: int = 300, ramp_pages: int = RAMP_PAGES
+    ) -> None:
         self.pages = 0
+        self.ramp_pages = ramp_pages
         self.df: dict[str, int] = {}
         self.max_features = max_features
         # kept pages packed into one string each (see _pack): a frozenset of 2-character
@@ -210,7 +212,7 @@ class SiteModel:
         if pages != built and (pages < 100 or pages >= built * 1.01):
             # long enough for every count the site can reach before the next rebuild
             size = int(pages * 1.01) + 2
-            self._table = _weight_table(pages, size)
+            self._table = _weight_table(pages, size, self.ramp_pages)
             self._table_pages = pages
         return self._table
 

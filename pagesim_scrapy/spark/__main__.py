@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from pagesim_scrapy.cli._common import CommandError
-from pagesim_scrapy.cli._method import add_method_arguments, method_params, summary_options
+from pagesim_scrapy.cli._method import (
+    SITE_METHOD,
+    add_method_arguments,
+    method_params,
+    summary_options,
+)
 from pagesim_scrapy.cli.classify import (
     add_template_argument,
     add_threshold_argument,
@@ -53,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     classify = commands.add_parser("classify", help="label pages by their nearest templates")
     _common(classify)
     add_template_argument(classify)
-    add_method_arguments(classify, default="site", site=True)
+    add_method_arguments(classify, default=SITE_METHOD, site=True)
     add_threshold_argument(classify)
     classify.add_argument(
         "--site",

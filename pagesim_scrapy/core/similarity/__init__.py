@@ -14,7 +14,11 @@ from typing import Any
 from pagesim_scrapy.core.similarity.layers import check_layers_params, layers_similarity
 from pagesim_scrapy.core.similarity.lcs import lcs_similarity, lcs_similarity_many
 from pagesim_scrapy.core.similarity.style import style_similarity
+from pagesim_scrapy.core.sitepolicy import SITE_METHOD as SITE_METHOD
 from pagesim_scrapy.core.summary import PageSummary, summarize
+
+# SITE_METHOD ("site") is the site-aware classifier's method, not a pairwise measure: it is
+# not in METHODS, and ``core.classify.build_classifier`` builds it from its own registry.
 
 MeasureFunc = Callable[..., float]
 #: ``many(page, others, **params)``: the measure of ``page`` against each of ``others`` at once.

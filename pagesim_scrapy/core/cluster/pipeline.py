@@ -37,6 +37,7 @@ from pagesim_scrapy.core.cluster.sketch import Sketcher
 from pagesim_scrapy.core.cluster.snn import shared_nearest_neighbours
 from pagesim_scrapy.core.similarity import get_measure
 from pagesim_scrapy.core.site import Features, SiteModel, site_similarity, structural_features
+from pagesim_scrapy.core.sitepolicy import SITE_METHOD
 from pagesim_scrapy.core.summary import DEFAULT_OPTIONS, PageSummary
 
 logger = logging.getLogger(__name__)
@@ -71,10 +72,7 @@ METHOD_THRESHOLDS: dict[str, dict[str, float]] = {
 #: distinct-template sites of the shared data; a lower one merges the wiki's templates into its
 #: articles. ``python benchmarks/site_cluster.py`` prints the leave-one-site-out choices. Other
 #: measures were not measured with it: off (0).
-CLOSENESS: dict[str, float] = {"site": 0.7}
-
-#: The site-weighted similarity, which needs all the pages first (their document frequencies).
-SITE_METHOD = "site"
+CLOSENESS: dict[str, float] = {SITE_METHOD: 0.7}
 
 #: For a measure not in METHOD_THRESHOLDS: thresholds placed between the similarity of unrelated
 #: pages under the measure (classify.BACKGROUND_SIMILARITY) and 1.0.

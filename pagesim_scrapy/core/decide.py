@@ -264,7 +264,7 @@ class PageDecider:
                 "discovered": CARRIED,
             }
         cluster, cluster_score, is_new = discovery.assign(summary, source=url, html=html, site=site)
-        found = {
+        found: dict[str, Any] = {
             "cluster": cluster,
             "cluster_score": cluster_score,
             "discovered": FOUNDED if is_new else JOINED,

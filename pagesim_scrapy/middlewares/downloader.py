@@ -1,14 +1,6 @@
-"""The downloader middleware: gate, summarise, decide, then translate the decision.
-
-``PageSimDownloaderMiddleware`` (priority ~545: after decompression, redirects and retries)
-lets through what it must not classify (``dont_pagesim``, component downloads, non-HTML,
-error statuses, empty or too large bodies), summarises the rest from the response's own
-selector (the one parse the spider callback reuses), asks the core's
-:class:`~pagesim_scrapy.core.decide.PageDecider`, and turns the decision into
-``request.meta["pagesim"]``, a ``pagesim:<label>`` response flag, stats and log lines, and an
-``IgnoreRequest`` for a page dropped or held. Starting, holding, state files and the close
-summary are modules of their own next to this one.
-"""
+"""The downloader middleware: gate, summarise, ask the core's
+:class:`~pagesim_scrapy.core.decide.PageDecider`, then turn its decision into meta, a flag,
+stats, log lines, and an ``IgnoreRequest`` for a page dropped or held."""
 
 from __future__ import annotations
 
@@ -17,11 +9,11 @@ from time import thread_time
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
-from scrapy.exceptions import CloseSpider, DontCloseSpider, IgnoreRequest, NotConfigured
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.http import HtmlResponse, Response
 from scrapy.http.request import NO_CALLBACK
 
-from pagesim_scrapy.core.decide import DROP, FOUNDED, HOLD, JOINED, Decision
+from pagesim_scrapy.core.decide import DROP, HOLD, Decision
 from pagesim_scrapy.core.site import site_key
 from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize_tree
 from pagesim_scrapy.crawlreport import CrawlReportCollector
@@ -32,6 +24,7 @@ from pagesim_scrapy.middlewares.closing import (
     summary_line,
     write_report,
 )
+from pagesim_scrapy.middlewares.counting import count_decision
 from pagesim_scrapy.middlewares.holding import HeldForSecondLook, HeldPages
 from pagesim_scrapy.middlewares.meta import (
     DONT_META_KEY,
@@ -44,15 +37,12 @@ from pagesim_scrapy.middlewares.meta import (
     UNMATCHED_FLAG,
 )
 from pagesim_scrapy.middlewares.startup import (
-    CLOSE_REASON_CONFIG,
-    DEFAULT_READY_TIMEOUT,
-    PageSimStartError,
     Readiness,
     Started,
     Startup,
 )
 from pagesim_scrapy.middlewares.statefiles import StateFiles
-from pagesim_scrapy.middlewares.workarounds import exit_non_zero, parsed_root, reported
+from pagesim_scrapy.middlewares.workarounds import parsed_root, reported
 from pagesim_scrapy.settings import PageSimConfig, PageSimConfigError
 
 if TYPE_CHECKING:
@@ -66,7 +56,6 @@ if TYPE_CHECKING:
     from pagesim_scrapy.core.cluster import OnlineDiscovery
     from pagesim_scrapy.core.decide import Classifier
     from pagesim_scrapy.core.secondlook import SecondLook
-    from pagesim_scrapy.core.state.sync import FleetSync
 
 logger = logging.getLogger(LOGGER_NAME)
 
@@ -98,19 +87,23 @@ class PageSimDownloaderMiddleware:
         self.stats = stats
         self.crawler = crawler
         self.options: SummaryOptions = config.summary_options()
-        # a response waits at most this long for the templates (then it is not classified)
-        timeout = DEFAULT_READY_TIMEOUT
-        if crawler is not None:
-            timeout = crawler.settings.getfloat("DOWNLOAD_TIMEOUT", DEFAULT_READY_TIMEOUT)
-        self.readiness = Readiness(timeout)
+        self.readiness = Readiness.of(crawler)
         self.state_files = StateFiles(stats, self.options, crawler)
         self.holding = HeldPages(stats, crawler)
         self.totals = CrawlTotals()
+        self.startup = Startup(
+            config,
+            stats,
+            self.options,
+            self.state_files,
+            self.readiness,
+            crawler,
+            self.holding.site_settled,
+        )
         #: what pagesim runs with once the spider is open
         self.started: Started | None = None
         # PAGESIM_REPORT: verdicts gathered for the HTML report written at close
         self.report = CrawlReportCollector() if config.report else None
-        self._let_go: Any = None  # the handler of a failed start (signals hold weak refs)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -144,52 +137,15 @@ class PageSimDownloaderMiddleware:
     def second_look(self) -> SecondLook[Request] | None:
         return self.holding.second_look
 
-    @property
-    def fleet(self) -> FleetSync | None:
-        return self.started.fleet if self.started is not None else None
-
-    @property
-    def ready(self) -> bool:
-        return self.readiness.ready
-
     # -- signals -----------------------------------------------------------------------------
 
     async def spider_opened(self, spider: Spider) -> None:
-        """Load the templates (URLs through the crawl) and build the classifier.
-
-        Raising CloseSpider here makes Scrapy close the spider before any request is sent. The
-        reason, the ERROR line and ``scrapy crawl``'s exit status 1 (see
-        :func:`~pagesim_scrapy.middlewares.workarounds.exit_non_zero`) tell the failure; any
-        other place to load the templates through the crawl comes before other components
-        (HTTP cache, AutoThrottle) have opened.
-        """
-        startup = Startup(
-            self.config,
-            self.stats,
-            self.options,
-            self.state_files,
-            self.crawler,
-            self.holding.site_settled,
-        )
-        cause: Exception | None = None
-        try:
-            started = await startup.start(spider)
-        except PageSimStartError as exc:
-            logger.error("%s", exc)
-            reason = exc.reason
-        except Exception as exc:  # a bug must not leave requests waiting forever
-            logger.error("pagesim could not start: %s", exc, exc_info=True)
-            reason, cause = CLOSE_REASON_CONFIG, exc
-        else:
-            self.config, self.started = started.config, started
-            self.holding.second_look = started.second_look
-            self.holding.defer = started.decider.defer
-            self.readiness.open()
-            return
-        self.stats.set_value("pagesim/start_error", reason)
-        self.readiness.fail(reason)
-        self._let_go = exit_non_zero(self.crawler)
-        raise CloseSpider(reason) from cause
+        """Start pagesim (see :meth:`.Startup.open`); responses wait until then."""
+        started = await self.startup.open(spider)
+        self.config, self.started = started.config, started
+        self.holding.second_look = started.second_look
+        self.holding.defer = started.decider.defer
+        self.readiness.open()
 
     def spider_idle(self, spider: Spider) -> None:
         """The crawl has nothing else to do: decide the pages turned away again under the
@@ -208,9 +164,9 @@ class PageSimDownloaderMiddleware:
         if self.classifier is not None:
             logger.info("%s", self.summary())
             self.state_files.save_site_models(self.classifier)
-        if self.discovery is not None and self.ready:
+        if self.discovery is not None and self.readiness.ready:
             close_discovery(self.discovery, self.stats, self.state_files)
-        if self.report is not None and self.config.report and self.ready:
+        if self.report is not None and self.config.report and self.readiness.ready:
             write_report(self.report, self.config.report)
 
     def summary(self) -> str:
@@ -263,7 +219,7 @@ class PageSimDownloaderMiddleware:
         try:
             # The parse is the callback's too (response.css() reuses it): not counted as ours.
             root = parsed_root(response)
-            started = thread_time()
+            began = thread_time()
             summary = summarize_tree(root, self.options, source=response.url)
             decision = self.started.decider.decide(
                 summary,
@@ -282,48 +238,21 @@ class PageSimDownloaderMiddleware:
             logger.warning("pagesim: cannot classify %s", response.url, exc_info=True)
             self._skip(meta, response, "error")
             return None
-        self.totals.seconds += thread_time() - started
+        self.totals.seconds += thread_time() - began
         return decision
 
     def _publish(self, request: Request, response: Response, decision: Decision) -> None:
         """The decision as meta, flag, report entry, stats and totals."""
+        assert self.started is not None
         meta = request.meta
         verdict = meta[META_KEY] = decision.as_meta()
         # each page once: as first decided, or a deferred page as it reached the spider
         owed = meta.get(SECOND_LOOK_META_KEY) == OWED
         if self.report is not None and (owed or not (decision.again or decision.owed)):
             self.report.add(verdict, response.url)
-        label = decision.label
-        response.flags.append(FLAG_PREFIX + (label or UNMATCHED_FLAG))
-        stats = self.stats
-        stats.inc_value("pagesim/response_count")
-        stats.inc_value("pagesim/unmatched" if label is None else f"pagesim/label_count/{label}")
+        response.flags.append(FLAG_PREFIX + (decision.label or UNMATCHED_FLAG))
+        count_decision(self.stats, decision, response.url, self.started.decider.relevance_threshold)
         self.totals.count(decision, meta.get(FIRST_VERDICT_META_KEY) if decision.again else None)
-        if decision.again:
-            kept = "kept" if decision.target else "turned_away"
-            stats.inc_value(f"pagesim/second_look/{kept}")
-        elif decision.held:
-            stats.inc_value("pagesim/second_look/held")
-        self._count_found(decision, response.url)
-
-    def _count_found(self, decision: Decision, url: str) -> None:
-        """Stats of the discovered type and the relevance."""
-        stats = self.stats
-        if decision.discovered in (JOINED, FOUNDED):
-            stats.inc_value("pagesim/discovery/pages")
-            if decision.discovered == FOUNDED:
-                stats.inc_value("pagesim/discovery/new")
-            stats.inc_value(f"pagesim/discovery/{decision.cluster or 'unassigned'}")
-        if decision.relevance is not None:
-            stats.inc_value("pagesim/relevance/scored")
-        if decision.off_topic:
-            stats.inc_value("pagesim/off_topic")
-            logger.debug(
-                "pagesim: %s is off-topic (relevance %.3f < %.3f)",
-                url,
-                decision.relevance,
-                self.started.decider.relevance_threshold if self.started is not None else 0.0,
-            )
 
     def _act(self, request: Request, response: Response, decision: Decision) -> Response:
         """Let the page through, or raise for a page dropped or held."""

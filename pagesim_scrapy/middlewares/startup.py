@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from scrapy.exceptions import CloseSpider
 from scrapy.utils.asyncio import call_later
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
@@ -21,6 +22,7 @@ from pagesim_scrapy.fleet import start_fleet_sync
 from pagesim_scrapy.middlewares.closing import describe_thresholds
 from pagesim_scrapy.middlewares.meta import LOGGER_NAME
 from pagesim_scrapy.middlewares.spider import crawl_state
+from pagesim_scrapy.middlewares.workarounds import exit_non_zero
 from pagesim_scrapy.settings import PageSimConfig, PageSimConfigError
 from pagesim_scrapy.templates import TemplateError, load_templates, project_root
 
@@ -87,6 +89,14 @@ class Readiness:
         self.failed: str | None = None  # close reason when templates could not be loaded
         self._waiters: list[Deferred[None]] = []
 
+    @classmethod
+    def of(cls, crawler: Crawler | None) -> Readiness:
+        """The gate of ``crawler``: a response waits at most DOWNLOAD_TIMEOUT (then it is not
+        classified)."""
+        if crawler is None:
+            return cls(DEFAULT_READY_TIMEOUT)
+        return cls(crawler.settings.getfloat("DOWNLOAD_TIMEOUT", DEFAULT_READY_TIMEOUT))
+
     def open(self) -> None:
         self.ready = True
         self._release()
@@ -148,11 +158,38 @@ class Startup:
     stats: StatsCollector
     options: SummaryOptions
     state_files: StateFiles
+    readiness: Readiness
     crawler: Crawler | None
     #: called when a site with pages waiting for the second look has settled
     on_site_settled: Callable[[str | None], object]
+    #: the handler of a failed start (see exit_non_zero; signals hold weak references)
+    _let_go: Callable[[], None] | None = field(default=None, init=False, repr=False)
+
+    async def open(self, spider: Spider) -> Started:
+        """:meth:`start`, or close the spider with one ERROR line.
+
+        Raising CloseSpider here makes Scrapy close the spider before any request is sent. The
+        reason, the ERROR line and ``scrapy crawl``'s exit status 1 (see
+        :func:`~pagesim_scrapy.middlewares.workarounds.exit_non_zero`) tell the failure; any
+        other place to load the templates through the crawl comes before other components
+        (HTTP cache, AutoThrottle) have opened.
+        """
+        cause: Exception | None = None
+        try:
+            return await self.start(spider)
+        except PageSimStartError as exc:
+            logger.error("%s", exc)
+            reason = exc.reason
+        except Exception as exc:  # a bug must not leave requests waiting forever
+            logger.error("pagesim could not start: %s", exc, exc_info=True)
+            reason, cause = CLOSE_REASON_CONFIG, exc
+        self.stats.set_value("pagesim/start_error", reason)
+        self.readiness.fail(reason)
+        self._let_go = exit_non_zero(self.crawler)
+        raise CloseSpider(reason) from cause
 
     async def start(self, spider: Spider) -> Started:
+        """Load the templates (URLs through the crawl), build the classifier and the rest."""
         config = self._spider_config(spider)
         # ValueError for a query without terms; validate() has refused those already
         content = (

@@ -203,18 +203,21 @@ class PageDecider:
         fields.update(self._discover(summary, site, url, html, first if again else None))
         self._notice_settled(site, again)
         target = self._is_target(fields["label"])
-        held = bool(
-            (target or self.defer)
-            and verdict.unsettled
-            and self.second_look is not None
-            and self.second_look.has_room()
-        )
+        held = verdict.unsettled and self._holds(target)
         if held:
             target = False
         if target and self.content is not None:
             fields.update(self._score_content(root))
             target = not fields.get("off_topic", False)
-        action, record, explored = self._act(url, target, held, verdict.features, again, fields)
+        # a page of no target label is recorded for the second look where it would be lost
+        # (an off-topic page keeps its label either way)
+        lost = (
+            verdict.features is not None
+            and not again
+            and not target
+            and not fields.get("off_topic", False)
+        )
+        action, record, explored = self._act(url, target, held, lost)
         return Decision(
             **fields,
             target=target,
@@ -293,6 +296,13 @@ class PageDecider:
             return label is not None and label in self.targets
         return label is not None  # discovery only, no targets: every discovered type
 
+    def _holds(self, target: bool) -> bool:
+        """Whether a page on an unsettled verdict is held: a target page (or in tag mode any
+        page), while the second look has room to record it (a held page not recorded would
+        be lost); its content is scored (and learned) when it comes back, once."""
+        second_look = self.second_look
+        return (target or self.defer) and second_look is not None and second_look.has_room()
+
     def _score_content(self, root: Any) -> dict[str, Any]:
         """A target page's main text and relevance; off-topic under the relevance threshold,
         once enough pages have been scored (the first pages' document frequencies give a flat
@@ -310,19 +320,10 @@ class PageDecider:
         )
         return {"main_text": main_text, "relevance": relevance, "off_topic": off_topic}
 
-    def _act(
-        self,
-        url: str,
-        target: bool,
-        held: bool,
-        features: Any,
-        again: bool,
-        fields: Mapping[str, Any],
-    ) -> tuple[str, bool, bool]:
-        """(action, record for the second look, explored). A page of no target label is
-        recorded where it would be lost: its items dropped by the filter (tag mode), or the
-        page itself (drop, not explored); an off-topic page keeps its label either way."""
-        lost = features is not None and not again and not target and not fields.get("off_topic")
+    def _act(self, url: str, target: bool, held: bool, lost: bool) -> tuple[str, bool, bool]:
+        """(action, record for the second look, explored). A page ``lost`` is recorded where
+        it is: its items dropped by the filter (tag mode), or the page itself (drop, not
+        explored); a held page always is."""
         if held and (self.drop or self.defer):
             return HOLD, True, False
         if target or not self.drop:

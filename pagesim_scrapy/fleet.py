@@ -22,10 +22,9 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
     from typing_extensions import Self
 
-    from pagesim_scrapy.core.classify import TemplateClassifier
     from pagesim_scrapy.core.cluster import OnlineDiscovery
     from pagesim_scrapy.core.content import ContentScorer
-    from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+    from pagesim_scrapy.core.decide import Classifier
 
 logger = logging.getLogger(__name__)
 
@@ -56,13 +55,13 @@ def start_fleet_sync(
     config: PageSimConfig,
     stats: StatsCollector,
     *,
-    classifier: TemplateClassifier | SiteAwareClassifier | None,
+    classifier: Classifier | None,
     discovery: OnlineDiscovery | None,
     content: ContentScorer | None,
 ) -> FleetSync | None:
     """Share the worker's site models, discovered types and relevance counts through the
     configured state; None when no state is configured or it cannot be used."""
-    from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+    from pagesim_scrapy.core.decide import site_classifier
 
     state = open_state(config, stats)
     if state is None:
@@ -71,7 +70,8 @@ def start_fleet_sync(
     def count(name: str, amount: int) -> None:
         stats.inc_value(f"{STATS_PREFIX}/{name}", amount)
 
-    keep_pages = classifier.keep_pages if isinstance(classifier, SiteAwareClassifier) else 0
+    sites = site_classifier(classifier)  # only the site-aware classifier learns sites
+    keep_pages = sites.keep_pages if sites is not None else 0
     sync = FleetSync(
         state,
         interval=config.state_sync_interval,
@@ -79,8 +79,8 @@ def start_fleet_sync(
         keep_pages=keep_pages,
         count=count,
     )
-    if isinstance(classifier, SiteAwareClassifier):
-        sync.attach_classifier(classifier)
+    if sites is not None:
+        sync.attach_classifier(sites)
     if discovery is not None:
         sync.attach_discovery(discovery)
     if content is not None and content.learn:

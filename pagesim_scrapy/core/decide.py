@@ -1,0 +1,354 @@
+"""One decision per page: its verdict, its discovered type, its content, and what the crawl
+does with it (pass, drop or hold), without a framework.
+
+A crawl layer (the Scrapy downloader middleware, another crawler, a notebook) summarises a
+page and asks :class:`PageDecider`; the answer is a :class:`Decision` whose
+:meth:`~Decision.as_meta` is the verdict a Scrapy callback reads as
+``response.meta["pagesim"]``. The layer only translates it: meta, flags, stats, log lines, and
+turning a page away or holding it. What kind of classifier is running (the site-aware one
+learns sites, which can be saved, shared and looked at again) is asked through
+:func:`site_classifier`, here in the core.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pagesim_scrapy.core.classify import TemplateClassifier
+from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+
+if TYPE_CHECKING:
+    from pagesim_scrapy.core.cluster import OnlineDiscovery
+    from pagesim_scrapy.core.content import ContentScorer
+    from pagesim_scrapy.core.secondlook import SecondLook
+    from pagesim_scrapy.core.summary import PageSummary
+
+#: A classifier built by :func:`~pagesim_scrapy.core.classify.build_classifier`.
+Classifier = TemplateClassifier | SiteAwareClassifier
+
+#: What the crawl does with a page: let it through, turn it away, or hold it until its
+#: site's cut has settled (it comes back through the second look).
+PASS = "pass"
+DROP = "drop"
+HOLD = "hold"
+
+#: How a page got its discovered type (``Decision.discovered``): carried over from its first
+#: decision, joined to a known type, or founding a new one ("" without discovery).
+CARRIED = "carried"
+JOINED = "joined"
+FOUNDED = "founded"
+
+
+def site_classifier(classifier: object) -> SiteAwareClassifier | None:
+    """``classifier`` when it learns per site (its site models can be saved, shared with a
+    fleet and looked at again), else None: the one place that tells the kinds apart."""
+    return classifier if isinstance(classifier, SiteAwareClassifier) else None
+
+
+def explore_selected(url: str, fraction: float) -> bool:
+    """Whether a dropped page is let through to explore: a stable hash of the URL decides."""
+    if fraction <= 0.0:
+        return False
+    if fraction >= 1.0:
+        return True
+    return zlib.crc32(url.encode("utf-8", "surrogatepass")) < fraction * 4294967296.0
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What was decided for one page; :meth:`as_meta` is the verdict a crawl publishes.
+
+    The classifier's fields (``margin`` to ``core``) are part of the verdict only when a
+    classifier decided (``classified``); ``cluster`` and ``cluster_score`` only with discovery
+    (``discovered``); ``main_text``, ``relevance``, ``held``, ``off_topic`` and ``explored``
+    only when set.
+    """
+
+    label: str | None
+    score: float
+    scores: Mapping[str, float]
+    method: str | None
+    margin: float | None = None
+    runner_up: str | None = None
+    threshold: float | None = None
+    threshold_source: str | None = None
+    confidence: float | None = None
+    core: bool = False
+    classified: bool = False
+    cluster: str | None = None
+    cluster_score: float | None = None
+    discovered: str = ""
+    target: bool = False
+    held: bool = False
+    #: held from a spider that gets every verdict: due again whatever its new verdict
+    owed: bool = False
+    main_text: str | None = None
+    relevance: float | None = None
+    off_topic: bool = False
+    explored: bool = False
+    action: str = PASS
+    #: to be recorded for the second look (under the crawl's own key for the page)
+    record: bool = False
+    #: decided again by the second look (already counted into its site)
+    again: bool = False
+    site: str | None = None
+    features: Any = field(default=None, repr=False, compare=False)
+
+    def as_meta(self) -> dict[str, Any]:
+        """The verdict as ``response.meta["pagesim"]`` holds it: the same keys, in the same
+        order, under the same conditions as ever (exports and users read them)."""
+        meta: dict[str, Any] = {
+            "label": self.label,
+            "score": self.score,
+            "scores": dict(self.scores),
+            "method": self.method,
+        }
+        if self.classified:
+            meta.update(
+                margin=self.margin,
+                runner_up=self.runner_up,
+                threshold=self.threshold,
+                threshold_source=self.threshold_source,
+                confidence=self.confidence,
+                core=self.core,
+            )
+        if self.discovered:
+            meta.update(cluster=self.cluster, cluster_score=self.cluster_score)
+        if self.held:
+            meta["held"] = True
+        meta["target"] = self.target
+        if self.main_text is not None:
+            meta["main_text"] = self.main_text
+        if self.relevance is not None:
+            meta["relevance"] = self.relevance
+        if self.off_topic:
+            meta["off_topic"] = True
+        if self.explored:
+            meta["explored"] = True
+        return meta
+
+
+@dataclass
+class _Verdict:
+    """The classifying step's outcome, before the crawl's modes are applied."""
+
+    fields: dict[str, Any]
+    features: Any = None
+    unsettled: bool = False
+
+
+class PageDecider:
+    """Decide pages for a crawl: classify, discover, score content, then pass, drop or hold.
+
+    ``drop``: pages of no target label are turned away (else tagged). ``defer``: the spider
+    gets every page with its verdict (tag mode without item filtering), so an unsettled
+    verdict either way waits for the second look. ``hold``: a young site's verdicts that may
+    not last are held for the second look (with a ``second_look`` only). ``explore``: the
+    share of dropped pages let through, chosen by URL. ``on_site_settled(site)`` is called
+    when a site with pages waiting for the second look has just left its young pages.
+    """
+
+    def __init__(
+        self,
+        classifier: Classifier | None,
+        *,
+        discovery: OnlineDiscovery | None = None,
+        content: ContentScorer | None = None,
+        second_look: SecondLook[Any] | None = None,
+        targets: frozenset[str] = frozenset(),
+        drop: bool = False,
+        defer: bool = False,
+        hold: bool = False,
+        explore: float = 0.0,
+        relevance_threshold: float | None = None,
+        relevance_min_pages: int = 0,
+        on_site_settled: Callable[[str | None], object] | None = None,
+    ) -> None:
+        self.classifier = classifier
+        self.discovery = discovery
+        self.content = content
+        self.second_look = second_look
+        self.targets = targets
+        self.drop = drop
+        self.defer = defer
+        self.hold = hold
+        self.explore = explore
+        self.relevance_threshold = relevance_threshold
+        self.relevance_min_pages = relevance_min_pages
+        self.on_site_settled = on_site_settled
+        #: pages given a relevance so far (the threshold applies from relevance_min_pages on)
+        self.relevance_scored = 0
+        # the second look needs the site-aware classifier's features and settled verdicts
+        self._looks_again = site_classifier(classifier) if second_look is not None else None
+
+    def decide(
+        self,
+        summary: PageSummary,
+        *,
+        site: str | None,
+        url: str,
+        root: Any = None,
+        html: str | bytes | None = None,
+        again: bool = False,
+        first: Mapping[str, Any] | None = None,
+    ) -> Decision:
+        """Decide one page (``root``: its parsed tree, for its content; ``html``: its text, kept
+        with a new discovered type). ``again``: decided again by the second look, ``first``
+        the label, score and cluster of its first decision."""
+        verdict = self._classify(summary, site, again)
+        fields = verdict.fields
+        fields.update(self._discover(summary, site, url, html, first if again else None))
+        self._notice_settled(site, again)
+        target = self._is_target(fields["label"])
+        held = verdict.unsettled and self._holds(target)
+        if held:
+            target = False
+        if target and self.content is not None:
+            fields.update(self._score_content(root))
+            target = not fields.get("off_topic", False)
+        # a page of no target label is recorded for the second look where it would be lost
+        # (an off-topic page keeps its label either way)
+        lost = (
+            verdict.features is not None
+            and not again
+            and not target
+            and not fields.get("off_topic", False)
+        )
+        action, record, explored = self._act(url, target, held, lost)
+        return Decision(
+            **fields,
+            target=target,
+            held=held,
+            owed=held and self.defer,
+            explored=explored,
+            action=action,
+            record=record,
+            again=again,
+            site=site,
+            features=verdict.features,
+        )
+
+    def _classify(self, summary: PageSummary, site: str | None, again: bool) -> _Verdict:
+        sites = self._looks_again
+        if sites is not None:
+            # a page decided again is already counted into its site
+            features = sites.features(summary)
+            decided = sites.classify(features, site=site, learn=not again)
+            unsettled = False
+            if self.hold and not again:
+                # tag mode: the spider sees the verdict either way, so either way it waits
+                settles = sites.settled if self.defer else sites.holds
+                unsettled = not settles(decided, site)
+            return _Verdict(_verdict_fields(decided.as_dict()), features, unsettled)
+        if self.classifier is not None:
+            decided = self.classifier.classify(summary, site=site)
+            return _Verdict(_verdict_fields(decided.as_dict()))
+        return _Verdict({"label": None, "score": 0.0, "scores": {}, "method": None})
+
+    def _discover(
+        self,
+        summary: PageSummary,
+        site: str | None,
+        url: str,
+        html: str | bytes | None,
+        first: Mapping[str, Any] | None,
+    ) -> dict[str, Any]:
+        """The page's discovered type: assigned (and learned) once, carried over after."""
+        discovery = self.discovery
+        if discovery is None:
+            return {}
+        if first is not None:
+            return {
+                "cluster": first.get("cluster"),
+                "cluster_score": first.get("cluster_score"),
+                "discovered": CARRIED,
+            }
+        cluster, cluster_score, is_new = discovery.assign(summary, source=url, html=html, site=site)
+        found: dict[str, Any] = {
+            "cluster": cluster,
+            "cluster_score": cluster_score,
+            "discovered": FOUNDED if is_new else JOINED,
+        }
+        if self.classifier is None:  # discovery only: the discovered type is the label
+            found.update(
+                label=cluster,
+                score=cluster_score,
+                scores={cluster: cluster_score} if cluster is not None else {},
+                method=discovery.method,
+            )
+        return found
+
+    def _notice_settled(self, site: str | None, again: bool) -> None:
+        """A site just past its young pages has a settled cut: its pages turned away or held
+        get their look now, not when the crawl runs dry (a long crawl may not for hours, and
+        a held page's links wait with it)."""
+        second_look, sites = self.second_look, self._looks_again
+        if second_look is None or sites is None or again or self.on_site_settled is None:
+            return
+        if second_look.waits_on(site) and not sites.is_young(site):
+            self.on_site_settled(site)
+
+    def _is_target(self, label: str | None) -> bool:
+        if self.classifier is not None or self.targets:
+            return label is not None and label in self.targets
+        return label is not None  # discovery only, no targets: every discovered type
+
+    def _holds(self, target: bool) -> bool:
+        """Whether a page on an unsettled verdict is held: a target page (or in tag mode any
+        page), while the second look has room to record it (a held page not recorded would
+        be lost); its content is scored (and learned) when it comes back, once."""
+        second_look = self.second_look
+        return (target or self.defer) and second_look is not None and second_look.has_room()
+
+    def _score_content(self, root: Any) -> dict[str, Any]:
+        """A target page's main text and relevance; off-topic under the relevance threshold,
+        once enough pages have been scored (the first pages' document frequencies give a flat
+        idf)."""
+        assert self.content is not None
+        relevance, main_text = self.content.score(root)
+        if self.content.query is None or relevance is None:
+            return {"main_text": main_text}
+        self.relevance_scored += 1
+        threshold = self.relevance_threshold
+        off_topic = (
+            threshold is not None
+            and relevance < threshold
+            and self.relevance_scored >= self.relevance_min_pages
+        )
+        return {"main_text": main_text, "relevance": relevance, "off_topic": off_topic}
+
+    def _act(self, url: str, target: bool, held: bool, lost: bool) -> tuple[str, bool, bool]:
+        """(action, record for the second look, explored). A page ``lost`` is recorded where
+        it is: its items dropped by the filter (tag mode), or the page itself (drop, not
+        explored); a held page always is."""
+        if held and (self.drop or self.defer):
+            return HOLD, True, False
+        if target or not self.drop:
+            # the spider gets the page now; in tag mode without filtering that is final
+            return PASS, lost and not self.defer, False
+        if explore_selected(url, self.explore):
+            return PASS, False, True
+        return DROP, lost, False
+
+
+def _verdict_fields(verdict: Mapping[str, Any]) -> dict[str, Any]:
+    """A classifier verdict's ``as_dict()`` as :class:`Decision` fields."""
+    return {**verdict, "classified": True}
+
+
+__all__ = [
+    "CARRIED",
+    "DROP",
+    "FOUNDED",
+    "HOLD",
+    "JOINED",
+    "PASS",
+    "Classifier",
+    "Decision",
+    "PageDecider",
+    "explore_selected",
+    "site_classifier",
+]

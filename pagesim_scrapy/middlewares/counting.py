@@ -1,0 +1,45 @@
+"""The stats of each decision (``pagesim/response_count``, ``pagesim/label_count/<label>``,
+the second look's, the discovery's and the relevance's)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from pagesim_scrapy.core.decide import FOUNDED, JOINED
+from pagesim_scrapy.middlewares.meta import LOGGER_NAME
+
+if TYPE_CHECKING:
+    from scrapy.statscollectors import StatsCollector
+
+    from pagesim_scrapy.core.decide import Decision
+
+logger = logging.getLogger(LOGGER_NAME)
+
+
+def count_decision(
+    stats: StatsCollector, decision: Decision, url: str, relevance_threshold: float | None
+) -> None:
+    """Count one decided page."""
+    label = decision.label
+    stats.inc_value("pagesim/response_count")
+    stats.inc_value("pagesim/unmatched" if label is None else f"pagesim/label_count/{label}")
+    if decision.again:
+        stats.inc_value(f"pagesim/second_look/{'kept' if decision.target else 'turned_away'}")
+    elif decision.held:
+        stats.inc_value("pagesim/second_look/held")
+    if decision.discovered in (JOINED, FOUNDED):
+        stats.inc_value("pagesim/discovery/pages")
+        if decision.discovered == FOUNDED:
+            stats.inc_value("pagesim/discovery/new")
+        stats.inc_value(f"pagesim/discovery/{decision.cluster or 'unassigned'}")
+    if decision.relevance is not None:
+        stats.inc_value("pagesim/relevance/scored")
+    if decision.off_topic:
+        stats.inc_value("pagesim/off_topic")
+        logger.debug(
+            "pagesim: %s is off-topic (relevance %.3f < %.3f)",
+            url,
+            decision.relevance,
+            relevance_threshold,
+        )

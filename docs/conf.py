@@ -23,7 +23,7 @@ extensions = ["myst_parser", "pagesim_docs"]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "figures_*.md"]
 
 html_theme = "furo"
 html_title = f"pagesim-scrapy {release}"

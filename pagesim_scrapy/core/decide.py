@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pagesim_scrapy.core.classify import TemplateClassifier
+from pagesim_scrapy.core.protocols import PageClassifier
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from pagesim_scrapy.core.summary import PageSummary
 
 #: A classifier built by :func:`~pagesim_scrapy.core.classify.build_classifier`.
-Classifier = TemplateClassifier | SiteAwareClassifier
+Classifier = PageClassifier
 
 #: What the crawl does with a page: let it through, turn it away, or hold it until its
 #: site's cut has settled (it comes back through the second look).

@@ -23,9 +23,14 @@ def count_decision(
     """Count one decided page."""
     label = decision.label
     stats.inc_value("pagesim/response_count")
-    stats.inc_value("pagesim/unmatched" if label is None else f"pagesim/label_count/{label}")
-    if decision.again:
-        stats.inc_value(f"pagesim/second_look/{'kept' if decision.target else 'turned_away'}")
+    if label is None:
+        stats.inc_value("pagesim/unmatched")
+    else:
+        stats.inc_value(f"pagesim/label_count/{label}")
+    if decision.again and decision.target:
+        stats.inc_value("pagesim/second_look/kept")
+    elif decision.again:
+        stats.inc_value("pagesim/second_look/turned_away")
     elif decision.held:
         stats.inc_value("pagesim/second_look/held")
     if decision.discovered in (JOINED, FOUNDED):

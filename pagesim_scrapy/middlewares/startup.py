@@ -284,6 +284,7 @@ class Startup:
                 aggregate=config.aggregate,
                 summary_options=self.options,
                 adapt_after=config.adapt_after,
+                policy=config.site_policy,
             )
         except ValueError as exc:
             raise PageSimStartError(

@@ -26,7 +26,7 @@ def _float_or_none(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def _frozen_dict(value: Mapping[str, Any] | None) -> dict[str, Any]:
+def _copied_dict(value: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(value or {})
 
 
@@ -41,7 +41,7 @@ class PageSimVerdict:
 
     label: str | None
     score: float = 0.0
-    scores: dict[str, float] = attrs.field(factory=dict, converter=_frozen_dict)
+    scores: dict[str, float] = attrs.field(factory=dict, converter=_copied_dict)
     confidence: float | None = None
     threshold: float | None = None
     threshold_source: str | None = None
@@ -53,7 +53,7 @@ class PageSimVerdict:
     classified: bool = True
     reason: str = ""
     #: the whole ``response.meta["pagesim"]`` dict, for keys not typed above
-    meta: dict[str, Any] = attrs.field(factory=dict, converter=_frozen_dict, repr=False)
+    meta: dict[str, Any] = attrs.field(factory=dict, converter=_copied_dict, repr=False)
 
     @classmethod
     def from_meta(cls, meta: Mapping[str, Any] | None, *, reason: str = "") -> PageSimVerdict:

@@ -53,6 +53,7 @@ class Addon:
             PageSimSpiderMiddleware,
         )
         from pagesim_scrapy.pipelines.filter import PageSimFilterPipeline
+        from pagesim_scrapy.poet.config import configure_poet
 
         for spec in SETTINGS:
             settings.set(spec.name, copy.deepcopy(spec.default), priority="addon")
@@ -65,6 +66,8 @@ class Addon:
         settings.setdefault_in_component_priority_dict(
             "ITEM_PIPELINES", PageSimFilterPipeline, FILTER_PIPELINE_PRIORITY
         )
+        # scrapy-poet, where installed: the verdict as an injectable input, layouts by label
+        configure_poet(settings)
         induction = _induction_pipeline()
         if induction is not None:
             settings.setdefault_in_component_priority_dict(

@@ -541,6 +541,21 @@ SETTINGS: tuple[SettingSpec, ...] = (
         group="induction",
         attr="keep_html",
     ),
+    SettingSpec(
+        "PAGESIM_POET_LAYOUTS",
+        "dict",
+        {},
+        "With scrapy-poet: `{label: page object class or its path}`, the page object that "
+        "`PageSimLayoutPage` hands each page of that label to (docs: page objects).",
+        group="poet",
+    ),
+    SettingSpec(
+        "PAGESIM_POET_DEFAULT_LAYOUT",
+        "str",
+        None,
+        "With scrapy-poet: the page object for pages of no label in `PAGESIM_POET_LAYOUTS`.",
+        group="poet",
+    ),
 )
 
 #: The settings of the induction pipeline (read by :class:`InductionConfig`).

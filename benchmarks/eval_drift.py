@@ -52,6 +52,7 @@ from pagesim_scrapy.core.drift import (
     SiteLooks,
     compare_looks,
 )
+from pagesim_scrapy.core.explain import readable_codes
 from pagesim_scrapy.core.site import Features, structural_features
 from pagesim_scrapy.core.summary import SummaryOptions, summarize
 from pagesim_scrapy.settings import DEFAULT_MAX_NODES
@@ -182,6 +183,13 @@ def changed_page(path: Path, change: Callable[[Any], None]) -> bytes:
     root = html.document_fromstring(path.read_bytes())
     change(root)
     return html.tostring(root, encoding="utf-8")
+
+
+def readable_names(paths: list[Path], change: Callable[[Any], None]) -> dict[str, str]:
+    """Readable node labels of pages before and after a theme change (for the evidence)."""
+    roots = [html.document_fromstring(p.read_bytes()) for p in paths]
+    roots += [html.document_fromstring(changed_page(p, change)) for p in paths]
+    return readable_codes(roots, OPTIONS)
 
 
 # ----------------------------------------------------------------------------- comparisons

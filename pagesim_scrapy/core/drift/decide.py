@@ -198,6 +198,57 @@ def _verdict(
     return UNCHANGED, size * (1.0 - look_now), f"only {look_now:.0%} of the new pages look new"
 
 
+def _no_verdict(
+    site: str | None, label: str, before: SiteLooks | None, now: SiteLooks, options: DriftOptions
+) -> DriftReport | None:
+    """A report without a verdict when there is nothing to compare yet, else None."""
+    if before is None or label not in before.labels:
+        return DriftReport(site, label, None, None, "no baseline: the label's first crawl here")
+    if label not in now.labels:
+        return DriftReport(site, label, None, None, "no pages of the label now")
+    kept_before, kept_now = len(before.labels[label].kept), len(now.labels[label].kept)
+    if min(kept_before, kept_now) < options.min_pages:
+        reason = (
+            f"too few pages ({kept_before} before, {kept_now} now; "
+            f"{options.min_pages} needed on each side)"
+        )
+        return DriftReport(
+            site, label, None, None, reason, pages_before=kept_before, pages_now=kept_now
+        )
+    return None
+
+
+@dataclass
+class _Looks:
+    """The moved pairs and how much each page of both sides shows the new look."""
+
+    moves: list[FeatureMove]
+    gone: frozenset[str]
+    came: frozenset[str]
+    before: list[float]
+    now: list[float]
+
+    @classmethod
+    def of(cls, moves: list[FeatureMove], old: _Side, new: _Side) -> _Looks:
+        gone = frozenset(m.feature for m in moves if m.now < m.before)
+        came = frozenset(m.feature for m in moves if m.now > m.before)
+        return cls(
+            moves,
+            gone,
+            came,
+            [newness(page, gone, came) for page in old.pages],
+            [newness(page, gone, came) for page in new.pages],
+        )
+
+    @staticmethod
+    def share(values: list[float]) -> float:
+        return sum(v > 0.5 for v in values) / len(values)
+
+    def clarity(self) -> float:
+        """How cleanly the new pages fall into one look or the other (1: all clearly)."""
+        return sum(abs(2 * v - 1) for v in self.now) / len(self.now)
+
+
 def compare_looks(
     site: str | None,
     label: str,
@@ -206,37 +257,19 @@ def compare_looks(
     options: DriftOptions = DEFAULT_DRIFT_OPTIONS,
 ) -> DriftReport:
     """Drift of ``label``'s pages on ``site`` from ``before`` (the baseline) to ``now``."""
-    if before is None or label not in before.labels:
-        return DriftReport(site, label, None, None, "no baseline: the label's first crawl here")
-    if label not in now.labels:
-        return DriftReport(site, label, None, None, "no pages of the label now")
+    empty = _no_verdict(site, label, before, now, options)
+    if empty is not None or before is None:
+        return empty or DriftReport(site, label, None, None, "no baseline")
     old, new = _Side.of(before, label), _Side.of(now, label)
-    if min(len(old.pages), len(new.pages)) < options.min_pages:
-        return DriftReport(
-            site,
-            label,
-            None,
-            None,
-            f"too few pages ({len(old.pages)} before, {len(new.pages)} now; "
-            f"{options.min_pages} needed on each side)",
-            pages_before=len(old.pages),
-            pages_now=len(new.pages),
-        )
-    chrome = chrome_of(before, label, options) | chrome_of(now, label, options)
     moves = moved_features(old, new, sitewide_moves(before, now, label, options), options)
-    gone = frozenset(m.feature for m in moves if m.now < m.before)
-    came = frozenset(m.feature for m in moves if m.now > m.before)
-    old_newness = [newness(page, gone, came) for page in old.pages]
-    new_newness = [newness(page, gone, came) for page in new.pages]
-    look_before = sum(v > 0.5 for v in old_newness) / len(old_newness)
-    look_now = sum(v > 0.5 for v in new_newness) / len(new_newness)
-    clarity = sum(abs(2 * v - 1) for v in new_newness) / len(new_newness)
+    looks = _Looks.of(moves, old, new)
+    look_before, look_now = looks.share(looks.before), looks.share(looks.now)
     verdict, confidence, reason = _verdict(
-        moves, look_before, look_now, clarity, min(len(old.pages), len(new.pages)), options
+        moves, look_before, look_now, looks.clarity(), min(len(old.pages), len(new.pages)), options
     )
+    chrome = chrome_of(before, label, options) | chrome_of(now, label, options)
     scorer = _Scorer(old, chrome, _site_weights(before, now))
-    top = options.top
-    shown = verdict != UNCHANGED
+    top = options.top if verdict != UNCHANGED else 0
     return DriftReport(
         site,
         label,
@@ -251,10 +284,10 @@ def compare_looks(
         score_now=scorer.mean_now(new.pages),
         new_look_before=look_before,
         new_look_now=look_now,
-        disappeared=[m for m in moves if m.feature in gone][:top] if shown else [],
-        appeared=[m for m in moves if m.feature in came][:top] if shown else [],
-        examples_before=_examples(old.ids, old_newness, newest=False, top=min(3, top)),
-        examples_now=_examples(new.ids, new_newness, newest=True, top=min(3, top)) if shown else [],
+        disappeared=[m for m in moves if m.feature in looks.gone][:top],
+        appeared=[m for m in moves if m.feature in looks.came][:top],
+        examples_before=_examples(old.ids, looks.before, newest=False, top=min(3, options.top)),
+        examples_now=_examples(new.ids, looks.now, newest=True, top=min(3, top)),
     )
 
 

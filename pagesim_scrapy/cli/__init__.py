@@ -24,6 +24,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "extract",
     "wrapper",
     "content",
+    "drift",
 )
 
 

@@ -1,0 +1,98 @@
+"""What a site's page types look like: the structural features of their recent pages.
+
+A *look* is kept per (site, label) as the packed features of its most recent pages (the form
+:class:`~pagesim_scrapy.core.site.SiteModel` keeps them in) with an id per page, plus the count
+of all its pages. Pages without a label are kept too: they tell the site's chrome and the share
+of the site each label takes. Framework-free and bounded, so it can be saved between crawls.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from pagesim_scrapy.core.site import Features, pack_features, unpack_features
+
+#: The key of pages that got no label (they still count for chrome and shares).
+UNLABELLED = ""
+
+
+@dataclass
+class Look:
+    """The recent pages of one label on one site."""
+
+    pages: int = 0
+    kept: deque[tuple[str, str]] = field(default_factory=deque)  # (packed features, page id)
+
+    @classmethod
+    def bounded(cls, max_kept: int) -> Look:
+        return cls(kept=deque(maxlen=max_kept))
+
+    def add(self, features: Features, page_id: str = "") -> None:
+        self.pages += 1
+        self.kept.append((pack_features(features), page_id))
+
+    def features(self) -> list[Features]:
+        return [unpack_features(packed) for packed, _ in self.kept]
+
+    def page_ids(self) -> list[str]:
+        return [page_id for _, page_id in self.kept]
+
+
+@dataclass
+class SiteLooks:
+    """Every label's look on one site (the unlabelled pages under :data:`UNLABELLED`)."""
+
+    max_kept: int = 300
+    labels: dict[str, Look] = field(default_factory=dict)
+
+    def look(self, label: str | None) -> Look:
+        key = UNLABELLED if label is None else label
+        look = self.labels.get(key)
+        if look is None:
+            look = self.labels[key] = Look.bounded(self.max_kept)
+        return look
+
+    def add(self, label: str | None, features: Features, page_id: str = "") -> None:
+        self.look(label).add(features, page_id)
+
+    @property
+    def pages(self) -> int:
+        return sum(look.pages for look in self.labels.values())
+
+    def share(self, label: str) -> float:
+        """The share of the site's pages given ``label``."""
+        total = self.pages
+        look = self.labels.get(label)
+        return look.pages / total if total and look else 0.0
+
+    def other_pages(self, label: str) -> list[Features]:
+        """The kept pages of every other label (and the unlabelled ones)."""
+        return [f for key, look in self.labels.items() if key != label for f in look.features()]
+
+    def named_labels(self) -> Iterator[str]:
+        return (key for key in self.labels if key != UNLABELLED)
+
+
+@dataclass
+class DriftBaseline:
+    """The looks of every site as a past crawl (or a set of saved pages) left them."""
+
+    sites: dict[str | None, SiteLooks] = field(default_factory=dict)
+    max_kept: int = 300
+
+    def site(self, site: str | None) -> SiteLooks:
+        looks = self.sites.get(site)
+        if looks is None:
+            looks = self.sites[site] = SiteLooks(self.max_kept)
+        return looks
+
+    def add(
+        self, site: str | None, label: str | None, features: Features, page_id: str = ""
+    ) -> None:
+        self.site(site).add(label, features, page_id)
+
+    def has(self, site: str | None, label: str) -> bool:
+        looks = self.sites.get(site)
+        return looks is not None and label in looks.labels

@@ -1,0 +1,108 @@
+"""Drift watched during a crawl: feed each decided page, get a report when a look changed.
+
+Framework-free, so that the crawl's hook is a few lines: pass each page's site, label and
+features to :meth:`DriftMonitor.observe`; it returns a :class:`DriftReport` the first time a
+(site, label) is found changed or in two looks (log it, count it, act on it). Checks run when
+the label's pages on the site reach ``min_pages``, then each time their number doubles, so a
+long crawl pays for a few comparisons per label, not one per page.
+"""
+
+from __future__ import annotations
+
+from pagesim_scrapy.core.drift.decide import compare_looks
+from pagesim_scrapy.core.drift.looks import DriftBaseline, SiteLooks
+from pagesim_scrapy.core.drift.options import DEFAULT_DRIFT_OPTIONS, DriftOptions
+from pagesim_scrapy.core.drift.report import UNCHANGED, DriftReport
+from pagesim_scrapy.core.site import Features
+
+
+class DriftMonitor:
+    """Compares each (site, label)'s pages of this crawl with a baseline: a saved one (an
+    earlier crawl's :meth:`snapshot`) and, with ``first_pages``, the first pages of this crawl
+    for a label the saved baseline does not have."""
+
+    def __init__(
+        self,
+        baseline: DriftBaseline | None = None,
+        options: DriftOptions = DEFAULT_DRIFT_OPTIONS,
+        *,
+        first_pages: int = 0,
+    ) -> None:
+        self.options = options
+        self.baseline = (
+            baseline if baseline is not None else DriftBaseline(max_kept=options.max_kept)
+        )
+        self.first_pages = first_pages
+        self.now = DriftBaseline(max_kept=options.max_kept)
+        self._next_check: dict[tuple[str | None, str], int] = {}
+        self._reported: dict[tuple[str | None, str], DriftReport] = {}
+        self._early: set[tuple[str | None, str]] = set()
+
+    def observe(
+        self, site: str | None, label: str | None, features: Features, page_id: str = ""
+    ) -> DriftReport | None:
+        """Count one decided page (``label`` None: no label); return a report the first time
+        its (site, label) drifted (changed or two looks), else None."""
+        if label is not None and self._is_early(site, label):
+            self.baseline.add(site, label, features, page_id)
+            return None
+        self.now.add(site, label, features, page_id)
+        if label is None:
+            return None
+        key = (site, label)
+        pages = self.now.site(site).labels[label].pages
+        if key in self._reported or pages < self._next_check.get(key, self.options.min_pages):
+            return None
+        self._next_check[key] = 2 * pages
+        report = self.check(site, label)
+        if report.verdict is None or report.verdict == UNCHANGED:
+            return None
+        self._reported[key] = report
+        return report
+
+    def _is_early(self, site: str | None, label: str) -> bool:
+        """A page among the first ones of a label the saved baseline lacks: they become its
+        baseline within this crawl (``first_pages`` of them)."""
+        key = (site, label)
+        if not self.first_pages:
+            return False
+        if key in self._early:
+            return self.baseline.site(site).labels[label].pages < self.first_pages
+        if self.baseline.has(site, label):
+            return False
+        self._early.add(key)
+        return True
+
+    def check(self, site: str | None, label: str) -> DriftReport:
+        """The drift of ``label`` on ``site`` as it stands."""
+        return compare_looks(
+            site, label, self.baseline.sites.get(site), self._site_now(site), self.options
+        )
+
+    def _site_now(self, site: str | None) -> SiteLooks:
+        return self.now.sites.get(site) or SiteLooks(self.options.max_kept)
+
+    def reports(self) -> list[DriftReport]:
+        """A report for every (site, label) of this crawl (the crawl's close summary)."""
+        return [
+            self.check(site, label)
+            for site, looks in self.now.sites.items()
+            for label in looks.named_labels()
+        ]
+
+    def drifted(self) -> list[DriftReport]:
+        """The (site, label)s reported changed or in two looks so far."""
+        return list(self._reported.values())
+
+    def snapshot(self) -> DriftBaseline:
+        """What the next crawl compares with: this crawl's looks, and the baseline's for the
+        (site, label)s this crawl did not meet."""
+        merged = DriftBaseline(max_kept=self.options.max_kept)
+        for source in (self.baseline, self.now):
+            for site, looks in source.sites.items():
+                target = merged.site(site)
+                for label, look in looks.labels.items():
+                    # a label met only a few times now keeps the look it had
+                    if source is self.baseline or len(look.kept) >= self.options.min_pages:
+                        target.labels[label] = look
+        return merged

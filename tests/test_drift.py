@@ -1,0 +1,170 @@
+"""Layout-change alarm (issue 33): drift verdicts on real pages, the monitor, the command."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import shutil
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from pagesim_scrapy.cli import main
+from pagesim_scrapy.core.drift import (
+    CHANGED,
+    TWO_LOOKS,
+    UNCHANGED,
+    DriftBaseline,
+    DriftMonitor,
+    SiteLooks,
+    baseline_text,
+    compare_looks,
+    parse_baseline,
+)
+from pagesim_scrapy.core.drift.fisher import fisher_two_sided
+from pagesim_scrapy.core.site import Features
+
+from .conftest import REPO, shared_data
+
+
+def _load_benchmark() -> ModuleType:
+    """The controlled theme changes live in the benchmark: one definition for both."""
+    spec = importlib.util.spec_from_file_location("eval_drift", REPO / "benchmarks/eval_drift.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _load_benchmark()
+
+
+@pytest.fixture(scope="module")
+def demo() -> dict[str, list[Path]]:
+    return bench.demo_site()
+
+
+def _features(path: Path, change=None) -> Features:
+    data = path.read_bytes() if change is None else bench.changed_page(path, change)
+    return bench.features_of(data, str(path))
+
+
+def _looks(pages: dict[str, list[tuple[str, Features]]]) -> SiteLooks:
+    return bench.looks_of(pages)
+
+
+def _demo_split(demo, label: str, count: int = 40):
+    files = sorted(demo[label])[: 2 * count]
+    return bench.halves(files, random.Random(7))
+
+
+def test_fisher_matches_a_hand_worked_table() -> None:
+    # 5 of 5 pages before, 0 of 5 now: 2 of the C(10, 5) = 252 splits are as extreme
+    assert fisher_two_sided(5, 5, 0, 5) == pytest.approx(2 / 252)
+    assert fisher_two_sided(3, 6, 3, 6) == 1.0
+
+
+def test_a_theme_change_is_detected_with_the_changed_part_named(demo) -> None:
+    old, new = _demo_split(demo, "product", 15)
+    before = _looks({"product": [(str(p), _features(p)) for p in old]})
+    now = _looks({"product": [(str(p), _features(p, bench.rename_classes)) for p in new]})
+    report = compare_looks("shop", "product", before, now)
+    assert report.verdict == CHANGED and report.drifted
+    assert report.confidence is not None and report.confidence > 0.8
+    names = bench.readable_names([*old[:3], *new[:3]], bench.rename_classes)
+    report.name_features(names)
+    gone = " ".join(move.text for move in report.disappeared)
+    came = " ".join(move.text for move in report.appeared)
+    assert "price-box" in gone and "v0-" in came
+    assert "price-box" in report.render() or "product-page" in report.render()
+
+
+@pytest.mark.parametrize("change", ["move_block", "add_gallery", "wrap_layout"])
+def test_smaller_redesigns_of_real_pages_are_detected(change: str) -> None:
+    site = shared_data("site_page_types", "cc_opensource_blog")
+    files = sorted(bench.labelled_csv_site(site)["author_page"])
+    old, new = bench.halves(files, random.Random(3))
+    transform = bench.THEME_CHANGES[change]
+    before = _looks({"author_page": [(str(p), _features(p)) for p in old]})
+    now = _looks({"author_page": [(str(p), _features(p, transform)) for p in new]})
+    report = compare_looks("cc", "author_page", before, now)
+    assert report.verdict == CHANGED, report.render()
+    assert report.disappeared or report.appeared
+
+
+@pytest.mark.parametrize(
+    ("collection", "site", "label"),
+    [
+        ("site_page_types", "cc_opensource_blog", "blog_entry"),
+        ("site_page_types", "android_stackexchange", "question"),
+        ("site_page_types_2", "oem_forum", "forum_topic"),
+    ],
+)
+def test_a_random_split_of_real_pages_is_not_a_change(collection, site, label) -> None:
+    pages = bench.read_site({label: bench.labelled_csv_site(shared_data(collection, site))[label]})
+    for seed in range(3):
+        before, now = bench.split_site(pages, random.Random(seed))
+        report = compare_looks(site, label, _looks(before), _looks(now))
+        assert report.verdict == UNCHANGED, report.render()
+        assert not report.disappeared and not report.appeared
+
+
+def test_an_ab_mix_says_two_looks(demo) -> None:
+    old, new = _demo_split(demo, "product", 40)
+    half = len(new) // 2
+    mixed = [(str(p), _features(p, bench.add_gallery)) for p in new[:half]]
+    mixed += [(str(p), _features(p)) for p in new[half:]]
+    before = _looks({"product": [(str(p), _features(p)) for p in old]})
+    report = compare_looks("shop", "product", before, _looks({"product": mixed}))
+    assert report.verdict == TWO_LOOKS, report.render()
+    assert 0.3 <= report.new_look_now <= 0.7 and report.new_look_before == 0.0
+    # the other way round: a variant that was on the baseline's pages is no change
+    back = compare_looks("shop", "product", _looks({"product": mixed}), before)
+    assert back.verdict != CHANGED
+
+
+def test_no_baseline_no_verdict(demo) -> None:
+    pages = [(str(p), _features(p)) for p in sorted(demo["product"])[:10]]
+    report = compare_looks("shop", "product", None, _looks({"product": pages}))
+    assert report.verdict is None and "no baseline" in report.reason
+    monitor = DriftMonitor()
+    assert all(monitor.observe("shop", "product", f, page) is None for page, f in pages)
+    assert [r.verdict for r in monitor.reports()] == [None]
+
+
+def test_the_monitor_reports_a_drifted_label_once_and_saves_its_look(demo) -> None:
+    old, new = _demo_split(demo, "category", 12)
+    monitor = DriftMonitor(first_pages=len(old))
+    for page in old:  # the first pages of the crawl are the label's baseline
+        assert monitor.observe("shop", "category", _features(page), str(page)) is None
+    reports = [
+        monitor.observe("shop", "category", _features(p, bench.wrap_layout), str(p)) for p in new
+    ]
+    found = [r for r in reports if r is not None]
+    assert len(found) == 1 and found[0].verdict == CHANGED
+    assert monitor.drifted() == found
+    snapshot = monitor.snapshot()
+    text = baseline_text(snapshot, bench.OPTIONS)
+    again = parse_baseline(text, bench.OPTIONS)
+    assert isinstance(again, DriftBaseline)
+    assert again.sites["shop"].labels["category"].page_ids() == [str(p) for p in new]
+
+
+def test_the_command_exit_status_says_whether_a_look_changed(demo, tmp_path, capsys) -> None:
+    old, new = _demo_split(demo, "search", 8)
+    for name, files, change in (("old", old, None), ("new", new, bench.rename_classes)):
+        folder = tmp_path / name / "search"
+        folder.mkdir(parents=True)
+        for i, path in enumerate(files):
+            data = path.read_bytes() if change is None else bench.changed_page(path, change)
+            (folder / f"{i:02d}.html").write_bytes(data)
+    assert main(["drift", str(tmp_path / "old"), str(tmp_path / "new"), "--json"]) == 3
+    report = json.loads(capsys.readouterr().out)
+    assert report["verdict"] == CHANGED and report["label"] == "search"
+    assert report["disappeared"] and "?" not in report["disappeared"][0]["pair"]
+    assert main(["drift", str(tmp_path / "old"), str(tmp_path / "old")]) == 0
+    assert "unchanged" in capsys.readouterr().out
+    shutil.rmtree(tmp_path / "new")
+    assert main(["drift", str(tmp_path / "old"), str(tmp_path / "new")]) == 2

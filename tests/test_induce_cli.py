@@ -38,7 +38,10 @@ def test_induce_extract_and_show(site: Path, tmp_path: Path, capsys: pytest.Capt
     assert main(["extract", "-w", str(wrapper_path), str(unseen), str(other), "-o", str(out)]) == 0
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert [Path(x["path"]).name for x in lines] == ["new.html", "other.html"]
-    assert lines[0]["record"]["recipe_title"] == "Onion Soup"
+    # the core record leads: the title under its standard name (og:title), once
+    assert lines[0]["record"]["name"] == "Onion Soup"
+    assert lines[0]["sources"]["name"] == "opengraph"
+    assert "recipe_title" not in lines[0]["record"]
     assert len(lines[0]["record"]["ingredients"]) == 6
     assert "records" not in lines[0]
     assert lines[1]["record"] == {} and "does not fit" in lines[1]["reason"]
@@ -125,6 +128,11 @@ def test_jsonld_fields_by_default_and_not_with_no_jsonld(tmp_path: Path):
     assert json.loads(without.read_text())["structured"] is False
     for wrapper_path, expect in ((with_ld, "Onion Tart"), (without, None)):
         out = tmp_path / "out.jsonl"
-        assert main(["extract", "-w", str(wrapper_path), str(pages_[3]), "-o", str(out)]) == 0
+        command = ["extract", "-w", str(wrapper_path), str(pages_[3]), "-o", str(out)]
+        assert main([*command, "--induced-only"]) == 0
         record = json.loads(out.read_text())["record"]
         assert record.get("jsonld_recipe_name") == expect
+        # with the core record first, the JSON-LD name is there once, under its standard name
+        assert main(command) == 0
+        record = json.loads(out.read_text())["record"]
+        assert record["name"] == "Onion Tart" and "jsonld_recipe_name" not in record

@@ -389,7 +389,7 @@ def test_a_corrupt_wrapper_file_costs_no_item_and_is_moved_aside_once(
     assert result["crawl_error"] is None and result["finish_reason"] == "finished"
     items = [i for i in result["items"] if i["type"] == "PageItem"]
     assert len(items) == len(urls)
-    assert all(i["record"]["recipe_title"] in TITLES for i in items), items
+    assert all(i["record"]["name"] in TITLES for i in items), items
     stats = result["stats"]
     assert stats["pagesim/state/corrupt"] == 1
     assert stats["pagesim/induction/errors/load"] == 1
@@ -450,7 +450,7 @@ def test_hostile_pages_keep_their_items_with_a_reason(tmp_path: Path):
         for path in hostile_pages():
             assert "Hostile Pie" in json.dumps(items[path]["record"]), (path, items[path]["record"])
         for path in recipe_routes():
-            assert items[path]["record"]["recipe_title"] in TITLES
+            assert items[path]["record"]["name"] in TITLES
         assert not messages(result, "ERROR")
 
 

@@ -15,6 +15,7 @@ from pagesim_scrapy.cli._common import (
 from pagesim_scrapy.cli._progress import add_progress_argument, track
 from pagesim_scrapy.core.induce import Wrapper, WrapperError
 from pagesim_scrapy.core.pageio import PageReadError, read_page_bytes
+from pagesim_scrapy.core.record import item_record, read_record
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,8 +25,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             'Apply a wrapper (from `induce`) to saved pages: one line {"path", "record", "fit"} '
             'per page, plus "records" (the main region\'s groups, the records of a list page) '
-            'with --records, and "reason" when a page does not fit.'
+            'with --records, and "reason" when a page does not fit. The record leads with the '
+            "page's core record (standard names from its structured data; their sources in "
+            '"sources", the page type in "page_type"), then the induced fields that add to it.'
         ),
+    )
+    parser.add_argument(
+        "--induced-only",
+        action="store_true",
+        help="the wrapper's record as it is: no core record, no field dropped or renamed",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="saved pages or folders")
     parser.add_argument("-w", "--wrapper", required=True, metavar="WRAPPER.json")
@@ -59,7 +67,13 @@ def run(args: argparse.Namespace) -> int:
             except PageReadError as exc:
                 page, error = None, str(exc)
             line = extract_record(
-                wrapper, str(path), page, error, records=args.records, rows=args.rows
+                wrapper,
+                str(path),
+                page,
+                error,
+                records=args.records,
+                rows=args.rows,
+                core=not args.induced_only,
             )
             write_jsonl(out, line)
     return 0
@@ -73,15 +87,21 @@ def extract_record(
     *,
     records: bool = False,
     rows: bool = False,
+    core: bool = False,
 ) -> dict[str, Any]:
     """One output line: the page's record and fit, or why it could not be read (shared with
-    the Spark job)."""
+    the Spark job). With ``core`` the record leads with the page's core record."""
     line: dict[str, Any] = {"path": path}
     if page is None:
         line.update(record={}, fit=0.0, reason=error)
         return line
     result = wrapper.extract(page)
     line.update(record=result.record, fit=round(result.fit, 4))
+    if core:
+        composed = item_record(read_record(page), result.record)
+        line["record"] = composed.record
+        if composed.page_type:
+            line.update(page_type=composed.page_type, sources=composed.sources)
     if records:
         line["records"] = result.records
     if rows:

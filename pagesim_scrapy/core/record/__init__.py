@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .build import build_record, guess_page_type, read_record
 from .fields import FIELDS, PAGE_TYPES, FieldSpec
+from .item import ItemRecord, item_record
 from .model import SOURCES, CoreRecord, Value
 from .options import RecordOptions
 from .read import StructuredData, read_structured
@@ -19,11 +20,13 @@ __all__ = [
     "SOURCES",
     "CoreRecord",
     "FieldSpec",
+    "ItemRecord",
     "RecordOptions",
     "StructuredData",
     "Value",
     "build_record",
     "guess_page_type",
+    "item_record",
     "read_record",
     "read_structured",
 ]

@@ -8,6 +8,11 @@ pass through untouched):
   earlier crawl if there is one;
 * once ``PAGESIM_INDUCTION_MIN_PAGES`` pages are learned the wrapper is *ready*: every page
   item gets ``record`` (and ``records``, the main region's groups, on list pages);
+* an item's ``record`` leads with its page's core record (standard names from its
+  structured data, :mod:`pagesim_scrapy.core.record`; their sources in
+  ``verdict["induction"]["sources"]``, the page type in ``verdict["induction"]["page_type"]``),
+  then the induced fields that add to it: repeated values and the site's chrome dropped,
+  layout names replaced (:func:`pagesim_scrapy.core.record.item_record`, :mod:`.records`);
 * an item that arrives before its label's wrapper is ready is *held*: ``process_item``
   awaits the label's readiness. A pipeline cannot emit items later by itself, so waiting is
   the honest way to hold one. Waiting is bounded: an item is released early — extracted
@@ -75,7 +80,8 @@ pass through untouched):
 Stats: ``pagesim/induction/...``, ``pagesim/state/...``.
 
 The package's modules, one concern each: :mod:`.pipeline` (the Scrapy glue), :mod:`.holding`
-(items held until their label's wrapper is ready), :mod:`.learning` (each label's wrapper and
+(items held until their label's wrapper is ready), :mod:`.records` (the item's record from
+the core record and the induced one), :mod:`.learning` (each label's wrapper and
 the crawl's memory bounds), :mod:`.worker` (the worker thread), :mod:`.stores` (the wrapper
 files). Every name importable from this module before the split still is.
 """

@@ -12,10 +12,12 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from pagesim_scrapy.core.induce import Extraction
+from pagesim_scrapy.core.record import ItemRecord
 from pagesim_scrapy.items import PageItem
 from pagesim_scrapy.pipelines._config import config_or_fail
 from pagesim_scrapy.pipelines.induction.holding import Held, Holding, held_bytes_budget
 from pagesim_scrapy.pipelines.induction.learning import LabelState, Learner, LearnResult
+from pagesim_scrapy.pipelines.induction.records import compose_record
 from pagesim_scrapy.pipelines.induction.stores import (
     WrapperStore,
     build_store,
@@ -196,19 +198,29 @@ class TemplateInductionPipeline:
     ) -> None:
         ready = state.pages >= self.config.min_pages
         result: Extraction | None = None
+        composed: ItemRecord | None = None
         if state.pages > 0 and item.html:
             page = item.html if root is None else root
-            result = await self._in_worker(self._extract, state, page, item.url)
+            result, composed = await self._in_worker(
+                self._extract_record, state, page, item.html, item.url
+            )
         elif failure is not None:  # nothing to extract with, but the item says why it is empty
             result = Extraction({}, [], 0.0, failure)
         status = "ready" if ready else "partial"
-        self._finish(item, result, state, status if mode != "skipped" else mode)
+        self._finish(item, result, state, status if mode != "skipped" else mode, composed)
         self.stats.inc_value(f"{STATS_PREFIX}/extracted/{status}")
 
     def _finish(
-        self, item: PageItem, result: Extraction | None, state: LabelState | None, status: str
+        self,
+        item: PageItem,
+        result: Extraction | None,
+        state: LabelState | None,
+        status: str,
+        composed: ItemRecord | None = None,
     ) -> None:
-        """Fill the item's record(s) and induction verdict; drop the HTML unless kept."""
+        """Fill the item's record(s) and induction verdict; drop the HTML unless kept. The
+        record is ``composed`` (the core record, then the induced fields kept) when given,
+        the wrapper's own record otherwise; the core values' sources go to the verdict."""
         info: dict[str, Any] = {"wrapper": status}
         if state is not None:
             info["pages"] = state.pages
@@ -220,7 +232,10 @@ class TemplateInductionPipeline:
                 info["reason"] = result.reason
                 unfit = result.reason.startswith("page does not fit")
                 self.stats.inc_value(f"{STATS_PREFIX}/{'unfit' if unfit else 'errors/page'}")
-            record = dict(result.record)
+            record = dict(result.record if composed is None else composed.record)
+            if composed is not None and composed.page_type:
+                info["page_type"] = composed.page_type
+                info["sources"] = dict(composed.sources)
             if status == "partial" and record:
                 record["pagesim_wrapper"] = "partial"
             item.record = record
@@ -245,3 +260,10 @@ class TemplateInductionPipeline:
         self.learner.relearn_locked(state)
 
     _extract = staticmethod(Learner.extract)
+
+    def _extract_record(
+        self, state: LabelState, page: str | Element, html: str | bytes, url: str | None
+    ) -> tuple[Extraction, ItemRecord]:
+        """Worker thread: the wrapper's extraction and the item's record built from it."""
+        result = self._extract(state, page, url)
+        return result, compose_record(html, result.record, url)

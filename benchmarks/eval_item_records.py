@@ -1,0 +1,160 @@
+"""What a user gets in a page item's ``record``: before (the wrapper's own record) and after
+(the core record first, then the induced fields that add to it).
+
+Per site and page type, a wrapper is learned the way the induction pipeline's relearning
+learns it (``Wrapper.add_pages``: canonical order) from the type's first ``--learn`` pages,
+then every page of the type (at most ``--pages``) is extracted. ``before`` is the wrapper's
+record as the pipeline gave it until now (the induction core is unchanged, so this is the
+record of main before the change); ``after`` is
+:func:`pagesim_scrapy.core.record.item_record` of the page's core record and that record.
+
+Figures per record (means over the type's pages):
+
+* ``fields``: top-level fields;
+* ``repeats``: fields whose value repeats an earlier field's (whitespace- and case-folded
+  text, a group list's texts joined, or the same price decimal);
+* ``layout``: names that are a URL scheme, a value's text (``f_…``), a function word or
+  hold a CSS layout word (``li``, ``span``, ``style``, ``hidden``, ``visually``, ``sr``,
+  ``spacing``, ``wrapper``…) — :func:`pagesim_scrapy.core.record.tidy.is_layout_name`;
+* ``numbered``: names ending in a slot number (``related_products_5``), counted apart;
+* ``std``: share of pages with a non-empty value under each standard name of the type.
+
+Run: ``python benchmarks/eval_item_records.py [--learn N] [--pages N]``. Deterministic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import logging
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pagesim_scrapy.core.induce import Wrapper, parse_html  # noqa: E402
+from pagesim_scrapy.core.record import item_record, read_record  # noqa: E402
+from pagesim_scrapy.core.record.tidy import is_layout_name, value_keys  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data"
+DEMO = ROOT / "sample_project" / "demo_site"
+
+#: (data set, site, page type): the detail types of the site collections
+TYPES = [
+    ("site_page_types", "android_stackexchange", "question"),
+    ("site_page_types", "awesomewm_wiki", "article"),
+    ("site_page_types", "cc_opensource_blog", "blog_entry"),
+    ("site_page_types", "cpython_docs", "library_module"),
+    ("site_page_types", "flink_site", "blog_post"),
+    ("site_page_types_2", "calcite_site", "javadoc_class"),
+    ("site_page_types_2", "calcite_site", "news_post"),
+    ("site_page_types_2", "oem_forum", "forum_topic"),
+    ("site_page_types_2", "rust_blog", "blog_post"),
+]
+
+#: the standard names looked for, per core page type
+STANDARD = {
+    "product": ("name", "price", "currency", "brand", "sku", "images", "description"),
+    "article": ("headline", "author", "date_published", "images", "description"),
+    "thread": ("title", "posts"),
+    "page": ("name", "description", "images"),
+}
+_NUMBERED = re.compile(r"_\d+$")
+_MARKER = "pagesim_wrapper"
+
+
+def demo_pages() -> list[tuple[str, bytes]]:
+    import json
+
+    labels = json.loads((DEMO / "labels.json").read_text(encoding="utf-8"))
+    paths = sorted(path for path, label in labels.items() if label == "product")
+    return [("https://shop.example/" + path, (DEMO / path).read_bytes()) for path in paths]
+
+
+def type_pages(dataset: str, site: str, page_type: str) -> list[tuple[str, bytes]]:
+    folder = DATA / dataset / site
+    with (folder / "labels.csv").open(encoding="utf-8") as handle:
+        rows = [row for row in csv.DictReader(handle) if row["page_type"] == page_type]
+    rows.sort(key=lambda row: row["path"])
+    return [(row["url"], (folder / row["path"]).read_bytes()) for row in rows]
+
+
+def repeats(record: dict[str, Any]) -> int:
+    seen: set[str] = set()
+    count = 0
+    for value in record.values():
+        keys = value_keys(value)
+        count += bool(keys & seen)
+        seen |= keys
+    return count
+
+
+def measure(records: list[dict[str, Any]], names: tuple[str, ...]) -> dict[str, float]:
+    n = max(len(records), 1)
+    out = {
+        "fields": sum(len(r) for r in records) / n,
+        "repeats": sum(repeats(r) for r in records) / n,
+        "layout": sum(sum(map(is_layout_name, r)) for r in records) / n,
+        "numbered": sum(sum(bool(_NUMBERED.search(k)) for k in r) for r in records) / n,
+    }
+    for name in names:
+        out[name] = sum(r.get(name) not in (None, "", [], {}) for r in records) / n
+    return out
+
+
+def evaluate(pages: list[tuple[str, bytes]], learn: int) -> tuple[str, dict, dict]:
+    wrapper = Wrapper(label="type")
+    wrapper.add_pages([parse_html(html, base_url=url) for url, html in pages[:learn]])
+    before, after, kinds = [], [], []
+    for url, html in pages:
+        induced = {k: v for k, v in wrapper.extract(html, url=url).record.items() if k != _MARKER}
+        core = read_record(html, url)
+        kinds.append(core.page_type if core else "")
+        before.append(induced)
+        after.append(item_record(core, induced, url).record)
+    kind = max(set(kinds), key=lambda k: (kinds.count(k), k)) or "page"
+    names = STANDARD.get(kind, STANDARD["page"])
+    return kind, measure(before, names), measure(after, names)
+
+
+def line(label: str, figures: dict[str, float]) -> str:
+    head = " ".join(
+        f"{key}={figures[key]:.1f}" for key in ("fields", "repeats", "layout", "numbered")
+    )
+    rest = " ".join(
+        f"{k}={v:.2f}"
+        for k, v in figures.items()
+        if k not in ("fields", "repeats", "layout", "numbered")
+    )
+    return f"  {label:<6} {head}  {rest}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--learn", type=int, default=5, help="pages learned per type (5)")
+    parser.add_argument("--pages", type=int, default=20, help="pages extracted per type (20)")
+    args = parser.parse_args()
+    logging.disable(logging.WARNING)
+    sets = [("demo_shop", "product", demo_pages())]
+    sets += [(f"{d}/{s}", t, type_pages(d, s, t)) for d, s, t in TYPES if (DATA / d / s).is_dir()]
+    totals: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
+    for site, page_type, pages in sets:
+        pages = pages[: args.pages]
+        kind, before, after = evaluate(pages, min(args.learn, len(pages)))
+        print(f"{site} {page_type}: {len(pages)} pages, core page type {kind}")
+        print(line("before", before))
+        print(line("after", after))
+        totals["before"].append(before)
+        totals["after"].append(after)
+    print("mean over the site types (each type counts once):")
+    for which, rows in totals.items():
+        keys = ("fields", "repeats", "layout", "numbered")
+        print(line(which, {k: sum(r[k] for r in rows) / len(rows) for k in keys}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

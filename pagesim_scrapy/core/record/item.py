@@ -1,0 +1,127 @@
+"""A page item's record: the core record first, then, once each, what the wrapper induced.
+
+The core record (standard names, from the page's structured data) is what a user looks for
+first; the induced fields add what the page's body has beyond it. An induced field is kept
+only when it says something new: not a value the record holds already (under a core name or
+an earlier induced one), not the site's chrome; and it gets a readable name, never a CSS
+class, a URL scheme or its own value. The record's values stay plain (a user stores them);
+each core value's source is returned beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import CoreRecord
+from .tidy import (
+    is_chrome,
+    is_layout_name,
+    member_keys,
+    readable_name,
+    text_of,
+    value_keys,
+    value_names,
+)
+
+__all__ = ["ItemRecord", "item_record"]
+
+#: An induced text this long that a core text contains repeats it (a paragraph of the
+#: description); shorter ones may be contained by chance ("In stock").
+MIN_CONTAINED = 30
+
+#: The generic name of an induced field whose own name says nothing (``field_1``, …).
+GENERIC_NAME = "field"
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    """``record``: core fields (standard names), core extras, then the induced fields kept;
+    ``sources``: ``{name: source}`` for the core values (every other field is read from the
+    page's body by the wrapper); ``page_type`` the core record's page type ("" without one);
+    ``dropped``: how many induced fields were left out, by why (``repeat``, ``chrome``)."""
+
+    record: dict[str, Any]
+    sources: dict[str, str] = field(default_factory=dict)
+    page_type: str = ""
+    dropped: dict[str, int] = field(default_factory=dict)
+
+
+class _Builder:
+    """The record being built: its names and the values it holds already."""
+
+    def __init__(self, value_names: set[str]) -> None:
+        self.record: dict[str, Any] = {}
+        self.sources: dict[str, str] = {}
+        self.seen: set[str] = set()
+        self.core_texts: list[str] = []
+        self.value_names = value_names
+        self.generic = 0
+        self.dropped: dict[str, int] = {}
+
+    def add_core(self, name: str, value: Any, source: str) -> None:
+        if name in self.record:
+            return
+        self.record[name] = value
+        self.sources[name] = source
+        self.seen |= value_keys(value) | member_keys(value)
+        text = text_of(value)
+        if len(text) >= MIN_CONTAINED:
+            self.core_texts.append(text)
+
+    def add_induced(self, name: str, value: Any, page_url: str | None) -> None:
+        if is_chrome(name, value, page_url):
+            self._drop("chrome")
+            return
+        keys = value_keys(value)
+        if keys & self.seen or self._in_core_text(value):
+            self._drop("repeat")
+            return
+        self.seen |= keys
+        self.record[self._name_for(name)] = value
+
+    def _in_core_text(self, value: Any) -> bool:
+        text = text_of(value)
+        return len(text) >= MIN_CONTAINED and any(text in core for core in self.core_texts)
+
+    def _drop(self, why: str) -> None:
+        self.dropped[why] = self.dropped.get(why, 0) + 1
+
+    def _name_for(self, name: str) -> str:
+        if is_layout_name(name):
+            name = readable_name(name) or self._generic_name()
+        elif name.rstrip("_0123456789") in self.value_names:
+            name = self._generic_name()  # named after a value ("Sven" before a date)
+        return self._unique(name)
+
+    def _generic_name(self) -> str:
+        self.generic += 1
+        return f"{GENERIC_NAME}_{self.generic}"
+
+    def _unique(self, base: str) -> str:
+        name, k = base, 2
+        while name in self.record:
+            name = f"{base}_{k}"
+            k += 1
+        return name
+
+
+def item_record(
+    core: CoreRecord | None, induced: Mapping[str, Any], page_url: str | None = None
+) -> ItemRecord:
+    """The record of a page item: ``core``'s fields (then its extras) under their standard
+    names, then the fields of ``induced`` (a wrapper's record, in its order) that are neither
+    chrome nor a repeat of a value held already (the first one kept), layout names and
+    names made of a value replaced by a readable part of them or ``field_N``. ``page_url``
+    finds links to the page itself. Deterministic: the same inputs give the same record."""
+    builder = _Builder(value_names(induced))
+    if core is not None:
+        for name, value in core.fields.items():
+            builder.add_core(name, value.value, value.source)
+        for name, value in core.extra.items():
+            builder.add_core(name, value.value, value.source)
+    for name, value in induced.items():
+        builder.add_induced(name, value, page_url)
+    page_type = core.page_type if core is not None and core else ""
+    return ItemRecord(builder.record, builder.sources, page_type, builder.dropped)

@@ -1,0 +1,218 @@
+"""What in an induced record is the site's chrome, a repeated value, or a layout name.
+
+A wrapper names a field after what it finds near the slot (a label, a class, a tag), and
+takes every slot whose text varies for data. That lets through what a user does not store:
+screen-reader copies, share and login links, gallery counters, script text, and names made
+of a CSS class, a URL scheme or the value itself. These checks are general (they look at the
+value's shape and at the name's words), not rules for particular sites.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urldefrag
+
+from .normalise import as_price
+
+__all__ = [
+    "SCREEN_READER_NAMES",
+    "is_chrome",
+    "is_layout_name",
+    "member_keys",
+    "readable_name",
+    "text_of",
+    "value_keys",
+    "value_names",
+]
+
+_SPACE = re.compile(r"\s+")
+_NAME_CHARS = re.compile(r"[\W_]+")
+#: texts longer than this never name a field
+MAX_NAME_TEXT = 40
+_MARKUP = re.compile(r"<\s*/?\s*[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>]{0,300})?/?>")
+_CODE = re.compile(
+    r"\bfunction\s*\(|=>\s*\{|\bvar\s+\w+\s*=|\b(?:let|const)\s+\w+\s*=|"
+    r"\b(?:window|document)\.\w+|\{\s*[a-z-]+\s*:\s*[^;{}]{1,80};"
+)
+_COUNTER = re.compile(r"^\d+\s*(?:of|/|von|de|sur|из|z)\s*\d+$", re.I)
+#: a price-like value: a number with at most a currency sign or code on either side
+_PRICE_LIKE = re.compile(
+    r"^(?:[^\w\s]{1,3}|[A-Za-z]{3})?\s?\d[\d.,\s\u00a0]*(?:[^\w\s]{1,3}|[A-Za-z]{3})?$"
+)
+_CHROME_TEXT = re.compile(
+    r"^(?:share(?: (?:on|via|this) .{1,20})?|tweet|pin it|e-?mail|print|copy link|"
+    r"log ?in|log ?out|sign ?in|sign ?up|sign ?out|register|create an account|"
+    r"skip to .{1,30}|quick ?view|add to (?:cart|bag|basket|wishlist)|read more|"
+    r"previous|next|close|menu|toggle navigation)$",
+    re.I,
+)
+_CHROME_URL = re.compile(
+    r"(?:facebook\.com/sharer|twitter\.com/(?:intent|share)|x\.com/intent|"
+    r"linkedin\.com/(?:share|cws/share)|pinterest\.[a-z.]+/pin/create|reddit\.com/submit|"
+    r"tumblr\.com/share|wa\.me/|whatsapp://|telegram\.me/share|t\.me/share|"
+    r"^mailto:\?|[/?&](?:share|login|signin|sign_in|log_in|logout)(?:[/?&=.]|$))",
+    re.I,
+)
+#: name words that mark a screen-reader copy (its text repeats what the page shows)
+SCREEN_READER_NAMES = ("visually_hidden", "sr_only", "screen_reader", "assistive", "a11y")
+#: name words that say a field is a share, login or skip control
+_CONTROL_WORDS = {"share", "sharing", "social", "login", "signin", "logout", "skip"}
+#: name words that describe layout, not content
+_LAYOUT_WORDS = {
+    "li", "ul", "ol", "div", "span", "td", "tr", "style", "styles", "hidden", "visually",
+    "sr", "spacing", "clearfix", "wrapper", "container", "inner", "outer", "flex", "grid",
+    "col", "row", "gap",
+}  # fmt: skip
+_SCHEMES = {"http", "https", "ftp", "mailto", "www", "tel", "javascript"}
+_FUNCTION_WORDS = {"of", "and", "or", "the", "a", "an", "to", "in", "on", "for", "at"}
+
+
+def _norm(text: str) -> str:
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def _texts(value: Any) -> list[str]:
+    """The strings of a value, in order (a group list's leaves, a dict's values)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _texts(v)]
+    return [] if value is None or isinstance(value, bool) else [str(value)]
+
+
+def value_keys(value: Any) -> set[str]:
+    """The keys under which two values count as the same: the whitespace- and case-folded
+    text (a group list's texts joined), and a price-like value's decimal."""
+    if value is None or value in ("", [], {}):
+        return set()
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        joined = {_norm(" ".join(value))}
+        return joined | {_norm(v) for v in value} if len(value) > 1 else joined
+    if isinstance(value, (dict, list, tuple)):
+        text = _norm(" ".join(_texts(value)))
+        return {text} if text else {json.dumps(value, sort_keys=True, default=str)}
+    text = _norm(str(value))
+    keys = {text} if text else set()
+    if _PRICE_LIKE.match(text):
+        price = as_price(text)
+        if price is not None:
+            keys.add("price:" + price)
+    return keys
+
+
+def text_of(value: Any) -> str:
+    """A value's texts joined, whitespace- and case-folded."""
+    return _norm(" ".join(_texts(value)))
+
+
+def value_names(record: Mapping[str, Any]) -> set[str]:
+    """The names that a record's short texts would give (``Sven`` → ``sven``): a field
+    named so was named after a value, not a label."""
+    names: set[str] = set()
+    for text in _texts(list(record.values())):
+        if len(text) <= MAX_NAME_TEXT and any(ch.isalpha() for ch in text):
+            names.add(_NAME_CHARS.sub("_", text.casefold()).strip("_"))
+    names.discard("")
+    return names
+
+
+def member_keys(value: Any) -> set[str]:
+    """A core list's members one by one (an image URL, a breadcrumb name), so that an
+    induced field holding one of them counts as a repeat."""
+    if not isinstance(value, (list, tuple)):
+        return set()
+    keys: set[str] = set()
+    for member in value:
+        keys |= value_keys(member)
+        if isinstance(member, dict):
+            for inner in member.values():
+                keys |= value_keys(inner)
+    return keys
+
+
+def _name_words(name: str) -> list[str]:
+    return [w for w in name.lower().split("_") if w]
+
+
+def _is_control_name(name: str) -> bool:
+    lowered = name.lower()
+    if any(mark in lowered for mark in SCREEN_READER_NAMES):
+        return True
+    return any(w in _CONTROL_WORDS for w in _name_words(name))
+
+
+def _is_chrome_text(text: str, page_url: str | None) -> bool:
+    stripped = _norm(text)
+    if not stripped or stripped == "#":
+        return True
+    if _COUNTER.match(stripped) or _CHROME_TEXT.match(stripped):
+        return True
+    if _CHROME_URL.search(text.strip()):
+        return True
+    if page_url and _same_page(text.strip(), page_url):
+        return True
+    return bool(_MARKUP.search(text) or _CODE.search(text))
+
+
+def _same_page(value: str, page_url: str) -> bool:
+    if not value.startswith(("http://", "https://", "/", "#")):
+        return False
+    if value.startswith("#"):
+        return True
+    a, b = urldefrag(value)[0].rstrip("/"), urldefrag(page_url)[0].rstrip("/")
+    return a == b
+
+
+def is_chrome(name: str, value: Any, page_url: str | None = None) -> bool:
+    """Whether a field is the site's chrome, not the page's data: empty, a screen-reader
+    copy, a share/login/skip control, a link to the page itself, an "N of M" counter, a lone
+    number named by a function word (the "13" of "1 of 13"), script or style text, raw
+    markup. A group list is chrome when every group is."""
+    if _is_control_name(name):
+        return True
+    if value is None or isinstance(value, bool):
+        return value is None
+    if isinstance(value, dict):
+        return not value or all(is_chrome(k, v, page_url) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return all(is_chrome(name, v, page_url) for v in value)
+    text = str(value)
+    if name.lower() in _FUNCTION_WORDS and _norm(text).isdigit():
+        return True
+    return _is_chrome_text(text, page_url)
+
+
+def is_layout_name(name: str) -> bool:
+    """A name that says nothing about the value: a URL scheme (``https``), a value's text
+    (``f_0_0mg``: names that began with a digit), a CSS layout class (``list_li``,
+    ``spacing_style_4``, ``visually_hidden``) or a function word (``of``)."""
+    words = _name_words(name)
+    if not words:
+        return True
+    if words[0] in _SCHEMES or name.lower() in _FUNCTION_WORDS:
+        return True
+    if words[0] == "f" and len(words) > 1 and words[1][:1].isdigit():
+        return True
+    return any(w in _LAYOUT_WORDS for w in words)
+
+
+def readable_name(name: str) -> str | None:
+    """``name`` without its layout words and trailing slot numbers (``list_li`` → ``list``),
+    or None when nothing readable is left (``spacing_style_4``, ``https``, ``f_0_0mg``)."""
+    words = _name_words(name)
+    if not words or words[0] in _SCHEMES or name.lower() in _FUNCTION_WORDS:
+        return None
+    if words[0] == "f" and len(words) > 1 and words[1][:1].isdigit():
+        return None
+    kept = [w for w in words if w not in _LAYOUT_WORDS]
+    while kept and kept[-1].isdigit():
+        kept.pop()
+    kept = [w for w in kept if w not in _FUNCTION_WORDS or len(kept) > 1]
+    if not kept or not kept[0][:1].isalpha():
+        return None
+    return "_".join(kept)

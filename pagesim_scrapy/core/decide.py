@@ -8,6 +8,11 @@ page and asks :class:`PageDecider`; the answer is a :class:`Decision` whose
 turning a page away or holding it. What kind of classifier is running (the site-aware one
 learns sites, which can be saved, shared and looked at again) is asked through
 :func:`site_classifier`, here in the core.
+
+The offline callers decide through the same step: ``classify`` over a folder and a Spark job's
+site with :meth:`PageDecider.decide_all` (the pages given are the site), ``explain`` and the
+Spark job's pairwise measures with :meth:`PageDecider.decide_scores`; they print
+:meth:`Decision.verdict_meta`, the verdict without the crawl's keys.
 """
 
 from __future__ import annotations

@@ -52,8 +52,8 @@ SITE_KEYS: tuple[str, ...] = ("host", "input", "all")
 Order = tuple[int, int]
 
 #: Input bytes a read task takes at most when it reads several small files (a larger file is
-#: one task alone): every task costs its Python worker a fixed ~0.1 s, which one task per file
-#: of a few MB multiplied by hundreds of files, and again in every later stage over them.
+#: one task alone): every task costs its Python worker a fixed overhead, which one task per
+#: file of a few MB multiplied by hundreds of files, and again in every later stage over them.
 TASK_BYTES = 32 << 20
 
 
@@ -252,8 +252,8 @@ def classify_job(spark: Any, inputs: list[JobInput], spec: ClassifierSpec, site_
     broadcast = sc.broadcast(spec)
     if spec.method == SITE_METHOD:
         # a site is decided from all of its pages: group them, moving each page's features
-        # packed into one string (~0.2 KB; pickling them as a set of strings cost more than
-        # the grouping), not its summary; a page without features goes along for its line
+        # packed into one small string (pickling them as a set of strings cost more than the
+        # grouping), not its summary; a page without features goes along for its line
         by_site = pages.map(lambda page: _site_features(page, options)).groupByKey(
             sc.defaultParallelism
         )

@@ -98,3 +98,45 @@ def test_a_decision_is_frozen():
 def test_explore_selected_is_a_function_of_the_url():
     assert explore_selected("http://x/a", 0.5) == explore_selected("http://x/a", 0.5)
     assert not explore_selected("http://x/a", 0.0) and explore_selected("http://x/a", 1.0)
+
+
+def _pages():  # type: ignore[no-untyped-def]
+    return [summary(kind, number) for kind in TYPES for number in (2, 3)]
+
+
+@pytest.mark.parametrize("method", ["site", "lcs"])
+def test_the_batch_decisions_are_the_classifier_s_batch_verdicts(templates, method):
+    """``decide_all`` is ``classify_all`` behind the decision step: same verdicts, same order."""
+    expected = build_classifier(templates, method=method).classify_all(_pages(), site="h")
+    decider = PageDecider(build_classifier(templates, method=method), targets=frozenset(TYPES))
+    decisions = decider.decide_all(_pages(), site="h")
+    assert [d.verdict_meta() for d in decisions] == [v.as_meta() for v in expected]
+    assert all(d.classified and d.site == "h" for d in decisions)
+    assert [d.target for d in decisions] == [v.label is not None for v in expected]
+    assert decider.describe("h") == decider.classifier.describe("h")  # type: ignore[union-attr]
+
+
+def test_the_verdict_meta_leaves_out_the_crawl_s_keys(templates):
+    decider = PageDecider(build_classifier(templates, method="lcs"))
+    decision = decider.decide_all([summary("question", 2)])[0]
+    assert list(decision.verdict_meta()) == VERDICT_KEYS
+    assert list(decision.as_meta()) == [*VERDICT_KEYS, "target"]
+    assert decision.action == PASS and decision.target is False
+
+
+def test_a_decision_from_scores_computed_elsewhere_learns_nothing(templates):
+    classifier = build_classifier(templates, method="site")
+    decider = PageDecider(classifier, targets=frozenset({"question"}), drop=True)
+    decider.decide_all(_pages(), site="h")
+    before = classifier.describe("h")
+    page = summary("question", 1)
+    decision = decider.decide_scores(classifier.scores(page, site="h"), site="h")
+    assert classifier.describe("h") == before
+    assert decision.label == "question" and decision.action == PASS
+    other = decider.decide_scores({"question": 0.0, "users": 0.0}, site="h")
+    assert other.label is None and other.action == DROP
+
+
+def test_deciding_offline_needs_a_classifier():
+    with pytest.raises(ValueError, match="no classifier"):
+        PageDecider(None).decide_all([])

@@ -22,7 +22,9 @@ from pagesim_scrapy.cli._method import (
 )
 from pagesim_scrapy.cli._progress import add_progress_argument, track
 from pagesim_scrapy.core.classify import Verdict, build_classifier
+from pagesim_scrapy.core.decide import Decision, PageDecider
 from pagesim_scrapy.core.pageio import PageReadError
+from pagesim_scrapy.core.protocols import PageClassifier
 from pagesim_scrapy.core.summary import PageParseError, PageSummary, summarize
 
 logger = logging.getLogger(__name__)
@@ -69,7 +71,7 @@ def parse_templates(items: list[str]) -> dict[str, list[Path]]:
     return templates
 
 
-def make_classifier(templates: dict[str, list[Path]], args: argparse.Namespace) -> Any:
+def make_classifier(templates: dict[str, list[Path]], args: argparse.Namespace) -> PageClassifier:
     """The classifier the crawl would build from these settings (same summary options)."""
     options = summary_options(args)
     try:
@@ -116,28 +118,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    classifier = make_classifier(parse_templates(args.template), args)
+    decider = PageDecider(make_classifier(parse_templates(args.template), args))
     pages = summarise_pages(page_paths(args.paths), args)
     # The pages given are the site: learned together, then each decided.
-    verdicts = iter(classifier.classify_all([s for _, s, _ in pages if s is not None]))
-    for label, info in classifier.describe()["labels"].items():
+    decisions = iter(decider.decide_all([s for _, s, _ in pages if s is not None]))
+    for label, info in decider.describe()["labels"].items():
         logger.info(
             "label %s: threshold %.3f (%s)", label, info["threshold"], info["threshold_source"]
         )
     with output_stream(args.output) as stream:
         for path, summary, error in pages:
-            verdict = None if summary is None else next(verdicts)
-            write_jsonl(stream, verdict_record(str(path), verdict, error))
+            decision = None if summary is None else next(decisions)
+            write_jsonl(stream, verdict_record(str(path), decision, error))
     return 0
 
 
-def verdict_record(path: str, verdict: Verdict | None, error: str | None) -> dict[str, Any]:
-    """One output line: the page's verdict, or its error (shared with the Spark job)."""
+def verdict_record(
+    path: str, decision: Decision | Verdict | None, error: str | None
+) -> dict[str, Any]:
+    """One output line: the page's decision, or its error (shared with the Spark job)."""
     record: dict[str, Any] = {"path": path}
-    if verdict is None:
+    if decision is None:
         record.update(label=None, score=None, scores={}, error=error)
     else:
-        fields = verdict.as_meta()
+        fields = decision.verdict_meta() if isinstance(decision, Decision) else decision.as_meta()
         record.update(
             label=fields["label"],
             score=fields["score"],

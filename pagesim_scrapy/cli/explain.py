@@ -17,6 +17,7 @@ from pagesim_scrapy.cli.classify import (
     parse_templates,
     summarise_pages,
 )
+from pagesim_scrapy.core.decide import PageDecider, site_classifier
 from pagesim_scrapy.core.explain import explain_page, readable_codes
 from pagesim_scrapy.core.pageio import PageReadError, read_page_bytes
 from pagesim_scrapy.core.summary import PageParseError, parse_html, summarize
@@ -61,7 +62,9 @@ def _tree(path: Any) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     templates = parse_templates(args.template)
-    classifier = make_classifier(templates, args)
+    decider = PageDecider(make_classifier(templates, args))
+    classifier = site_classifier(decider.classifier)
+    assert classifier is not None  # the command's method is always 'site'
     options = summary_options(args)
     page_path = page_paths([args.page])
     if len(page_path) != 1:
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     others = [p for p in page_paths(args.site) if p.resolve() != page_path[0].resolve()]
     site_pages = [s for _, s, _ in summarise_pages(others, args) if s is not None]
     # As in ``classify``: the pages given (the site's and this one) are the site.
-    classifier.classify_all([*site_pages, page])
+    decider.decide_all([*site_pages, page])
     explanation = explain_page(classifier, page, names=names, top=args.top)
     if args.json:
         json.dump({"path": str(page_path[0]), **explanation.as_dict()}, sys.stdout)

@@ -8,12 +8,17 @@ page and asks :class:`PageDecider`; the answer is a :class:`Decision` whose
 turning a page away or holding it. What kind of classifier is running (the site-aware one
 learns sites, which can be saved, shared and looked at again) is asked through
 :func:`site_classifier`, here in the core.
+
+The offline callers decide through the same step: ``classify`` over a folder and a Spark job's
+site with :meth:`PageDecider.decide_all` (the pages given are the site), ``explain`` and the
+Spark job's pairwise measures with :meth:`PageDecider.decide_scores`; they print
+:meth:`Decision.verdict_meta`, the verdict without the crawl's keys.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +30,7 @@ if TYPE_CHECKING:
     from pagesim_scrapy.core.content import ContentScorer
     from pagesim_scrapy.core.secondlook import SecondLook
     from pagesim_scrapy.core.summary import PageSummary
+    from pagesim_scrapy.core.verdict import Verdict
 
 #: A classifier built by :func:`~pagesim_scrapy.core.classify.build_classifier`.
 Classifier = PageClassifier
@@ -97,9 +103,9 @@ class Decision:
     site: str | None = None
     features: Any = field(default=None, repr=False, compare=False)
 
-    def as_meta(self) -> dict[str, Any]:
-        """The verdict as ``response.meta["pagesim"]`` holds it: the same keys, in the same
-        order, under the same conditions as ever (exports and users read them)."""
+    def verdict_meta(self) -> dict[str, Any]:
+        """The classifier's verdict alone (label to ``core``), as the offline commands print
+        it: no crawl keys (``target``, ``held`` ...), which mean nothing outside a crawl."""
         meta: dict[str, Any] = {
             "label": self.label,
             "score": self.score,
@@ -115,6 +121,12 @@ class Decision:
                 confidence=self.confidence,
                 core=self.core,
             )
+        return meta
+
+    def as_meta(self) -> dict[str, Any]:
+        """The verdict as ``response.meta["pagesim"]`` holds it: the same keys, in the same
+        order, under the same conditions as ever (exports and users read them)."""
+        meta = self.verdict_meta()
         if self.discovered:
             meta.update(cluster=self.cluster, cluster_score=self.cluster_score)
         if self.held:
@@ -230,6 +242,48 @@ class PageDecider:
             site=site,
             features=verdict.features,
         )
+
+    def decide_all(self, pages: Iterable[Any], *, site: str | None = None) -> list[Decision]:
+        """Batch form for offline callers (``classify`` over a folder, a Spark job's site):
+        the pages given are the site, learned together, then each decided, exactly as the
+        classifier's ``classify_all`` does. ``pages``: summaries, or a site method's
+        features. Classification only: no discovery, content, holding or exploring."""
+        classifier = self._classifier()
+        return [self._offline(v, site) for v in classifier.classify_all(pages, site=site)]
+
+    def decide_scores(
+        self,
+        scores: Mapping[str, float],
+        *,
+        site: str | None = None,
+        features: Any = None,
+    ) -> Decision:
+        """A page's decision from its per-label ``scores`` computed elsewhere (a Spark
+        worker, an explanation), with the thresholds as they stand: learns nothing.
+        ``features``: the page's structural features, which the site method's core rule
+        reads."""
+        sites = site_classifier(self.classifier)
+        if sites is not None:
+            verdict = sites.decide(scores, site=site, features=features)
+        else:
+            verdict = self._classifier().decide(scores, site=site)
+        return self._offline(verdict, site)
+
+    def describe(self, site: str | None = None) -> dict[str, Any]:
+        """The classifier's labels, template counts and thresholds on ``site``, for logs."""
+        return self._classifier().describe(site)
+
+    def _classifier(self) -> Classifier:
+        if self.classifier is None:
+            raise ValueError("this decider has no classifier to decide pages offline")
+        return self.classifier
+
+    def _offline(self, verdict: Verdict, site: str | None) -> Decision:
+        """An offline decision: the verdict, whether its label is a target, pass or drop."""
+        fields = _verdict_fields(verdict.as_dict())
+        target = self._is_target(fields["label"])
+        action = PASS if target or not self.drop else DROP
+        return Decision(**fields, target=target, action=action, site=site)
 
     def _classify(self, summary: PageSummary, site: str | None, again: bool) -> _Verdict:
         sites = self._looks_again

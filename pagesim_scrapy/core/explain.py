@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pagesim_scrapy.core.cutrules import CUT_RULES
+from pagesim_scrapy.core.decide import Decision, PageDecider
 from pagesim_scrapy.core.site import Features, structural_features
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
@@ -29,7 +30,6 @@ from pagesim_scrapy.core.summary import (
     code_char,
     csr_label,
 )
-from pagesim_scrapy.core.verdict import Verdict
 
 #: Pairs found on at least this share of the site's pages are reported as the site's chrome.
 CHROME_SHARE = 0.5
@@ -102,7 +102,7 @@ class LabelNote:
 
 @dataclass
 class Explanation:
-    verdict: Verdict
+    verdict: Decision
     labels: list[LabelNote]
     site_pages: int
     nearest_label: str
@@ -119,7 +119,7 @@ class Explanation:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "verdict": self.verdict.as_meta(),
+            "verdict": self.verdict.verdict_meta(),
             "labels": [note.as_dict() for note in self.labels],
             "site_pages": self.site_pages,
             "nearest": {"label": self.nearest_label, "template": self.nearest_template},
@@ -262,11 +262,12 @@ def explain_page(
     names: Mapping[str, str] | None = None,
     top: int = 10,
 ) -> Explanation:
-    """Explain ``page``'s verdict on ``site`` as it stands (the page is not learned again)."""
+    """Explain ``page``'s verdict on ``site`` as it stands (the page is not learned again):
+    decided by the core's one decision step, then taken apart."""
     names = names or {}
     features = structural_features(page)
     scores = classifier.scores(page, site=site)
-    verdict = classifier.decide(scores, site=site, features=features)
+    verdict = PageDecider(classifier).decide_scores(scores, site=site, features=features)
     described = classifier.describe(site)
     coverage = described.get("site", {}).get("coverage", 0.0)
     notes = []

@@ -20,6 +20,7 @@ from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.cluster import ClusterOptions, cluster_pages
 from pagesim_scrapy.core.cluster.pipeline import SITE_METHOD, site_document_model
 from pagesim_scrapy.core.cluster.sketch import Sketcher, band_keys, lsh_bands
+from pagesim_scrapy.core.decide import PageDecider
 from pagesim_scrapy.core.induce import Wrapper
 from pagesim_scrapy.core.pageio import (
     WARC_SUFFIXES,
@@ -51,8 +52,8 @@ SITE_KEYS: tuple[str, ...] = ("host", "input", "all")
 Order = tuple[int, int]
 
 #: Input bytes a read task takes at most when it reads several small files (a larger file is
-#: one task alone): every task costs its Python worker a fixed ~0.1 s, which one task per file
-#: of a few MB multiplied by hundreds of files, and again in every later stage over them.
+#: one task alone): every task costs its Python worker a fixed overhead, which one task per
+#: file of a few MB multiplied by hundreds of files, and again in every later stage over them.
 TASK_BYTES = 32 << 20
 
 
@@ -251,8 +252,8 @@ def classify_job(spark: Any, inputs: list[JobInput], spec: ClassifierSpec, site_
     broadcast = sc.broadcast(spec)
     if spec.method == SITE_METHOD:
         # a site is decided from all of its pages: group them, moving each page's features
-        # packed into one string (~0.2 KB; pickling them as a set of strings cost more than
-        # the grouping), not its summary; a page without features goes along for its line
+        # packed into one small string (pickling them as a set of strings cost more than the
+        # grouping), not its summary; a page without features goes along for its line
         by_site = pages.map(lambda page: _site_features(page, options)).groupByKey(
             sc.defaultParallelism
         )
@@ -263,10 +264,11 @@ def classify_job(spark: Any, inputs: list[JobInput], spec: ClassifierSpec, site_
     scored.sort(key=lambda row: row[0])
     classifier = spec.build()
     classifier.fit_distribution([scores for _, _, scores, _ in scored if scores is not None])
+    decider = PageDecider(classifier)
     lines = [
         (
             order,
-            verdict_record(path, None if scores is None else classifier.decide(scores), error),
+            verdict_record(path, None if scores is None else decider.decide_scores(scores), error),
         )
         for order, path, scores, error in scored
     ]
@@ -294,10 +296,10 @@ def _classify_site(
     read = [(order, path, packed) for order, path, packed, _ in ordered if packed is not None]
     if not read:
         return
-    classifier = _classifier(spec)
-    verdicts = classifier.classify_all([unpack_features(page[2]) for page in read], site=site)
-    for (order, path, _), verdict in zip(read, verdicts):
-        yield order, verdict_record(path, verdict, None)
+    decider = PageDecider(_classifier(spec))
+    decisions = decider.decide_all([unpack_features(page[2]) for page in read], site=site)
+    for (order, path, _), decision in zip(read, decisions):
+        yield order, verdict_record(path, decision, None)
 
 
 def _scores(

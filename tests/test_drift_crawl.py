@@ -102,6 +102,17 @@ def test_a_changed_layout_warns_in_the_next_crawl_and_an_unchanged_one_does_not(
     assert len(_drift_warnings(closed)) == 1
     # closed as the change was seen, before the rest of the shop was crawled
     assert len(closed["seen"]) < len(shop.routes)
+    # the old look is kept: the next scheduled run fails too, until the change is accepted
+    assert (
+        _crawl(
+            tmp_path,
+            shop,
+            demo,
+            PAGESIM_DRIFT_ACTION="close",
+            PAGESIM_DRIFT_FILE=str(tmp_path / "before-change.json"),
+        )["finish_reason"]
+        == "pagesim_layout_changed"
+    )
     assert _drift_stats(closed) == {"pagesim/drift/product": 1}
 
 

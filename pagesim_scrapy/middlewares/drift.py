@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
 
     from pagesim_scrapy.core.decide import Decision
-    from pagesim_scrapy.core.drift import DriftReport
+    from pagesim_scrapy.core.drift import DriftBaseline, DriftReport
     from pagesim_scrapy.core.summary import PageSummary
     from pagesim_scrapy.middlewares.statefiles import StateFiles
     from pagesim_scrapy.settings import PageSimConfig
@@ -83,7 +83,11 @@ class DriftWatch:
         if features is None:
             features = structural_features(summary)
         site = decision.site or self.state_files.hostless_name()
-        report = self.monitor.observe(site, decision.label, features, page_id=url)
+        try:
+            report = self.monitor.observe(site, decision.label, features, page_id=url)
+        except Exception:  # the alarm must never break the crawl
+            logger.warning("pagesim: layout-change alarm failed on %s", url, exc_info=True)
+            return
         if report is not None:
             # the page is in the new look: its tree names what appeared (what disappeared
             # is named where this page still has it)
@@ -130,6 +134,19 @@ class DriftWatch:
         ]
         if verdicts:
             logger.info("pagesim: layout-change alarm: %s", "; ".join(verdicts))
-        path = self.state_files.save_drift_baseline(self.monitor.snapshot())
+        path = self.state_files.save_drift_baseline(self.next_baseline(reports))
         if path is not None:
             logger.info("pagesim: drift looks saved to %s", path)
+
+    def next_baseline(self, reports: list[DriftReport]) -> DriftBaseline:
+        """What the next crawl compares with: this crawl's looks, except that with the
+        ``close`` action a changed label keeps its old look, so every run fails until the
+        change is accepted (one crawl with ``warn``, or the drift file removed)."""
+        snapshot = self.monitor.snapshot()
+        if self.action != "close":
+            return snapshot
+        for report in reports:
+            old = self.monitor.baseline.sites.get(report.site)
+            if report.verdict == CHANGED and old is not None and report.label in old.labels:
+                snapshot.site(report.site).labels[report.label] = old.labels[report.label]
+        return snapshot

@@ -352,6 +352,29 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "None: `.scrapy/pagesim/sites.json` in the project data dir.",
     ),
     SettingSpec(
+        "PAGESIM_DRIFT_ENABLED",
+        "bool",
+        True,
+        "Layout-change alarm: compare each (site, label)'s pages with how they looked in the "
+        "last crawl (saved in `PAGESIM_DRIFT_FILE`) and warn when a label's look changed "
+        "(`pagesim/drift/<label>`). Says nothing on a site's first crawl (no baseline yet).",
+    ),
+    SettingSpec(
+        "PAGESIM_DRIFT_ACTION",
+        "str",
+        "warn",
+        "What a layout change does: `warn` (a WARNING and the stat) or `close` (also close the "
+        "spider with the reason `pagesim_layout_changed`, for schedulers and CI).",
+        read=_read_lowered,
+    ),
+    SettingSpec(
+        "PAGESIM_DRIFT_FILE",
+        "str or None",
+        None,
+        "Where the looks of each (site, label) are loaded from at start and saved to at close "
+        "(JSON). None: `.scrapy/pagesim/drift.json` in the project data dir.",
+    ),
+    SettingSpec(
         "PAGESIM_DISCOVERY_METHOD",
         "str",
         "site",
@@ -580,6 +603,9 @@ def read_group(settings: BaseSettings, group: str) -> dict[str, Any]:
 
 ACTIONS: tuple[str, ...] = ("tag", "drop")
 
+#: What a layout change does (PAGESIM_DRIFT_ACTION).
+DRIFT_ACTIONS: tuple[str, ...] = ("warn", "close")
+
 #: Spider attributes that override the corresponding settings for one spider.
 SPIDER_ATTRIBUTES: dict[str, str] = {
     "pagesim_templates": "PAGESIM_TEMPLATES",
@@ -635,6 +661,9 @@ class PageSimConfig:
     discovery_file: str | None = DEFAULTS["PAGESIM_DISCOVERY_FILE"]
     site_models_save: bool = DEFAULTS["PAGESIM_SITE_MODELS_SAVE"]
     site_models_file: str | None = DEFAULTS["PAGESIM_SITE_MODELS_FILE"]
+    drift_enabled: bool = DEFAULTS["PAGESIM_DRIFT_ENABLED"]
+    drift_action: str = DEFAULTS["PAGESIM_DRIFT_ACTION"]
+    drift_file: str | None = DEFAULTS["PAGESIM_DRIFT_FILE"]
     discovery_method: str = DEFAULTS["PAGESIM_DISCOVERY_METHOD"]
     discovery_threshold: float | None = DEFAULTS["PAGESIM_DISCOVERY_THRESHOLD"]
     discovery_closeness: float | None = DEFAULTS["PAGESIM_DISCOVERY_CLOSENESS"]
@@ -725,6 +754,11 @@ class PageSimConfig:
         if self.action not in ACTIONS:
             raise PageSimConfigError(
                 f"PAGESIM_ACTION must be one of {', '.join(ACTIONS)}, not {self.action!r}"
+            )
+        if self.drift_action not in DRIFT_ACTIONS:
+            raise PageSimConfigError(
+                f"PAGESIM_DRIFT_ACTION must be one of {', '.join(DRIFT_ACTIONS)}, "
+                f"not {self.drift_action!r}"
             )
 
     def _validate_ranges(self) -> None:

@@ -164,6 +164,8 @@ class PageSimDownloaderMiddleware:
         if self.classifier is not None:
             logger.info("%s", self.summary())
             self.state_files.save_site_models(self.classifier)
+        if started is not None and started.drift is not None and self.readiness.ready:
+            started.drift.close()
         if self.discovery is not None and self.readiness.ready:
             close_discovery(self.discovery, self.stats, self.state_files)
         if self.report is not None and self.config.report and self.readiness.ready:
@@ -239,6 +241,8 @@ class PageSimDownloaderMiddleware:
             self._skip(meta, response, "error")
             return None
         self.totals.seconds += thread_time() - began
+        if self.started.drift is not None:
+            self.started.drift.observe(decision, summary, root, response.url)
         return decision
 
     def _publish(self, request: Request, response: Response, decision: Decision) -> None:

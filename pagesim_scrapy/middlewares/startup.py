@@ -20,6 +20,7 @@ from pagesim_scrapy.core.guard import check_templates, format_warnings
 from pagesim_scrapy.core.secondlook import SecondLook
 from pagesim_scrapy.fleet import start_fleet_sync
 from pagesim_scrapy.middlewares.closing import describe_thresholds
+from pagesim_scrapy.middlewares.drift import DriftWatch
 from pagesim_scrapy.middlewares.meta import LOGGER_NAME
 from pagesim_scrapy.middlewares.spider import crawl_state
 from pagesim_scrapy.middlewares.workarounds import exit_non_zero
@@ -148,6 +149,8 @@ class Started:
     content: ContentScorer | None = None
     fleet: FleetSync | None = None
     second_look: SecondLook[Request] | None = None
+    #: the layout-change alarm (PAGESIM_DRIFT_ENABLED, with templates)
+    drift: DriftWatch | None = None
 
 
 @dataclass
@@ -216,6 +219,7 @@ class Startup:
             content,
             fleet,
             second_look,
+            DriftWatch.start(config, self.stats, self.state_files, self.crawler),
         )
         logger.info(
             "pagesim: classifying pages with %s against the templates of %s; targets: %s; "

@@ -1,4 +1,5 @@
-"""The state files a crawl continues from: the site models and the discovered page types.
+"""The state files a crawl continues from: the site models, the discovered page types and the
+looks the layout-change alarm compares with.
 
 Both live in the project's data dir (``.scrapy/``) unless a setting names a file. A file that
 cannot be used is moved aside with one ERROR and the crawl starts afresh; it is written anew
@@ -17,6 +18,7 @@ from scrapy.utils.project import data_path
 
 from pagesim_scrapy.core.cluster import OnlineDiscovery
 from pagesim_scrapy.core.decide import site_classifier
+from pagesim_scrapy.core.drift import DriftBaseline, baseline_text, parse_baseline
 from pagesim_scrapy.core.sitefile import MAX_SITES as SITE_MODELS_MAX_SITES
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
 from pagesim_scrapy.core.statefile import (
@@ -44,6 +46,7 @@ _T = TypeVar("_T")
 #: project's data dir, ``.scrapy/``).
 DEFAULT_DISCOVERY_FILE = "pagesim/discovery.json"
 DEFAULT_SITE_MODELS_FILE = "pagesim/sites.json"
+DEFAULT_DRIFT_FILE = "pagesim/drift.json"
 
 
 class StateFiles:
@@ -58,6 +61,8 @@ class StateFiles:
         self.discovery_path: Path | None = None
         #: where the site models are saved at close (None: not saved)
         self.site_models_path: Path | None = None
+        #: where the drift looks are saved at close (None: not saved)
+        self.drift_path: Path | None = None
 
     # -- discovered page types ---------------------------------------------------------------
 
@@ -159,6 +164,29 @@ class StateFiles:
         count = min(len(exported), SITE_MODELS_MAX_SITES)
         self.stats.set_value("pagesim/site_models/saved", count)
         logger.info("pagesim: site models of %d site(s) saved to %s", count, path)
+
+    # -- drift looks -------------------------------------------------------------------------
+
+    def load_drift_baseline(self, config: PageSimConfig) -> DriftBaseline | None:
+        """The looks the last crawl saved, or None (a first crawl; a file that cannot be used
+        is moved aside with one ERROR; one summarised with other options is ignored)."""
+        path = Path(config.drift_file or data_path(DEFAULT_DRIFT_FILE))
+        self.drift_path = path
+        return self.read(path, lambda text: parse_baseline(text, self.options), "drift looks")
+
+    def save_drift_baseline(self, baseline: DriftBaseline) -> Path | None:
+        """Save the looks for the next crawl; where, or None when they could not be saved."""
+        path = self.drift_path
+        if path is None:
+            return None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, baseline_text(baseline, self.options))
+        except OSError as exc:
+            logger.error("pagesim: cannot save the drift looks to %s: %s", path, exc)
+            self.stats.inc_value("pagesim/state/save_errors")
+            return None
+        return path
 
     def hostless_name(self) -> str:
         """The name this spider's pages without a host are saved under: file:// pages of one

@@ -1,0 +1,152 @@
+"""The layout-change alarm in a crawl: feed each decided page to the core's
+:class:`~pagesim_scrapy.core.drift.DriftMonitor`, and turn its reports into a WARNING, a
+``pagesim/drift/<label>`` stat and, with ``PAGESIM_DRIFT_ACTION = "close"``, a closed spider.
+
+The looks are loaded from the drift file at start and saved back at close, so each crawl is
+compared with the one before (a site's first crawl has nothing to compare with: no verdict).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from scrapy.utils.defer import deferred_from_coro
+
+from pagesim_scrapy.core.drift import CHANGED, UNCHANGED, DriftMonitor
+from pagesim_scrapy.core.explain import readable_codes
+from pagesim_scrapy.core.site import structural_features
+from pagesim_scrapy.middlewares.meta import LOGGER_NAME
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+
+    from pagesim_scrapy.core.decide import Decision
+    from pagesim_scrapy.core.drift import DriftBaseline, DriftReport
+    from pagesim_scrapy.core.summary import PageSummary
+    from pagesim_scrapy.middlewares.statefiles import StateFiles
+    from pagesim_scrapy.settings import PageSimConfig
+
+logger = logging.getLogger(LOGGER_NAME)
+
+#: The spider's close reason when a label's layout changed and PAGESIM_DRIFT_ACTION is close.
+CLOSE_REASON_DRIFT = "pagesim_layout_changed"
+
+
+class DriftWatch:
+    """The crawl's side of the alarm: one monitor, the drift file, and what a report does."""
+
+    def __init__(
+        self,
+        monitor: DriftMonitor,
+        action: str,
+        stats: StatsCollector,
+        state_files: StateFiles,
+        crawler: Crawler | None = None,
+    ) -> None:
+        self.monitor = monitor
+        self.action = action
+        self.stats = stats
+        self.state_files = state_files
+        self.crawler = crawler
+        self.closing = False
+
+    @classmethod
+    def start(
+        cls,
+        config: PageSimConfig,
+        stats: StatsCollector,
+        state_files: StateFiles,
+        crawler: Crawler | None = None,
+    ) -> DriftWatch | None:
+        """The watch of this crawl (None when PAGESIM_DRIFT_ENABLED is off, or in a crawl
+        fleet), continuing from the looks the last crawl saved."""
+        if not config.drift_enabled or config.state_url is not None:
+            return None  # a fleet's workers would overwrite each other's drift file
+        baseline = state_files.load_drift_baseline(config)
+        if baseline is not None:
+            logger.info(
+                "pagesim: layout-change alarm on, comparing with the looks of %d site(s) "
+                "saved in %s",
+                len(baseline.sites),
+                state_files.drift_path,
+            )
+        return cls(DriftMonitor(baseline), config.drift_action, stats, state_files, crawler)
+
+    def observe(self, decision: Decision, summary: PageSummary, root: Any, url: str) -> None:
+        """Count one decided page; act on a report of its (site, label). A page decided
+        again by the second look was counted when first decided."""
+        if decision.again:
+            return
+        features = decision.features
+        if features is None:
+            features = structural_features(summary)
+        site = decision.site or self.state_files.hostless_name()
+        try:
+            report = self.monitor.observe(site, decision.label, features, page_id=url)
+        except Exception:  # the alarm must never break the crawl
+            logger.warning("pagesim: layout-change alarm failed on %s", url, exc_info=True)
+            return
+        if report is not None:
+            # the page is in the new look: its tree names what appeared (what disappeared
+            # is named where this page still has it)
+            report.name_features(readable_codes([root], self.state_files.options))
+            self._alarm(report)
+
+    def _alarm(self, report: DriftReport, *, closing: bool = False) -> None:
+        label = report.label
+        logger.warning(
+            "pagesim: layout of %s on %s %s: %s",
+            label,
+            report.site,
+            "changed" if report.verdict == CHANGED else "shows two looks",
+            report.summary(),
+        )
+        self.stats.inc_value(f"pagesim/drift/{label}")
+        if self.action == "close" and report.verdict == CHANGED and not closing:
+            self._close_spider()
+
+    def _close_spider(self) -> None:
+        """Close the spider with :data:`CLOSE_REASON_DRIFT` (once)."""
+        engine = getattr(self.crawler, "engine", None)
+        if engine is None or self.closing:
+            return
+        self.closing = True
+        logger.warning("pagesim: closing the spider (PAGESIM_DRIFT_ACTION = close)")
+        # scheduled, not awaited: closing waits for the downloads under way, this one too
+        deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON_DRIFT))
+
+    def close(self) -> None:
+        """Warn of a drift found only with the crawl's last pages, log each (site, label)'s
+        verdict, and save the looks for the next crawl."""
+        reported = {(report.site, report.label) for report in self.monitor.drifted()}
+        reports = self.monitor.reports()
+        for report in reports:
+            if (
+                report.verdict not in (None, UNCHANGED)
+                and (report.site, report.label) not in reported
+            ):
+                self._alarm(report, closing=True)
+        verdicts = [
+            f"{report.label} on {report.site}: {report.verdict or 'no verdict'}"
+            for report in reports
+        ]
+        if verdicts:
+            logger.info("pagesim: layout-change alarm: %s", "; ".join(verdicts))
+        path = self.state_files.save_drift_baseline(self.next_baseline(reports))
+        if path is not None:
+            logger.info("pagesim: drift looks saved to %s", path)
+
+    def next_baseline(self, reports: list[DriftReport]) -> DriftBaseline:
+        """What the next crawl compares with: this crawl's looks, except that with the
+        ``close`` action a changed label keeps its old look, so every run fails until the
+        change is accepted (one crawl with ``warn``, or the drift file removed)."""
+        snapshot = self.monitor.snapshot()
+        if self.action != "close":
+            return snapshot
+        for report in reports:
+            old = self.monitor.baseline.sites.get(report.site)
+            if report.verdict == CHANGED and old is not None and report.label in old.labels:
+                snapshot.site(report.site).labels[report.label] = old.labels[report.label]
+        return snapshot

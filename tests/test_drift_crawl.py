@@ -1,0 +1,140 @@
+"""The layout-change alarm in real crawls against a local HTTP server on 127.0.0.1.
+
+One server (one site: its port is part of the site key) serves the demo shop's pages; each
+crawl runs in its own process (see :mod:`tests.test_scrapy_crawl`) with the same drift file,
+as a recurring crawl would. The theme change is one of the drift benchmark's (a gallery added
+at the top of the product pages' main content).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .test_drift import bench
+from .test_scrapy_crawl import Route, Site, log_messages, run_crawl, serve
+
+HTML = {"Content-Type": "text/html; charset=utf-8"}
+PAGES = 12
+
+
+LABELS = ("product", "category", "search")
+
+
+@pytest.fixture(scope="module")
+def demo() -> dict[str, list[Path]]:
+    return {label: sorted(bench.demo_site()[label]) for label in LABELS}
+
+
+@pytest.fixture
+def shop(demo: dict[str, list[Path]]) -> Iterator[Site]:
+    routes = _routes(demo["product"][2 : 2 + PAGES], "item")
+    for label in LABELS[1:]:
+        routes.update(_routes(demo[label][2 : 2 + PAGES // 2], label))
+    yield from serve(routes)
+
+
+def _routes(pages: list[Path], folder: str, change: Any = None) -> dict[str, Route]:
+    routes = {}
+    for number, path in enumerate(pages):
+        body = path.read_bytes() if change is None else bench.changed_page(path, change)
+        routes[f"/{folder}/{number:02d}.html"] = Route(200, body, HTML)
+    return routes
+
+
+def _crawl(
+    tmp_path: Path, shop: Site, demo: dict[str, list[Path]], **settings: Any
+) -> dict[str, Any]:
+    requests = [{"url": shop.url(path)} for path in sorted(shop.routes)]
+    base = {
+        "DOWNLOADER_MIDDLEWARES": {"pagesim_scrapy.middlewares.PageSimDownloaderMiddleware": 545},
+        "PAGESIM_TEMPLATES": {label: [str(p) for p in demo[label][:2]] for label in LABELS},
+        "PAGESIM_SECOND_LOOK": False,
+        "PAGESIM_DRIFT_FILE": str(tmp_path / "drift.json"),
+        "CONCURRENT_REQUESTS": 1,
+    }
+    return run_crawl(tmp_path, {**base, **settings}, requests)
+
+
+def _drift_warnings(result: dict[str, Any]) -> list[str]:
+    return [m for m in log_messages(result, "WARNING") if m.startswith("pagesim: layout of")]
+
+
+def _drift_stats(result: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in result["stats"].items() if k.startswith("pagesim/drift/")}
+
+
+def test_a_changed_layout_warns_in_the_next_crawl_and_an_unchanged_one_does_not(
+    shop: Site, demo: dict[str, list[Path]], tmp_path: Path
+) -> None:
+    first = _crawl(tmp_path, shop, demo)
+    assert first["stats"].get("pagesim/label_count/product", 0) >= PAGES - 2
+    assert not _drift_warnings(first) and not _drift_stats(first)  # no baseline yet
+    assert (tmp_path / "drift.json").is_file()
+
+    again = _crawl(tmp_path, shop, demo)
+    assert not log_messages(again, "WARNING") and not _drift_stats(again)
+    assert any("product on 127.0.0.1" in m and "unchanged" in m for m in log_messages(again))
+    shutil.copy(tmp_path / "drift.json", tmp_path / "before-change.json")
+
+    shop.routes.update(_routes(demo["product"][2 : 2 + PAGES], "item", bench.add_gallery))
+    changed = _crawl(tmp_path, shop, demo)
+    warnings = _drift_warnings(changed)
+    assert len(warnings) == 1, log_messages(changed, "WARNING")
+    assert "product" in warnings[0] and "changed" in warnings[0]
+    # the evidence names the new part
+    assert "new: " in warnings[0] and "section.media-gallery" in warnings[0]
+    assert _drift_stats(changed) == {"pagesim/drift/product": 1}
+    assert changed["finish_reason"] == "finished"
+
+    closed = _crawl(
+        tmp_path,
+        shop,
+        demo,
+        PAGESIM_DRIFT_ACTION="close",
+        PAGESIM_DRIFT_FILE=str(tmp_path / "before-change.json"),
+    )
+    assert closed["finish_reason"] == "pagesim_layout_changed"
+    assert len(_drift_warnings(closed)) == 1
+    # closed as the change was seen, before the rest of the shop was crawled
+    assert len(closed["seen"]) < len(shop.routes)
+    # the old look is kept: the next scheduled run fails too, until the change is accepted
+    assert (
+        _crawl(
+            tmp_path,
+            shop,
+            demo,
+            PAGESIM_DRIFT_ACTION="close",
+            PAGESIM_DRIFT_FILE=str(tmp_path / "before-change.json"),
+        )["finish_reason"]
+        == "pagesim_layout_changed"
+    )
+    assert _drift_stats(closed) == {"pagesim/drift/product": 1}
+
+
+def test_a_corrupt_drift_file_is_moved_aside_with_one_error(
+    shop: Site, demo: dict[str, list[Path]], tmp_path: Path
+) -> None:
+    (tmp_path / "drift.json").write_text("{not json", encoding="utf-8")
+    result = _crawl(tmp_path, shop, demo)
+    errors = [m for m in log_messages(result, "ERROR") if "drift looks" in m]
+    assert len(errors) == 1, log_messages(result, "ERROR")
+    assert result["stats"].get("pagesim/state/corrupt") == 1
+    assert (tmp_path / "drift.json.corrupt").is_file()
+    assert (tmp_path / "drift.json").is_file()  # written anew at close
+    assert result["finish_reason"] == "finished"
+
+
+def test_an_unknown_drift_action_is_refused() -> None:
+    from scrapy.settings import Settings
+
+    from pagesim_scrapy.settings import PageSimConfig, PageSimConfigError
+
+    with pytest.raises(PageSimConfigError, match="PAGESIM_DRIFT_ACTION"):
+        PageSimConfig.from_settings(Settings({"PAGESIM_DRIFT_ACTION": "relearn"}))
+    config = PageSimConfig.from_settings(Settings({"PAGESIM_DRIFT_ACTION": " Close "}))
+    assert config.drift_action == "close" and config.drift_enabled

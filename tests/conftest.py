@@ -40,3 +40,36 @@ def _own_working_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     (wrappers, discovered types, site models) under ``.scrapy`` in the working directory, and
     one test's saved state must not reach the next test, nor the repository."""
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
+#: The slowest tests, each a whole crawl of a real site or a real Spark job (tens of seconds
+#: each on a 2-core machine), named in one place: marked ``slow``, so the README's test
+#: command leaves them out and ``-m slow`` (and ``.ci/run``, which runs every test) runs them.
+#: A name without ``[...]`` marks every parametrisation of the test.
+SLOW_TESTS = frozenset(
+    {
+        "tests/test_second_look.py::test_a_crawl_over_two_sites_learns_each_site_apart",
+        "tests/test_second_look.py::"
+        "test_tag_mode_gives_every_page_to_the_spider_once_with_a_settled_verdict",
+        "tests/test_second_look.py::"
+        "test_a_site_past_its_young_pages_gets_its_second_look_before_the_crawl_runs_dry",
+        "tests/test_second_look.py::"
+        "test_pages_that_pass_on_a_young_site_s_unsettled_cut_wait_for_the_second_look",
+        "tests/test_second_look.py::"
+        "test_pages_turned_away_early_are_requested_again_once_the_cut_has_settled",
+        "tests/test_spark.py::test_cluster_equals_the_local_command",
+        "tests/test_spark.py::test_classify_all_pages_as_one_site_and_as_parquet",
+        "tests/test_spark.py::test_many_small_files_are_read_in_runs_and_written_in_order",
+        "tests/test_spark.py::test_a_broken_archive_costs_its_own_pages_only",
+        "tests/test_spark.py::test_cluster_with_a_pairwise_measure_equals_the_local_command",
+        "tests/test_spark.py::test_classify_equals_the_local_command_per_site",
+    }
+)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests of :data:`SLOW_TESTS` before ``-m`` selects."""
+    for item in items:
+        if item.nodeid in SLOW_TESTS or item.nodeid.split("[", 1)[0] in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)

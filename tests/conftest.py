@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import random
 import re
 from pathlib import Path
 
 import pytest
+
+#: One hash seed for every process of a run (pytest-xdist's workers, the crawls tests start):
+#: some test ids show a frozenset, whose order follows the seed, and the workers must collect
+#: the same ids. A new seed each run, unless PYTHONHASHSEED is set; shown in the header.
+os.environ.setdefault("PYTHONHASHSEED", str(random.randint(1, 2**32 - 1)))
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -73,3 +80,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.nodeid in SLOW_TESTS or item.nodeid.split("[", 1)[0] in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_report_header() -> str:
+    return f"PYTHONHASHSEED={os.environ['PYTHONHASHSEED']}"

@@ -49,12 +49,19 @@ def _own_working_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
 
 
-#: The slowest tests, each a whole crawl of a real site or a real Spark job (tens of seconds
-#: each on a 2-core machine), named in one place: marked ``slow``, so the README's test
-#: command leaves them out and ``-m slow`` (and ``.ci/run``, which runs every test) runs them.
-#: A name without ``[...]`` marks every parametrisation of the test.
+#: The slowest tests (whole crawls of real sites, crawl fleets, Spark jobs, the longest fuzz
+#: runs: tens of seconds to minutes each on a 2-core machine), named in one place: marked
+#: ``slow``, so the README's test command leaves them out and ``-m slow`` (and ``.ci/run``,
+#: which runs every test) runs them. A file's path marks all of its tests; a test's name
+#: without ``[...]`` every parametrisation of it.
 SLOW_TESTS = frozenset(
     {
+        "tests/test_spark.py",
+        "tests/test_fleet.py",
+        "tests/test_fuzz.py::test_the_induction_pipeline_never_raises_on_a_page",
+        "tests/test_fuzz.py::test_induction_and_extraction_raise_only_documented_errors",
+        "tests/test_summary_walk.py::test_every_shared_page_identical",
+        "tests/test_demo_site.py::test_crawl_with_only_the_two_product_templates_keeps_the_products",
         "tests/test_second_look.py::test_a_crawl_over_two_sites_learns_each_site_apart",
         "tests/test_second_look.py::"
         "test_tag_mode_gives_every_page_to_the_spider_once_with_a_settled_verdict",
@@ -64,21 +71,20 @@ SLOW_TESTS = frozenset(
         "test_pages_that_pass_on_a_young_site_s_unsettled_cut_wait_for_the_second_look",
         "tests/test_second_look.py::"
         "test_pages_turned_away_early_are_requested_again_once_the_cut_has_settled",
-        "tests/test_spark.py::test_cluster_equals_the_local_command",
-        "tests/test_spark.py::test_classify_all_pages_as_one_site_and_as_parquet",
-        "tests/test_spark.py::test_many_small_files_are_read_in_runs_and_written_in_order",
-        "tests/test_spark.py::test_a_broken_archive_costs_its_own_pages_only",
-        "tests/test_spark.py::test_cluster_with_a_pairwise_measure_equals_the_local_command",
-        "tests/test_spark.py::test_classify_equals_the_local_command_per_site",
     }
 )
+
+
+def is_slow(nodeid: str) -> bool:
+    test = nodeid.split("[", 1)[0]
+    return test in SLOW_TESTS or test.split("::", 1)[0] in SLOW_TESTS
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the tests of :data:`SLOW_TESTS` before ``-m`` selects."""
     for item in items:
-        if item.nodeid in SLOW_TESTS or item.nodeid.split("[", 1)[0] in SLOW_TESTS:
+        if is_slow(item.nodeid):
             item.add_marker(pytest.mark.slow)
 
 

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import random
 import re
 from pathlib import Path
 
 import pytest
+
+#: One hash seed for every process of a run (pytest-xdist's workers, the crawls tests start):
+#: some test ids show a frozenset, whose order follows the seed, and the workers must collect
+#: the same ids. A new seed each run, unless PYTHONHASHSEED is set; shown in the header.
+os.environ.setdefault("PYTHONHASHSEED", str(random.randint(1, 2**32 - 1)))
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -40,3 +47,46 @@ def _own_working_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     (wrappers, discovered types, site models) under ``.scrapy`` in the working directory, and
     one test's saved state must not reach the next test, nor the repository."""
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
+#: The slowest tests (whole crawls of real sites, crawl fleets, Spark jobs, the longest fuzz
+#: runs: tens of seconds to minutes each on a 2-core machine), named in one place: marked
+#: ``slow``, so the README's test command leaves them out and ``-m slow`` (and ``.ci/run``,
+#: which runs every test) runs them. A file's path marks all of its tests; a test's name
+#: without ``[...]`` every parametrisation of it.
+SLOW_TESTS = frozenset(
+    {
+        "tests/test_spark.py",
+        "tests/test_fleet.py",
+        "tests/test_fuzz.py::test_the_induction_pipeline_never_raises_on_a_page",
+        "tests/test_fuzz.py::test_induction_and_extraction_raise_only_documented_errors",
+        "tests/test_summary_walk.py::test_every_shared_page_identical",
+        "tests/test_demo_site.py::test_crawl_with_only_the_two_product_templates_keeps_the_products",
+        "tests/test_second_look.py::test_a_crawl_over_two_sites_learns_each_site_apart",
+        "tests/test_second_look.py::"
+        "test_tag_mode_gives_every_page_to_the_spider_once_with_a_settled_verdict",
+        "tests/test_second_look.py::"
+        "test_a_site_past_its_young_pages_gets_its_second_look_before_the_crawl_runs_dry",
+        "tests/test_second_look.py::"
+        "test_pages_that_pass_on_a_young_site_s_unsettled_cut_wait_for_the_second_look",
+        "tests/test_second_look.py::"
+        "test_pages_turned_away_early_are_requested_again_once_the_cut_has_settled",
+    }
+)
+
+
+def is_slow(nodeid: str) -> bool:
+    test = nodeid.split("[", 1)[0]
+    return test in SLOW_TESTS or test.split("::", 1)[0] in SLOW_TESTS
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests of :data:`SLOW_TESTS` before ``-m`` selects."""
+    for item in items:
+        if is_slow(item.nodeid):
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_report_header() -> str:
+    return f"PYTHONHASHSEED={os.environ['PYTHONHASHSEED']}"

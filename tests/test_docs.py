@@ -52,11 +52,48 @@ def test_the_scan_finds_the_stats() -> None:
     assert all(key.startswith("pagesim/") for key in keys), keys
 
 
-@pytest.mark.parametrize("document", ["README.md", "docs/stats.md"])
-def test_every_stat_is_documented(document: str) -> None:
-    text = (REPO / document).read_text(encoding="utf-8")
+def test_every_stat_is_documented() -> None:
+    text = (REPO / "docs" / "stats.md").read_text(encoding="utf-8")
     missing = [key for key in sorted(emitted_stats()) if f"`{key.split('<>')[0]}" not in text]
-    assert not missing, f"{document} does not document {missing}"
+    assert not missing, f"docs/stats.md does not document {missing}"
+
+
+README = REPO / "README.md"
+#: The README is a user's page: what it does, the two commands, enabling it, the rest in short.
+README_MAX_LINES = 300
+LINK = re.compile(r"\]\(([^)#]+)(?:#[^)]*)?\)")
+
+
+def test_the_readme_is_short_and_keeps_its_two_commands() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= README_MAX_LINES
+    assert (
+        "python3 -m venv .venv && . .venv/bin/activate && pip install -e . && "
+        "scrapy crawl shop -O items.jsonl"
+    ) in text
+    assert 'pip install -e ".[test]" && python -m pytest -q' in text
+    assert "docs/stats.md" in text and "docs/settings.md" in text
+
+
+def test_the_readme_links_resolve() -> None:
+    text = README.read_text(encoding="utf-8")
+    local = [link for link in LINK.findall(text) if "://" not in link]
+    assert local
+    missing = [link for link in local if not (REPO / link).exists()]
+    assert not missing, missing
+
+
+def test_the_readme_names_only_real_settings() -> None:
+    names = {spec.name for spec in SETTINGS}
+    named = set(re.findall(r"`(PAGESIM_[A-Z_]+)`", README.read_text(encoding="utf-8")))
+    assert named and named <= names, named - names
+
+
+def test_every_benchmark_has_a_section() -> None:
+    text = (REPO / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    scripts = sorted(p.name for p in (REPO / "benchmarks").glob("*.py") if p.name[0] != "_")
+    missing = [name for name in scripts if name != "gate.py" and f"### {name}" not in text]
+    assert not missing, f"docs/benchmarks.md has no section for {missing}"
 
 
 def test_docs_build_without_warnings(tmp_path: Path) -> None:

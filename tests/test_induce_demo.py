@@ -61,6 +61,10 @@ def demo_crawl(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str,
             # a fresh wrapper store: the crawl learns from scratch, whatever ran before
             "-s",
             f"PAGESIM_INDUCTION_DIR={tmp / 'wrappers'}",
+            # and fresh site models: the project's own (.scrapy/pagesim/sites.json) are what
+            # earlier crawls from the repository, and tests running beside this one, saved
+            "-s",
+            f"PAGESIM_SITE_MODELS_FILE={tmp / 'sites.json'}",
         ],
         cwd=REPO_ROOT,
         capture_output=True,

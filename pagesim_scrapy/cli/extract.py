@@ -90,14 +90,16 @@ def extract_record(
     core: bool = False,
 ) -> dict[str, Any]:
     """One output line: the page's record and fit, or why it could not be read (shared with
-    the Spark job). With ``core`` the record leads with the page's core record."""
+    the Spark job). With ``core`` the record of a page that fits leads with the page's core
+    record."""
     line: dict[str, Any] = {"path": path}
     if page is None:
         line.update(record={}, fit=0.0, reason=error)
         return line
     result = wrapper.extract(page)
     line.update(record=result.record, fit=round(result.fit, 4))
-    if core:
+    # a page the wrapper does not fit is not taken for a page of its type: no record at all
+    if core and not result.reason:
         composed = item_record(read_record(page), result.record)
         line["record"] = composed.record
         if composed.page_type:

@@ -174,3 +174,27 @@ def test_options_are_checked():
     with pytest.raises(ValueError):
         RecordOptions(rdfa="sometimes")
     assert isinstance(read_record("<p>x</p>", options=RecordOptions(rdfa="never")), CoreRecord)
+
+
+_OEM = Path(__file__).resolve().parents[2] / "shared" / "data" / "site_page_types_2" / "oem_forum"
+
+
+@pytest.mark.skipif(not _OEM.is_dir(), reason="shared page data not present")
+def test_forum_without_markup_gives_posts_from_its_body():
+    html = (_OEM / "pages" / "node" / "1000.html").read_bytes()
+    record = read_record(html, "https://openenergymonitor.org/forum-archive/node/1000.html")
+    assert record.page_type == "thread"
+    posts = record.get("posts")
+    assert [p["author"] for p in posts] == ["Guest", "Robert Wall"]
+    assert posts[1]["date"].startswith("31/08/2012")
+    assert posts[0]["body"].startswith("Hiya all")
+    assert record.fields["posts"].source == "body"
+
+
+def test_numbered_group_lists_merge_into_one_list():
+    from pagesim_scrapy.core.record.tidy import merge_numbered_regions
+
+    merged = merge_numbered_regions(
+        {"comments": [{"a": "1"}], "x": "y", "comments_2": [{"a": "2"}], "s": "1", "s_2": "2"}
+    )
+    assert merged == {"comments": [{"a": "1"}, {"a": "2"}], "x": "y", "s": "1", "s_2": "2"}

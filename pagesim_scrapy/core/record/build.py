@@ -21,6 +21,7 @@ from .normalise import (
     first,
 )
 from .options import RecordOptions
+from .posts import body_posts, with_body_posts
 from .read import StructuredData, read_structured
 
 __all__ = ["build_record", "guess_page_type", "read_record"]
@@ -42,7 +43,9 @@ def read_record(
     ``page_type`` overrides the type guessed from the page's schema.org types.
     """
     options = options or RecordOptions()
-    return build_record(read_structured(html, url, options), url, page_type, options)
+    data = read_structured(html, url, options)
+    record = build_record(data, url, page_type, options)
+    return with_body_posts(record, body_posts(data.root), forced=page_type is not None)
 
 
 def build_record(

@@ -19,6 +19,7 @@ from .tidy import (
     is_chrome,
     is_layout_name,
     member_keys,
+    merge_numbered_regions,
     readable_name,
     text_of,
     value_keys,
@@ -121,7 +122,7 @@ def item_record(
             builder.add_core(name, value.value, value.source)
         for name, value in core.extra.items():
             builder.add_core(name, value.value, value.source)
-    for name, value in induced.items():
+    for name, value in merge_numbered_regions(induced).items():
         builder.add_induced(name, value, page_url)
     page_type = core.page_type if core is not None and core else ""
     return ItemRecord(builder.record, builder.sources, page_type, builder.dropped)

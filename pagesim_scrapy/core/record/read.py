@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import lxml.html
 from lxml import etree
@@ -28,6 +29,8 @@ class StructuredData:
 
     entities: dict[str, list[dict]] = field(default_factory=dict)
     flat: dict[str, Flat] = field(default_factory=dict)
+    #: the parsed page, for what only its body shows (a thread's posts); not compared
+    root: Any = field(default=None, repr=False, compare=False)
 
     def __bool__(self) -> bool:
         return any(self.entities.values()) or any(self.flat.values())
@@ -68,7 +71,7 @@ def read_structured(
     twitter = read_twitter(root)
     twitter.update(twitter_labels(twitter))
     flat = {"opengraph": read_opengraph(root), "twitter": twitter, "meta": read_meta(root)}
-    return StructuredData(entities, flat)
+    return StructuredData(entities, flat, root)
 
 
 def twitter_labels(twitter: Flat) -> Flat:

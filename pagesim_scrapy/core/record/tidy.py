@@ -22,6 +22,7 @@ __all__ = [
     "is_chrome",
     "is_layout_name",
     "member_keys",
+    "merge_numbered_regions",
     "readable_name",
     "text_of",
     "value_keys",
@@ -216,3 +217,28 @@ def readable_name(name: str) -> str | None:
     if not kept or not kept[0][:1].isalpha():
         return None
     return "_".join(kept)
+
+
+_SLOT = re.compile(r"_\d+$")
+
+
+def _is_group_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, dict) for v in value)
+
+
+def merge_numbered_regions(record: Mapping[str, Any]) -> dict[str, Any]:
+    """Repeated regions a wrapper learned as numbered slots of one name (``comments``,
+    ``comments_2``…: sibling lists the page splits, an ad between them) as one list of
+    groups under the first slot's name, in page order. Only lists of groups merge: two
+    texts under numbered names may be different things ("Submitted by", "on <date>")."""
+    slots: dict[str, list[str]] = {}
+    for name in record:
+        slots.setdefault(_SLOT.sub("", name), []).append(name)
+    out: dict[str, Any] = {}
+    for name, value in record.items():
+        members = slots[_SLOT.sub("", name)]
+        if len(members) < 2 or not all(_is_group_list(record[m]) for m in members):
+            out[name] = value
+        elif name == members[0]:
+            out[name] = [group for m in members for group in record[m]]
+    return out

@@ -1,0 +1,240 @@
+"""A thread's posts read from the page body: one ``{author, date, body}`` per post.
+
+Forums without schema.org markup (a Drupal forum), and question pages whose microdata has
+no author or date, still show every post the same way: a date (a ``<time>``, a date-like
+``title``/``datetime`` attribute, or a short text holding a date), an author (a link to a
+user's profile, an author/user class, or "by NAME" next to the date) and a block of text.
+A post is the smallest ancestor of a date that also holds such a block; one that holds
+another post is no post of its own. The
+checks look at shapes (dates, profile links, text blocks), not at particular sites.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lxml import etree
+
+from .model import CoreRecord, Value
+
+__all__ = ["BODY", "body_posts", "with_body_posts"]
+
+#: The source of a core value read from the page body.
+BODY = "body"
+#: A page with no thread markup is taken for a thread when its body shows this many posts.
+MIN_THREAD_POSTS = 2
+#: Two posts are the same when their texts begin with the same this many characters.
+START_CHARS = 60
+
+#: How many ancestors of a date are tried to find the post that holds it.
+MAX_CLIMB = 8
+#: A date element's whole text is at most this long (a paragraph naming a date is no date).
+MAX_DATE_TEXT = 120
+#: Posts read per page at most.
+MAX_POSTS = 500
+
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATE_TEXT = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b|"
+    rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:\d{{4}}|'\d{{2}})|"
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH},?\s+\d{{4}}",
+    re.I,
+)
+_DATE_ATTR = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_PROFILE_URL = re.compile(
+    r"/(?:user|users|member|members|profile|profiles|author|authors|people|u)/[^/?#]+", re.I
+)
+_AUTHOR_CLASS = re.compile(r"(?:^|[-_\s])(?:author|username|user-?name|poster|user)(?:$|[-_\s])")
+_BY_NAME = re.compile(r"\bby\s+(.{1,60}?)\s+(?:on|at|»|\||-|—)\s", re.I)
+_BLOCKS = frozenset(
+    {"p", "div", "td", "blockquote", "pre", "article", "section", "dd", "ul", "ol", "span"}
+)
+_SKIP = frozenset({"script", "style", "noscript", "template", "form", "nav", "header", "footer"})
+_SPACE = re.compile(r"\s+")
+
+Element = etree._Element
+
+
+def _text(el: Element) -> str:
+    return _SPACE.sub(" ", " ".join(el.itertext())).strip()
+
+
+def _is_date(el: Element) -> bool:
+    if el.tag == "time" or _DATE_ATTR.match(el.get("datetime") or ""):
+        return True
+    if _DATE_ATTR.match(el.get("title") or ""):
+        return True
+    own = " ".join(t for t in (el.text, *(c.tail for c in el)) if t)
+    return bool(own.strip()) and len(_text(el)) <= MAX_DATE_TEXT and bool(_DATE_TEXT.search(own))
+
+
+def _dates(body: Element) -> list[Element]:
+    out = []
+    for el in body.iter():
+        if not isinstance(el.tag, str) or el.tag in _SKIP:
+            continue
+        if any(a.tag in _SKIP for a in el.iterancestors()):
+            continue
+        if _is_date(el) and not any(_is_date(a) for a in el.iterancestors() if a in out):
+            out.append(el)
+    return out
+
+
+def _block_beside(
+    container: Element, author: Element | None, dated: set[Element]
+) -> Element | None:
+    """The block of the container with the most text that holds no date (``dated``: the
+    page's dates and their ancestors) and not the author: a signature, this post's or an
+    editor's, is no body."""
+    best, best_len = None, 0
+    for el in container.iter():
+        if el is container or el.tag not in _BLOCKS or el in dated:
+            continue
+        if author is not None and _holds(el, author):
+            continue
+        size = len(_text(el))
+        if size > best_len:
+            best, best_len = el, size
+    return best
+
+
+def _holds(el: Element, other: Element) -> bool:
+    return el is other or any(a is el for a in other.iterancestors())
+
+
+def _depth_shared(a: Element, b: Element) -> int:
+    """How deep the closest common ancestor of two elements is (deeper is nearer)."""
+    mine = {id(x) for x in a.iterancestors()}
+    return sum(1 for x in b.iterancestors() if id(x) in mine)
+
+
+def _author_element(container: Element, date: Element) -> Element | None:
+    """The author's element nearest to the date: a link to a profile, else an element of an
+    author/user class."""
+    links = [
+        el for el in container.iter("a") if _PROFILE_URL.search(el.get("href") or "") and _text(el)
+    ]
+    if not links:
+        links = [
+            el
+            for el in container.iter()
+            if isinstance(el.tag, str)
+            and _AUTHOR_CLASS.search(el.get("class") or "")
+            and 0 < len(_text(el)) <= 60
+            and not _holds(el, date)
+        ]
+    return max(links, key=lambda el: _depth_shared(el, date), default=None)
+
+
+def _by_name(date: Element) -> str | None:
+    parent = date.getparent()
+    found = _BY_NAME.search(_text(parent if parent is not None else date) + " ")
+    return found.group(1).strip() if found else None
+
+
+def _date_value(date: Element) -> str:
+    for attr in ("datetime", "title"):
+        value = date.get(attr) or ""
+        if _DATE_ATTR.match(value):
+            return value
+    own = _SPACE.sub(" ", " ".join(t for t in (date.text, *(c.tail for c in date)) if t))
+    found = _DATE_TEXT.search(own)
+    if found is None:
+        return _text(date)
+    return own[found.start() :].strip(" .,;|")[:MAX_DATE_TEXT]
+
+
+def _post_of(date: Element, dated: set[Element]) -> tuple[Element, Element, str | None] | None:
+    """The post holding a date: its element, its body block and its author."""
+    node = date.getparent()
+    for _ in range(MAX_CLIMB):
+        if node is None or node.tag in ("body", "html"):
+            return None
+        author = _author_element(node, date)
+        block = _block_beside(node, author, dated)
+        if block is not None:
+            name = _text(author) if author is not None else _by_name(date)
+            return node, block, name
+        node = node.getparent()
+    return None
+
+
+def body_posts(root: Element | None) -> list[dict[str, Any]]:
+    """The posts the page body shows, in page order: ``[{author, date, body}]`` (all three
+    keys; ``None`` where the post does not say). A post needs a date, an author and a body;
+    one date per post (the first). A container that holds another post's container grew
+    past its own post (a comment's climb reached the post it comments on): left out."""
+    if root is None:
+        return []
+    body = root.find("body")
+    if body is None:
+        return []
+    found: list[tuple[Element, Element, str | None, Element]] = []
+    dates = _dates(body)
+    dated = {el for date in dates for el in (date, *date.iterancestors())}
+    for date in dates:
+        post = _post_of(date, dated)
+        if post is None or any(post[0] is have[0] for have in found):
+            continue
+        found.append((*post, date))
+    posts = []
+    for container, block, author, date in found:
+        if any(_holds(container, other[0]) for other in found if other[0] is not container):
+            continue
+        text = _text(block)
+        if author and text:
+            posts.append({"author": author, "date": _date_value(date), "body": text})
+        if len(posts) >= MAX_POSTS:
+            break
+    return posts
+
+
+def _lacks_signatures(posts: Any) -> bool:
+    return not posts or not any(p.get("author") or p.get("date") for p in posts)
+
+
+def with_body_posts(record: CoreRecord, posts: list[dict[str, Any]], forced: bool) -> CoreRecord:
+    """``record`` with the body's posts where its structured data gives none (their author
+    and date where it gives posts without them); a plain ``page`` (type not
+    ``forced`` by the caller) whose body shows :data:`MIN_THREAD_POSTS` posts becomes a
+    thread (title from its name). Their source is :data:`BODY`."""
+    if not posts:
+        return record
+    if record.page_type == "thread":
+        return _signed(record, posts)
+    if record.page_type != "page" or forced or len(posts) < MIN_THREAD_POSTS:
+        return record
+    fields = {"title": record.fields["name"]} if "name" in record.fields else {}
+    fields["posts"] = Value(posts, BODY)
+    if "url" in record.fields:
+        fields["url"] = record.fields["url"]
+    return CoreRecord("thread", fields, dict(record.extra))
+
+
+def _signed(record: CoreRecord, posts: list[dict[str, Any]]) -> CoreRecord:
+    """A thread record whose posts have no author nor date takes them from the body post
+    whose text begins the same way; a thread with no posts takes the body's."""
+    have = record.get("posts")
+    if have and not _lacks_signatures(have):
+        return record
+    fields = dict(record.fields)
+    if not have:
+        fields["posts"] = Value(posts, BODY)
+        return CoreRecord("thread", _thread_order(fields), dict(record.extra))
+    starts = {_start(p["body"]): p for p in posts}
+    signed = []
+    for post in have:
+        match = starts.get(_start(post.get("body") or ""))
+        signed.append({**post, **{k: match[k] for k in ("author", "date")}} if match else post)
+    fields["posts"] = Value(signed, record.fields["posts"].source)
+    return CoreRecord("thread", fields, dict(record.extra))
+
+
+def _start(text: str) -> str:
+    return _SPACE.sub(" ", text).strip().casefold()[:START_CHARS]
+
+
+def _thread_order(fields: dict[str, Value]) -> dict[str, Value]:
+    order = ("title", "posts", "url")
+    return {k: fields[k] for k in sorted(fields, key=lambda k: (*order, k).index(k))}

@@ -98,7 +98,7 @@ def _reserved() -> frozenset[str]:
 
 def attribute_name(name: str, taken: set[str]) -> str:
     """A Python identifier for a record field that does not shadow ``WebPage``'s own names."""
-    attr = re.sub(r"\W", "_", name) or "field"
+    attr = re.sub(r"[^A-Za-z0-9_]", "_", name) or "field"
     if attr[0].isdigit():
         attr = "field_" + attr
     if keyword.iskeyword(attr) or attr in _reserved() or attr.startswith("_"):

@@ -25,7 +25,11 @@ SUBCOMMANDS: tuple[str, ...] = (
     "wrapper",
     "content",
     "drift",
+    "export-page-object",
 )
+
+#: Commands whose module is named otherwise (a module name cannot hold a dash).
+MODULES: dict[str, str] = {"export-page-object": "export"}
 
 
 #: The program name each way of running the commands shows in its help and errors.
@@ -47,7 +51,7 @@ def build_parser(prog: str = MODULE_PROG) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in SUBCOMMANDS:
-        module_name = f"{__name__}.{name}"
+        module_name = f"{__name__}.{MODULES.get(name, name)}"
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:  # a command not built yet is simply absent

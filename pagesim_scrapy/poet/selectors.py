@@ -1,0 +1,259 @@
+"""Find robust XPath selectors for a field's values, and the reader the exported code uses.
+
+A candidate is built around the node that holds a field's value on an example page, anchored
+on what survives a change of the page's content: stable attributes (``id``, ``itemprop``,
+``property``…), class tokens, the text of a label beside it or of a heading before it, an
+anchored ancestor. Never a positional path through the tree: a selector that counts siblings
+breaks on the next page with one more paragraph. The caller keeps a candidate only when it
+gives pagesim's own value on every example page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeGuard
+
+from lxml import etree
+
+__all__ = ["RUNTIME_SOURCE", "Selector", "candidates", "page_index", "read_value"]
+
+#: The reader of the exported module, exec'd here too so that validation runs the same code.
+RUNTIME_SOURCE = '''
+def _clean(raw):
+    """Whitespace collapsed, None when blank (as pagesim cleans the values it extracts)."""
+    text = " ".join(raw.split()) if raw else ""
+    return text or None
+
+
+def _read(page, query, how):
+    """The value of the first node the XPath query selects: its text pieces joined with
+    spaces ("words"), its string value ("string"), or an attribute or text node ("value")."""
+    found = page.xpath(query)
+    if not found:
+        return None
+    node = found[0]
+    if how == "words":
+        return _clean(" ".join(node.xpath(".//text()").getall()))
+    if how == "string":
+        return _clean(node.xpath("string()").get())
+    return _clean(node.root if isinstance(node.root, str) else node.get())
+'''
+
+_RUNTIME: dict[str, Any] = {}
+exec(compile(RUNTIME_SOURCE, "<pagesim export runtime>", "exec"), _RUNTIME)
+read_value: Callable[[Any, str, str], str | None] = _RUNTIME["_read"]
+clean: Callable[[str | None], str | None] = _RUNTIME["_clean"]
+
+#: Attributes that name what an element is, most telling first.
+NAMING_ATTRS = ("id", "itemprop", "property", "name", "rel", "data-testid", "role", "type")
+#: Attributes whose value may itself be a field's value.
+VALUE_ATTRS = ("content", "href", "src", "alt", "title", "datetime", "value")
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+LABEL_TAGS = ("th", "dt", "label", "strong", "b", "span", "div", "td", "h3", "h4", "p")
+#: A label or heading longer than this is content, not a label.
+MAX_LABEL_CHARS = 60
+#: How far up an anchored ancestor is looked for.
+MAX_ANCESTORS = 6
+#: Candidates tried per value node.
+MAX_CANDIDATES = 40
+
+_VOLATILE = re.compile(r"\d{4,}|[0-9a-f]{8,}|^css-|^sc-|^jsx-|^ember\d|__[a-zA-Z0-9]{5}$")
+
+
+@dataclass(frozen=True)
+class Selector:
+    """An XPath query and how its first node is read (see ``RUNTIME_SOURCE``)."""
+
+    query: str
+    how: str  # "words", "string" or "value"
+    anchor: str  # what the selector is anchored on, for the reader of the module
+
+    def read(self, page: Any) -> str | None:
+        return read_value(page, self.query, self.how)
+
+
+def literal(text: str) -> str:
+    """An XPath string literal for any text."""
+    if "'" not in text:
+        return f"'{text}'"
+    if '"' not in text:
+        return f'"{text}"'
+    parts = text.split("'")
+    return "concat(" + ', "\'", '.join(f"'{p}'" for p in parts) + ")"
+
+
+def _stable(value: str) -> bool:
+    return 0 < len(value) <= 60 and not _VOLATILE.search(value) and "\n" not in value
+
+
+def _class_pred(token: str) -> str:
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {token} ')"
+
+
+def _preds(el: etree._Element) -> list[tuple[str, str]]:
+    """Predicates that pick the element by what it is: (predicate, anchor kind)."""
+    out: list[tuple[str, str]] = []
+    for attr in NAMING_ATTRS:
+        value = el.get(attr)
+        if value and _stable(value) and "'" not in value:
+            out.append((f"@{attr}={literal(value)}", attr))
+    for token in (el.get("class") or "").split():
+        if _stable(token) and token.isascii() and "'" not in token:
+            out.append((_class_pred(token), "class"))
+    return out
+
+
+def _words(el: etree._Element) -> str | None:
+    return clean(" ".join(el.itertext()))
+
+
+def _string(el: etree._Element) -> str | None:
+    return clean("".join(el.itertext()))
+
+
+@dataclass
+class PageIndex:
+    """Where each cleaned value sits on one page: (element, how, attribute or text index)."""
+
+    hits: dict[str, list[tuple[etree._Element, str, str]]]
+
+
+def page_index(root: etree._Element) -> PageIndex:
+    hits: dict[str, list[tuple[etree._Element, str, str]]] = {}
+
+    def add(value: str | None, el: etree._Element, how: str, extra: str = "") -> None:
+        if value:
+            hits.setdefault(value, []).append((el, how, extra))
+
+    for el in root.iter():
+        if not isinstance(el.tag, str) or el.tag in ("script", "style"):
+            continue
+        for attr in VALUE_ATTRS:
+            add(clean(el.get(attr)), el, "value", attr)
+        words = _words(el)
+        add(words, el, "words")
+        string = _string(el)
+        if string != words:
+            add(string, el, "string")
+        texts = [t for t in el.xpath("text()") if t.strip()]
+        for k, text in enumerate(texts, start=1):
+            add(clean(text), el, "text", str(k))
+    return PageIndex(hits)
+
+
+def _is_label(text: str | None) -> TypeGuard[str]:
+    """Words of a label or heading, not a value (a count, a date) that changes by page."""
+    return bool(text) and len(text or "") <= MAX_LABEL_CHARS and not re.search(r"\d", text or "")
+
+
+def _step(el: etree._Element) -> str:
+    return el.tag if isinstance(el.tag, str) else "*"
+
+
+def _node_queries(el: etree._Element) -> Iterator[tuple[str, str]]:
+    """XPath queries for the element itself, most robust first: (query, anchor)."""
+    tag = _step(el)
+    preds = _preds(el)
+    for pred, kind in preds:
+        if kind != "class":
+            yield f"//{tag}[{pred}]", kind
+    yield from _label_queries(el)
+    for pred, kind in preds:
+        if kind == "class":
+            yield f"//{tag}[{pred}]", kind
+    yield from _ancestor_queries(el, preds)
+
+
+def _label_queries(el: etree._Element) -> Iterator[tuple[str, str]]:
+    """Anchored on a short label just before the element ("Price" | £3) or on a heading
+    before it or before one of its ancestors."""
+    tag = _step(el)
+    prev = el.getprevious()
+    while prev is not None and not isinstance(prev.tag, str):
+        prev = prev.getprevious()
+    if prev is not None and prev.tag in LABEL_TAGS:
+        text = _string(prev)
+        if _is_label(text):
+            yield (
+                f"//{prev.tag}[normalize-space()={literal(text)}]/following-sibling::{tag}[1]",
+                "label",
+            )
+    node, path = el, ""
+    for _ in range(3):
+        for sib in node.itersiblings(preceding=True):
+            if isinstance(sib.tag, str) and sib.tag in HEADINGS:
+                text = _string(sib)
+                if _is_label(text):
+                    first = f"following-sibling::{_step(node)}[1]"
+                    yield (
+                        f"//{sib.tag}[normalize-space()={literal(text)}]/{first}{path}",
+                        "heading",
+                    )
+                break
+        parent = node.getparent()
+        if parent is None:
+            break
+        path = path or f"//{tag}"
+        node = parent
+
+
+def _ancestor_queries(
+    el: etree._Element, preds: list[tuple[str, str]]
+) -> Iterator[tuple[str, str]]:
+    tag = _step(el)
+    own = [f"{tag}[{pred}]" for pred, _ in preds[:3]] + [tag]
+    chain = [tag]
+    anc = el.getparent()
+    for _ in range(MAX_ANCESTORS):
+        if anc is None or not isinstance(anc.tag, str) or anc.tag in ("html", "body"):
+            return
+        for pred, kind in _preds(anc):
+            base = f"//{anc.tag}[{pred}]"
+            yield f"{base}/{'/'.join(chain)}", f"ancestor {kind}"
+            for step in own:
+                yield f"{base}//{step}", f"ancestor {kind}"
+        chain.insert(0, anc.tag)
+        anc = anc.getparent()
+
+
+def candidates(index: PageIndex, value: str) -> list[Selector]:
+    """Selectors that read ``value`` from the page of ``index``, most robust first (not yet
+    checked on any page)."""
+    out: list[Selector] = []
+    seen: set[tuple[str, str]] = set()
+    for el, how, extra in index.hits.get(value, ())[:8]:
+        for query, anchor in _node_queries(el):
+            if how == "value":
+                key = (f"{query}/@{extra}", "value")
+            elif how == "text":
+                key = (f"{query}/text()[normalize-space()][{extra}]", "value")
+            else:
+                key = (query, how)
+            if key not in seen:
+                seen.add(key)
+                out.append(Selector(key[0], key[1], anchor))
+    out.sort(key=_rank)
+    return out[:MAX_CANDIDATES]
+
+
+#: The order anchors are tried in: names a site gives on purpose before layout classes.
+_ANCHOR_RANK = {
+    "id": 0,
+    "itemprop": 0,
+    "property": 0,
+    "name": 1,
+    "rel": 1,
+    "data-testid": 1,
+    "label": 2,
+    "heading": 2,
+    "class": 3,
+}
+
+
+def _rank(selector: Selector) -> tuple[int, int]:
+    anchor = selector.anchor
+    if anchor.startswith("ancestor "):
+        return (4 + _ANCHOR_RANK.get(anchor[9:], 4), len(selector.query))
+    return (_ANCHOR_RANK.get(anchor, 4), len(selector.query))

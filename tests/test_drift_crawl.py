@@ -138,3 +138,19 @@ def test_an_unknown_drift_action_is_refused() -> None:
         PageSimConfig.from_settings(Settings({"PAGESIM_DRIFT_ACTION": "relearn"}))
     config = PageSimConfig.from_settings(Settings({"PAGESIM_DRIFT_ACTION": " Close "}))
     assert config.drift_action == "close" and config.drift_enabled
+
+
+def test_a_redesign_that_leaves_the_pages_unlabelled_warns(
+    shop: Site, demo: dict[str, list[Path]], tmp_path: Path
+) -> None:
+    first = _crawl(tmp_path, shop, demo)
+    assert not _drift_warnings(first)
+    # every class of the product pages' main content renamed: they match no template now
+    shop.routes.update(_routes(demo["product"][2 : 2 + PAGES], "item", bench.rename_classes))
+    changed = _crawl(tmp_path, shop, demo)
+    assert changed["stats"].get("pagesim/label_count/product", 0) <= 1
+    warnings = _drift_warnings(changed)
+    assert len(warnings) == 1, log_messages(changed, "WARNING")
+    assert "layout of product" in warnings[0] and "changed" in warnings[0]
+    assert "share of the site's pages fell" in warnings[0]
+    assert _drift_stats(changed) == {"pagesim/drift/product": 1}

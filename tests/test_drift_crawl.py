@@ -148,13 +148,21 @@ def test_a_redesign_that_leaves_the_pages_unlabelled_warns(
     assert not _drift_warnings(first)
     # every class of the product pages' main content renamed: they match no template now
     shop.routes.update(_routes(demo["product"][2 : 2 + PAGES], "item", bench.rename_classes))
-    changed = _crawl(tmp_path, shop, demo)
+    changed = _crawl(tmp_path, shop, demo, PAGESIM_REPORT=str(tmp_path / "report.html"))
     assert changed["stats"].get("pagesim/label_count/product", 0) <= 1
     warnings = _drift_warnings(changed)
     assert len(warnings) == 1, log_messages(changed, "WARNING")
     assert "layout of product" in warnings[0] and "changed" in warnings[0]
     assert "share of the site's pages fell" in warnings[0]
     assert _drift_stats(changed) == {"pagesim/drift/product": 1}
+    # the crawl report's section: the evidence, both looks' pages, proposed example pages
+    report = (tmp_path / "report.html").read_text(encoding="utf-8")
+    section = report[report.index("<h2>Layout changes</h2>") :]
+    assert "product on 127.0.0.1" in section and "changed (confidence" in section
+    assert "Structure gone" in section and "Structure new" in section
+    assert "Example pages before" in section and "Example pages now" in section
+    snippet = section[section.index("PAGESIM_TEMPLATES") : section.index("</pre>")]
+    assert "&#x27;product&#x27;: [" in snippet and shop.url("/item/") in snippet
 
 
 def test_relearn_drops_the_wrapper_of_a_changed_label_once(

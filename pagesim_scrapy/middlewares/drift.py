@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from pagesim_scrapy.core.decide import Decision
     from pagesim_scrapy.core.drift import DriftBaseline, DriftReport
     from pagesim_scrapy.core.summary import PageSummary
+    from pagesim_scrapy.crawlreport import CrawlReportCollector
     from pagesim_scrapy.middlewares.statefiles import StateFiles
     from pagesim_scrapy.settings import PageSimConfig
 
@@ -141,11 +142,20 @@ class DriftWatch:
         # scheduled, not awaited: closing waits for the downloads under way, this one too
         deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON_DRIFT))
 
-    def close(self) -> None:
+    def close(self, crawl_report: CrawlReportCollector | None = None) -> None:
         """Warn of a drift found only with the crawl's last pages, log each (site, label)'s
-        verdict, and save the looks for the next crawl."""
-        reported = {(report.site, report.label) for report in self.monitor.drifted()}
+        verdict, add the drifted ones to the crawl report, and save the looks for the next
+        crawl."""
+        named = {(report.site, report.label): report for report in self.monitor.drifted()}
+        reported = set(named)
         reports = self.monitor.reports()
+        if crawl_report is not None:
+            for report in reports:
+                if report.verdict not in (None, UNCHANGED):
+                    # the one warned about during the crawl has its evidence named
+                    crawl_report.add_drift(
+                        report_entry(named.get((report.site, report.label), report))
+                    )
         for report in reports:
             if (
                 report.verdict not in (None, UNCHANGED)
@@ -174,3 +184,11 @@ class DriftWatch:
             if report.verdict == CHANGED and old is not None and report.label in old.labels:
                 snapshot.site(report.site).labels[report.label] = old.labels[report.label]
         return snapshot
+
+
+def report_entry(report: DriftReport) -> dict[str, Any]:
+    """A drifted (site, label) for the crawl report: the report, and its new look's pages as
+    proposed example pages (a ``PAGESIM_TEMPLATES`` snippet) for the label."""
+    entry = report.as_dict()
+    entry["proposed_templates"] = list(report.examples_now)
+    return entry

@@ -181,6 +181,12 @@ class CrawlReportCollector:
         self._sites: dict[str, dict[str, _LabelStats]] = {}
         self._site_pages: dict[str, int] = {}
         self.methods: dict[str, int] = {}
+        #: drifted (site, label)s of the layout-change alarm (``DriftReport.as_dict()`` each)
+        self.drift: list[dict[str, Any]] = []
+
+    def add_drift(self, report: Mapping[str, Any]) -> None:
+        """Add a drifted (site, label) to the report's layout-change section."""
+        self.drift.append(dict(report))
 
     def add(self, verdict: Mapping[str, Any], url: str) -> None:
         """Count one classified page (``verdict`` as in ``response.meta["pagesim"]``)."""
@@ -238,6 +244,7 @@ class CrawlReportCollector:
             "bins": self.bins,
             "methods": dict(self.methods),
             "sites": sites,
+            "drift": list(self.drift),
         }
 
     def write(self, path: str | Path, **kwargs: Any) -> Path:

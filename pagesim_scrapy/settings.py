@@ -363,8 +363,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "PAGESIM_DRIFT_ACTION",
         "str",
         "warn",
-        "What a layout change does: `warn` (a WARNING and the stat) or `close` (also close the "
-        "spider with the reason `pagesim_layout_changed`, for schedulers and CI).",
+        "What a layout change does: `warn` (a WARNING and the stat), `close` (also close the "
+        "spider with the reason `pagesim_layout_changed`, for schedulers and CI) or `relearn` "
+        "(also drop the label's learned wrapper once, so it relearns from the new pages).",
         read=_read_lowered,
     ),
     SettingSpec(
@@ -604,7 +605,7 @@ def read_group(settings: BaseSettings, group: str) -> dict[str, Any]:
 ACTIONS: tuple[str, ...] = ("tag", "drop")
 
 #: What a layout change does (PAGESIM_DRIFT_ACTION).
-DRIFT_ACTIONS: tuple[str, ...] = ("warn", "close")
+DRIFT_ACTIONS: tuple[str, ...] = ("warn", "close", "relearn")
 
 #: Spider attributes that override the corresponding settings for one spider.
 SPIDER_ATTRIBUTES: dict[str, str] = {

@@ -168,3 +168,54 @@ def test_the_command_exit_status_says_whether_a_look_changed(demo, tmp_path, cap
     assert "unchanged" in capsys.readouterr().out
     shutil.rmtree(tmp_path / "new")
     assert main(["drift", str(tmp_path / "old"), str(tmp_path / "new")]) == 2
+
+
+def _unlabelled_crawl(demo, label: str, change) -> tuple[SiteLooks, SiteLooks]:
+    """A baseline of three labels (other pages unlabelled), and a crawl in which ``label``'s
+    pages got no label (changed by ``change``, or not met at all when it is None)."""
+    site = {k: [(str(p), _features(p)) for p in sorted(v)[:60]] for k, v in demo.items()}
+    before, now = bench.split_site(site, random.Random(3))
+    labels = ["product", "category", "search"]
+    crawl = bench.unlabel({k: v for k, v in now.items() if k != label}, labels)
+    if change is not None:
+        pages = [(p, _features(Path(p), change)) for p, _ in now[label]]
+        crawl[bench.UNLABELLED] = crawl.get(bench.UNLABELLED, []) + pages
+    return _looks(bench.unlabel(before, labels)), _looks(crawl)
+
+
+def test_a_redesign_that_leaves_a_label_without_pages_is_detected(demo) -> None:
+    before, now = _unlabelled_crawl(demo, "product", bench.rename_classes)
+    report = compare_looks("shop", "product", before, now)
+    assert report.verdict == CHANGED, report.render()
+    assert report.share_now == 0.0 and report.share_before > 0.3 and report.stand_ins >= 5
+    assert "share of the site's pages fell" in report.reason
+    assert report.disappeared and report.appeared and report.examples_now
+
+
+def test_a_label_the_crawl_did_not_meet_is_no_change(demo) -> None:
+    before, now = _unlabelled_crawl(demo, "product", None)
+    assert compare_looks("shop", "product", before, now).verdict is None
+    monitor = DriftMonitor(_baseline_of(before))
+    for key, look in now.labels.items():
+        for features, page_id in zip(look.features(), look.page_ids()):
+            assert monitor.observe("shop", key or None, features, page_id) is None
+    assert all(report.label != "product" for report in monitor.reports())
+
+
+def test_the_monitor_reports_a_collapse_from_unlabelled_pages(demo) -> None:
+    before, now = _unlabelled_crawl(demo, "product", bench.rename_classes)
+    monitor = DriftMonitor(_baseline_of(before))
+    reports = [
+        monitor.observe("shop", key or None, features, page_id)
+        for key, look in now.labels.items()
+        for features, page_id in zip(look.features(), look.page_ids())
+    ]
+    found = [r for r in reports if r is not None]
+    assert [(r.label, r.verdict) for r in found] == [("product", CHANGED)]
+    assert any(r.label == "product" and r.verdict == CHANGED for r in monitor.reports())
+
+
+def _baseline_of(looks: SiteLooks) -> DriftBaseline:
+    baseline = DriftBaseline()
+    baseline.sites["shop"] = looks
+    return baseline

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +136,65 @@ def test_an_unknown_drift_action_is_refused() -> None:
     from pagesim_scrapy.settings import PageSimConfig, PageSimConfigError
 
     with pytest.raises(PageSimConfigError, match="PAGESIM_DRIFT_ACTION"):
-        PageSimConfig.from_settings(Settings({"PAGESIM_DRIFT_ACTION": "relearn"}))
+        PageSimConfig.from_settings(Settings({"PAGESIM_DRIFT_ACTION": "repair"}))
     config = PageSimConfig.from_settings(Settings({"PAGESIM_DRIFT_ACTION": " Close "}))
     assert config.drift_action == "close" and config.drift_enabled
+
+
+def test_a_redesign_that_leaves_the_pages_unlabelled_warns(
+    shop: Site, demo: dict[str, list[Path]], tmp_path: Path
+) -> None:
+    first = _crawl(tmp_path, shop, demo)
+    assert not _drift_warnings(first)
+    # every class of the product pages' main content renamed: they match no template now
+    shop.routes.update(_routes(demo["product"][2 : 2 + PAGES], "item", bench.rename_classes))
+    changed = _crawl(tmp_path, shop, demo, PAGESIM_REPORT=str(tmp_path / "report.html"))
+    assert changed["stats"].get("pagesim/label_count/product", 0) <= 1
+    warnings = _drift_warnings(changed)
+    assert len(warnings) == 1, log_messages(changed, "WARNING")
+    assert "layout of product" in warnings[0] and "changed" in warnings[0]
+    assert "share of the site's pages fell" in warnings[0]
+    assert _drift_stats(changed) == {"pagesim/drift/product": 1}
+    # the crawl report's section: the evidence, both looks' pages, proposed example pages
+    report = (tmp_path / "report.html").read_text(encoding="utf-8")
+    section = report[report.index("<h2>Layout changes</h2>") :]
+    assert "product on 127.0.0.1" in section and "changed (confidence" in section
+    assert "Structure gone" in section and "Structure new" in section
+    assert "Example pages before" in section and "Example pages now" in section
+    snippet = section[section.index("PAGESIM_TEMPLATES") : section.index("</pre>")]
+    assert "&#x27;product&#x27;: [" in snippet and shop.url("/item/") in snippet
+
+
+def test_relearn_drops_the_wrapper_of_a_changed_label_once(
+    shop: Site, demo: dict[str, list[Path]], tmp_path: Path
+) -> None:
+    induction = {
+        "ADDONS": {"pagesim_scrapy.Addon": 0},
+        "PAGESIM_PAGE_ITEMS": True,
+        "PAGESIM_INDUCTION_ENABLED": True,
+        "PAGESIM_INDUCTION_DIR": str(tmp_path / "wrappers"),
+        "PAGESIM_DRIFT_ACTION": "relearn",
+    }
+    first = _crawl(tmp_path, shop, demo, **induction)
+    assert not _drift_warnings(first)
+    learned = [i for i in _page_items(first, "product") if i["verdict"]["induction"]["pages"]]
+    stored = max(i["verdict"]["induction"]["pages"] for i in learned)
+    assert stored >= PAGES - 2
+
+    shop.routes.update(_routes(demo["product"][2 : 2 + PAGES], "item", bench.add_gallery))
+    changed = _crawl(tmp_path, shop, demo, **induction)
+    warnings = _drift_warnings(changed)
+    assert len(warnings) == 1, log_messages(changed, "WARNING")
+    assert "changed" in warnings[0] and "relearns from the new pages" in warnings[0]
+    assert changed["finish_reason"] == "finished"
+    assert any("wrapper of 'product' relearns" in m for m in log_messages(changed, "INFO"))
+    pages = [i["verdict"]["induction"]["pages"] for i in _page_items(changed, "product")]
+    # the stored wrapper first (it grows), then a fresh one learned from the new pages only
+    # (held until it is ready, so its items show the pages it had then)
+    drop = next(n for n, (a, b) in enumerate(pairwise(pages)) if b < a)
+    assert pages[drop] > stored, pages
+    assert all(n <= len(pages) - drop - 1 for n in pages[drop + 1 :]), pages
+
+
+def _page_items(result: dict[str, Any], label: str) -> list[dict[str, Any]]:
+    return [i for i in result["items"] if i["type"] == "PageItem" and i["label"] == label]

@@ -165,7 +165,7 @@ class PageSimDownloaderMiddleware:
             logger.info("%s", self.summary())
             self.state_files.save_site_models(self.classifier)
         if started is not None and started.drift is not None and self.readiness.ready:
-            started.drift.close()
+            started.drift.close(self.report if self.config.report else None)
         if self.discovery is not None and self.readiness.ready:
             close_discovery(self.discovery, self.stats, self.state_files)
         if self.report is not None and self.config.report and self.readiness.ready:

@@ -1,6 +1,7 @@
 """The layout-change alarm in a crawl: feed each decided page to the core's
 :class:`~pagesim_scrapy.core.drift.DriftMonitor`, and turn its reports into a WARNING, a
-``pagesim/drift/<label>`` stat and, with ``PAGESIM_DRIFT_ACTION = "close"``, a closed spider.
+``pagesim/drift/<label>`` stat and, with ``PAGESIM_DRIFT_ACTION = "close"``, a closed spider
+(with ``"relearn"``, a wrapper that learns the new look: see :func:`take_relearn`).
 
 The looks are loaded from the drift file at start and saved back at close, so each crawl is
 compared with the one before (a site's first crawl has nothing to compare with: no verdict).
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from scrapy.utils.defer import deferred_from_coro
 
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from pagesim_scrapy.core.decide import Decision
     from pagesim_scrapy.core.drift import DriftBaseline, DriftReport
     from pagesim_scrapy.core.summary import PageSummary
+    from pagesim_scrapy.crawlreport import CrawlReportCollector
     from pagesim_scrapy.middlewares.statefiles import StateFiles
     from pagesim_scrapy.settings import PageSimConfig
 
@@ -32,6 +35,24 @@ logger = logging.getLogger(LOGGER_NAME)
 
 #: The spider's close reason when a label's layout changed and PAGESIM_DRIFT_ACTION is close.
 CLOSE_REASON_DRIFT = "pagesim_layout_changed"
+
+#: Labels whose wrapper is to relearn from the new pages (PAGESIM_DRIFT_ACTION = relearn), per
+#: crawl: the induction pipeline takes each once (:func:`take_relearn`).
+#: The end of the WARNING when the wrapper relearns (PAGESIM_DRIFT_ACTION = relearn).
+RELEARN_NOTE = "; the label's wrapper relearns from the new pages (PAGESIM_DRIFT_ACTION = relearn)"
+
+_RELEARN: WeakKeyDictionary[Crawler, set[str]] = WeakKeyDictionary()
+
+
+def take_relearn(crawler: Crawler | None, label: str) -> bool:
+    """True once after a change of ``label``'s look with the ``relearn`` action: the caller
+    drops the label's wrapper so that it learns the new look instead of extracting with the
+    old one."""
+    labels = _RELEARN.get(crawler) if crawler is not None else None
+    if not labels or label not in labels:
+        return False
+    labels.discard(label)
+    return True
 
 
 class DriftWatch:
@@ -96,14 +117,18 @@ class DriftWatch:
 
     def _alarm(self, report: DriftReport, *, closing: bool = False) -> None:
         label = report.label
+        relearn = self.action == "relearn" and report.verdict == CHANGED and not closing
         logger.warning(
-            "pagesim: layout of %s on %s %s: %s",
+            "pagesim: layout of %s on %s %s: %s%s",
             label,
             report.site,
             "changed" if report.verdict == CHANGED else "shows two looks",
             report.summary(),
+            RELEARN_NOTE if relearn else "",
         )
         self.stats.inc_value(f"pagesim/drift/{label}")
+        if relearn and self.crawler is not None:
+            _RELEARN.setdefault(self.crawler, set()).add(label)
         if self.action == "close" and report.verdict == CHANGED and not closing:
             self._close_spider()
 
@@ -117,11 +142,20 @@ class DriftWatch:
         # scheduled, not awaited: closing waits for the downloads under way, this one too
         deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON_DRIFT))
 
-    def close(self) -> None:
+    def close(self, crawl_report: CrawlReportCollector | None = None) -> None:
         """Warn of a drift found only with the crawl's last pages, log each (site, label)'s
-        verdict, and save the looks for the next crawl."""
-        reported = {(report.site, report.label) for report in self.monitor.drifted()}
+        verdict, add the drifted ones to the crawl report, and save the looks for the next
+        crawl."""
+        named = {(report.site, report.label): report for report in self.monitor.drifted()}
+        reported = set(named)
         reports = self.monitor.reports()
+        if crawl_report is not None:
+            for report in reports:
+                if report.verdict not in (None, UNCHANGED):
+                    # the one warned about during the crawl has its evidence named
+                    crawl_report.add_drift(
+                        report_entry(named.get((report.site, report.label), report))
+                    )
         for report in reports:
             if (
                 report.verdict not in (None, UNCHANGED)
@@ -150,3 +184,11 @@ class DriftWatch:
             if report.verdict == CHANGED and old is not None and report.label in old.labels:
                 snapshot.site(report.site).labels[report.label] = old.labels[report.label]
         return snapshot
+
+
+def report_entry(report: DriftReport) -> dict[str, Any]:
+    """A drifted (site, label) for the crawl report: the report, and its new look's pages as
+    proposed example pages (a ``PAGESIM_TEMPLATES`` snippet) for the label."""
+    entry = report.as_dict()
+    entry["proposed_templates"] = list(report.examples_now)
+    return entry

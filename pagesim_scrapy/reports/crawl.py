@@ -183,7 +183,8 @@ def crawl_report(data: Mapping[str, Any], *, title: str = "pagesim crawl report"
         name = site["site"] or "(local files)"
         toc.append(f'<a href="#site-{index + 1}">{_e(name)}</a> ({site["pages"]})')
         sections.append(_site_section(index, site, colours, bins))
-    body = _stats(_crawl_stats(data, sites, pages)) + _INTRO
+    body = _stats(_crawl_stats(data, sites, pages)) + _drift_section(data.get("drift") or [])
+    body += _INTRO
     if len(sites) > 1:
         body += f'<p class="toc">Sites: {" · ".join(toc)}</p>'
     body += "".join(sections) or "<p>No page was classified.</p>"
@@ -300,4 +301,82 @@ def _site_section(
         f'<div class="fig">{_composition_svg(comp, site["pages"])}'
         f'<p class="legend-line">{legend}</p>{_site_table(labels, colours, bins)}{where}</div>'
         f'<div class="grid label-grid">{"".join(cards)}</div></section>'
+    )
+
+
+def _drift_section(entries: Sequence[Mapping[str, Any]]) -> str:
+    """The layout-change alarm's drifted (site, label)s: verdict, confidence, evidence,
+    example pages of both looks, and proposed example pages as a settings snippet."""
+    if not entries:
+        return ""
+    cards = "".join(_drift_card(entry) for entry in entries)
+    return (
+        '<section class="drift"><h2>Layout changes</h2>'
+        "<p>Page types whose pages on a site no longer look as in the last crawl "
+        "(PAGESIM_DRIFT_ENABLED): check the items of these labels, and update their example "
+        f"pages if the new look is here to stay.</p>{cards}</section>"
+    )
+
+
+def _drift_card(entry: Mapping[str, Any]) -> str:
+    share, score = entry.get("site_share") or {}, entry.get("score") or {}
+    confidence = entry.get("confidence")
+    rows = [
+        ("verdict", f"{entry.get('verdict')} (confidence {_number(confidence, 2)})"),
+        ("why", str(entry.get("reason") or "")),
+        (
+            "share of the site's pages",
+            f"{_number(share.get('before'), 2)} before, {_number(share.get('now'), 2)} now",
+        ),
+        (
+            "score against the old look",
+            f"{_number(score.get('before'), 2)} before, {_number(score.get('now'), 2)} now",
+        ),
+    ]
+    table = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
+    evidence = "".join(
+        f"<h4>{title}</h4><ul>{_moves(entry.get(key) or [])}</ul>"
+        for title, key in (("Structure gone", "disappeared"), ("Structure new", "appeared"))
+        if entry.get(key)
+    )
+    examples = entry.get("examples") or {}
+    pages = "".join(
+        f"<h4>Example pages {title}</h4>{_links(examples.get(key) or [])}"
+        for title, key in (("before", "before"), ("now", "now"))
+        if examples.get(key)
+    )
+    return (
+        f'<div class="card"><h3>{_e(entry.get("label"))} on {_e(entry.get("site"))}</h3>'
+        f'<table class="kv">{table}</table>{evidence}{pages}'
+        f"{_template_snippet(entry)}</div>"
+    )
+
+
+def _moves(moves: Sequence[Mapping[str, Any]]) -> str:
+    return "".join(
+        f"<li><code>{_e(move.get('pair') or '(not named: seen with the last pages)')}</code> "
+        f"on {_number(move.get('before'), 2)} of the pages before, "
+        f"{_number(move.get('now'), 2)} now</li>"
+        for move in moves
+    )
+
+
+def _links(urls: Sequence[str]) -> str:
+    items = "".join(f'<li><a href="{_e(url)}">{_e(url)}</a></li>' for url in urls)
+    return f"<ul>{items}</ul>"
+
+
+def _template_snippet(entry: Mapping[str, Any]) -> str:
+    """``PAGESIM_TEMPLATES`` for the label from the crawl's pages nearest its new look."""
+    proposed = list(entry.get("proposed_templates") or [])
+    if not proposed:
+        return ""
+    urls = "".join(f"\n        {url!r}," for url in proposed)
+    snippet = (
+        "PAGESIM_TEMPLATES = {\n    # the other labels as before\n"
+        f"    {entry.get('label')!r}: [{urls}\n    ],\n}}"
+    )
+    return (
+        "<h4>Proposed example pages (the crawl's pages nearest the new look)</h4>"
+        f"<pre>{_e(snippet)}</pre>"
     )

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pagesim_scrapy.core.drift.collapse import collapsed, with_stand_ins
 from pagesim_scrapy.core.drift.fisher import fisher_two_sided
 from pagesim_scrapy.core.drift.looks import SiteLooks
 from pagesim_scrapy.core.drift.options import DEFAULT_DRIFT_OPTIONS, DriftOptions
@@ -199,11 +200,9 @@ def _verdict(
 
 
 def _no_verdict(
-    site: str | None, label: str, before: SiteLooks | None, now: SiteLooks, options: DriftOptions
+    site: str | None, label: str, before: SiteLooks, now: SiteLooks, options: DriftOptions
 ) -> DriftReport | None:
     """A report without a verdict when there is nothing to compare yet, else None."""
-    if before is None or label not in before.labels:
-        return DriftReport(site, label, None, None, "no baseline: the label's first crawl here")
     if label not in now.labels:
         return DriftReport(site, label, None, None, "no pages of the label now")
     kept_before, kept_now = len(before.labels[label].kept), len(now.labels[label].kept)
@@ -257,9 +256,42 @@ def compare_looks(
     options: DriftOptions = DEFAULT_DRIFT_OPTIONS,
 ) -> DriftReport:
     """Drift of ``label``'s pages on ``site`` from ``before`` (the baseline) to ``now``."""
+    if before is None or label not in before.labels:
+        return DriftReport(site, label, None, None, "no baseline: the label's first crawl here")
+    if collapsed(before, now, label, options):
+        report = _collapse_report(site, label, before, now, options)
+        if report is not None:
+            return report
     empty = _no_verdict(site, label, before, now, options)
-    if empty is not None or before is None:
-        return empty or DriftReport(site, label, None, None, "no baseline")
+    return empty or _compare_present(site, label, before, now, options)
+
+
+def _collapse_report(
+    site: str | None, label: str, before: SiteLooks, now: SiteLooks, options: DriftOptions
+) -> DriftReport | None:
+    """A change when the label's share of the site collapsed and the unlabelled pages nearest
+    its look show a new one (None otherwise: the label's own pages decide)."""
+    relabelled, moved = with_stand_ins(before, now, label)
+    if len(relabelled.labels[label].kept) < options.min_pages:
+        return None
+    report = _compare_present(site, label, before, relabelled, options)
+    if report.verdict != CHANGED:
+        return None
+    report.reason = (
+        f"its share of the site's pages fell from {before.share(label):.0%} to "
+        f"{now.share(label):.0%}, and {report.reason} ({moved} pages without a label, "
+        "nearest its look, taken for its pages)"
+    )
+    report.share_now = now.share(label)
+    report.pages_now = now.labels[label].pages if label in now.labels else 0
+    report.stand_ins = moved
+    return report
+
+
+def _compare_present(
+    site: str | None, label: str, before: SiteLooks, now: SiteLooks, options: DriftOptions
+) -> DriftReport:
+    """The verdict from the label's pages on both sides (enough of them on each)."""
     old, new = _Side.of(before, label), _Side.of(now, label)
     moves = moved_features(old, new, sitewide_moves(before, now, label, options), options)
     looks = _Looks.of(moves, old, new)

@@ -9,10 +9,11 @@ long crawl pays for a few comparisons per label, not one per page.
 
 from __future__ import annotations
 
+from pagesim_scrapy.core.drift.collapse import collapsed
 from pagesim_scrapy.core.drift.decide import compare_looks
 from pagesim_scrapy.core.drift.looks import DriftBaseline, SiteLooks
 from pagesim_scrapy.core.drift.options import DEFAULT_DRIFT_OPTIONS, DriftOptions
-from pagesim_scrapy.core.drift.report import UNCHANGED, DriftReport
+from pagesim_scrapy.core.drift.report import CHANGED, UNCHANGED, DriftReport
 from pagesim_scrapy.core.site import Features
 
 
@@ -37,6 +38,7 @@ class DriftMonitor:
         self._next_check: dict[tuple[str | None, str], int] = {}
         self._reported: dict[tuple[str | None, str], DriftReport] = {}
         self._early: set[tuple[str | None, str]] = set()
+        self._next_site_check: dict[str | None, int] = {}
 
     def observe(
         self, site: str | None, label: str | None, features: Features, page_id: str = ""
@@ -47,8 +49,9 @@ class DriftMonitor:
             self.baseline.add(site, label, features, page_id)
             return None
         self.now.add(site, label, features, page_id)
-        if label is None:
-            return None
+        collapse = self._check_collapses(site)
+        if label is None or collapse is not None:
+            return collapse
         key = (site, label)
         pages = self.now.site(site).labels[label].pages
         if key in self._reported or pages < self._next_check.get(key, self.options.min_pages):
@@ -59,6 +62,32 @@ class DriftMonitor:
             return None
         self._reported[key] = report
         return report
+
+    def _check_collapses(self, site: str | None) -> DriftReport | None:
+        """A report for a label of the baseline whose pages vanished from the site (a
+        redesign its templates no longer match); checked as the site's pages double."""
+        pages = self.now.site(site).pages
+        if pages < self._next_site_check.get(site, self.options.collapse_pages):
+            return None
+        self._next_site_check[site] = 2 * pages
+        for label in self._missing_labels(site):
+            report = self.check(site, label)
+            if report.verdict == CHANGED:
+                self._reported[(site, label)] = report
+                return report
+        return None
+
+    def _missing_labels(self, site: str | None) -> list[str]:
+        """The baseline's labels of ``site`` not reported yet whose share collapsed now."""
+        before = self.baseline.sites.get(site)
+        if before is None:
+            return []
+        now = self._site_now(site)
+        return [
+            label
+            for label in before.named_labels()
+            if (site, label) not in self._reported and collapsed(before, now, label, self.options)
+        ]
 
     def _is_early(self, site: str | None, label: str) -> bool:
         """A page among the first ones of a label the saved baseline lacks: they become its
@@ -83,12 +112,21 @@ class DriftMonitor:
         return self.now.sites.get(site) or SiteLooks(self.options.max_kept)
 
     def reports(self) -> list[DriftReport]:
-        """A report for every (site, label) of this crawl (the crawl's close summary)."""
-        return [
+        """A report for every (site, label) of this crawl (the crawl's close summary), and for
+        a label of the baseline the crawl met no page of when its share collapsed."""
+        reports = [
             self.check(site, label)
             for site, looks in self.now.sites.items()
             for label in looks.named_labels()
         ]
+        for site, looks in self.now.sites.items():
+            before = self.baseline.sites.get(site)
+            missing = [] if before is None else list(before.named_labels())
+            for label in missing:
+                if label not in looks.labels:  # a verdict only when its share collapsed
+                    report = self.check(site, label)
+                    reports += [report] if report.verdict is not None else []
+        return reports
 
     def drifted(self) -> list[DriftReport]:
         """The (site, label)s reported changed or in two looks so far."""

@@ -39,11 +39,25 @@ class DriftOptions:
     max_kept: int = 300
     #: Features and example pages listed per report.
     top: int = 8
+    #: A label whose share of the site was at least this in the baseline can *collapse*.
+    collapse_share: float = 0.1
+    #: ... when its share now is at most this part of its share before (a redesign that
+    #: no longer matches the label's templates leaves its pages unlabelled).
+    collapse_ratio: float = 0.2
+    #: ... once the site's pages now would hold this many of the label's at its old share.
+    collapse_pages: int = 10
 
     def __post_init__(self) -> None:
         if self.min_pages < 1:
             raise ValueError("min_pages must be >= 1")
-        for name in ("min_shift", "look_share", "changed_share", "two_looks_share"):
+        for name in (
+            "min_shift",
+            "look_share",
+            "changed_share",
+            "two_looks_share",
+            "collapse_share",
+            "collapse_ratio",
+        ):
             if not 0.0 < getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be in (0, 1]")
         if not 0.0 < self.max_p < 1.0:

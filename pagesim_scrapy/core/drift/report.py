@@ -63,6 +63,8 @@ class DriftReport:
     appeared: list[FeatureMove] = field(default_factory=list)
     examples_before: list[str] = field(default_factory=list)
     examples_now: list[str] = field(default_factory=list)
+    #: pages without a label taken for the label's (its share of the site collapsed)
+    stand_ins: int = 0
 
     @property
     def drifted(self) -> bool:

@@ -15,6 +15,7 @@ from pagesim_scrapy.core.induce import Extraction
 from pagesim_scrapy.core.record import ItemRecord
 from pagesim_scrapy.items import PageItem
 from pagesim_scrapy.pipelines._config import config_or_fail
+from pagesim_scrapy.pipelines.driftrelearn import relearn_if_drifted
 from pagesim_scrapy.pipelines.induction.holding import Held, Holding, held_bytes_budget
 from pagesim_scrapy.pipelines.induction.learning import LabelState, Learner, LearnResult
 from pagesim_scrapy.pipelines.induction.records import compose_record
@@ -161,6 +162,7 @@ class TemplateInductionPipeline:
             self.stats.inc_value(f"{STATS_PREFIX}/skipped/{why}")
             self._finish(item, None, None, "skipped")
             return None
+        relearn_if_drifted(self.crawler, self.learner, item.label)  # PAGESIM_DRIFT_ACTION
         state = self._label(item.label)
         if state is None:  # PAGESIM_INDUCTION_MAX_LABELS labels have wrappers already
             why = "label_limit"  # one of the skipped/<why> reasons

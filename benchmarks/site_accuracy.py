@@ -1521,7 +1521,9 @@ def _covering_figures(pages: list[Page], policy: SitePolicy) -> tuple[int, int, 
 def covering_grid(sites: dict[str, list[Page]]) -> None:
     """The policy's covering_share x nearest_floor chosen on the other sites by the sum of
     every-type own-type share, "all types but one" F1 and "some of the types" F1 (pooled),
-    applied to the held-out site; beside it, the shipped policy's figure on the same site."""
+    among the values that keep the precision of both protocols at least the shipped policy's
+    there (the held-out types' pages must keep "none"), applied to the held-out site; beside
+    it, the shipped policy's figure on the same site."""
     grid = [(c, f) for c in (0.4, 0.5, 0.65) for f in (0.1, 0.3)]
     shipped = (DEFAULT_POLICY.covering_share, DEFAULT_POLICY.nearest_floor)
     if shipped not in grid:
@@ -1531,17 +1533,25 @@ def covering_grid(sites: dict[str, list[Page]]) -> None:
         policy = replace(DEFAULT_POLICY, covering_share=key[0], nearest_floor=key[1])
         table[key] = {name: _covering_figures(pages, policy) for name, pages in sites.items()}
 
-    def judged(key: tuple[float, float], names: list[str]) -> float:
+    def judged(key: tuple[float, float], names: list[str]) -> tuple[bool, float]:
+        """(keeps "none"'s precision, the sum): a key that lets more pages of types nobody
+        configured take a label than the shipped policy on these sites is not chosen."""
         own = sum(table[key][n][0] for n in names) / max(1, sum(table[key][n][1] for n in names))
-        held, some = Counts(), Counts()
+        held, some, shipped_held, shipped_some = Counts(), Counts(), Counts(), Counts()
         for n in names:
             held.merge(table[key][n][2])
             some.merge(table[key][n][3])
-        return own + held.f1 + some.f1
+            shipped_held.merge(table[shipped][n][2])
+            shipped_some.merge(table[shipped][n][3])
+        keeps = (
+            held.precision >= shipped_held.precision and some.precision >= shipped_some.precision
+        )
+        return keeps, own + held.f1 + some.f1
 
     print(
         "\nleave-one-site-out, covering_share x nearest_floor (chosen on the other sites by "
-        "every-type own share + all-but-one F1 + some-types F1; beside it, the shipped policy)"
+        "every-type own share + all-but-one F1 + some-types F1, keeping both protocols' "
+        "precision; beside it, the shipped policy)"
     )
     own = total = shipped_own = 0
     held, some, shipped_held, shipped_some = Counts(), Counts(), Counts(), Counts()

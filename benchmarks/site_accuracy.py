@@ -1,11 +1,13 @@
 """Page-type decisions on real multi-type sites (issue 10's figures), offline.
 
     python benchmarks/site_accuracy.py [--method site] [--sites a,b] [--seed 1] [--loso]
-                                       [--loso-weights]
+                                       [--loso-weights] [--data a,b] [--several-types]
+                                       [--covering-grid]
 
-Pages: ../shared/data/site_page_types (five real sites, 976 labelled pages). The wiki's <body>
-class names the page type (``ns-10``, ``mw-special-…``), so it is removed from the wiki's pages
-before they are summarised: the test is of structure, not of one telling attribute.
+Pages: ../shared/data/site_page_types (five real sites, 976 labelled pages); ``--data`` names
+the data sets to read (``site_page_types,site_page_types_2`` adds four more sites). The wiki's
+<body> class names the page type (``ns-10``, ``mw-special-…``), so it is removed from the
+wiki's pages before they are summarised: the test is of structure, not of one telling attribute.
 
 Protocols, printed per site and pooled:
 
@@ -19,6 +21,10 @@ Protocols, printed per site and pooled:
   pages no link leads to are left out): a crawl meets a site's types in bursts, some late.
 * multi-type: the first page of every type with >= 3 pages is its template; accuracy over the
   other pages of those types (nearest type, and nearest type that also passes the cut).
+* every type configured: every type with >= 3 pages configured, 2 examples of the site's
+  largest (detail) type and 1 of each other; the share of those types' pages given their own
+  type, no label, or another label, and whose nearest type is their own. ``--several-types``
+  prints only this table, over both data sets by default.
 * all types but one: the multi-type templates without one type's, each type with >= 5 pages
   in turn; its pages must get "none of these". Micro P/R/F1, and the share of the held-out
   types' pages given a label.
@@ -55,6 +61,9 @@ Protocols, printed per site and pooled:
 * --dominant-grid: how alike a label's templates must be for a type that is most of the site
   to be cut at its edge (``DOMINANT_WITHIN``; 2 = the rule off), judged by batch + online +
   link-order + large-type online + most-of-the-site batch and online one-class F1.
+* --covering-grid: when the labels are taken to cover the site (``COVERING_SHARE``) and the
+  nearest rule's floor (``NEAREST_FLOOR``) per leave-one-site-out fold over every site given,
+  judged by every-type own share + "all types but one" F1 + "some of the types" F1.
 * --floor-grid: the cut's floor (``ANCHOR_FLOOR``) per leave-one-site-out fold, judged by
   batch + online + link-order one-class F1.
 * --loso-weights: the same for the site model's weight ramp (``RAMP_PAGES``) and the one-label
@@ -533,7 +542,68 @@ def multi_type_online(
     return right / scored if scored else 0.0
 
 
-def some_types(pages: list[Page], method: str, seed: int) -> Counts:
+def several_type_templates(pages: list[Page]) -> dict[str, list[Page]]:
+    """Every type with >= 3 pages configured: 2 examples (the first by path) of the site's
+    largest type, its detail type (ties to the first by name), and 1 of each other type."""
+    types = Counter(page.label for page in pages)
+    configured = sorted(label for label, count in types.items() if count >= 3)
+    detail = max(configured, key=lambda label: (types[label], [-ord(c) for c in label]))
+    return {
+        label: [p for p in pages if p.label == label][: 2 if label == detail else 1]
+        for label in configured
+    }
+
+
+@dataclass
+class TypeShares:
+    """How the pages of the configured types were decided: their own type, none, another."""
+
+    own: int = 0
+    none: int = 0
+    other: int = 0
+    nearest: int = 0  # pages whose nearest type is their own, given a label or not
+
+    def merge(self, other: TypeShares) -> None:
+        self.own += other.own
+        self.none += other.none
+        self.other += other.other
+        self.nearest += other.nearest
+
+    @property
+    def total(self) -> int:
+        return self.own + self.none + self.other
+
+    def __str__(self) -> str:
+        n = max(1, self.total)
+        return (
+            f"own {self.own / n:.3f}  none {self.none / n:.3f}  other {self.other / n:.3f}"
+            f"  nearest own {self.nearest / n:.3f}  ({self.total} pages)"
+        )
+
+
+def several_types(
+    pages: list[Page], method: str = "site", policy: SitePolicy | None = None
+) -> TypeShares:
+    """Every type with >= 3 pages configured (:func:`several_type_templates`), batch: every
+    page of the site but the templates is decided; the pages of the configured types are
+    counted as given their own type, no label, or another label."""
+    given = several_type_templates(pages)
+    tests = _tests(pages, given)
+    verdicts = _classifier(given, method, policy).classify_all([p.summary for p in tests])
+    shares = TypeShares()
+    for page, verdict in zip(tests, verdicts):
+        if page.label not in given:
+            continue
+        shares.own += verdict.label == page.label
+        shares.none += verdict.label is None
+        shares.other += verdict.label is not None and verdict.label != page.label
+        shares.nearest += max(verdict.scores, key=verdict.scores.__getitem__) == page.label
+    return shares
+
+
+def some_types(
+    pages: list[Page], method: str, seed: int, policy: SitePolicy | None = None, quiet: bool = False
+) -> Counts:
     """Several labels, but not every type of the site: 6 random pairs and 4 random triples of
     the types with >= 5 pages, 2 templates each; every other page of the site is a test page
     whose right answer is its type if configured, else "none of these". Micro P/R/F1 over the
@@ -541,7 +611,8 @@ def some_types(pages: list[Page], method: str, seed: int) -> Counts:
     positive)."""
     types = sorted(t for t, c in Counter(page.label for page in pages).items() if c >= 5)
     rng = random.Random(f"{seed}:some")
-    combos = [rng.sample(types, 2) for _ in range(6)] + [rng.sample(types, 3) for _ in range(4)]
+    # "some" is fewer than all: a site of two or three types has fewer combinations
+    combos = [rng.sample(types, k) for k, n in ((2, 6), (3, 4)) if k < len(types) for _ in range(n)]
     counts = Counts()
     coverages: list[float] = []
     for combo in combos:
@@ -549,11 +620,11 @@ def some_types(pages: list[Page], method: str, seed: int) -> Counts:
         used = {id(p) for chosen in templates.values() for p in chosen}
         tests = [p for p in pages if id(p) not in used]
         given = {label: [p.summary for p in chosen] for label, chosen in templates.items()}
-        clf = build_classifier(given, method=method)
+        clf = build_classifier(given, method=method, policy=policy)
         verdicts = clf.classify_all([p.summary for p in tests])
         coverages.append(clf.describe().get("site", {}).get("coverage", 0.0))
         add_micro(counts, tests, verdicts, combo)
-    if coverages:
+    if coverages and not quiet:
         print(
             f"    (share of the site the labels cover: {min(coverages):.2f}-{max(coverages):.2f})"
         )
@@ -931,6 +1002,18 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--method", default="site")
     parser.add_argument("--sites", default="")
+    parser.add_argument(
+        "--data",
+        default="",
+        help="comma-separated data sets under ../shared/data (default: site_page_types; "
+        "with --several-types, site_page_types and site_page_types_2)",
+    )
+    parser.add_argument(
+        "--several-types",
+        action="store_true",
+        help="only the table of every type with >= 3 pages configured (2 examples of the "
+        "detail type)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--prior-weight", type=float, default=DEFAULT_POLICY.prior_weight)
     parser.add_argument("--min-pages", type=int, default=DEFAULT_POLICY.min_pages)
@@ -986,6 +1069,12 @@ def parse_args() -> argparse.Namespace:
         action="store_true",
         help="how alike the templates of a type that is most of the site must be "
         "(DOMINANT_WITHIN) per leave-one-site-out fold",
+    )
+    parser.add_argument(
+        "--covering-grid",
+        action="store_true",
+        help="when the labels cover the site (COVERING_SHARE) and the nearest rule's floor "
+        "(NEAREST_FLOOR) per leave-one-site-out fold, over every site given",
     )
     parser.add_argument(
         "--floor-grid",
@@ -1202,25 +1291,53 @@ def run_grids(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
         constant_grid(
             sites, args, "DOMINANT_WITHIN", grid, link_order=True, large=True, dominant=True
         )
+    if args.covering_grid:
+        covering_grid(sites)
     if args.loso:
         loso(sites, args)
     if args.loso_weights:
         loso_weights(sites, args)
 
 
+def site_folders(args: argparse.Namespace) -> dict[str, Path]:
+    """The folders of the sites to run on: every site of the data sets asked for (``--data``),
+    or those named by ``--sites``."""
+    default = "site_page_types,site_page_types_2" if args.several_types else "site_page_types"
+    folders = {}
+    for data in (args.data or default).split(","):
+        root = shared(data)
+        folders.update({p.name: p for p in sorted(root.iterdir()) if p.is_dir()})
+    wanted = [n for n in args.sites.split(",") if n]
+    return {name: folders[name] for name in wanted} if wanted else folders
+
+
+def print_several_types(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
+    """Every type with >= 3 pages configured, per site and pooled."""
+    print(
+        "\nevery type configured (types with >= 3 pages; 2 examples of the largest type, 1 of"
+        f" each other), batch, method {args.method}: the configured types' pages given"
+    )
+    pooled = TypeShares()
+    for name, pages in sites.items():
+        shares = several_types(pages, args.method)
+        pooled.merge(shares)
+        print(f"{name:24} {shares}")
+    print(f"{'pooled':24} {pooled}")
+
+
 def main() -> None:
     args = parse_args()
-    root = shared("site_page_types")
-    names = [n for n in args.sites.split(",") if n] or sorted(
-        p.name for p in root.iterdir() if p.is_dir()
-    )
     started = time.perf_counter()
-    sites = {name: load_site(root / name) for name in names}
+    sites = {name: load_site(folder) for name, folder in site_folders(args).items()}
     print(
         f"{sum(map(len, sites.values()))} pages summarised in {time.perf_counter() - started:.1f} s"
     )
     if args.several_sites:
         print_several_sites(sites, args.seed)
+        return
+    if args.several_types:
+        print_several_types(sites, args)
+        run_grids(sites, args)
         return
     if args.drawn_templates:
         print_drawn_templates(sites)
@@ -1233,6 +1350,7 @@ def main() -> None:
     if site:
         print_link_order(sites)
     print_multi_type(sites, args)
+    print_several_types(sites, args)
     print_some_types(sites, args)
     print_all_but_one(sites, args)
     print_stability(sites)
@@ -1389,6 +1507,72 @@ def recurring_grid(sites: dict[str, list[Page]]) -> None:
         others = [name for name in names if name != held]
         chosen = max(grid, key=lambda w: sum(table[w][name] for name in others))
         print(f"  {held:24} weight {chosen:g} chosen on the others: F1 {table[chosen][held]:.3f}")
+
+
+def _covering_figures(pages: list[Page], policy: SitePolicy) -> tuple[int, int, Counts, Counts]:
+    """Every-type own-type pages and their count, "all types but one" and "some of the types"
+    counts of one site under ``policy``."""
+    shares = several_types(pages, "site", policy)
+    held = all_but_one(pages, "site", policy=policy)[0]
+    some = some_types(pages, "site", 1, policy, quiet=True)
+    return shares.own, shares.total, held, some
+
+
+def covering_grid(sites: dict[str, list[Page]]) -> None:
+    """The policy's covering_share x nearest_floor chosen on the other sites by the sum of
+    every-type own-type share, "all types but one" F1 and "some of the types" F1 (pooled),
+    among the values that keep the precision of both protocols at least the shipped policy's
+    there (the held-out types' pages must keep "none"), applied to the held-out site; beside
+    it, the shipped policy's figure on the same site."""
+    grid = [(c, f) for c in (0.4, 0.5, 0.65) for f in (0.1, 0.3)]
+    shipped = (DEFAULT_POLICY.covering_share, DEFAULT_POLICY.nearest_floor)
+    if shipped not in grid:
+        grid.append(shipped)
+    table = {}
+    for key in grid:
+        policy = replace(DEFAULT_POLICY, covering_share=key[0], nearest_floor=key[1])
+        table[key] = {name: _covering_figures(pages, policy) for name, pages in sites.items()}
+
+    def judged(key: tuple[float, float], names: list[str]) -> tuple[bool, float]:
+        """(keeps "none"'s precision, the sum): a key that lets more pages of types nobody
+        configured take a label than the shipped policy on these sites is not chosen."""
+        own = sum(table[key][n][0] for n in names) / max(1, sum(table[key][n][1] for n in names))
+        held, some, shipped_held, shipped_some = Counts(), Counts(), Counts(), Counts()
+        for n in names:
+            held.merge(table[key][n][2])
+            some.merge(table[key][n][3])
+            shipped_held.merge(table[shipped][n][2])
+            shipped_some.merge(table[shipped][n][3])
+        keeps = (
+            held.precision >= shipped_held.precision and some.precision >= shipped_some.precision
+        )
+        return keeps, own + held.f1 + some.f1
+
+    print(
+        "\nleave-one-site-out, covering_share x nearest_floor (chosen on the other sites by "
+        "every-type own share + all-but-one F1 + some-types F1, keeping both protocols' "
+        "precision; beside it, the shipped policy)"
+    )
+    own = total = shipped_own = 0
+    held, some, shipped_held, shipped_some = Counts(), Counts(), Counts(), Counts()
+    for name in sites:
+        chosen = max(grid, key=lambda key: judged(key, [n for n in sites if n != name]))
+        mine, ours = table[chosen][name], table[shipped][name]
+        own, total, shipped_own = own + mine[0], total + mine[1], shipped_own + ours[0]
+        held.merge(mine[2])
+        some.merge(mine[3])
+        shipped_held.merge(ours[2])
+        shipped_some.merge(ours[3])
+        print(
+            f"{name:24} covering {chosen[0]:g} floor {chosen[1]:g}  own {mine[0] / mine[1]:.3f}"
+            f" (shipped {ours[0] / ours[1]:.3f})  all but one F1 {mine[2].f1:.3f}"
+            f" (shipped {ours[2].f1:.3f})  some F1 {mine[3].f1:.3f} (shipped {ours[3].f1:.3f})"
+        )
+    print(
+        f"{'pooled, held out':24} own {own / max(1, total):.3f} (shipped "
+        f"{shipped_own / max(1, total):.3f})  all but one {held} (shipped {shipped_held})"
+        f"  some {some} (shipped {shipped_some})"
+    )
 
 
 def loso(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:

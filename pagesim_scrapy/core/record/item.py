@@ -16,6 +16,7 @@ from typing import Any
 
 from .model import CoreRecord
 from .tidy import (
+    _SLOT,
     is_chrome,
     is_layout_name,
     member_keys,
@@ -125,4 +126,16 @@ def item_record(
     for name, value in merge_numbered_regions(induced).items():
         builder.add_induced(name, value, page_url)
     page_type = core.page_type if core is not None and core else ""
-    return ItemRecord(builder.record, builder.sources, page_type, builder.dropped)
+    record = _numbered_names_resolved(builder.record, builder.sources)
+    return ItemRecord(record, builder.sources, page_type, builder.dropped)
+
+
+def _numbered_names_resolved(record: dict[str, Any], sources: Mapping[str, str]) -> dict[str, Any]:
+    """``price_2`` becomes ``price`` where no ``price`` is left (the first of its numbered
+    slots was a repeat): a number says "another one", and there is none."""
+    out: dict[str, Any] = {}
+    for name, value in record.items():
+        base = _SLOT.sub("", name)
+        free = base != name and base not in record and base not in out
+        out[base if free and name not in sources else name] = value
+    return out

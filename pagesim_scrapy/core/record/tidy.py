@@ -240,5 +240,26 @@ def merge_numbered_regions(record: Mapping[str, Any]) -> dict[str, Any]:
         if len(members) < 2 or not all(_is_group_list(record[m]) for m in members):
             out[name] = value
         elif name == members[0]:
-            out[name] = [group for m in members for group in record[m]]
+            merged = [group for m in members for group in record[m]]
+            out[_SLOT.sub("", name)] = _without_contained_groups(merged)
     return out
+
+
+def _group_texts(group: Mapping[str, Any]) -> frozenset[str]:
+    return frozenset(_norm(text) for value in group.values() for text in _texts(value))
+
+
+def _without_contained_groups(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The groups less those whose texts another group holds too: one region a wrapper read
+    twice (the whole item, and its parts) is one list, each item once, the fuller reading
+    kept."""
+    texts = [_group_texts(group) for group in groups]
+    kept = []
+    for i, group in enumerate(groups):
+        contained = any(
+            j != i and texts[i] <= texts[j] and (texts[i] < texts[j] or j < i)
+            for j in range(len(groups))
+        )
+        if not contained:
+            kept.append(group)
+    return kept

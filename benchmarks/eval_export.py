@@ -95,7 +95,7 @@ def evaluate(name: str, pages: list[ExamplePage], check: int, folder: Path) -> d
     module = load_module(render_module([spec]), folder, "m_" + str(abs(hash(name))))
     cls = getattr(module, spec.class_name)
     equal = [
-        run_page(cls, p) == exported_record(spec, reference_record(wrapper, p.body))
+        run_page(cls, p) == exported_record(spec, reference_record(wrapper, p.body, p.url))
         for p in fitting
     ]
     held = equal[check:] if check else []

@@ -93,7 +93,7 @@ def test_module_runs_without_pagesim_and_matches_its_record(exported) -> None:
     assert result.returncode == 0, result.stderr
     items = json.loads(result.stdout)
     for page, item in zip(pages, items):
-        assert item == exported_record(spec, reference_record(wrapper, page.body))
+        assert item == exported_record(spec, reference_record(wrapper, page.body, page.url))
 
 
 def test_fixtures_run_green_under_web_poet_plugin(exported, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pagesim_scrapy.core.induce import Wrapper
-from pagesim_scrapy.core.record import read_record
+from pagesim_scrapy.core.record import item_record, read_record
 from pagesim_scrapy.poet.selectors import Selector, candidates, page_index
 
 __all__ = [
@@ -63,17 +63,12 @@ class PageObjectSpec:
     pages: int = 0
 
 
-def reference_record(wrapper: Wrapper, body: bytes) -> dict[str, Any]:
-    """pagesim's record of a page as the export reproduces it: the core record's fields under
-    their standard names, then the wrapper's own fields (those not named already)."""
-    record: dict[str, Any] = {}
-    core = read_record(body)
-    if core is not None:
-        for name, value in core.fields.items():
-            record[name] = value.value
-    for name, value in wrapper.extract(body).record.items():
-        record.setdefault(name, value)
-    return record
+def reference_record(wrapper: Wrapper, body: bytes, url: str | None = None) -> dict[str, Any]:
+    """pagesim's record of a page as a crawl's induction pipeline gives it (the core record
+    under its standard names, then the induced fields kept), links made absolute against
+    ``url``: the page object is checked against what the next crawl will compare it with."""
+    core = read_record(body, url or "")
+    return item_record(core, wrapper.extract(body, url=url).record, url).record
 
 
 def exported_record(spec: PageObjectSpec, record: dict[str, Any]) -> dict[str, Any]:
@@ -165,9 +160,9 @@ def export_label(wrapper: Wrapper, pages: Sequence[ExamplePage]) -> PageObjectSp
     spec.pages = len(fitting)
     if not fitting:
         return spec
-    records = [reference_record(wrapper, p.body) for p in fitting]
+    records = [reference_record(wrapper, p.body, p.url) for p in fitting]
     responses = _responses(fitting)
-    indexes = [page_index(r.selector.root) for r in responses]
+    indexes = [page_index(r.selector.root, str(r.url)) for r in responses]
     names = list(dict.fromkeys(name for rec in records for name in rec))
     taken: set[str] = set()
     for name in names:

@@ -98,7 +98,7 @@ def write_fixtures(
             break
         if not wrapper.extract(page.body).ok:
             continue
-        item: dict[str, Any] = exported_record(spec, reference_record(wrapper, page.body))
+        item: dict[str, Any] = exported_record(spec, reference_record(wrapper, page.body, page.url))
         response = HttpResponse(page.url, page.body, headers={"Content-Type": "text/html"})
         Fixture.save(base, inputs=[response], item=item)
         written += 1

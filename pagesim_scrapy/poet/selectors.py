@@ -14,8 +14,11 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeGuard
+from urllib.parse import urljoin
 
 from lxml import etree
+
+from pagesim_scrapy.core.induce.dom import URL_ATTRS
 
 __all__ = ["RUNTIME_SOURCE", "Selector", "candidates", "page_index", "read_value"]
 
@@ -29,7 +32,8 @@ def _clean(raw):
 
 def _read(page, query, how):
     """The value of the first node the XPath query selects: its text pieces joined with
-    spaces ("words"), its string value ("string"), or an attribute or text node ("value")."""
+    spaces ("words"), its string value ("string"), an attribute or text node ("value"), or a
+    link attribute made absolute against the page's URL ("link")."""
     found = page.xpath(query)
     if not found:
         return None
@@ -38,7 +42,10 @@ def _read(page, query, how):
         return _clean(" ".join(node.xpath(".//text()").getall()))
     if how == "string":
         return _clean(node.xpath("string()").get())
-    return _clean(node.root if isinstance(node.root, str) else node.get())
+    value = _clean(node.root if isinstance(node.root, str) else node.get())
+    if how == "link" and value:
+        return _clean(str(page.urljoin(value)))
+    return value
 '''
 
 _RUNTIME: dict[str, Any] = {}
@@ -120,7 +127,9 @@ class PageIndex:
     hits: dict[str, list[tuple[etree._Element, str, str]]]
 
 
-def page_index(root: etree._Element) -> PageIndex:
+def page_index(root: etree._Element, base_url: str = "") -> PageIndex:
+    """Every value of the page (and, with ``base_url``, its links made absolute, as pagesim's
+    record holds them) with the nodes that hold it."""
     hits: dict[str, list[tuple[etree._Element, str, str]]] = {}
 
     def add(value: str | None, el: etree._Element, how: str, extra: str = "") -> None:
@@ -132,6 +141,9 @@ def page_index(root: etree._Element) -> PageIndex:
             continue
         for attr in VALUE_ATTRS:
             add(clean(el.get(attr)), el, "value", attr)
+        if base_url:
+            for attr in URL_ATTRS.get(el.tag, ()):
+                add(_absolute(base_url, el.get(attr)), el, "link", attr)
         words = _words(el)
         add(words, el, "words")
         string = _string(el)
@@ -141,6 +153,19 @@ def page_index(root: etree._Element) -> PageIndex:
         for k, text in enumerate(texts, start=1):
             add(clean(text), el, "text", str(k))
     return PageIndex(hits)
+
+
+def _absolute(base_url: str, value: str | None) -> str | None:
+    """A relative link made absolute (None for an absolute one: its plain value is indexed)."""
+    value = clean(value)
+    if not value or value.startswith(("#", "data:", "javascript:", "mailto:", "tel:")):
+        return None
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", value):
+        return None
+    try:
+        return urljoin(base_url, value)
+    except ValueError:
+        return None
 
 
 def _is_label(text: str | None) -> TypeGuard[str]:
@@ -225,8 +250,8 @@ def candidates(index: PageIndex, value: str) -> list[Selector]:
     seen: set[tuple[str, str]] = set()
     for el, how, extra in index.hits.get(value, ())[:8]:
         for query, anchor in _node_queries(el):
-            if how == "value":
-                key = (f"{query}/@{extra}", "value")
+            if how in ("value", "link"):
+                key = (f"{query}/@{extra}", how)
             elif how == "text":
                 key = (f"{query}/text()[normalize-space()][{extra}]", "value")
             else:

@@ -18,6 +18,14 @@ It prints the median CPU time of each configuration, per page, and the ratio B /
 before it); and pagesim's own CPU time per page from its ``pagesim/time_ms`` stat (summary and
 classification, not the parse the callback shares), which is the least noisy figure on a busy
 machine.
+
+    python benchmarks/bench_crawl.py --profile [--pages 2000] [-s NAME=VALUE ...]
+
+runs crawl B once under cProfile and prints pagesim's per-page split from the profile (gate,
+walk, features, decision, site re-estimates, drift watch, meta/stats/holding) next to its
+``pagesim/time_ms`` stat: the stat covers all of the middleware's per-page work less the parse
+the callback reuses, so it should match the profile's ``_classify`` less ``parsed_root``
+(both include the profiler's own overhead).
 """
 
 from __future__ import annotations
@@ -96,6 +104,31 @@ def serve(pages_file: str, latency: float = 0.0) -> None:
 # --- the crawl process -------------------------------------------------------------------------
 
 
+#: the profile's functions behind each part of pagesim's per-page work: (file suffix, name)
+PROFILE_PARTS: dict[str, tuple[str, str]] = {
+    "process_response (after readiness)": ("middlewares/downloader.py", "_classify"),
+    "  parse (the callback's, not ours)": ("middlewares/workarounds.py", "parsed_root"),
+    "  walk (summarize_tree)": ("core/summary.py", "summarize_tree"),
+    "  decision (PageDecider.decide)": ("core/decide.py", "decide"),
+    "    features (structural_features)": ("core/site.py", "structural_features"),
+    "    site re-estimates (_refresh)": ("core/siteaware.py", "_refresh"),
+    "  drift watch (observe)": ("middlewares/drift.py", "observe"),
+    "  meta, flag, stats (_publish)": ("middlewares/downloader.py", "_publish"),
+    "  holding, drop, explore (_act)": ("middlewares/downloader.py", "_act"),
+}
+
+
+def profile_split(stats: Any, pages: int) -> dict[str, tuple[float, int]]:
+    """{part: (ms per page, calls)} from a ``pstats.Stats``: cumulative time of each part."""
+    found: dict[str, tuple[float, int]] = {}
+    for (filename, _, name), (_, calls, _, cumulative, _) in stats.stats.items():
+        for part, (suffix, function) in PROFILE_PARTS.items():
+            if name == function and filename.endswith(suffix):
+                ms, n = found.get(part, (0.0, 0))
+                found[part] = (ms + cumulative * 1000.0 / pages, n + calls)
+    return found
+
+
 def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
     """Crawl http://127.0.0.1:port/page/0..count-1 once; print CPU seconds and stats as JSON."""
     import resource
@@ -144,14 +177,24 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         settings.update(extra)
         if str(extra.get("PAGESIM_STATE_URL", "")).startswith("redis"):
             import redis  # noqa: F401  (a fleet worker's client: imported outside too)
+    profile_out = settings.pop("BENCH_PROFILE", None)
     result: dict[str, Any] = {}
 
     async def run() -> None:
+        import cProfile
+
         runner = AsyncCrawlerRunner(settings)
         crawler = runner.create_crawler(BenchSpider)
+        # CPU time of this thread, as the stat: wall time would count the waits of a busy machine
+        profiler = cProfile.Profile(time.thread_time) if profile_out else None
         before = resource.getrusage(resource.RUSAGE_SELF)
         started = time.perf_counter()
+        if profiler is not None:
+            profiler.enable()
         await crawler.crawl_async()
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(profile_out)
         after = resource.getrusage(resource.RUSAGE_SELF)
         result["wall"] = time.perf_counter() - started
         result["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -203,6 +246,42 @@ def parse_settings(items: list[str]) -> dict[str, Any]:
     return settings
 
 
+def served_pages(pages: int) -> tuple[dict[str, Any], list[int]]:
+    """The served set (base pages and a shuffled variant index) and a sample of page sizes."""
+    bases = base_pages()
+    rng = random.Random(20240601)
+    index = [(i % len(bases), i // len(bases)) for i in range(pages)]
+    rng.shuffle(index)
+    sizes = [len(read_page(bases[b])) for b, _ in index[:300]]
+    return {"base": [str(p) for p in bases], "index": index}, sizes
+
+
+def profile(pages: int, extra: list[str]) -> None:
+    """Crawl B once under cProfile; print the split per page and the ``pagesim/time_ms`` stat."""
+    import pstats
+
+    served, _ = served_pages(pages)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        page_server(__file__, Path(tmp), served) as (port, _),
+    ):
+        out = Path(tmp) / "crawl.prof"
+        load = os.getloadavg()[0]
+        result = run_crawl("pagesim", port, pages, [*extra, f"BENCH_PROFILE={out}"])
+        stats = pstats.Stats(str(out))
+    split = profile_split(stats, pages)
+    print(f"{pages} pages, crawl B under cProfile; load average {load:.1f} (measured under load)")
+    for part in PROFILE_PARTS:
+        ms, calls = split.get(part, (0.0, 0))
+        print(f"  {part:40s} {ms:7.3f} ms/page  ({calls} calls)")
+    process, _ = split.get(next(iter(PROFILE_PARTS)), (0.0, 0))
+    parse, _ = split.get("  parse (the callback's, not ours)", (0.0, 0))
+    print(f"  profile: process_response less the parse  {process - parse:7.3f} ms/page")
+    print(
+        f"  stat pagesim/time_ms (same run)           {result['pagesim_ms'] / pages:7.3f} ms/page"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=2000, help="pages per crawl (default 2000)")
@@ -215,6 +294,9 @@ def main() -> None:
         metavar="NAME=VALUE",
         help="an extra PAGESIM_* setting for crawl B, e.g. PAGESIM_MAX_NODES=none (JSON value)",
     )
+    parser.add_argument(
+        "--profile", action="store_true", help="profile crawl B once and print pagesim's split"
+    )
     parser.add_argument("--crawl", choices=("plain", "pagesim"), help=argparse.SUPPRESS)
     parser.add_argument("--serve", metavar="INDEX", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -225,13 +307,12 @@ def main() -> None:
     if args.crawl:
         crawl(args.crawl, args.port, args.pages, parse_settings(args.set))
         return
+    if args.profile:
+        profile(args.pages, args.set)
+        return
 
-    bases = base_pages()
-    rng = random.Random(20240601)
-    index = [(i % len(bases), i // len(bases)) for i in range(args.pages)]
-    rng.shuffle(index)
-    sizes = [len(read_page(bases[b])) for b, _ in index[:300]]
-    served = {"base": [str(p) for p in bases], "index": index}
+    served, sizes = served_pages(args.pages)
+    bases = served["base"]
     with (
         tempfile.TemporaryDirectory() as tmp,
         page_server(__file__, Path(tmp), served) as (port, _),

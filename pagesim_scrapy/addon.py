@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import importlib.util
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,15 @@ FILTER_PIPELINE_PRIORITY = 100
 INDUCTION_PIPELINE_PRIORITY = 800
 
 INDUCTION_PIPELINE = "pagesim_scrapy.pipelines.induction"
+#: Settings that hold components: a scrapy-poet entry in one of them means the project uses it.
+POET_COMPONENT_SETTINGS = ("ADDONS", "DOWNLOADER_MIDDLEWARES")
+#: Settings that, set, ask for the poet wiring.
+POET_SETTINGS = (
+    "PAGESIM_POET_LAYOUTS",
+    "PAGESIM_POET_DEFAULT_LAYOUT",
+    "SCRAPY_POET_PROVIDERS",
+    "SCRAPY_POET_RULES",
+)
 
 
 def _induction_pipeline() -> type[Any] | None:
@@ -44,6 +54,31 @@ def _induction_pipeline() -> type[Any] | None:
     return pipeline
 
 
+def _component_path(component: Any) -> str:
+    """A component's import path, whether written as a string or as the class itself."""
+    if isinstance(component, str):
+        return component
+    return f"{getattr(component, '__module__', '')}.{getattr(component, '__qualname__', '')}"
+
+
+def poet_in_use(settings: BaseSettings) -> bool:
+    """Whether scrapy-poet is installed and the project uses it.
+
+    Checked without importing scrapy-poet or web-poet (a few MB of modules a project that
+    does not use them should not pay for): installed per ``find_spec``, used when a
+    ``scrapy_poet`` component is listed or a poet setting is set.
+    """
+    if importlib.util.find_spec("scrapy_poet") is None:
+        return False
+    if any(settings.get(name) for name in POET_SETTINGS):
+        return True
+    return any(
+        _component_path(component).startswith("scrapy_poet")
+        for name in POET_COMPONENT_SETTINGS
+        for component in settings.getdict(name)
+    )
+
+
 class Addon:
     """Enable pagesim: downloader and spider middlewares, filter and induction pipelines."""
 
@@ -53,7 +88,6 @@ class Addon:
             PageSimSpiderMiddleware,
         )
         from pagesim_scrapy.pipelines.filter import PageSimFilterPipeline
-        from pagesim_scrapy.poet.config import configure_poet
 
         for spec in SETTINGS:
             settings.set(spec.name, copy.deepcopy(spec.default), priority="addon")
@@ -66,8 +100,12 @@ class Addon:
         settings.setdefault_in_component_priority_dict(
             "ITEM_PIPELINES", PageSimFilterPipeline, FILTER_PIPELINE_PRIORITY
         )
-        # scrapy-poet, where installed: the verdict as an injectable input, layouts by label
-        configure_poet(settings)
+        # scrapy-poet, where installed and used: the verdict as an injectable input, layouts
+        # by label
+        if poet_in_use(settings):
+            from pagesim_scrapy.poet.config import configure_poet
+
+            configure_poet(settings)
         induction = _induction_pipeline()
         if induction is not None:
             settings.setdefault_in_component_priority_dict(

@@ -203,9 +203,18 @@ class PageSimDownloaderMiddleware:
             return response
         if not self.readiness.ready and not await self.readiness.wait():
             return self._skip(meta, response, "not_ready")
+        # pagesim/time_ms is all of the work below (gate, walk, decision, drift watch, meta,
+        # stats, holding), less the parse that the callback reuses (see _decide)
+        began = thread_time()
+        try:
+            return self._classify(request, response)
+        finally:
+            self.totals.seconds += thread_time() - began
+
+    def _classify(self, request: Request, response: Response) -> Response:
         reason = unclassifiable(response, self.config.max_body_size)
         if reason is not None:
-            return self._skip(meta, response, reason)
+            return self._skip(request.meta, response, reason)
         decision = self._decide(request, response)
         if decision is None:
             return response
@@ -220,8 +229,9 @@ class PageSimDownloaderMiddleware:
         again = bool(meta.get(SECOND_LOOK_META_KEY))
         try:
             # The parse is the callback's too (response.css() reuses it): not counted as ours.
+            parse_began = thread_time()
             root = parsed_root(response)
-            began = thread_time()
+            self.totals.seconds -= thread_time() - parse_began
             summary = summarize_tree(root, self.options, source=response.url)
             decision = self.started.decider.decide(
                 summary,
@@ -240,7 +250,6 @@ class PageSimDownloaderMiddleware:
             logger.warning("pagesim: cannot classify %s", response.url, exc_info=True)
             self._skip(meta, response, "error")
             return None
-        self.totals.seconds += thread_time() - began
         if self.started.drift is not None:
             self.started.drift.observe(decision, summary, root, response.url)
         return decision

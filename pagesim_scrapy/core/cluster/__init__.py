@@ -7,32 +7,81 @@ assigns pages one at a time during a crawl and persists what it found.
 
 from __future__ import annotations
 
-from pagesim_scrapy.core.cluster.agglomerative import agglomerative
-from pagesim_scrapy.core.cluster.closeness import merge_by_closeness
-from pagesim_scrapy.core.cluster.discovery import OnlineDiscovery
-from pagesim_scrapy.core.cluster.graph import ItemGraph
-from pagesim_scrapy.core.cluster.metrics import adjusted_rand_index, purity
-from pagesim_scrapy.core.cluster.persist import (
-    Representative,
-    RepresentativesError,
-    read_representatives,
-    templates_snippet,
-)
-from pagesim_scrapy.core.cluster.pipeline import (
-    ALGORITHMS,
-    CLOSENESS,
-    DEFAULT_ALGORITHM,
-    DEFAULT_METHOD,
-    METHOD_THRESHOLDS,
-    Cluster,
-    Clustering,
-    ClusterOptions,
-    cluster_pages,
-    measure_function,
-    method_thresholds,
-)
-from pagesim_scrapy.core.cluster.sketch import Sketcher, SketchIndex, path_shingles
-from pagesim_scrapy.core.cluster.snn import shared_nearest_neighbours
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: public name -> module that defines it (imported on first use, so that importing one
+#: submodule does not load the heavy dependencies of the others)
+_EXPORTS: dict[str, str] = {
+    "ALGORITHMS": "pagesim_scrapy.core.cluster.pipeline",
+    "CLOSENESS": "pagesim_scrapy.core.cluster.pipeline",
+    "Cluster": "pagesim_scrapy.core.cluster.pipeline",
+    "ClusterOptions": "pagesim_scrapy.core.cluster.pipeline",
+    "Clustering": "pagesim_scrapy.core.cluster.pipeline",
+    "DEFAULT_ALGORITHM": "pagesim_scrapy.core.cluster.pipeline",
+    "DEFAULT_METHOD": "pagesim_scrapy.core.cluster.pipeline",
+    "ItemGraph": "pagesim_scrapy.core.cluster.graph",
+    "METHOD_THRESHOLDS": "pagesim_scrapy.core.cluster.pipeline",
+    "OnlineDiscovery": "pagesim_scrapy.core.cluster.discovery",
+    "Representative": "pagesim_scrapy.core.cluster.persist",
+    "RepresentativesError": "pagesim_scrapy.core.cluster.persist",
+    "SketchIndex": "pagesim_scrapy.core.cluster.sketch",
+    "Sketcher": "pagesim_scrapy.core.cluster.sketch",
+    "adjusted_rand_index": "pagesim_scrapy.core.cluster.metrics",
+    "agglomerative": "pagesim_scrapy.core.cluster.agglomerative",
+    "cluster_pages": "pagesim_scrapy.core.cluster.pipeline",
+    "measure_function": "pagesim_scrapy.core.cluster.pipeline",
+    "merge_by_closeness": "pagesim_scrapy.core.cluster.closeness",
+    "method_thresholds": "pagesim_scrapy.core.cluster.pipeline",
+    "path_shingles": "pagesim_scrapy.core.cluster.sketch",
+    "purity": "pagesim_scrapy.core.cluster.metrics",
+    "read_representatives": "pagesim_scrapy.core.cluster.persist",
+    "shared_nearest_neighbours": "pagesim_scrapy.core.cluster.snn",
+    "templates_snippet": "pagesim_scrapy.core.cluster.persist",
+}
+
+if TYPE_CHECKING:
+    from pagesim_scrapy.core.cluster.agglomerative import agglomerative as agglomerative
+    from pagesim_scrapy.core.cluster.closeness import merge_by_closeness as merge_by_closeness
+    from pagesim_scrapy.core.cluster.discovery import OnlineDiscovery as OnlineDiscovery
+    from pagesim_scrapy.core.cluster.graph import ItemGraph as ItemGraph
+    from pagesim_scrapy.core.cluster.metrics import adjusted_rand_index as adjusted_rand_index
+    from pagesim_scrapy.core.cluster.metrics import purity as purity
+    from pagesim_scrapy.core.cluster.persist import Representative as Representative
+    from pagesim_scrapy.core.cluster.persist import RepresentativesError as RepresentativesError
+    from pagesim_scrapy.core.cluster.persist import read_representatives as read_representatives
+    from pagesim_scrapy.core.cluster.persist import templates_snippet as templates_snippet
+    from pagesim_scrapy.core.cluster.pipeline import ALGORITHMS as ALGORITHMS
+    from pagesim_scrapy.core.cluster.pipeline import CLOSENESS as CLOSENESS
+    from pagesim_scrapy.core.cluster.pipeline import DEFAULT_ALGORITHM as DEFAULT_ALGORITHM
+    from pagesim_scrapy.core.cluster.pipeline import DEFAULT_METHOD as DEFAULT_METHOD
+    from pagesim_scrapy.core.cluster.pipeline import METHOD_THRESHOLDS as METHOD_THRESHOLDS
+    from pagesim_scrapy.core.cluster.pipeline import Cluster as Cluster
+    from pagesim_scrapy.core.cluster.pipeline import Clustering as Clustering
+    from pagesim_scrapy.core.cluster.pipeline import ClusterOptions as ClusterOptions
+    from pagesim_scrapy.core.cluster.pipeline import cluster_pages as cluster_pages
+    from pagesim_scrapy.core.cluster.pipeline import measure_function as measure_function
+    from pagesim_scrapy.core.cluster.pipeline import method_thresholds as method_thresholds
+    from pagesim_scrapy.core.cluster.sketch import Sketcher as Sketcher
+    from pagesim_scrapy.core.cluster.sketch import SketchIndex as SketchIndex
+    from pagesim_scrapy.core.cluster.sketch import path_shingles as path_shingles
+    from pagesim_scrapy.core.cluster.snn import (
+        shared_nearest_neighbours as shared_nearest_neighbours,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
 
 __all__ = [
     "ALGORITHMS",

@@ -7,12 +7,57 @@ thread, recipe, event, or a plain page). See ``docs/records.md`` for the contrac
 
 from __future__ import annotations
 
-from .build import build_record, guess_page_type, read_record
-from .fields import FIELDS, PAGE_TYPES, FieldSpec
-from .item import ItemRecord, item_record
-from .model import SOURCES, CoreRecord, Value
-from .options import RecordOptions
-from .read import StructuredData, read_structured
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: public name -> module that defines it (imported on first use, so that importing one
+#: submodule does not load the heavy dependencies of the others)
+_EXPORTS: dict[str, str] = {
+    "CoreRecord": "pagesim_scrapy.core.record.model",
+    "FIELDS": "pagesim_scrapy.core.record.fields",
+    "FieldSpec": "pagesim_scrapy.core.record.fields",
+    "ItemRecord": "pagesim_scrapy.core.record.item",
+    "PAGE_TYPES": "pagesim_scrapy.core.record.fields",
+    "RecordOptions": "pagesim_scrapy.core.record.options",
+    "SOURCES": "pagesim_scrapy.core.record.model",
+    "StructuredData": "pagesim_scrapy.core.record.read",
+    "Value": "pagesim_scrapy.core.record.model",
+    "build_record": "pagesim_scrapy.core.record.build",
+    "guess_page_type": "pagesim_scrapy.core.record.build",
+    "item_record": "pagesim_scrapy.core.record.item",
+    "read_record": "pagesim_scrapy.core.record.build",
+    "read_structured": "pagesim_scrapy.core.record.read",
+}
+
+if TYPE_CHECKING:
+    from pagesim_scrapy.core.record.build import build_record as build_record
+    from pagesim_scrapy.core.record.build import guess_page_type as guess_page_type
+    from pagesim_scrapy.core.record.build import read_record as read_record
+    from pagesim_scrapy.core.record.fields import FIELDS as FIELDS
+    from pagesim_scrapy.core.record.fields import PAGE_TYPES as PAGE_TYPES
+    from pagesim_scrapy.core.record.fields import FieldSpec as FieldSpec
+    from pagesim_scrapy.core.record.item import ItemRecord as ItemRecord
+    from pagesim_scrapy.core.record.item import item_record as item_record
+    from pagesim_scrapy.core.record.model import SOURCES as SOURCES
+    from pagesim_scrapy.core.record.model import CoreRecord as CoreRecord
+    from pagesim_scrapy.core.record.model import Value as Value
+    from pagesim_scrapy.core.record.options import RecordOptions as RecordOptions
+    from pagesim_scrapy.core.record.read import StructuredData as StructuredData
+    from pagesim_scrapy.core.record.read import read_structured as read_structured
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
 
 __all__ = [
     "FIELDS",

@@ -143,3 +143,43 @@ def test_an_article_site_leads_with_its_article_record():
         assert item.page_type == "article"
         assert next(iter(item.record)) in ("headline", "description")
         assert not [name for name in item.record if is_layout_name(name)]
+
+
+# --- the page's own labelled rows (issue 31, items 4 and 5) ----------------------------------
+
+
+def test_labelled_rows_are_fields_whatever_the_wrapper_learned() -> None:
+    """A spec table's rows are named by their labels on the page itself: two wrappers learned
+    from different pages give the same rows, and a row whose value is the same on every page
+    stays a field."""
+    from pagesim_scrapy.core.record.rows import page_rows
+
+    pages = _demo_pages(12)
+    url, html = pages[-1]
+    root = wrapper_page(url, html)
+    rows = page_rows(root)
+    assert rows, "the demo's spec table gives rows"
+    records = []
+    for learn in (pages[:5], pages[5:10]):
+        wrapper = Wrapper(label="product")
+        wrapper.add_pages([wrapper_page(u, h) for u, h in learn])
+        induced = wrapper.extract(wrapper_page(url, html), url=url).record
+        records.append(item_record(read_record(html, url), induced, url, rows).record)
+    for name, value in rows.items():
+        held = [r for r in records if any(v == value for v in r.values())]
+        assert len(held) == 2, name
+    # the rows have the same names in both records
+    assert [k for k in records[0] if k in rows] == [k for k in records[1] if k in rows]
+
+
+def test_page_rows_keep_a_constant_labelled_value() -> None:
+    from pagesim_scrapy.core.induce import parse_html
+    from pagesim_scrapy.core.record.rows import page_rows
+
+    page = (
+        "<html><body><h1>Lamp</h1><table><tr><th>Brand</th><td>Acme</td></tr>"
+        "<tr><th>Weight</th><td>2 kg</td></tr></table>"
+        "<footer><p>Phone: 555 1234</p></footer></body></html>"
+    )
+    rows = page_rows(parse_html(page))
+    assert rows == {"brand": "Acme", "weight": "2 kg"}

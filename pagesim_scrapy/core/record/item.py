@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .fields import FIELDS
 from .model import CoreRecord
 from .tidy import (
     _SLOT,
@@ -32,6 +33,9 @@ __all__ = ["ItemRecord", "item_record"]
 #: An induced text this long that a core text contains repeats it (a paragraph of the
 #: description); shorter ones may be contained by chance ("In stock").
 MIN_CONTAINED = 30
+
+#: Every standard name of a core record, whatever the page type.
+STANDARD_NAMES = frozenset(spec.name for specs in FIELDS.values() for spec in specs)
 
 #: The generic name of an induced field whose own name says nothing (``field_1``, …).
 GENERIC_NAME = "field"
@@ -72,16 +76,33 @@ class _Builder:
         if len(text) >= MIN_CONTAINED:
             self.core_texts.append(text)
 
+    def add_row(self, name: str, value: Any) -> None:
+        """A row the page labels: named by its label, kept unless it repeats a value."""
+        if not value_keys(value) or value_keys(value) & self.seen:
+            self._drop("repeat")
+            return
+        self.seen |= value_keys(value)
+        self.record[self._unique(name)] = value
+
     def add_induced(self, name: str, value: Any, page_url: str | None) -> None:
         if is_chrome(name, value, page_url):
             self._drop("chrome")
             return
         keys = value_keys(value)
-        if keys & self.seen or self._in_core_text(value):
+        if keys & self.seen or self._in_core_text(value) or self._groups_held(value):
             self._drop("repeat")
             return
         self.seen |= keys
         self.record[self._name_for(name)] = value
+
+    def _groups_held(self, value: Any) -> bool:
+        """A list of groups each of which holds a value the record has already (the rows of
+        a labelled table, read as rows first)."""
+        if not isinstance(value, list) or not value or not all(isinstance(g, dict) for g in value):
+            return False
+        return all(
+            any(value_keys(member) & self.seen for member in group.values()) for group in value
+        )
 
     def _in_core_text(self, value: Any) -> bool:
         text = text_of(value)
@@ -110,21 +131,36 @@ class _Builder:
 
 
 def item_record(
-    core: CoreRecord | None, induced: Mapping[str, Any], page_url: str | None = None
+    core: CoreRecord | None,
+    induced: Mapping[str, Any],
+    page_url: str | None = None,
+    rows: Mapping[str, Any] | None = None,
 ) -> ItemRecord:
     """The record of a page item: ``core``'s fields (then its extras) under their standard
-    names, then the fields of ``induced`` (a wrapper's record, in its order) that are neither
-    chrome nor a repeat of a value held already (the first one kept), layout names and
-    names made of a value replaced by a readable part of them or ``field_N``. ``page_url``
-    finds links to the page itself. Deterministic: the same inputs give the same record."""
+    names, then the page's own labelled ``rows`` (:func:`.rows.page_rows`, read from the page
+    alone, so the same whatever the wrapper learned), then the fields of ``induced`` (a
+    wrapper's record, in its order; standard names first) that are neither chrome nor a
+    repeat of a value held already (the first one kept), layout names and names made of a
+    value replaced by a readable part of them or ``field_N``. ``page_url`` finds links to the
+    page itself. Deterministic: the same inputs give the same record."""
     builder = _Builder(value_names(induced))
     if core is not None:
         for name, value in core.fields.items():
             builder.add_core(name, value.value, value.source)
         for name, value in core.extra.items():
             builder.add_core(name, value.value, value.source)
-    for name, value in merge_numbered_regions(induced).items():
-        builder.add_induced(name, value, page_url)
+    induced = merge_numbered_regions(induced)
+    for name, value in induced.items():
+        if name in STANDARD_NAMES:  # the wrapper read a standard field: its name wins
+            builder.add_induced(name, value, page_url)
+    for name, value in (rows or {}).items():
+        learned = induced.get(name)
+        if learned is not None and value_keys(learned) & value_keys(value):
+            value = learned  # the wrapper's field of that label, at the grain it learned
+        builder.add_row(name, value)
+    for name, value in induced.items():
+        if name not in STANDARD_NAMES:
+            builder.add_induced(name, value, page_url)
     page_type = core.page_type if core is not None and core else ""
     record = _numbered_names_resolved(builder.record, builder.sources)
     return ItemRecord(record, builder.sources, page_type, builder.dropped)

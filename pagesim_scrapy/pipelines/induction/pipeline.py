@@ -18,7 +18,11 @@ from pagesim_scrapy.pipelines._config import config_or_fail
 from pagesim_scrapy.pipelines.driftrelearn import relearn_if_drifted
 from pagesim_scrapy.pipelines.induction.holding import Held, Holding, held_bytes_budget
 from pagesim_scrapy.pipelines.induction.learning import LabelState, Learner, LearnResult
-from pagesim_scrapy.pipelines.induction.records import compose_record
+from pagesim_scrapy.pipelines.induction.records import (
+    compose_record,
+    labelled_rows,
+    page_tree,
+)
 from pagesim_scrapy.pipelines.induction.stores import (
     WrapperStore,
     build_store,
@@ -266,6 +270,9 @@ class TemplateInductionPipeline:
     def _extract_record(
         self, state: LabelState, page: str | Element, html: str | bytes, url: str | None
     ) -> tuple[Extraction, ItemRecord]:
-        """Worker thread: the wrapper's extraction and the item's record built from it."""
-        result = self._extract(state, page, url)
-        return result, compose_record(html, result.record, url)
+        """Worker thread: the wrapper's extraction and the item's record built from it (the
+        page is parsed once for both)."""
+        root = page_tree(page, url, state.wrapper.structured)
+        rows = labelled_rows(root, url)
+        result = self._extract(state, page if root is None else root, url)
+        return result, compose_record(html, result.record, url, rows)

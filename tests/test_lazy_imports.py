@@ -24,17 +24,14 @@ NOT_AT_START = (
     "pyspark",
     "pagesim_scrapy.reports",
     "pagesim_scrapy.spark",
+    # the clustering's MinHash (numpy, scipy) and the fleet's client: discovery and fleets only
+    "datasketch",
+    "scipy",
+    "redis",
+    # the structured-data reader: loaded with the first page item of the induction pipeline
+    "extruct",
+    "rdflib",
 )
-
-#: Still imported at start through modules this branch does not own (see the docs'
-#: benchmarks page): strict, so the test fails once someone makes them lazy and forgets here.
-NOT_YET = {
-    "datasketch": "middlewares.startup/statefiles -> fleet -> core.state.sync -> core.cluster",
-    "scipy": "via datasketch",
-    "redis": "via datasketch",
-    "extruct": "the add-on's induction pipeline -> pipelines.induction.records -> core.record",
-    "rdflib": "via extruct",
-}
 
 SCRIPT = """
 import json, sys
@@ -81,9 +78,3 @@ def test_the_poet_wiring_is_left_alone_when_scrapy_poet_is_not_used(
     modules_at_start: set[str],
 ) -> None:
     assert not _imported(modules_at_start, "pagesim_scrapy.poet.provider")
-
-
-@pytest.mark.parametrize("name", sorted(NOT_YET))
-@pytest.mark.xfail(strict=True, reason="imported eagerly by modules owned elsewhere")
-def test_start_does_not_import_yet(modules_at_start: set[str], name: str) -> None:
-    assert not _imported(modules_at_start, name), f"{name}: {NOT_YET[name]}"

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from scrapy.utils.project import data_path
 
-from pagesim_scrapy.core.cluster import OnlineDiscovery
 from pagesim_scrapy.core.decide import site_classifier
 from pagesim_scrapy.core.drift import DriftBaseline, baseline_text, parse_baseline
 from pagesim_scrapy.core.sitefile import MAX_SITES as SITE_MODELS_MAX_SITES
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
+    from pagesim_scrapy.core.cluster import OnlineDiscovery
     from pagesim_scrapy.core.decide import Classifier
     from pagesim_scrapy.core.site import SavedSite
     from pagesim_scrapy.core.summary import SummaryOptions
@@ -90,10 +90,15 @@ class StateFiles:
                 path,
             )
             return discovery
+        from pagesim_scrapy.core.cluster import OnlineDiscovery
+
         return OnlineDiscovery(**arguments)
 
     def load_discovery(self, path: Path, arguments: dict[str, Any]) -> OnlineDiscovery | None:
         """The saved discovery, or None (see :meth:`read`)."""
+        # the clustering (datasketch, numpy) loads only where discovery is on
+        from pagesim_scrapy.core.cluster import OnlineDiscovery
+
         return self.read(
             path,
             lambda text: OnlineDiscovery.from_json(text, name=str(path), **arguments),

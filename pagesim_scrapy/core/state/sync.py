@@ -37,9 +37,8 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pagesim_scrapy.core.cluster.discovery import OnlineDiscovery
 from pagesim_scrapy.core.content.tfidf import DocumentFrequencies
 from pagesim_scrapy.core.site import Features, pack_features, unpack_features
 from pagesim_scrapy.core.siteaware import SAVED_SITE_WEIGHT, SiteAwareClassifier
@@ -51,6 +50,9 @@ from pagesim_scrapy.core.state import (
     StateUnavailable,
     TermCounts,
 )
+
+if TYPE_CHECKING:
+    from pagesim_scrapy.core.cluster.discovery import OnlineDiscovery
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from pagesim_scrapy.core.induce import parse_html
 from pagesim_scrapy.core.induce.dom import Element
-from pagesim_scrapy.core.record import ItemRecord, item_record, read_record
+from pagesim_scrapy.core.record.item import ItemRecord, item_record
 from pagesim_scrapy.core.record.rows import page_rows
 from pagesim_scrapy.core.statefile import describe_error
 from pagesim_scrapy.pipelines.induction.stores import logger
@@ -45,6 +45,9 @@ def compose_record(
     """The item's record from its page's HTML, its labelled rows and the wrapper's record.
     Never raises: a page whose structured data cannot be read keeps its other fields (with a
     WARNING)."""
+    # the structured-data reader (extruct, rdflib) loads with the first page item
+    from pagesim_scrapy.core.record.build import read_record
+
     try:
         core = read_record(html, url or "")
     except Exception as exc:  # the reader skips bad blocks itself: this is a bug

@@ -19,14 +19,26 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from tests.test_scrapy_crawl import FIXTURES, TYPES  # noqa: E402
+from tests.test_scrapy_crawl import (  # noqa: E402
+    ADDON,
+    FIXTURES,
+    TYPES,
+    Route,
+    Site,
+    log_messages,
+    run_crawl,
+    serve,
+    so_page,
+)
 
 # --------------------------------------------------------------------------------------------
 # 1. many templates
@@ -154,3 +166,63 @@ def test_one_sigint_stops_a_crawl_that_is_loading_many_templates(tmp_path: Path)
 
 # Kinds used by the crawl tests below (one template each, from the fixtures).
 SO_KINDS = TYPES
+
+
+# --------------------------------------------------------------------------------------------
+# 2. crawl limits in drop mode
+
+
+def many_pages_routes(per_kind: int) -> dict[str, Route]:
+    """``per_kind`` pages of each of the 5 Stack Overflow types (the 3 real pages of each,
+    repeated under different URLs)."""
+    html = {"Content-Type": "text/html; charset=utf-8"}
+    return {
+        f"/so/{kind}/{n:02d}.html": Route(200, so_page(kind, n % 3 + 1), html)
+        for kind in SO_KINDS
+        for n in range(per_kind)
+    }
+
+
+@pytest.fixture
+def big_site() -> Iterator[Site]:
+    yield from serve(many_pages_routes(12))
+
+
+def interleaved(site: Site, per_kind: int) -> list[dict[str, Any]]:
+    return [
+        {"url": site.url(f"/so/{kind}/{n:02d}.html"), "kind": kind}
+        for n in range(per_kind)
+        for kind in SO_KINDS
+    ]
+
+
+def test_dropped_pages_count_toward_closespider_pagecount(big_site: Site, tmp_path: Path):
+    templates = {kind: [str(FIXTURES / kind / "01.html")] for kind in SO_KINDS}
+    result = run_crawl(
+        tmp_path,
+        {
+            **ADDON,
+            "PAGESIM_TEMPLATES": templates,
+            "PAGESIM_TARGETS": ["question"],
+            "PAGESIM_ACTION": "drop",
+            "PAGESIM_SITE_MODELS_SAVE": False,
+            "CLOSESPIDER_PAGECOUNT": 10,
+            "CONCURRENT_REQUESTS": 2,
+        },
+        interleaved(big_site, 12),
+    )
+    assert result["finish_reason"] == "closespider_pagecount"
+    downloaded = len(big_site.seen)
+    # the limit, plus the requests in flight when it was reached (only kept pages counted
+    # before: all 60 pages were downloaded)
+    assert 10 <= downloaded <= 10 + 2 + 1, downloaded
+    stats = result["stats"]
+    assert stats["response_received_count"] >= 10
+    assert stats["pagesim/dropped"] >= 7
+    # the pages turned away on young sites were recorded, and the limit ended the crawl
+    # before their second look: counted and named in one WARNING
+    recorded = stats.get("pagesim/second_look/recorded", 0)
+    assert recorded > 0
+    assert stats["pagesim/second_look/not_looked"] == recorded
+    warnings = [m for m in log_messages(result, "WARNING") if "never looked at again" in m]
+    assert len(warnings) == 1 and "closespider_pagecount" in warnings[0]

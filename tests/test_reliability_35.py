@@ -226,3 +226,57 @@ def test_dropped_pages_count_toward_closespider_pagecount(big_site: Site, tmp_pa
     assert stats["pagesim/second_look/not_looked"] == recorded
     warnings = [m for m in log_messages(result, "WARNING") if "never looked at again" in m]
     assert len(warnings) == 1 and "closespider_pagecount" in warnings[0]
+
+
+# --------------------------------------------------------------------------------------------
+# 3. saved state over repeat crawls
+
+
+def verdicts(result: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    return {
+        page["url"]: (page["pagesim"]["label"], round(page["pagesim"]["score"], 9))
+        for page in result["seen"]
+    }
+
+
+def test_repeat_crawls_of_the_same_pages_keep_the_saved_state_stable(
+    big_site: Site, tmp_path: Path
+):
+    templates = {kind: [str(FIXTURES / kind / "01.html")] for kind in ("question", "users")}
+    state = tmp_path / "sites.json"
+    sizes, seen = [], []
+    for _ in range(5):
+        result = run_crawl(
+            tmp_path,
+            {
+                **ADDON,
+                "PAGESIM_TEMPLATES": templates,
+                "PAGESIM_SITE_MODELS_FILE": str(state),
+                "PAGESIM_HOLD_UNSETTLED": False,
+                # one page at a time: the same order in every crawl, so the same scores
+                "CONCURRENT_REQUESTS": 1,
+            },
+            interleaved(big_site, 12),
+        )
+        assert result["finish_reason"] == "finished"
+        sizes.append(state.stat().st_size)
+        seen.append(verdicts(result))
+    # appended, the same 60 pages were kept and counted again on every crawl
+    assert max(sizes) <= sizes[0] * 1.03, sizes
+    assert len(seen[0]) == 60
+    assert seen[2] == seen[1] and seen[4] == seen[1]
+
+
+def test_a_past_page_met_again_is_counted_once():
+    from pagesim_scrapy.core.site import SavedSite
+
+    a, b = "\x01\x02", "\x03\x04"  # two packed pages of one feature each
+    saved = SavedSite("s", 2, {"\x01": 2, "\x03": 1}, [a, b])
+    assert saved.without([b]) == SavedSite("s", 1, {"\x01": 1}, [a])
+    assert saved.without(["\x05\x06"]) is saved
+    # adopted at weight 1, then the crawl met b again and a new page c
+    this_crawl = SavedSite("s", 4, {"\x01": 2, "\x03": 2, "\x05": 1}, [a, b, b, "\x05\x06"])
+    merged = this_crawl.merged_again(saved, 1.0)
+    assert merged.pages == 3
+    assert merged.df == {"\x01": 1, "\x03": 1, "\x05": 1}
+    assert merged.kept == [a, b, "\x05\x06"]

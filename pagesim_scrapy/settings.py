@@ -163,6 +163,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         read=_read_templates,
     ),
     SettingSpec(
+        "PAGESIM_MAX_TEMPLATES_PER_LABEL",
+        "int",
+        50,
+        "At most this many template pages per label are loaded (0: no limit); of a bigger set "
+        "(a folder of saved pages), an evenly spaced sample is used and a WARNING says so.",
+        attr="max_templates_per_label",
+    ),
+    SettingSpec(
         "PAGESIM_TARGETS",
         "list",
         [],
@@ -638,6 +646,7 @@ class PageSimConfig:
 
     enabled: bool = DEFAULTS["PAGESIM_ENABLED"]
     templates: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    max_templates_per_label: int = DEFAULTS["PAGESIM_MAX_TEMPLATES_PER_LABEL"]
     targets: tuple[str, ...] = ()
     method: str = DEFAULTS["PAGESIM_METHOD"]
     method_params: Mapping[str, Any] = field(default_factory=dict)
@@ -781,6 +790,11 @@ class PageSimConfig:
             )
         if self.adapt_after < 1:
             raise PageSimConfigError(f"PAGESIM_ADAPT_AFTER must be >= 1, not {self.adapt_after}")
+        if self.max_templates_per_label < 0:
+            raise PageSimConfigError(
+                "PAGESIM_MAX_TEMPLATES_PER_LABEL must be >= 0 (0: no limit), not "
+                f"{self.max_templates_per_label}"
+            )
 
     def _validate_labels(self) -> None:
         """The labels named by targets and per-label thresholds have templates."""

@@ -11,11 +11,17 @@ both sides of a comparison come from the same parser and encoding detection.
 
 Any template that cannot be fetched, read or parsed raises :class:`TemplateError`: a crawl that
 silently classified every page as unmatched would be worse than no crawl.
+
+A folder of thousands of saved pages must not freeze the start: at most ``max_per_label``
+templates of a label are loaded (an evenly spaced, deterministic sample of the rest, said in one
+WARNING), a progress line is logged every few seconds, and in a crawl the loader hands control
+back to the reactor between pages, so Scrapy's log lines and a Ctrl-C still work.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +45,13 @@ logger = logging.getLogger(__name__)
 
 #: Request meta key marking a template download (its value is the label).
 TEMPLATE_META_KEY = "pagesim_template"
+
+#: Seconds between two progress lines while templates load.
+PROGRESS_SECONDS = 5.0
+
+
+class TemplateLoadStopped(Exception):
+    """The crawl was asked to stop (Ctrl-C, ``crawler.stop()``) while templates were loading."""
 
 
 class TemplateError(Exception):
@@ -194,27 +207,107 @@ async def download_template(
     return summarize_template_response(response, entry.label, entry.source, options)
 
 
+def cap_sources(
+    sources: Sequence[TemplateSource], max_per_label: int
+) -> tuple[list[TemplateSource], dict[str, tuple[int, int]]]:
+    """At most ``max_per_label`` sources per label (0: all), and ``{label: (kept, given)}`` for
+    the labels cut down.
+
+    The kept ones are evenly spaced over the label's sources in their order (the same ones on
+    every run), so a folder's sample spans the whole folder rather than its first files.
+    """
+    by_label: dict[str, list[TemplateSource]] = {}
+    for entry in sources:
+        by_label.setdefault(entry.label, []).append(entry)
+    kept: set[int] = set()
+    capped: dict[str, tuple[int, int]] = {}
+    for label, entries in by_label.items():
+        n = len(entries)
+        if max_per_label and n > max_per_label:
+            chosen = [entries[i * n // max_per_label] for i in range(max_per_label)]
+            capped[label] = (max_per_label, n)
+        else:
+            chosen = entries
+        kept.update(id(entry) for entry in chosen)
+    return [entry for entry in sources if id(entry) in kept], capped
+
+
+def _warn_capped(capped: Mapping[str, tuple[int, int]], max_per_label: int) -> None:
+    if not capped:
+        return
+    logger.warning(
+        "pagesim: more than %d templates for %s: an evenly spaced sample of %d is used "
+        "(PAGESIM_MAX_TEMPLATES_PER_LABEL; more templates slow the start and every page and "
+        "rarely help)",
+        max_per_label,
+        ", ".join(f"label {label!r} ({given} given)" for label, (_, given) in capped.items()),
+        max_per_label,
+    )
+
+
+class _Progress:
+    """An INFO line every ``every`` seconds while many templates load."""
+
+    def __init__(self, total: int, every: float) -> None:
+        self.total = total
+        self.every = every
+        self.done = 0
+        self._next = time.monotonic() + every
+
+    def step(self) -> None:
+        self.done += 1
+        now = time.monotonic()
+        if now >= self._next and self.done < self.total:
+            self._next = now + self.every
+            logger.info("pagesim: loading templates: %d of %d loaded", self.done, self.total)
+
+
+async def _yield_to_reactor(crawler: Crawler) -> None:
+    """Let the reactor run (signals, log lines); raise TemplateLoadStopped if the crawl is
+    stopping."""
+    from scrapy.utils.asyncio import sleep
+
+    await sleep(0)
+    if not crawler.crawling:
+        raise TemplateLoadStopped("the crawl is stopping")
+
+
+async def _load_one(
+    entry: TemplateSource, crawler: Crawler | None, options: SummaryOptions
+) -> PageSummary:
+    if entry.path is not None:
+        return load_file_template(entry, options)
+    if crawler is None:
+        raise TemplateError(
+            entry.label, entry.source, "URL templates need a running crawl to fetch them"
+        )
+    return await download_template(crawler, entry, options)
+
+
 async def load_templates(
     templates: Mapping[str, Sequence[str]],
     crawler: Crawler | None = None,
     options: SummaryOptions = DEFAULT_OPTIONS,
     base_dir: Path | None = None,
+    *,
+    max_per_label: int = 0,
+    progress_every: float = PROGRESS_SECONDS,
 ) -> dict[str, list[PageSummary]]:
     """Summaries of every template, per label; raises TemplateError on the first failure.
 
-    ``crawler`` (with an open spider) is needed only when some sources are URLs; relative
-    paths are relative to ``base_dir`` (default: the current directory).
+    ``crawler`` (with an open spider) is needed only when some sources are URLs; in a running
+    crawl, the reactor runs between two templates and a stopping crawl raises
+    :class:`TemplateLoadStopped`. Relative paths are relative to ``base_dir`` (default: the
+    current directory); ``max_per_label`` caps the templates of a label (0: no cap).
     """
     summaries: dict[str, list[PageSummary]] = {label: [] for label in templates}
-    for entry in resolve_sources(templates, base_dir):
-        if entry.path is not None:
-            summary = load_file_template(entry, options)
-        else:
-            if crawler is None:
-                raise TemplateError(
-                    entry.label, entry.source, "URL templates need a running crawl to fetch them"
-                )
-            summary = await download_template(crawler, entry, options)
+    sources, capped = cap_sources(resolve_sources(templates, base_dir), max_per_label)
+    _warn_capped(capped, max_per_label)
+    progress = _Progress(len(sources), progress_every)
+    # only a running crawl has a reactor to yield to and a stop to notice
+    running = crawler if crawler is not None and crawler.crawling else None
+    for entry in sources:
+        summary = await _load_one(entry, crawler, options)
         logger.debug(
             "Loaded pagesim template %s for label %r (%d nodes)",
             entry.source,
@@ -222,13 +315,18 @@ async def load_templates(
             summary.n_nodes,
         )
         summaries[entry.label].append(summary)
+        progress.step()
+        if running is not None:
+            await _yield_to_reactor(running)
     return summaries
 
 
 __all__ = [
     "TEMPLATE_META_KEY",
     "TemplateError",
+    "TemplateLoadStopped",
     "TemplateSource",
+    "cap_sources",
     "load_templates",
     "project_root",
     "resolve_sources",

@@ -20,7 +20,7 @@ cancels out and the type-specific structure decides (measured against unweighted
 from __future__ import annotations
 
 import math
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import repeat
@@ -89,6 +89,13 @@ def _pack(features: Features) -> str:
         else:
             pairs.append(feature)
     return start + "".join(pairs)
+
+
+def _canonical(packed: str) -> str:
+    """A packed page in one order (a set's order, and so a packed page's, changes from
+    process to process): the same page of two crawls compares equal."""
+    pairs = sorted(packed[i : i + 2] for i in range(1, len(packed), 2))
+    return packed[:1] + "".join(pairs)
 
 
 def unpack_features(packed: str) -> Features:
@@ -286,6 +293,49 @@ class SavedSite:
         return SavedSite(
             self.site, pages, {f: min(n, pages) for f, n in df.items() if n >= 1}, list(self.kept)
         )
+
+    def without(self, met_again: Iterable[str]) -> SavedSite:
+        """The same site without the kept pages (packed features) that a later crawl met
+        again: their counts taken out, each copy once."""
+        matched = Counter(map(_canonical, met_again)) & Counter(map(_canonical, self.kept))
+        if not matched:
+            return self
+        df = dict(self.df)
+        for packed, copies in matched.items():
+            for feature in _unpack(packed):
+                df[feature] = df.get(feature, 0) - copies
+        pages = max(0, self.pages - sum(matched.values()))
+        kept = []
+        for packed in self.kept:
+            key = _canonical(packed)
+            if matched[key]:
+                matched[key] -= 1
+            else:
+                kept.append(packed)
+        df = {f: min(n, pages) for f, n in df.items() if n > 0} if pages else {}
+        return SavedSite(self.site, pages, df, kept)
+
+    def merged_again(self, saved: SavedSite, weight: float) -> SavedSite:
+        """This crawl's export of a site (``self``: the adopted past, ``saved`` scaled by
+        ``weight``, plus this crawl's pages) with every past page met again counted once.
+
+        A scheduled crawl meets the same pages run after run: appended, they would be counted
+        (and kept) again on every run and the saved state would grow. A past page is known by
+        its kept features, so pages beyond the past's kept ones still count twice (bounded by
+        the scaling)."""
+        past = saved.scaled(weight)
+        own_pages = self.pages - past.pages
+        if own_pages < 0:  # not counts from adopting ``saved`` (a fleet replaced them)
+            return self
+        own_kept = self.kept[len(self.kept) - min(own_pages, len(self.kept)) :]
+        rest = saved.without(own_kept).scaled(weight)
+        pages = own_pages + rest.pages
+        df: dict[str, int] = {}
+        for feature in self.df.keys() | rest.df.keys():
+            n = self.df.get(feature, 0) - past.df.get(feature, 0) + rest.df.get(feature, 0)
+            if n > 0:
+                df[feature] = min(n, pages)
+        return SavedSite(self.site, pages, df, rest.kept + own_kept)
 
     def bounded(self, max_pages: int, max_kept: int) -> SavedSite:
         """The same site counted as at most ``max_pages`` pages (scaled down), with its last

@@ -321,6 +321,7 @@ class SiteAwareClassifier:
                 for feature in page:
                     seeds[feature] = seeds.get(feature, 0) + 1
         seeded = sum(map(len, self._templates.values()))
+        adopted: dict[str | None, SavedSite] = getattr(self, "_adopted", {})
         out = []
         with self._lock:
             for site, state in self._sites.items():
@@ -333,7 +334,11 @@ class SiteAwareClassifier:
                     own: int = n - seeds.get(feature, 0)
                     if own > 0:
                         df[feature] = min(own, own_pages)
-                out.append(SavedSite(site, own_pages, df, list(model.recent)))
+                exported = SavedSite(site, own_pages, df, list(model.recent))
+                saved = adopted.get(site)
+                if saved is not None:  # pages met again are counted once
+                    exported = exported.merged_again(saved, self._saved_weight)
+                out.append(exported)
             out.extend(self._pending.values())
         return out
 
@@ -348,9 +353,12 @@ class SiteAwareClassifier:
         if not 0.0 < weight <= 1.0:
             raise ValueError("weight must be within (0, 1]")
         with self._lock:
+            # kept unscaled to count the pages met again once at export
+            self._adopted: dict[str | None, SavedSite] = dict(getattr(self, "_adopted", {}))
             for saved in sites:
                 if saved.site not in self._sites:
                     self._pending[saved.site] = saved
+                    self._adopted[saved.site] = saved
             self._saved_weight = weight
             return len(self._pending)
 

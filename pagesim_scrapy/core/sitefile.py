@@ -16,6 +16,10 @@ changed is not outweighed by its past:
   every feature's weight (a ratio of counts) and lets a new crawl's pages weigh in;
 * at most ``max_kept`` kept pages per site.
 
+A recurring crawl meets the same pages again: a saved page met again (known by its kept
+features) is counted once, not once per crawl, so the file keeps its size and the next crawl
+starts from the same counts (see :meth:`~pagesim_scrapy.core.site.SavedSite.merged_again`).
+
 The file is JSON (``ensure_ascii``: the feature codes include lone surrogates), read through
 :func:`~pagesim_scrapy.core.statefile.read_state`: anything malformed is refused whole, and
 the caller moves it aside and goes on with fresh models. Framework-free: no Scrapy import.

@@ -1,5 +1,6 @@
 """The stats of each decision (``pagesim/response_count``, ``pagesim/label_count/<label>``,
-the second look's, the discovery's and the relevance's)."""
+the second look's, the discovery's and the relevance's), and a dropped page counted by Scrapy
+as a received response."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from pagesim_scrapy.core.decide import FOUNDED, JOINED
 from pagesim_scrapy.middlewares.meta import LOGGER_NAME
 
 if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
 
     from pagesim_scrapy.core.decide import Decision
@@ -48,3 +52,25 @@ def count_decision(
             decision.relevance,
             relevance_threshold,
         )
+
+
+def count_as_received(crawler: Crawler | None, request: Request, response: Response) -> None:
+    """Send ``response_received`` for a page about to be dropped.
+
+    A downloader middleware that raises ``IgnoreRequest`` keeps the engine from sending it, so
+    ``CLOSESPIDER_PAGECOUNT``, ``response_received_count`` and the once-a-minute "Crawled N
+    pages" line would see only the pages kept; a user setting a page limit means every page
+    downloaded.
+    """
+    if crawler is None:
+        return
+    from scrapy import signals
+
+    if response.request is None:  # the engine sets it only for a response it gets back
+        response.request = request
+    crawler.signals.send_catch_log(
+        signal=signals.response_received,
+        response=response,
+        request=request,
+        spider=crawler.spider,
+    )

@@ -24,7 +24,7 @@ from pagesim_scrapy.middlewares.closing import (
     summary_line,
     write_report,
 )
-from pagesim_scrapy.middlewares.counting import count_decision
+from pagesim_scrapy.middlewares.counting import count_as_received, count_decision
 from pagesim_scrapy.middlewares.holding import HeldForSecondLook, HeldPages
 from pagesim_scrapy.middlewares.meta import (
     DONT_META_KEY,
@@ -292,6 +292,7 @@ class PageSimDownloaderMiddleware:
         self.stats.inc_value("pagesim/dropped")
         why = "off-topic" if decision.off_topic else "not a target"
         logger.debug("pagesim: dropped %s (label %s, score %.3f, %s)", url, label, score, why)
+        count_as_received(self.crawler, request, response)  # toward CLOSESPIDER_PAGECOUNT
         raise IgnoreRequest(
             f"pagesim: {url} is not a target page (label {label}, score {score:.3f}, {why})"
         )

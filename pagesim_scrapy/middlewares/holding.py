@@ -205,13 +205,15 @@ class HeldPages:
     # -- closing -----------------------------------------------------------------------------
 
     def close(self, reason: str) -> None:
-        """Count the pages the second look could not record, and those held that never
-        reached the spider (the crawl closed before it ran dry)."""
+        """Count the pages the second look could not record, those turned away that it never
+        looked at, and those held that never reached the spider (the crawl closed before it
+        ran dry)."""
         if self.second_look is None:
             return
         if self.second_look.over:
             self.stats.set_value("pagesim/second_look/not_recorded", self.second_look.over)
         waiting = self.second_look.waiting_held()
+        self._count_not_looked(len(self.second_look) - waiting, reason)
         if waiting:
             self.stats.set_value("pagesim/second_look/held_undelivered", waiting)
             logger.warning(
@@ -221,3 +223,18 @@ class HeldPages:
                 waiting,
                 reason,
             )
+
+    def _count_not_looked(self, count: int, reason: str) -> None:
+        """Pages turned away and recorded for the second look that never got it: a
+        CLOSESPIDER_* limit or a shutdown ended the crawl before their site settled or the
+        crawl ran dry, so some target pages among them may be lost."""
+        if not count:
+            return
+        self.stats.set_value("pagesim/second_look/not_looked", count)
+        logger.warning(
+            "pagesim: %d pages turned away and recorded for the second look were never looked "
+            "at again: the crawl closed (%s) before their site's cut settled or the crawl ran "
+            "dry, so some target pages among them may be lost",
+            count,
+            reason,
+        )

@@ -25,7 +25,12 @@ from pagesim_scrapy.middlewares.meta import LOGGER_NAME
 from pagesim_scrapy.middlewares.spider import crawl_state
 from pagesim_scrapy.middlewares.workarounds import exit_non_zero
 from pagesim_scrapy.settings import PageSimConfig, PageSimConfigError
-from pagesim_scrapy.templates import TemplateError, load_templates, project_root
+from pagesim_scrapy.templates import (
+    TemplateError,
+    TemplateLoadStopped,
+    load_templates,
+    project_root,
+)
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -43,6 +48,8 @@ logger = logging.getLogger(LOGGER_NAME)
 #: Spider close reasons when pagesim cannot start.
 CLOSE_REASON_TEMPLATES = "pagesim_template_error"
 CLOSE_REASON_CONFIG = "pagesim_config_error"
+#: Spider close reason when the crawl was stopped (Ctrl-C) while the templates loaded.
+CLOSE_REASON_SHUTDOWN = "shutdown"
 
 #: How long a response waits for the templates when DOWNLOAD_TIMEOUT is not known.
 DEFAULT_READY_TIMEOUT = 180.0
@@ -63,9 +70,10 @@ class PageSimStartError(Exception):
     """pagesim could not start while the spider opened (a template that cannot be loaded...);
     ``reason`` is the spider's close reason."""
 
-    def __init__(self, reason: str, message: str) -> None:
+    def __init__(self, reason: str, message: str, level: int = logging.ERROR) -> None:
         super().__init__(message)
         self.reason = reason
+        self.level = level
 
 
 def classifier_threshold(config: PageSimConfig) -> float | str | dict[str, float]:
@@ -181,14 +189,15 @@ class Startup:
         try:
             return await self.start(spider)
         except PageSimStartError as exc:
-            logger.error("%s", exc)
+            logger.log(exc.level, "%s", exc)
             reason = exc.reason
         except Exception as exc:  # a bug must not leave requests waiting forever
             logger.error("pagesim could not start: %s", exc, exc_info=True)
             reason, cause = CLOSE_REASON_CONFIG, exc
         self.stats.set_value("pagesim/start_error", reason)
         self.readiness.fail(reason)
-        self._let_go = exit_non_zero(self.crawler)
+        if reason != CLOSE_REASON_SHUTDOWN:  # a stop asked for is not a failure
+            self._let_go = exit_non_zero(self.crawler)
         raise CloseSpider(reason) from cause
 
     async def start(self, spider: Spider) -> Started:
@@ -270,8 +279,18 @@ class Startup:
     async def _load_templates(self, config: PageSimConfig) -> dict[str, list[Any]]:
         try:
             return await load_templates(
-                config.templates, self.crawler, self.options, base_dir=project_root()
+                config.templates,
+                self.crawler,
+                self.options,
+                base_dir=project_root(),
+                max_per_label=config.max_templates_per_label,
             )
+        except TemplateLoadStopped:
+            raise PageSimStartError(
+                CLOSE_REASON_SHUTDOWN,
+                "pagesim: the crawl was stopped while the templates loaded",
+                logging.INFO,
+            ) from None
         except TemplateError as exc:
             raise PageSimStartError(
                 CLOSE_REASON_TEMPLATES,

@@ -39,7 +39,7 @@ from pagesim_scrapy.core.statefile import (
     check_int,
     check_list,
     check_str,
-    parse_json,
+    read_document,
 )
 from pagesim_scrapy.core.summary import SummaryOptions
 
@@ -80,12 +80,7 @@ def parse_site_models(text: str, options: SummaryOptions) -> list[SavedSite] | N
     """The saved sites; None when they were summarised with other options (features of other
     summaries are not comparable: the caller starts afresh and says so). Raises
     :class:`~pagesim_scrapy.core.statefile.StateFormatError` for a file of the wrong form."""
-    document = check_dict(parse_json(text), "the file")
-    if document.get("format") != FORMAT:
-        raise StateFormatError(f"not a {FORMAT} file")
-    version = check_int(document.get("version"), "version", 1)
-    if version > VERSION:
-        raise StateFormatError(f"version {version} is newer than this pagesim reads ({VERSION})")
+    document = read_document(text, FORMAT, VERSION)
     if check_dict(document.get("summary_options"), "summary_options") != options_to_dict(options):
         return None
     sites = []

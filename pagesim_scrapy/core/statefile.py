@@ -172,6 +172,20 @@ def check_int_list(value: Any, what: str, low: int = 0, high: int = MAX_COUNT) -
 # --- reading -------------------------------------------------------------------------------------
 
 
+def read_document(text: str, file_format: str, newest_version: int) -> dict[str, Any]:
+    """A state file's JSON object after its ``format`` and ``version`` are checked: a file of
+    another format, or written by a newer pagesim, raises :class:`StateFormatError`."""
+    document = check_dict(parse_json(text), "the file")
+    if document.get("format") != file_format:
+        raise StateFormatError(f"not a {file_format} file")
+    version = check_int(document.get("version"), "version", 1)
+    if version > newest_version:
+        raise StateFormatError(
+            f"version {version} is newer than this pagesim reads ({newest_version})"
+        )
+    return document
+
+
 def describe_error(exc: BaseException, limit: int = 300) -> str:
     """One line for a log: the exception type (unless a format error) and its message."""
     text = str(exc) if isinstance(exc, StateFormatError) else f"{type(exc).__name__}: {exc}"

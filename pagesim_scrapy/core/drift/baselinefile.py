@@ -20,7 +20,7 @@ from pagesim_scrapy.core.statefile import (
     check_int,
     check_list,
     check_str,
-    parse_json,
+    read_document,
 )
 from pagesim_scrapy.core.summary import SummaryOptions
 
@@ -53,12 +53,7 @@ def baseline_text(baseline: DriftBaseline, options: SummaryOptions) -> str:
 def parse_baseline(text: str, options: SummaryOptions, max_kept: int = 300) -> DriftBaseline | None:
     """The saved baseline; None when its pages were summarised with other options. Raises
     :class:`~pagesim_scrapy.core.statefile.StateFormatError` for a file of the wrong form."""
-    document = check_dict(parse_json(text), "the file")
-    if document.get("format") != FORMAT:
-        raise StateFormatError(f"not a {FORMAT} file")
-    version = check_int(document.get("version"), "version", 1)
-    if version > VERSION:
-        raise StateFormatError(f"version {version} is newer than this pagesim reads ({VERSION})")
+    document = read_document(text, FORMAT, VERSION)
     if check_dict(document.get("summary_options"), "summary_options") != options_to_dict(options):
         return None
     baseline = DriftBaseline(max_kept=max_kept)

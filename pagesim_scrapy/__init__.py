@@ -7,8 +7,9 @@ imported on first use, so ``import pagesim_scrapy`` loads neither Scrapy nor lxm
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pagesim_scrapy.core.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -47,17 +48,7 @@ if TYPE_CHECKING:
     from pagesim_scrapy.settings import PageSimConfigError as PageSimConfigError
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 __all__ = ["__version__", *_EXPORTS]

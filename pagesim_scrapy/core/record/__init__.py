@@ -7,8 +7,9 @@ thread, recipe, event, or a plain page). See ``docs/records.md`` for the contrac
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pagesim_scrapy.core.lazy import lazy_exports
 
 #: public name -> module that defines it (imported on first use, so that importing one
 #: submodule does not load the heavy dependencies of the others)
@@ -46,17 +47,7 @@ if TYPE_CHECKING:
     from pagesim_scrapy.core.record.read import read_structured as read_structured
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 __all__ = [

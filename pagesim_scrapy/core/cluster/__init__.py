@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+# eager: the function has its module's name, which the first import of the module would
+# otherwise bind on the package (it imports heapq only: light)
+from pagesim_scrapy.core.cluster.agglomerative import agglomerative
 from pagesim_scrapy.core.lazy import lazy_exports
 
 #: public name -> module that defines it (imported on first use, so that importing one
@@ -29,7 +32,6 @@ _EXPORTS: dict[str, str] = {
     "SketchIndex": "pagesim_scrapy.core.cluster.sketch",
     "Sketcher": "pagesim_scrapy.core.cluster.sketch",
     "adjusted_rand_index": "pagesim_scrapy.core.cluster.metrics",
-    "agglomerative": "pagesim_scrapy.core.cluster.agglomerative",
     "cluster_pages": "pagesim_scrapy.core.cluster.pipeline",
     "measure_function": "pagesim_scrapy.core.cluster.pipeline",
     "merge_by_closeness": "pagesim_scrapy.core.cluster.closeness",
@@ -42,7 +44,6 @@ _EXPORTS: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
-    from pagesim_scrapy.core.cluster.agglomerative import agglomerative as agglomerative
     from pagesim_scrapy.core.cluster.closeness import merge_by_closeness as merge_by_closeness
     from pagesim_scrapy.core.cluster.discovery import OnlineDiscovery as OnlineDiscovery
     from pagesim_scrapy.core.cluster.graph import ItemGraph as ItemGraph

@@ -20,8 +20,10 @@ cross sums, so every merge costs the number of the two groups' neighbours, not n
 from __future__ import annotations
 
 import heapq
+from typing import TYPE_CHECKING
 
-from pagesim_scrapy.core.cluster.graph import ItemGraph
+if TYPE_CHECKING:
+    from pagesim_scrapy.core.cluster.graph import ItemGraph
 
 
 def _pairs(count: int) -> int:

@@ -219,3 +219,12 @@ def _baseline_of(looks: SiteLooks) -> DriftBaseline:
     baseline = DriftBaseline()
     baseline.sites["shop"] = looks
     return baseline
+
+
+def test_a_collapsed_label_with_no_page_without_a_label_is_no_verdict(demo) -> None:
+    """A crawl whose every page got a label, none of them the missing one's: nothing stands in
+    for the label, so there is no verdict (this raised KeyError in a demo crawl)."""
+    before, now = _unlabelled_crawl(demo, "product", None)
+    labelled_only = SiteLooks(now.max_kept, {k: v for k, v in now.labels.items() if k})
+    assert not any(not key for key in labelled_only.labels)
+    assert compare_looks("shop", "product", before, labelled_only).verdict is None

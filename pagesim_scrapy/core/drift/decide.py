@@ -272,7 +272,8 @@ def _collapse_report(
     """A change when the label's share of the site collapsed and the unlabelled pages nearest
     its look show a new one (None otherwise: the label's own pages decide)."""
     relabelled, moved = with_stand_ins(before, now, label)
-    if len(relabelled.labels[label].kept) < options.min_pages:
+    stand_ins = relabelled.labels.get(label)  # none when no page without a label is nearest it
+    if stand_ins is None or len(stand_ins.kept) < options.min_pages:
         return None
     report = _compare_present(site, label, before, relabelled, options)
     if report.verdict != CHANGED:

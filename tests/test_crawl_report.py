@@ -133,6 +133,8 @@ def _crawl(tmp: Path, *args: str) -> tuple[list[dict[str, Any]], str]:
         str(items),
         "-s",
         "LOG_LEVEL=INFO",
+        "-s",
+        f"PAGESIM_DRIFT_FILE={items.parent / 'drift.json'}",
         *args,
     ]
     result = subprocess.run(

@@ -378,8 +378,11 @@ def demo_server() -> Iterator[str]:
 
 def _crawl(tmp_path: Path, *args: str, spider: str = "shop") -> tuple[list[dict[str, Any]], str]:
     out = tmp_path / "items.jsonl"
+    # a drift file of its own: the project's (.scrapy/pagesim/drift.json) is what earlier
+    # crawls from the repository, and tests running beside this one, saved
+    drift = f"PAGESIM_DRIFT_FILE={tmp_path / 'drift.json'}"
     result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", spider, "-O", str(out), *args],
+        [sys.executable, "-m", "scrapy", "crawl", spider, "-O", str(out), "-s", drift, *args],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

@@ -65,6 +65,8 @@ def demo_crawl(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str,
             # earlier crawls from the repository, and tests running beside this one, saved
             "-s",
             f"PAGESIM_SITE_MODELS_FILE={tmp / 'sites.json'}",
+            "-s",
+            f"PAGESIM_DRIFT_FILE={tmp / 'drift.json'}",
         ],
         cwd=REPO_ROOT,
         capture_output=True,

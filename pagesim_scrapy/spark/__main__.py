@@ -78,6 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("-w", "--wrapper", required=True, metavar="WRAPPER.json")
     extract.add_argument("--records", action="store_true", help="also emit the region's groups")
     extract.add_argument("--rows", action="store_true", help='also emit "rows"')
+    extract.add_argument(
+        "--induced-only",
+        action="store_true",
+        help="the wrapper's record as it is: no core record, no field dropped or renamed",
+    )
     return parser
 
 
@@ -137,7 +142,12 @@ def run(args: argparse.Namespace, spark: Any) -> dict[str, Any]:
         stats.update(stats_cluster)
     else:
         lines = extract_job(
-            spark, inputs, _wrapper(args.wrapper), records=args.records, rows=args.rows
+            spark,
+            inputs,
+            _wrapper(args.wrapper),
+            records=args.records,
+            rows=args.rows,
+            core=not args.induced_only,
         )
     write_records(spark, lines, args.output, args.format, args.command, inputs)
     stats["seconds"] = round(time.perf_counter() - started, 3)

@@ -475,9 +475,16 @@ def _cluster_component(
 
 
 def extract_job(
-    spark: Any, inputs: list[JobInput], wrapper: Wrapper, *, records: bool, rows: bool
+    spark: Any,
+    inputs: list[JobInput],
+    wrapper: Wrapper,
+    *,
+    records: bool,
+    rows: bool,
+    core: bool = True,
 ) -> Any:
-    """An RDD of (order, output line) as the local ``extract`` writes them."""
+    """An RDD of (order, output line) as the local ``extract`` writes them (``core``: the
+    record led by the page's core record, as the local command's default)."""
     broadcast = spark.sparkContext.broadcast(wrapper.to_dict())
 
     def extract_partition(pages: Iterable[PageRecord]) -> Iterator[tuple[Order, dict[str, Any]]]:
@@ -485,7 +492,9 @@ def extract_job(
         for page in pages:
             yield (
                 page.order,
-                extract_record(local, page.path, page.data, page.error, records=records, rows=rows),
+                extract_record(
+                    local, page.path, page.data, page.error, records=records, rows=rows, core=core
+                ),
             )
 
     return read_pages(spark, inputs, "all").mapPartitions(extract_partition)

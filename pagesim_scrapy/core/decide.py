@@ -193,8 +193,10 @@ class PageDecider:
         self.on_site_settled = on_site_settled
         #: pages given a relevance so far (the threshold applies from relevance_min_pages on)
         self.relevance_scored = 0
-        # the second look needs the site-aware classifier's features and settled verdicts
-        self._looks_again = site_classifier(classifier) if second_look is not None else None
+        # the site-aware classifier's features go with the decision (the drift watch reads
+        # them: one feature pass per page); the second look also needs its settled verdicts
+        self._sites = site_classifier(classifier)
+        self._looks_again = self._sites if second_look is not None else None
 
     def decide(
         self,
@@ -224,7 +226,7 @@ class PageDecider:
         # a page of no target label is recorded for the second look where it would be lost
         # (an off-topic page keeps its label either way)
         lost = (
-            verdict.features is not None
+            self._looks_again is not None
             and not again
             and not target
             and not fields.get("off_topic", False)
@@ -286,13 +288,13 @@ class PageDecider:
         return Decision(**fields, target=target, action=action, site=site)
 
     def _classify(self, summary: PageSummary, site: str | None, again: bool) -> _Verdict:
-        sites = self._looks_again
+        sites = self._sites
         if sites is not None:
             # a page decided again is already counted into its site
             features = sites.features(summary)
             decided = sites.classify(features, site=site, learn=not again)
             unsettled = False
-            if self.hold and not again:
+            if self._looks_again is not None and self.hold and not again:
                 # tag mode: the spider sees the verdict either way, so either way it waits
                 settles = sites.settled if self.defer else sites.holds
                 unsettled = not settles(decided, site)

@@ -468,11 +468,17 @@ def multi_type(
     coverage = clf.describe().get("site", {}).get("coverage")
     if coverage is not None and not quiet:
         print(f"    (share of the site the labels cover: {coverage:.2f})")
-    nearest = sum(
-        max(v.scores, key=v.scores.__getitem__) == p.label for p, v in zip(tests, verdicts)
-    )
+    nearest = sum(nearest_type(clf, p, v) == p.label for p, v in zip(tests, verdicts))
     accepted = sum(v.label == p.label for p, v in zip(tests, verdicts))
     return nearest / len(tests), accepted / len(tests), len(tests)
+
+
+def nearest_type(clf: Any, page: Page, verdict: Any) -> str:
+    """The label ``page`` is nearest: the classifier's own choice where it has one (the site
+    classifier's, from the structure that tells the labels apart), else the best score."""
+    if hasattr(clf, "nearest"):
+        return str(clf.nearest(verdict.scores, features=clf.features(page.summary)))
+    return str(max(verdict.scores, key=verdict.scores.__getitem__))
 
 
 def add_micro(counts: Counts, tests: list[Page], verdicts: list[Any], configured: Any) -> None:
@@ -589,7 +595,8 @@ def several_types(
     counted as given their own type, no label, or another label."""
     given = several_type_templates(pages)
     tests = _tests(pages, given)
-    verdicts = _classifier(given, method, policy).classify_all([p.summary for p in tests])
+    clf = _classifier(given, method, policy)
+    verdicts = clf.classify_all([p.summary for p in tests])
     shares = TypeShares()
     for page, verdict in zip(tests, verdicts):
         if page.label not in given:
@@ -597,7 +604,7 @@ def several_types(
         shares.own += verdict.label == page.label
         shares.none += verdict.label is None
         shares.other += verdict.label is not None and verdict.label != page.label
-        shares.nearest += max(verdict.scores, key=verdict.scores.__getitem__) == page.label
+        shares.nearest += nearest_type(clf, page, verdict) == page.label
     return shares
 
 

@@ -23,8 +23,10 @@ Protocols, printed per site and pooled:
   other pages of those types (nearest type, and nearest type that also passes the cut).
 * every type configured: every type with >= 3 pages configured, 2 examples of the site's
   largest (detail) type and 1 of each other; the share of those types' pages given their own
-  type, no label, or another label, and whose nearest type is their own. ``--several-types``
-  prints only this table, over both data sets by default.
+  type, no label, or another label, and whose nearest type is their own; beside them the
+  labelled 1-NN ceiling (a page's most similar other page of the configured types, under the
+  site's weights, is of its type), what any nearest-type choice could reach on these
+  features. ``--several-types`` prints only this table, over both data sets by default.
 * all types but one: the multi-type templates without one type's, each type with >= 5 pages
   in turn; its pages must get "none of these". Micro P/R/F1, and the share of the held-out
   types' pages given a label.
@@ -47,8 +49,9 @@ Protocols, printed per site and pooled:
   sites' pages for the type). ``--several-sites`` prints only this table.
 * templates drawn at random: the one-class batch protocol with each type's 2 templates drawn
   at random from its pages (3 draws) beside the first 2 by path: which pages are the examples
-  is a user's choice, and the figures above are for one choice. ``--drawn-templates`` prints
-  only this table.
+  is a user's choice, and the figures above are for one choice; and the every-type protocol's
+  own-type (and nearest-type) share with its examples drawn the same way. ``--drawn-templates``
+  prints only these tables.
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
 * --wide-grid: the nearest rule's wide-gap exception (``WIDE_GAP``) per leave-one-site-out
@@ -96,6 +99,7 @@ from _data import shared
 
 from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.secondlook import SecondLook
+from pagesim_scrapy.core.site import site_similarity
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
@@ -332,6 +336,32 @@ def print_drawn_templates(sites: dict[str, list[Page]], draws: int = 3) -> None:
         worst = ", ".join(f"{label} ({n})" for label, n in weak.most_common(4))
         print(f"{name + mark:24} " + " ".join(f"{f1:9.3f}" for f1 in row) + f"  {worst}")
     print(f"{'pooled, distinct sites':24} " + " ".join(f"{c.f1:9.3f}" for c in pooled))
+    print_drawn_several_types(sites, draws)
+
+
+def print_drawn_several_types(sites: dict[str, list[Page]], draws: int = 3) -> None:
+    """Every type configured, the share of their pages given their own type (and whose
+    nearest type is their own), with the examples first by path and drawn at random."""
+    print(
+        f"\nevery type configured, examples drawn at random ({draws} draws): own type share "
+        "(nearest type own)"
+    )
+    heads = " ".join(f"{'draw ' + str(d):>13}" for d in range(1, draws + 1))
+    print(f"{'site':24} {'path':>13} {heads}")
+    pooled = [TypeShares() for _ in range(draws + 1)]
+    for name, pages in sites.items():
+        row = []
+        for draw in range(draws + 1):
+            shares = several_types(pages, draw=draw)
+            pooled[draw].merge(shares)
+            row.append(shares)
+        print(f"{name:24} " + " ".join(_own_and_nearest(shares) for shares in row))
+    print(f"{'pooled':24} " + " ".join(_own_and_nearest(shares) for shares in pooled))
+
+
+def _own_and_nearest(shares: TypeShares) -> str:
+    n = max(1, shares.total)
+    return f"{shares.own / n:6.3f} ({shares.nearest / n:.3f})"
 
 
 RANK_BUCKETS = ((0, 10), (10, 20), (20, 50), (50, 100), (100, 10**9))
@@ -468,16 +498,13 @@ def multi_type(
     coverage = clf.describe().get("site", {}).get("coverage")
     if coverage is not None and not quiet:
         print(f"    (share of the site the labels cover: {coverage:.2f})")
-    nearest = sum(nearest_type(clf, p, v) == p.label for p, v in zip(tests, verdicts))
+    nearest = sum(nearest_type(v) == p.label for p, v in zip(tests, verdicts))
     accepted = sum(v.label == p.label for p, v in zip(tests, verdicts))
     return nearest / len(tests), accepted / len(tests), len(tests)
 
 
-def nearest_type(clf: Any, page: Page, verdict: Any) -> str:
-    """The label ``page`` is nearest: the classifier's own choice where it has one (the site
-    classifier's, from the structure that tells the labels apart), else the best score."""
-    if hasattr(clf, "nearest"):
-        return str(clf.nearest(verdict.scores, features=clf.features(page.summary)))
+def nearest_type(verdict: Any) -> str:
+    """The label a verdict's page is nearest (its best score), given a label or not."""
     return str(max(verdict.scores, key=verdict.scores.__getitem__))
 
 
@@ -548,16 +575,20 @@ def multi_type_online(
     return right / scored if scored else 0.0
 
 
-def several_type_templates(pages: list[Page]) -> dict[str, list[Page]]:
-    """Every type with >= 3 pages configured: 2 examples (the first by path) of the site's
-    largest type, its detail type (ties to the first by name), and 1 of each other type."""
+def several_type_templates(pages: list[Page], draw: int = 0) -> dict[str, list[Page]]:
+    """Every type with >= 3 pages configured: 2 examples of the site's largest type, its
+    detail type (ties to the first by name), and 1 of each other type; the first by path, or
+    drawn at random (``draw`` seeds the draw, as :func:`drawn_templates`)."""
     types = Counter(page.label for page in pages)
     configured = sorted(label for label, count in types.items() if count >= 3)
     detail = max(configured, key=lambda label: (types[label], [-ord(c) for c in label]))
-    return {
-        label: [p for p in pages if p.label == label][: 2 if label == detail else 1]
-        for label in configured
-    }
+    given = {}
+    for label in configured:
+        mine = [p for p in pages if p.label == label]
+        wanted = 2 if label == detail else 1
+        drawn = random.Random(f"{draw}:{label}").sample(mine, wanted) if draw else mine[:wanted]
+        given[label] = drawn
+    return given
 
 
 @dataclass
@@ -568,12 +599,16 @@ class TypeShares:
     none: int = 0
     other: int = 0
     nearest: int = 0  # pages whose nearest type is their own, given a label or not
+    # pages whose most similar other page of the configured types (or example) is of their
+    # type, under the site's weights: the ceiling of any nearest-type choice on these features
+    one_nn: int = 0
 
     def merge(self, other: TypeShares) -> None:
         self.own += other.own
         self.none += other.none
         self.other += other.other
         self.nearest += other.nearest
+        self.one_nn += other.one_nn
 
     @property
     def total(self) -> int:
@@ -583,17 +618,24 @@ class TypeShares:
         n = max(1, self.total)
         return (
             f"own {self.own / n:.3f}  none {self.none / n:.3f}  other {self.other / n:.3f}"
-            f"  nearest own {self.nearest / n:.3f}  ({self.total} pages)"
+            f"  nearest own {self.nearest / n:.3f}"
+            + (f"  1-NN {self.one_nn / n:.3f}" if self.one_nn else "")
+            + f"  ({self.total} pages)"
         )
 
 
 def several_types(
-    pages: list[Page], method: str = "site", policy: SitePolicy | None = None
+    pages: list[Page],
+    method: str = "site",
+    policy: SitePolicy | None = None,
+    draw: int = 0,
+    one_nn: bool = False,
 ) -> TypeShares:
-    """Every type with >= 3 pages configured (:func:`several_type_templates`), batch: every
-    page of the site but the templates is decided; the pages of the configured types are
-    counted as given their own type, no label, or another label."""
-    given = several_type_templates(pages)
+    """Every type with >= 3 pages configured (:func:`several_type_templates`, ``draw`` seeds
+    the examples' draw), batch: every page of the site but the templates is decided; the pages
+    of the configured types are counted as given their own type, no label, or another label.
+    With ``one_nn`` (method ``site``), also the labelled 1-NN ceiling (:func:`one_nn_right`)."""
+    given = several_type_templates(pages, draw)
     tests = _tests(pages, given)
     clf = _classifier(given, method, policy)
     verdicts = clf.classify_all([p.summary for p in tests])
@@ -604,8 +646,28 @@ def several_types(
         shares.own += verdict.label == page.label
         shares.none += verdict.label is None
         shares.other += verdict.label is not None and verdict.label != page.label
-        shares.nearest += nearest_type(clf, page, verdict) == page.label
+        shares.nearest += nearest_type(verdict) == page.label
+    if one_nn:
+        counted = [p for p in tests if p.label in given]
+        shares.one_nn = one_nn_right(clf, [p for p in pages if p.label in given], counted)
     return shares
+
+
+def one_nn_right(clf: SiteAwareClassifier, pages: list[Page], counted: list[Page]) -> int:
+    """How many of ``counted`` have, as their most similar other page of ``pages`` under the
+    site's weights (after a batch), a page of their own type: what choosing the nearest type
+    could reach if every other page of the configured types were a labelled example."""
+    model = clf.site_model()
+    features = [clf.features(page.summary) for page in pages]
+    wanted = {id(page) for page in counted}
+    right = 0
+    for i, (page, mine) in enumerate(zip(pages, features)):
+        if id(page) not in wanted:
+            continue
+        others = (j for j in range(len(pages)) if j != i)
+        best = max(others, key=lambda j: site_similarity(mine, features[j], model), default=i)
+        right += pages[best].label == page.label
+    return right
 
 
 def some_types(
@@ -1326,7 +1388,7 @@ def print_several_types(sites: dict[str, list[Page]], args: argparse.Namespace) 
     )
     pooled = TypeShares()
     for name, pages in sites.items():
-        shares = several_types(pages, args.method)
+        shares = several_types(pages, args.method, one_nn=args.method == "site")
         pooled.merge(shares)
         print(f"{name:24} {shares}")
     print(f"{'pooled':24} {pooled}")

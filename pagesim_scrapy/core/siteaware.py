@@ -7,8 +7,7 @@ similarity of a page to a label's templates is the weighted Jaccard of what is l
 (:mod:`pagesim_scrapy.core.site`). Decisions come from the same site:
 
 * **nearest type**: a page's label is the label whose templates it is most similar to under
-  the site's weights, on the structure that tells the labels' templates apart (what all of
-  them share and what none of them holds is left out: :mod:`~pagesim_scrapy.core.types_apart`);
+  the site's weights;
 * **its own cut per label**, as if it were the only label: on a real site a label's scores over
   the site's pages split into the label's own pages near the top and the rest of the site
   crowded below. A page must be nearest a label and pass that label's cut, so pages of the
@@ -78,7 +77,6 @@ from pagesim_scrapy.core.site import (
 )
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SITE_METHOD, SitePolicy
 from pagesim_scrapy.core.summary import DEFAULT_OPTIONS, PageSummary, SummaryOptions, summarize
-from pagesim_scrapy.core.types_apart import TypesApart
 from pagesim_scrapy.core.verdict import AGGREGATES, Verdict, given_thresholds
 
 __all__ = [
@@ -200,8 +198,6 @@ class SiteAwareClassifier:
         if not self._templates:
             raise ValueError("no templates given")
         self._given = given_thresholds(threshold, self._templates)
-        #: the structure that tells the labels apart, for the nearest type (several labels)
-        self._apart = TypesApart(self._templates) if len(self._templates) > 1 else None
         self._sites: OrderedDict[str | None, _Site] = OrderedDict()
         #: sites an earlier crawl saved, adopted at this crawl's first page of each
         self._pending: dict[str | None, SavedSite] = {}
@@ -656,10 +652,10 @@ class SiteAwareClassifier:
         """The verdict for a page's ``scores`` on ``site``; with the page's ``features``, a
         page under its nearest label's cut that holds the label's core is given the label
         (see :func:`holds_the_core`)."""
-        ranked = self._ranked(scores, site, features)
+        ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)
         best_label, best_score = ranked[0]
         runner_up, second = ranked[1] if len(ranked) > 1 else (None, 0.0)
-        margin = max(0.0, best_score - second) if len(ranked) > 1 else 1.0
+        margin = best_score - second if len(ranked) > 1 else 1.0
         threshold, source = self.threshold_info(best_label, site)
         accepted = best_score >= threshold
         by_core = False
@@ -687,29 +683,6 @@ class SiteAwareClassifier:
             confidence=verdict_confidence(evidence, self.policy.confidence_weights),
             core=by_core,
         )
-
-    def nearest(
-        self, scores: Mapping[str, float], *, site: str | None = None, features: Features
-    ) -> str:
-        """The label a page of ``features`` is nearest on ``site``: with several labels, by the
-        structure that tells their examples apart under the site's weights (see
-        :mod:`~pagesim_scrapy.core.types_apart`); with one, that label."""
-        if self._apart is None:
-            return max(scores, key=scores.__getitem__)
-        with self._lock:
-            model = self._site(site).model
-            table = model.table()
-            return self._apart.nearest(scores, features, lambda part: model.total(part, table))
-
-    def _ranked(
-        self, scores: Mapping[str, float], site: str | None, features: Features | None
-    ) -> list[tuple[str, float]]:
-        """The labels with their scores, the nearest first (then by score)."""
-        ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)
-        if features is None or len(ranked) < 2:
-            return ranked
-        first = self.nearest(scores, site=site, features=features)
-        return [(first, scores[first])] + [item for item in ranked if item[0] != first]
 
     def classify(self, page: Any, *, site: str | None = None, learn: bool = True) -> Verdict:
         """Score ``page`` on its site and decide; ``learn`` counts it into the site first."""

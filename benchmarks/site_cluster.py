@@ -1,6 +1,12 @@
 """Clustering a real site's pages by type (issue 10, point 7): ARI per site, leave-one-site-out.
 
     python benchmarks/site_cluster.py [--sites a,b] [--algorithm snn] [--confusion]
+    python benchmarks/site_cluster.py --agreement [--sets site_page_types,site_page_types_2]
+
+``--agreement`` (fast): per site of both visible sets, batch ``cluster`` (``site``, defaults)
+and crawl-time discovery (``OnlineDiscovery``, three shuffled orders) against the page types,
+and the ARI between the two on the same pages; means per set (starred sites included and
+excluded).
 
 Pages: ../shared/data/site_page_types (five real sites, 976 labelled pages; the wiki's <body>
 class removed, summaries with the crawl's options, as in ``benchmarks/site_accuracy.py``).
@@ -96,6 +102,50 @@ def loso(
     return out
 
 
+SETS = ("site_page_types", "site_page_types_2")
+
+
+def agreement(pages: list[Page], seeds: int = 3) -> tuple[float, float, float]:
+    """Batch ARI, crawl-time discovery ARI (mean over shuffled orders) and the ARI between
+    the discovery's labels and the batch clusters of the same pages."""
+    batch = cluster_pages([page.summary for page in pages], method="site").labels()
+    truth = [page.label for page in pages]
+    options = PageSimConfig().summary_options()
+    online, agree = 0.0, 0.0
+    for seed in range(1, seeds + 1):
+        order = list(range(len(pages)))
+        random.Random(seed).shuffle(order)
+        discovery = OnlineDiscovery(method="site", options=options)
+        labels = [discovery.assign(pages[i].summary, site="site")[0] for i in order]
+        online += adjusted_rand_index([truth[i] for i in order], labels)
+        agree += adjusted_rand_index([batch[i] for i in order], labels)
+    return adjusted_rand_index(truth, batch), online / seeds, agree / seeds
+
+
+def agreement_table(sets: list[str], sites: list[str]) -> None:
+    print(f"{'site':24} {'types':>5} {'batch ARI':>9} {'crawl ARI':>9} {'crawl vs batch':>14}")
+    for name in sets:
+        root = shared(name)
+        folders = sorted(p for p in root.iterdir() if p.is_dir())
+        rows = []
+        for folder in folders:
+            if sites and folder.name not in sites:
+                continue
+            pages = load_site(folder)
+            figures = agreement(pages)
+            rows.append((folder.name, figures))
+            mark = " *" if folder.name in SHARED_TEMPLATE_SITES else ""
+            types = len({page.label for page in pages})
+            print(f"{folder.name + mark:24} {types:5d} " + " ".join(f"{v:9.3f}" for v in figures))
+        for title, kept in (
+            ("all sites", rows),
+            ("distinct-template", [r for r in rows if r[0] not in SHARED_TEMPLATE_SITES]),
+        ):
+            if kept:
+                means = [sum(r[1][i] for r in kept) / len(kept) for i in range(3)]
+                print(f"  mean {name}, {title}: " + " ".join(f"{v:.3f}" for v in means))
+
+
 def confusion(pages: list[Page], labels: list[str]) -> None:
     """Each cluster, largest first, with the types of its pages."""
     by_cluster: dict[str, Counter[str]] = {}
@@ -111,7 +161,13 @@ def main() -> None:
     parser.add_argument("--sites", default="")
     parser.add_argument("--algorithm", default="snn", choices=("snn", "agglomerative"))
     parser.add_argument("--confusion", action="store_true", help="clusters against types")
+    parser.add_argument("--agreement", action="store_true", help="batch vs crawl-time, fast")
+    parser.add_argument("--sets", default=",".join(SETS))
     args = parser.parse_args()
+    if args.agreement:
+        sites = [n for n in args.sites.split(",") if n]
+        agreement_table([n for n in args.sets.split(",") if n], sites)
+        return
     root = shared("site_page_types")
     names = [n for n in args.sites.split(",") if n] or sorted(
         p.name for p in root.iterdir() if p.is_dir()

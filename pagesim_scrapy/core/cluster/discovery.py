@@ -424,7 +424,11 @@ class OnlineDiscovery:
         }
 
     def save(self, path: str | Path, include_html: bool = True) -> None:
-        """Write the representatives (atomically) so a later run or a person can use them."""
+        """Write the representatives (atomically) so a later run or a person can use them.
+
+        With method ``site`` every site is regrouped first: the file holds the types the
+        pages ended in, which batch ``cluster`` would find on them."""
+        self.regroup()
         write_representatives(
             path,
             self._representatives(),
@@ -515,6 +519,7 @@ class OnlineDiscovery:
 
     def templates_snippet(self, examples: int | None = None) -> str:
         """A ready ``PAGESIM_TEMPLATES = {...}`` with the sources of each discovered type."""
+        self.regroup()
         return templates_snippet(self.representatives(), examples or self.examples)
 
     def describe(self) -> dict[str, Any]:

@@ -19,8 +19,7 @@ def _site_pages(name: str) -> list[tuple[str, object]]:
     with open(folder / "labels.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     return [
-        (row["page_type"], summarize((folder / row["path"]).read_bytes(), options))
-        for row in rows
+        (row["page_type"], summarize((folder / row["path"]).read_bytes(), options)) for row in rows
     ]
 
 

@@ -8,12 +8,19 @@ founds a new type ``cluster-N``; when ``max_clusters`` types exist, such a page 
 unassigned (label None) instead. Representatives persist to JSON, so a later crawl continues
 with the same labels and a person can promote them to ``PAGESIM_TEMPLATES``.
 
+With method ``site`` (the crawl's default) discovery runs batch ``cluster``'s procedure one
+page at a time instead (:mod:`~pagesim_scrapy.core.cluster.sitetypes`): pages fold into leaders
+of near-duplicates, each leader is in a type, and a site's leaders are regrouped by the batch
+grouping step as the site grows, so the types saved at close are the ones ``cluster`` finds on
+the same pages. At most ``max_clusters`` types and LEADERS_PER_TYPE leaders per type are kept.
+
 Thread-safe: the sketch of a page is made outside the lock; one lock then serialises the few
 exact comparisons and the update, so concurrent callers always agree on the types.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import zlib
@@ -64,8 +71,9 @@ DF_FLOOR = 2
 #: data in shuffled order; the default is its middle, and the leave-one-site-out choice is
 #: printed by ``benchmarks/site_cluster.py``.
 SITE_CLOSENESS = 0.7
-#: With method ``site``: leaders of near-duplicate pages kept at most, per type allowed.
-LEADERS_PER_TYPE = 20
+#: With method ``site``: leaders of near-duplicate pages kept at most, per type allowed (a
+#: memory bound: each keeps its summary and features; past it, pages count into their nearest).
+LEADERS_PER_TYPE = 5
 
 
 @dataclass
@@ -190,7 +198,8 @@ class OnlineDiscovery:
             max_leaders=self.max_clusters * LEADERS_PER_TYPE,
             early_accept=condense,
         )
-        params = options.grouping_params()
+        # the discovery's closeness is the grouping's merge by relative closeness
+        params = dataclasses.replace(options.grouping_params(), closeness=self.closeness)
         return SiteTypes(leaders, params.t_n, params, self.max_clusters)
 
     def _site_similarity(self, page: PageSummary, leader: PageSummary) -> float:

@@ -157,6 +157,26 @@ class SiteTypes:
         for key, group in zip(keys, groups):
             by_group.setdefault(group, []).append(key)
         before = set(self.members)
+        taken = self._claims(by_group)
+        out = Regrouping()
+        for group, members in sorted(by_group.items()):
+            chosen = taken.get(group)
+            if chosen is None and self.full:  # no room for a split: stay together
+                chosen = self.type_of[self._heaviest(members)]
+            if chosen is None:
+                chosen = self.new_type(self._heaviest(members))
+                out.created.append(chosen)
+            for key in members:
+                self._move(key, chosen)
+        for type_id in sorted(before):
+            if not self.members[type_id]:
+                del self.members[type_id]
+                del self.founder[type_id]
+                out.removed.append(type_id)
+        return out
+
+    def _claims(self, by_group: dict[int, list[int]]) -> dict[int, int]:
+        """Group -> the type it keeps: largest claims (pages of a type in a group) first."""
         claims = []
         for group, members in by_group.items():
             held: Counter[int] = Counter()
@@ -169,22 +189,7 @@ class SiteTypes:
             if group not in taken and type_id not in used:
                 taken[group] = type_id
                 used.add(type_id)
-        out = Regrouping()
-        for group, members in sorted(by_group.items()):
-            type_id = taken.get(group)
-            if type_id is None and self.full:  # no room for a split: stay together
-                type_id = self.type_of[self._heaviest(members)]
-            if type_id is None:
-                type_id = self.new_type(self._heaviest(members))
-                out.created.append(type_id)
-            for key in members:
-                self._move(key, type_id)
-        for type_id in before:
-            if not self.members[type_id]:
-                del self.members[type_id]
-                del self.founder[type_id]
-                out.removed.append(type_id)
-        return out
+        return taken
 
     def _heaviest(self, keys: set[int] | list[int]) -> int:
         return max(keys, key=lambda key: (self.leaders.leaders[key].weight, -key))

@@ -291,7 +291,7 @@ def main() -> None:
     parser.add_argument("--skip-scale", action="store_true")
     parser.add_argument("--sweep", action="store_true", help="threshold sweeps too")
     parser.add_argument("--algorithm", default="snn", choices=ALGORITHMS)
-    parser.add_argument("--method", default="combined", choices=METHODS)
+    parser.add_argument("--method", default="combined", choices=(*METHODS, "site"))
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument(
         "--keep-pages", metavar="FILE", help="keep the perturbed pages here and reuse them"

@@ -1,6 +1,12 @@
 """Clustering a real site's pages by type (issue 10, point 7): ARI per site, leave-one-site-out.
 
     python benchmarks/site_cluster.py [--sites a,b] [--algorithm snn] [--confusion]
+    python benchmarks/site_cluster.py --agreement [--sets site_page_types,site_page_types_2]
+
+``--agreement`` (fast): per site of both visible sets, batch ``cluster`` (``site``, defaults)
+and crawl-time discovery (``OnlineDiscovery``, three shuffled orders) against the page types,
+and the ARI between the two on the same pages; means per set (starred sites included and
+excluded).
 
 Pages: ../shared/data/site_page_types (five real sites, 976 labelled pages; the wiki's <body>
 class removed, summaries with the crawl's options, as in ``benchmarks/site_accuracy.py``).
@@ -96,6 +102,57 @@ def loso(
     return out
 
 
+SETS = ("site_page_types", "site_page_types_2")
+
+
+def agreement(pages: list[Page], seeds: int = 3) -> tuple[float, ...]:
+    """Batch ARI; crawl-time discovery's ARI as labelled in the crawl and with the types it
+    ended with (mean over shuffled orders); the ARI between those types and the batch
+    clusters of the same pages."""
+    batch = cluster_pages([page.summary for page in pages], method="site").labels()
+    truth = [page.label for page in pages]
+    options = PageSimConfig().summary_options()
+    online, final, agree = 0.0, 0.0, 0.0
+    for seed in range(1, seeds + 1):
+        order = list(range(len(pages)))
+        random.Random(seed).shuffle(order)
+        discovery = OnlineDiscovery(method="site", options=options)
+        labels = [discovery.assign(pages[i].summary, site="site")[0] for i in order]
+        discovery.regroup()
+        ended = [discovery.label_of(pages[i].summary, site="site") for i in order]
+        online += adjusted_rand_index([truth[i] for i in order], labels)
+        final += adjusted_rand_index([truth[i] for i in order], ended)
+        agree += adjusted_rand_index([batch[i] for i in order], ended)
+    return adjusted_rand_index(truth, batch), online / seeds, final / seeds, agree / seeds
+
+
+def agreement_table(sets: list[str], sites: list[str]) -> None:
+    print(
+        f"{'site':24} {'types':>5} {'batch ARI':>9} {'crawl ARI':>9} {'ended ARI':>9}"
+        f" {'ended vs batch':>14}"
+    )
+    for name in sets:
+        root = shared(name)
+        folders = sorted(p for p in root.iterdir() if p.is_dir())
+        rows = []
+        for folder in folders:
+            if sites and folder.name not in sites:
+                continue
+            pages = load_site(folder)
+            figures = agreement(pages)
+            rows.append((folder.name, figures))
+            mark = " *" if folder.name in SHARED_TEMPLATE_SITES else ""
+            types = len({page.label for page in pages})
+            print(f"{folder.name + mark:24} {types:5d} " + " ".join(f"{v:9.3f}" for v in figures))
+        for title, kept in (
+            ("all sites", rows),
+            ("distinct-template", [r for r in rows if r[0] not in SHARED_TEMPLATE_SITES]),
+        ):
+            if kept:
+                means = [sum(r[1][i] for r in kept) / len(kept) for i in range(4)]
+                print(f"  mean {name}, {title}: " + " ".join(f"{v:.3f}" for v in means))
+
+
 def confusion(pages: list[Page], labels: list[str]) -> None:
     """Each cluster, largest first, with the types of its pages."""
     by_cluster: dict[str, Counter[str]] = {}
@@ -106,41 +163,28 @@ def confusion(pages: list[Page], labels: list[str]) -> None:
         print(f"    {label:12} {sum(types.values()):4d}  {found}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sites", default="")
-    parser.add_argument("--algorithm", default="snn", choices=("snn", "agglomerative"))
-    parser.add_argument("--confusion", action="store_true", help="clusters against types")
-    args = parser.parse_args()
-    root = shared("site_page_types")
-    names = [n for n in args.sites.split(",") if n] or sorted(
-        p.name for p in root.iterdir() if p.is_dir()
-    )
-    default_t = METHOD_THRESHOLDS["site"]["t_n" if args.algorithm == "snn" else "q_a"]
-    key = "t_n" if args.algorithm == "snn" else "q_a"
-    print(f"algorithm {args.algorithm}; site method default {key} = {default_t}")
+def batch_section(
+    loaded: Mapping[str, list[Page]], algorithm: str, key: str, show_confusion: bool
+) -> tuple[dict[float, dict[str, float]], dict[float, dict[str, float]]]:
+    """Batch ARI per site under both methods; the grids of the near-neighbour threshold and of
+    the batch merge's closeness."""
     print(
         f"{'site':24} {'types':>5}  {'combined ARI (clusters)':>24}  {'site ARI (clusters)':>20}"
         f"  {'site, 4 orders':>14}"
     )
     table: dict[float, dict[str, float]] = {t: {} for t in GRID}
     close_table: dict[float, dict[str, float]] = {c: {} for c in CLOSENESS_GRID}
-    online_table: dict[float, dict[str, float]] = {c: {} for c in ONLINE_CLOSENESS_GRID}
-    means = {"combined": [], "site": []}
-    loaded = {name: load_site(root / name) for name in names}
-    for name in names:
-        pages = loaded[name]
+    means: dict[str, list[float]] = {"combined": [], "site": []}
+    for name, pages in loaded.items():
         types = len({page.label for page in pages})
-        base, base_n = ari(pages, algorithm=args.algorithm, method="combined")
-        site, site_n = ari(pages, algorithm=args.algorithm, method="site")
+        base, base_n = ari(pages, algorithm=algorithm, method="combined")
+        site, site_n = ari(pages, algorithm=algorithm, method="site")
         for t in GRID:
             extra = {"q_c": t / 2} if key == "q_a" else {}
-            table[t][name] = ari(
-                pages, algorithm=args.algorithm, method="site", **{key: t}, **extra
-            )[0]
+            table[t][name] = ari(pages, algorithm=algorithm, method="site", **{key: t}, **extra)[0]
         for c in CLOSENESS_GRID:
             close_table[c][name] = ari_orders(
-                pages, algorithm=args.algorithm, method="site", closeness=c
+                pages, algorithm=algorithm, method="site", closeness=c
             )
         mark = " *" if name in SHARED_TEMPLATE_SITES else ""
         if not mark:
@@ -151,9 +195,9 @@ def main() -> None:
             f"{name + mark:24} {types:5d}  {base:17.3f} ({base_n:3d})  {site:13.3f} ({site_n:3d})"
             f"  {orders:14.3f}"
         )
-        if args.confusion:
+        if show_confusion:
             result = cluster_pages(
-                [page.summary for page in pages], algorithm=args.algorithm, method="site"
+                [page.summary for page in pages], algorithm=algorithm, method="site"
             )
             confusion(pages, result.labels())
     for method, values in means.items():
@@ -161,9 +205,14 @@ def main() -> None:
             print(
                 f"mean over the distinct-template sites, {method}: {sum(values) / len(values):.3f}"
             )
+    return table, close_table
+
+
+def online_section(loaded: Mapping[str, list[Page]]) -> dict[float, dict[str, float]]:
+    """Crawl-time discovery ARI per site; the grid of its closeness."""
     print("\ncrawl-time discovery (OnlineDiscovery, 3 shuffled orders): mean ARI (clusters)")
-    for name in names:
-        pages = loaded[name]
+    online_table: dict[float, dict[str, float]] = {c: {} for c in ONLINE_CLOSENESS_GRID}
+    for name, pages in loaded.items():
         base, base_n = online_ari(pages, "combined")
         site, site_n = online_ari(pages, "site")
         for c in ONLINE_CLOSENESS_GRID:
@@ -174,13 +223,23 @@ def main() -> None:
         print(
             f"{name + mark:24} combined {base:.3f} ({base_n:5.1f})  site {site:.3f} ({site_n:5.1f})"
         )
+    return online_table
+
+
+def loso_sections(
+    names: list[str],
+    key: str,
+    table: Mapping[float, Mapping[str, float]],
+    close_table: Mapping[float, Mapping[str, float]],
+    online_table: Mapping[float, Mapping[str, float]],
+) -> None:
     print(f"\nleave-one-site-out ({key} from {GRID}, chosen on the other four sites):")
     for held, (chosen, value) in loso(table, names).items():
         print(f"  {held:24} {key} {chosen:<5} held-out ARI {value:.3f}")
     judges = [name for name in names if name not in SHARED_TEMPLATE_SITES]
     sections = (
         ("batch merge", close_table, CLOSENESS_GRID, CLOSENESS["site"]),
-        ("online bar", online_table, ONLINE_CLOSENESS_GRID, SITE_CLOSENESS),
+        ("discovery", online_table, ONLINE_CLOSENESS_GRID, SITE_CLOSENESS),
     )
     for title, grid_table, grid, default in sections:
         print(
@@ -193,6 +252,30 @@ def main() -> None:
                 f"  {held + mark:24} closeness {chosen:<5} held-out ARI {value:.3f}  "
                 f"(default {grid_table[default][held]:.3f}, off {grid_table[0.0][held]:.3f})"
             )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sites", default="")
+    parser.add_argument("--algorithm", default="snn", choices=("snn", "agglomerative"))
+    parser.add_argument("--confusion", action="store_true", help="clusters against types")
+    parser.add_argument("--agreement", action="store_true", help="batch vs crawl-time, fast")
+    parser.add_argument("--sets", default=",".join(SETS))
+    args = parser.parse_args()
+    sites = [n for n in args.sites.split(",") if n]
+    if args.agreement:
+        agreement_table([n for n in args.sets.split(",") if n], sites)
+        return
+    root = shared("site_page_types")
+    names = sites or sorted(p.name for p in root.iterdir() if p.is_dir())
+    key = "t_n" if args.algorithm == "snn" else "q_a"
+    print(
+        f"algorithm {args.algorithm}; site method default {key} = {METHOD_THRESHOLDS['site'][key]}"
+    )
+    loaded = {name: load_site(root / name) for name in names}
+    table, close_table = batch_section(loaded, args.algorithm, key, args.confusion)
+    online_table = online_section(loaded)
+    loso_sections(names, key, table, close_table, online_table)
 
 
 if __name__ == "__main__":

@@ -8,12 +8,19 @@ founds a new type ``cluster-N``; when ``max_clusters`` types exist, such a page 
 unassigned (label None) instead. Representatives persist to JSON, so a later crawl continues
 with the same labels and a person can promote them to ``PAGESIM_TEMPLATES``.
 
+With method ``site`` (the crawl's default) discovery runs batch ``cluster``'s procedure one
+page at a time instead (:mod:`~pagesim_scrapy.core.cluster.sitetypes`): pages fold into leaders
+of near-duplicates, each leader is in a type, and a site's leaders are regrouped by the batch
+grouping step as the site grows, so the types saved at close are the ones ``cluster`` finds on
+the same pages. At most ``max_clusters`` types and LEADERS_PER_TYPE leaders per type are kept.
+
 Thread-safe: the sketch of a page is made outside the lock; one lock then serialises the few
 exact comparisons and the update, so concurrent callers always agree on the types.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import zlib
@@ -35,9 +42,11 @@ from pagesim_scrapy.core.cluster.persist import (
 from pagesim_scrapy.core.cluster.pipeline import (
     DEFAULT_METHOD,
     SITE_METHOD,
+    ClusterOptions,
     measure_function,
     method_thresholds,
 )
+from pagesim_scrapy.core.cluster.sitetypes import Regrouping, SiteTypes
 from pagesim_scrapy.core.cluster.sketch import Sketcher
 from pagesim_scrapy.core.site import Features, SiteModel, site_similarity, structural_features
 from pagesim_scrapy.core.summary import DEFAULT_OPTIONS, PageSummary, SummaryOptions
@@ -62,6 +71,9 @@ DF_FLOOR = 2
 #: data in shuffled order; the default is its middle, and the leave-one-site-out choice is
 #: printed by ``benchmarks/site_cluster.py``.
 SITE_CLOSENESS = 0.7
+#: With method ``site``: leaders of near-duplicate pages kept at most, per type allowed (a
+#: memory bound: each keeps its summary and features; past it, pages count into their nearest).
+LEADERS_PER_TYPE = 5
 
 
 @dataclass
@@ -139,18 +151,27 @@ class OnlineDiscovery:
         self._sites: OrderedDict[str | None, SiteModel] = OrderedDict()
         self._features: dict[int, Features] = {}  # id(summary) -> features, leaders' and the page's
         self._model: SiteModel | None = None  # the site of the page being assigned
-        self._leaders = LeaderClustering(
-            similarity,
-            self.threshold,
-            sketcher=self.sketcher,
-            lsh_threshold=lsh_threshold,
-            max_compare=max_compare,
-            max_leaders=max_clusters,
-            # a near-duplicate of a representative needs no look at the others
-            early_accept=max(self.threshold, NEAR_DUPLICATE),
-            relative=closeness,
-        )
+        #: DF_FLOOR while pages are assigned; 0 while a site is regrouped, as batch ``cluster``
+        self._floor = DF_FLOOR
+        self._types: SiteTypes | None = None
+        if self._site_aware:
+            self._types = self._site_types(similarity, lsh_threshold, max_compare)
+            self._leaders = self._types.leaders
+        else:
+            self._leaders = LeaderClustering(
+                similarity,
+                self.threshold,
+                sketcher=self.sketcher,
+                lsh_threshold=lsh_threshold,
+                max_compare=max_compare,
+                max_leaders=max_clusters,
+                # a near-duplicate of a representative needs no look at the others
+                early_accept=max(self.threshold, NEAR_DUPLICATE),
+                relative=closeness,
+            )
+        #: per type: by leader key, or with method ``site`` by type id (see SiteTypes)
         self._info: dict[int, _TypeInfo] = {}
+        self._leader_source: dict[int, str] = {}  # method ``site``: each leader's page
         self._next_number = 1
         #: labels reserved for this process by a crawl fleet (see :meth:`reserve_numbers`)
         self._reserved = False
@@ -160,6 +181,26 @@ class OnlineDiscovery:
 
     def __len__(self) -> int:
         return len(self._info)
+
+    def _site_types(
+        self, similarity: SimilarityFunc, lsh_threshold: float, max_compare: int
+    ) -> SiteTypes:
+        """Method ``site``: the batch ``cluster`` procedure, one page at a time (its
+        condensing threshold for the leaders, its grouping step for the types)."""
+        options = ClusterOptions(method=SITE_METHOD)
+        condense = options.resolved()["condense"]
+        leaders = LeaderClustering(
+            similarity,
+            condense,
+            sketcher=self.sketcher,
+            lsh_threshold=lsh_threshold,
+            max_compare=max_compare,
+            max_leaders=self.max_clusters * LEADERS_PER_TYPE,
+            early_accept=condense,
+        )
+        # the discovery's closeness is the grouping's merge by relative closeness
+        params = dataclasses.replace(options.grouping_params(), closeness=self.closeness)
+        return SiteTypes(leaders, params.t_n, params, self.max_clusters)
 
     def _site_similarity(self, page: PageSummary, leader: PageSummary) -> float:
         """Site-weighted similarity under the model of the page being assigned."""
@@ -173,14 +214,14 @@ class OnlineDiscovery:
         b = features.get(id(leader))
         if b is None:
             b = features[id(leader)] = structural_features(leader)
-        return site_similarity(a, b, model, DF_FLOOR)
+        return site_similarity(a, b, model, self._floor)
 
     def _site_model(self, site: str | None) -> SiteModel:
         model = self._sites.get(site)
         if model is None:
             model = self._sites[site] = SiteModel(keep_pages=0)
             # the known types' representatives are pages of every site, as templates are
-            for leader in self._leaders.leaders.values():
+            for leader in self._seeded_leaders():
                 features = self._features.get(id(leader.summary))
                 if features is None:
                     features = self._features[id(leader.summary)] = structural_features(
@@ -192,6 +233,15 @@ class OnlineDiscovery:
         else:
             self._sites.move_to_end(site)
         return model
+
+    def _seeded_leaders(self) -> list[Leader]:
+        """Leaders that stand for every site: all of them, or with method ``site`` those
+        of the saved types (the others are pages of one site)."""
+        leaders = self._leaders.leaders
+        if self._types is None:
+            return list(leaders.values())
+        site_of = self._types.site_of
+        return [leader for key, leader in leaders.items() if site_of.get(key) is None]
 
     def assign(
         self,
@@ -218,32 +268,117 @@ class OnlineDiscovery:
                 self._model = self._site_model(site)
                 self._model.add(features, keep=False)
                 self._features[id(summary)] = features
-            try:
-                assignment = self._leaders.add(summary, minhash)
-            finally:
-                if features is not None:
-                    self._model = None
-            if features is not None and not assignment.is_new:
-                self._features.pop(id(summary), None)
+            if self._types is not None:
+                return self._assign_site_type(summary, minhash, site, source, html)
+            assignment = self._leaders.add(summary, minhash)
             if assignment.key is None:
                 self.unassigned += 1
                 return None, assignment.score, False
             if assignment.is_new:
-                info = _TypeInfo(
-                    label=f"cluster-{self._next_number}",
-                    source=source,
-                    title=summary.title,
-                    html=self._keep_html(html),
-                )
-                self._next_number += 1
-                if source:
-                    info.examples.append(source)
+                info = self._new_info(source, summary.title, html)
                 self._info[assignment.key] = info
                 return info.label, assignment.score, True
             info = self._info[assignment.key]
-            if source and len(info.examples) < self.examples and source not in info.examples:
-                info.examples.append(source)
+            self._add_example(info, source)
             return info.label, assignment.score, False
+
+    def _assign_site_type(
+        self,
+        summary: PageSummary,
+        minhash: Any,
+        site: str | None,
+        source: str | None,
+        html: str | bytes | None,
+    ) -> tuple[str | None, float, bool]:
+        """:meth:`assign` with method ``site`` (the lock held, the page counted in its site)."""
+        types = self._types
+        assert types is not None
+        try:
+            assignment = types.assign(summary, minhash, site)
+        finally:
+            self._model = None
+        if assignment.new_leader and assignment.leader is not None:
+            if source:
+                self._leader_source[assignment.leader] = source
+        else:
+            self._features.pop(id(summary), None)
+        if assignment.type_id is None:
+            self.unassigned += 1
+            return None, assignment.score, False
+        if assignment.new_type:
+            self._info[assignment.type_id] = self._new_info(source, summary.title, html)
+        else:
+            self._add_example(self._info[assignment.type_id], source)
+        label = self._info[assignment.type_id].label
+        if types.due(site):
+            self._apply(types.regroup(site, self._use_site_model))
+            if assignment.leader is not None and assignment.leader in types.type_of:
+                label = self._info[types.type_of[assignment.leader]].label
+        return label, assignment.score, assignment.new_type
+
+    def _use_site_model(self, site: str | None) -> None:
+        self._model = self._sites.get(site)
+        self._floor = 0
+
+    def _apply(self, change: Regrouping) -> None:
+        """Types a regrouping emptied are dropped; types it made are numbered."""
+        self._model = None
+        self._floor = DF_FLOOR
+        types = self._types
+        assert types is not None
+        for type_id in change.removed:
+            self._info.pop(type_id, None)
+        for type_id in change.created:
+            leader = types.representative(type_id)
+            source = self._leader_source.get(leader.key)
+            self._info[type_id] = self._new_info(source, leader.summary.title, None)
+
+    def regroup(self) -> None:
+        """Regroup every site's types now (method ``site``; a crawl does it as sites grow)."""
+        if self._types is None:
+            return
+        with self._lock:
+            for site in list(self._sites):
+                self._apply(self._types.regroup(site, self._use_site_model))
+
+    def label_of(self, summary: PageSummary, site: str | None = None) -> str | None:
+        """The discovered type of a page as things stand, without counting the page."""
+        minhash = self.sketcher.sketch(summary)
+        features = structural_features(summary) if self._site_aware else None
+        with self._lock:
+            if features is not None:
+                model = self._sites.get(site)
+                self._model = model if model is not None else self._site_model(site)
+                self._features[id(summary)] = features
+            try:
+                best, _ = self._leaders.best_leader(summary, minhash)
+            finally:
+                self._model = None
+                if features is not None:
+                    self._features.pop(id(summary), None)
+            if best is None:
+                return None
+            key = best.key if self._types is None else self._types.type_of.get(best.key)
+            info = self._info.get(key) if key is not None else None
+            return info.label if info is not None else None
+
+    def _new_info(
+        self, source: str | None, title: str | None, html: str | bytes | None
+    ) -> _TypeInfo:
+        info = _TypeInfo(
+            label=f"cluster-{self._next_number}",
+            source=source,
+            title=title,
+            html=self._keep_html(html),
+        )
+        self._next_number += 1
+        if source:
+            info.examples.append(source)
+        return info
+
+    def _add_example(self, info: _TypeInfo, source: str | None) -> None:
+        if source and len(info.examples) < self.examples and source not in info.examples:
+            info.examples.append(source)
 
     def _keep_html(self, html: str | bytes | None) -> bytes | None:
         if html is None:
@@ -262,25 +397,30 @@ class OnlineDiscovery:
         """The discovered types in label order, one at a time: each with its HTML unpacked,
         which for 200 types can take a few hundred MB all together."""
         with self._lock:
-            pairs = [(self._leaders.leaders[key], info) for key, info in self._info.items()]
-        pairs.sort(key=lambda pair: _label_number(pair[1].label))
-        for leader, info in pairs:
+            rows = [(*self._type_of_info(key), info) for key, info in self._info.items()]
+        rows.sort(key=lambda row: _label_number(row[2].label))
+        for summary, size, info in rows:
             yield Representative(
                 label=info.label,
-                size=leader.weight,
-                summary=leader.summary,
+                size=size,
+                summary=summary,
                 source=info.source,
                 title=info.title,
                 html=_unpack(info.html),
                 examples=list(info.examples),
             )
 
+    def _type_of_info(self, key: int) -> tuple[PageSummary, int]:
+        """The representative summary and the pages of the type ``_info[key]`` describes."""
+        if self._types is None:
+            leader = self._leaders.leaders[key]
+            return leader.summary, leader.weight
+        return self._types.representative(key).summary, self._types.weight(key)
+
     def counts(self) -> dict[str, int]:
         """Pages per discovered label."""
         with self._lock:
-            return {
-                info.label: self._leaders.leaders[key].weight for key, info in self._info.items()
-            }
+            return {info.label: self._type_of_info(key)[1] for key, info in self._info.items()}
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -293,7 +433,11 @@ class OnlineDiscovery:
         }
 
     def save(self, path: str | Path, include_html: bool = True) -> None:
-        """Write the representatives (atomically) so a later run or a person can use them."""
+        """Write the representatives (atomically) so a later run or a person can use them.
+
+        With method ``site`` every site is regrouped first: the file holds the types the
+        pages ended in, which batch ``cluster`` would find on them."""
+        self.regroup()
         write_representatives(
             path,
             self._representatives(),
@@ -346,22 +490,31 @@ class OnlineDiscovery:
                 if rep.label in known:
                     logger.warning("discovery: label %s is already known, skipped", rep.label)
                     continue
-                if self._leaders.full:
+                if self._full():
                     logger.warning(
                         "discovery: %d types reached, %d saved ones left out",
                         self.max_clusters,
                         len(reps) - len(self._info),
                     )
                     break
-                leader: Leader = self._leaders.new_leader(
-                    rep.summary, self.sketcher.sketch(rep.summary), weight=max(1, rep.size)
-                )
-                self._info[leader.key] = _TypeInfo(
+                key = self._seed(rep)
+                self._info[key] = _TypeInfo(
                     rep.label, rep.source, rep.title, _pack(rep.html), list(rep.examples)
                 )
                 known.add(rep.label)
                 if not self._reserved:
                     self._next_number = max(self._next_number, _label_number(rep.label) + 1)
+
+    def _full(self) -> bool:
+        return self._leaders.full if self._types is None else self._types.full
+
+    def _seed(self, rep: Representative) -> int:
+        """A saved type's representative as a leader; the key its ``_TypeInfo`` goes under."""
+        minhash = self.sketcher.sketch(rep.summary)
+        weight = max(1, rep.size)
+        if self._types is not None:
+            return self._types.seed(rep.summary, minhash, weight)
+        return self._leaders.new_leader(rep.summary, minhash, weight=weight).key
 
     def reserve_numbers(self, first: int, count: int) -> None:
         """Number this process's new types from ``first`` on (``count`` numbers that a crawl
@@ -375,6 +528,7 @@ class OnlineDiscovery:
 
     def templates_snippet(self, examples: int | None = None) -> str:
         """A ready ``PAGESIM_TEMPLATES = {...}`` with the sources of each discovered type."""
+        self.regroup()
         return templates_snippet(self.representatives(), examples or self.examples)
 
     def describe(self) -> dict[str, Any]:

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pagesim_scrapy.core.cluster.agglomerative import agglomerative
-from pagesim_scrapy.core.cluster.closeness import merge_by_closeness
-from pagesim_scrapy.core.cluster.graph import ItemGraph, ProgressFunc, leader_graph
+from pagesim_scrapy.core.cluster.graph import ItemGraph, ProgressFunc
+from pagesim_scrapy.core.cluster.grouping import CLOSENESS_SAMPLE as CLOSENESS_SAMPLE
+from pagesim_scrapy.core.cluster.grouping import GroupingParams, group_leaders
 from pagesim_scrapy.core.cluster.leader import Leader, LeaderClustering, SimilarityFunc
 from pagesim_scrapy.core.cluster.persist import (
     Representative,
@@ -34,7 +34,6 @@ from pagesim_scrapy.core.cluster.persist import (
     write_representatives,
 )
 from pagesim_scrapy.core.cluster.sketch import Sketcher
-from pagesim_scrapy.core.cluster.snn import shared_nearest_neighbours
 from pagesim_scrapy.core.similarity import get_measure
 from pagesim_scrapy.core.site import Features, SiteModel, site_similarity, structural_features
 from pagesim_scrapy.core.sitepolicy import SITE_METHOD
@@ -149,6 +148,20 @@ class ClusterOptions:
             default = CLOSENESS.get(self.method, 0.0)
             out["closeness"] = default if self.closeness is None else self.closeness
         return out
+
+    def grouping_params(self) -> GroupingParams:
+        """The thresholds of the grouping step (shared with crawl-time discovery)."""
+        resolved = self.resolved()
+        return GroupingParams(
+            algorithm=self.algorithm,
+            k=self.k,
+            k_p=self.k_p,
+            t_n=resolved["t_n"],
+            q_a=resolved["q_a"],
+            q_c=resolved["q_c"],
+            closeness=resolved.get("closeness", 0.0),
+            max_neighbors=self.max_neighbors,
+        )
 
     def describe(self) -> dict[str, Any]:
         out: dict[str, Any] = {"algorithm": self.algorithm, "method": self.method}
@@ -358,27 +371,12 @@ def cluster_pages(
         raise ValueError("no pages to cluster")
 
     leaders: list[Leader] = sorted(condenser.leaders.values(), key=lambda leader: leader.key)
-    graph = leader_graph(
-        leaders,
-        similarity,
-        condenser.index,
-        max_neighbors=options.max_neighbors,
-        progress=report,
+    grouping = group_leaders(
+        leaders, similarity, condenser.index, options.grouping_params(), progress=report
     )
-    compared = time.perf_counter()
-    if online:
-        groups = list(range(len(leaders)))
-    elif options.algorithm == "agglomerative":
-        groups = agglomerative(graph, thresholds["q_a"], thresholds["q_c"])
-    else:
-        groups = shared_nearest_neighbours(graph, options.k, thresholds["t_n"], options.k_p)
-    merged = 0
-    if not online and thresholds["closeness"] > 0.0:
-        _compare_for_closeness(graph, groups, leaders, similarity)
-        before = len(set(groups))
-        groups = merge_by_closeness(graph, groups, thresholds["closeness"])
-        merged = before - len(set(groups))
+    graph, groups, merged = grouping.graph, grouping.groups, grouping.merged_by_closeness
     clustered = time.perf_counter()
+    compared = condensed + grouping.seconds_graph
 
     clusters, item_cluster = _build_clusters(leaders, graph, groups, leader_page)
     position = {leader.key: i for i, leader in enumerate(leaders)}
@@ -402,40 +400,6 @@ def cluster_pages(
     return Clustering(
         assignments, scores, sources, clusters, infos, graph, options, stats, similarity
     )
-
-
-#: Leaders per cluster (the largest) compared exactly with each other and with those of every
-#: cluster it has an edge to, before clusters are merged by closeness: the LSH candidates alone
-#: are the most alike pairs, which would make two clusters look closer than they are. On
-#: ../shared/data/site_page_types 8, 16 and 32 gave the same clusters; 8 costs at most 64
-#: comparisons per pair of neighbouring clusters.
-CLOSENESS_SAMPLE = 8
-
-
-def _compare_for_closeness(
-    graph: ItemGraph, groups: list[int], leaders: list[Leader], similarity: SimilarityFunc
-) -> None:
-    """Add the missing edges among each cluster's largest leaders, and between those of
-    clusters with an edge between them (at most CLOSENESS_SAMPLE² per pair of clusters)."""
-    members: dict[int, list[int]] = {}
-    for item, group in enumerate(groups):
-        members.setdefault(group, []).append(item)
-    for items in members.values():
-        items.sort(key=lambda item: (-graph.weights[item], item))
-        del items[CLOSENESS_SAMPLE:]
-    adjacent = {
-        (min(groups[i], groups[j]), max(groups[i], groups[j]))
-        for i, edges in enumerate(graph.edges)
-        for j in edges
-        if groups[i] != groups[j]
-    }
-    pairs = [(items, items) for items in members.values()]
-    pairs += [(members[a], members[b]) for a, b in sorted(adjacent)]
-    for first, second in pairs:
-        for i in first:
-            for j in second:
-                if i != j and graph.get(i, j) is None:
-                    graph.set(i, j, similarity(leaders[i].summary, leaders[j].summary))
 
 
 def site_document_model() -> SiteModel:

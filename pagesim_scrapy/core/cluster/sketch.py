@@ -198,14 +198,22 @@ class SketchIndex:
             return [float(v) for v in equal.mean(axis=1)]
 
     def candidates(self, minhash: MinHash, limit: int | None = None) -> list[Candidate]:
-        """Indexed keys that collide with the query, best estimate first, at most ``limit``."""
+        """Indexed keys that collide with the query, best estimate first, at most ``limit``.
+
+        The hits are ranked in numpy and only the best ``limit`` become Python objects: among
+        many leaders of one layout, every query collides with most of them, and ranking them
+        in Python made each query cost a Python step per leader.
+        """
         with self._lock:
             hits = list(self._lsh.query(minhash))
-            if not hits:
+            if not hits or self._matrix is None:
                 return []
-            hits.sort()  # a stable order, whatever the set's iteration order
-            scores = self.estimates(minhash, hits)
-        ranked = sorted(zip(scores, hits), key=lambda pair: (-pair[0], pair[1]))
+            keys = np.fromiter(hits, dtype=np.int64, count=len(hits))
+            rows = np.fromiter((self._rows[key] for key in hits), dtype=np.int64, count=len(hits))
+            equal = (self._matrix[rows] == minhash.hashvalues).sum(axis=1)
+        # best estimate first, ties by key (a stable order, whatever the set's iteration order)
+        order = np.lexsort((keys, -equal))
         if limit is not None:
-            ranked = ranked[:limit]
-        return [Candidate(key, score) for score, key in ranked]
+            order = order[:limit]
+        width = float(self.num_perm)
+        return [Candidate(int(keys[i]), float(equal[i]) / width) for i in order]

@@ -1,0 +1,202 @@
+"""Page types of a crawl's sites, kept as batch ``cluster`` finds them, one page at a time.
+
+Each page is folded into a *leader* of near-duplicates (batch ``cluster``'s condensing pass,
+with its threshold) and every leader belongs to a page type. A page unlike every leader founds
+a leader of its own, in the type of its most similar leader if that is alike enough, else in a
+new type. Each time a site's pages have grown by half, the site's leaders are regrouped by the batch
+grouping step (:mod:`~pagesim_scrapy.core.cluster.grouping`) under the site's current weights:
+types the grouping joins are merged, a type it splits is split. So the types converge on what
+batch ``cluster`` finds on the same pages, and the regroupings cost, summed over a crawl, a
+bounded number of comparisons per leader (a geometric series).
+
+A type keeps its id through a regrouping when most of its pages stay together: each group
+takes the type holding most of its pages that no larger claim has taken; the rest are new.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from datasketch import MinHash
+
+from pagesim_scrapy.core.cluster.grouping import GroupingParams, group_leaders
+from pagesim_scrapy.core.cluster.leader import Leader, LeaderClustering
+from pagesim_scrapy.core.summary import PageSummary
+
+#: A site's leaders are first regrouped when it has this many pages: before that, the site's
+#: weights say little about which structure is its chrome.
+FIRST_REGROUP = 8
+#: ... then each time its pages have grown by this factor: often enough that the labels given
+#: in the crawl follow the types found so far, rarely enough that the regroupings of a crawl
+#: cost a bounded number of comparisons per leader (2 left the labels of a site's first
+#: hundred pages behind the types; ``benchmarks/site_cluster.py --agreement``).
+REGROUP_GROWTH = 1.5
+
+
+@dataclass(frozen=True)
+class TypeAssignment:
+    type_id: int | None  # None: the types are full and the page is like none of them
+    score: float  # similarity to the leader the page joined or was compared with best
+    new_type: bool
+    leader: int | None = None  # the leader the page joined or founded
+    new_leader: bool = False
+
+
+@dataclass
+class Regrouping:
+    """What a regrouping changed: types that now have no leader, and types it made."""
+
+    removed: list[int] = field(default_factory=list)
+    created: list[int] = field(default_factory=list)
+
+
+class SiteTypes:
+    """Leaders of near-duplicate pages, each in a page type; see the module docstring.
+
+    ``join``: the similarity a new leader needs to its most similar leader to be in that
+    leader's type before the next regrouping (the grouping's near-neighbour threshold: the two
+    would be near neighbours in the batch graph). Not thread-safe: the caller holds its lock.
+    """
+
+    def __init__(
+        self,
+        leaders: LeaderClustering,
+        join: float,
+        params: GroupingParams,
+        max_types: int,
+    ) -> None:
+        self.leaders = leaders
+        self.join = join
+        self.params = params
+        self.max_types = max_types
+        self.type_of: dict[int, int] = {}  # leader key -> type id
+        self.members: dict[int, set[int]] = {}  # type id -> leader keys
+        self.founder: dict[int, int] = {}  # type id -> the leader that stands for it
+        self.site_of: dict[int, str | None] = {}  # leader key -> its site (None: every site)
+        self.site_pages: Counter[str | None] = Counter()
+        self._regrouped_at: dict[str | None, int] = {}
+        self._next_type = 0
+
+    def __len__(self) -> int:
+        return len(self.members)
+
+    @property
+    def full(self) -> bool:
+        return len(self.members) >= self.max_types
+
+    def weight(self, type_id: int) -> int:
+        """Pages of a type."""
+        return sum(self.leaders.leaders[key].weight for key in self.members[type_id])
+
+    def representative(self, type_id: int) -> Leader:
+        """The founder while it is in the type, else the type's heaviest leader."""
+        founder = self.founder[type_id]
+        if self.type_of.get(founder) != type_id:
+            founder = self.founder[type_id] = self._heaviest(self.members[type_id])
+        return self.leaders.leaders[founder]
+
+    def assign(self, summary: PageSummary, minhash: MinHash, site: str | None) -> TypeAssignment:
+        """The page's type: of the leader it folds into, else of its most similar leader if
+        alike enough, else a new type (None when the types are full)."""
+        self.site_pages[site] += 1
+        best, score = self.leaders.best_leader(summary, minhash)
+        if best is not None and score >= self.leaders.threshold:
+            best.absorb(score)
+            return TypeAssignment(self.type_of[best.key], score, False, best.key)
+        joins = best is not None and score >= self.join
+        if joins and best is not None and self.leaders.full:
+            best.absorb(score)  # no room for a leader: the page counts into its nearest
+            return TypeAssignment(self.type_of[best.key], score, False, best.key)
+        if self.leaders.full or (not joins and self.full):
+            return TypeAssignment(None, score, False)
+        leader = self.leaders.new_leader(summary, minhash)
+        self.site_of[leader.key] = site
+        if joins and best is not None:
+            self._move(leader.key, self.type_of[best.key])
+            return TypeAssignment(self.type_of[best.key], score, False, leader.key, True)
+        return TypeAssignment(self.new_type(leader.key), 1.0, True, leader.key, True)
+
+    def seed(self, summary: PageSummary, minhash: MinHash, weight: int) -> int:
+        """A known type (from a saved file) with one leader that stands for every site."""
+        leader = self.leaders.new_leader(summary, minhash, weight=weight)
+        self.site_of[leader.key] = None
+        return self.new_type(leader.key)
+
+    def new_type(self, leader: int) -> int:
+        type_id = self._next_type
+        self._next_type += 1
+        self.members[type_id] = set()
+        self.founder[type_id] = leader
+        self._move(leader, type_id)
+        return type_id
+
+    def due(self, site: str | None) -> bool:
+        """Whether the site's pages have grown enough since its last regrouping."""
+        pages = self.site_pages[site]
+        return pages >= max(FIRST_REGROUP, REGROUP_GROWTH * self._regrouped_at.get(site, 0))
+
+    def regroup(
+        self, site: str | None, use_model: Callable[[str | None], None] | None = None
+    ) -> Regrouping:
+        """Regroup the site's leaders by the batch grouping step (``use_model(site)`` is
+        called first, so the similarity weighs by that site's model)."""
+        self._regrouped_at[site] = self.site_pages[site]
+        keys = sorted(key for key, owner in self.site_of.items() if owner == site)
+        if len(keys) < 2:
+            return Regrouping()
+        if use_model is not None:
+            use_model(site)
+        leaders = [self.leaders.leaders[key] for key in keys]
+        grouping = group_leaders(leaders, self.leaders.similarity, self.leaders.index, self.params)
+        return self._relabel(keys, grouping.groups)
+
+    def _relabel(self, keys: list[int], groups: list[int]) -> Regrouping:
+        by_group: dict[int, list[int]] = {}
+        for key, group in zip(keys, groups):
+            by_group.setdefault(group, []).append(key)
+        before = set(self.members)
+        taken = self._claims(by_group)
+        out = Regrouping()
+        for group, members in sorted(by_group.items()):
+            chosen = taken.get(group)
+            if chosen is None and self.full:  # no room for a split: stay together
+                chosen = self.type_of[self._heaviest(members)]
+            if chosen is None:
+                chosen = self.new_type(self._heaviest(members))
+                out.created.append(chosen)
+            for key in members:
+                self._move(key, chosen)
+        for type_id in sorted(before):
+            if not self.members[type_id]:
+                del self.members[type_id]
+                del self.founder[type_id]
+                out.removed.append(type_id)
+        return out
+
+    def _claims(self, by_group: dict[int, list[int]]) -> dict[int, int]:
+        """Group -> the type it keeps: largest claims (pages of a type in a group) first."""
+        claims = []
+        for group, members in by_group.items():
+            held: Counter[int] = Counter()
+            for key in members:
+                held[self.type_of[key]] += self.leaders.leaders[key].weight
+            claims += [(-weight, group, type_id) for type_id, weight in held.items()]
+        taken: dict[int, int] = {}
+        used: set[int] = set()
+        for _, group, type_id in sorted(claims):
+            if group not in taken and type_id not in used:
+                taken[group] = type_id
+                used.add(type_id)
+        return taken
+
+    def _heaviest(self, keys: set[int] | list[int]) -> int:
+        return max(keys, key=lambda key: (self.leaders.leaders[key].weight, -key))
+
+    def _move(self, key: int, type_id: int) -> None:
+        old = self.type_of.get(key)
+        if old is not None:
+            self.members[old].discard(key)
+        self.type_of[key] = type_id
+        self.members[type_id].add(key)

@@ -403,9 +403,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "PAGESIM_DISCOVERY_CLOSENESS",
         "float or None",
         None,
-        "A discovered type that pages have joined takes a page scoring at least this share of "
-        "their mean score, when that is below the threshold: a loosely alike type (a wiki's "
-        "articles) stays one type. 0 turns it off. None: 0.7 with method `site`, else 0.",
+        "Discovered types whose pages are at least this share as close to each other as to "
+        "themselves are merged when a site's types are regrouped (as `cluster` does): a loosely "
+        "alike type (a wiki's articles) stays one type. 0 turns it off. None: 0.7 with method "
+        "`site`, else 0.",
     ),
     SettingSpec(
         "PAGESIM_DISCOVERY_MAX_CLUSTERS",

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from pagesim_scrapy.core.cluster.persist import options_to_dict
+from pagesim_scrapy.core.drift.fields import FieldCounts
 from pagesim_scrapy.core.drift.looks import DriftBaseline, Look
 from pagesim_scrapy.core.site import SavedSite, unpack_features
 from pagesim_scrapy.core.statefile import (
@@ -43,6 +44,7 @@ def baseline_text(baseline: DriftBaseline, options: SummaryOptions) -> str:
                     label: {"pages": look.pages, "kept": [list(page) for page in look.kept]}
                     for label, look in looks.labels.items()
                 },
+                "fields": {label: counts.as_dict() for label, counts in looks.fields.items()},
             }
             for site, looks in baseline.sites.items()
         ],
@@ -63,7 +65,17 @@ def parse_baseline(text: str, options: SummaryOptions, max_kept: int = 300) -> D
         looks = baseline.site(check_str(entry.get("site"), f"{where}.site", optional=True))
         for label, saved in check_dict(entry.get("labels"), f"{where}.labels").items():
             looks.labels[label] = _parse_look(saved, f"{where}.labels[{label!r}]", max_kept)
+        for label, saved in check_dict(entry.get("fields", {}), f"{where}.fields").items():
+            looks.fields[label] = _parse_fields(saved, f"{where}.fields[{label!r}]")
     return baseline
+
+
+def _parse_fields(value: Any, where: str) -> FieldCounts:
+    """A label's field counts (files saved before wrapper drift have none)."""
+    try:
+        return FieldCounts.from_dict(check_dict(value, where))
+    except (TypeError, ValueError) as exc:
+        raise StateFormatError(f"{where}: {exc}") from None
 
 
 def _parse_look(value: Any, where: str, max_kept: int) -> Look:

@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from pagesim_scrapy.core.drift.fields import FieldCounts
 from pagesim_scrapy.core.site import Features, pack_features, unpack_features
 
 #: The key of pages that got no label (they still count for chrome and shares).
@@ -46,6 +47,14 @@ class SiteLooks:
 
     max_kept: int = 300
     labels: dict[str, Look] = field(default_factory=dict)
+    #: per label, the fields its wrapper's records had (wrapper drift)
+    fields: dict[str, FieldCounts] = field(default_factory=dict)
+
+    def field_counts(self, label: str) -> FieldCounts:
+        counts = self.fields.get(label)
+        if counts is None:
+            counts = self.fields[label] = FieldCounts()
+        return counts
 
     def look(self, label: str | None) -> Look:
         key = UNLABELLED if label is None else label

@@ -20,6 +20,7 @@ from pagesim_scrapy.core.drift import CHANGED, UNCHANGED, DriftMonitor
 from pagesim_scrapy.core.drift.fields import GONE
 from pagesim_scrapy.core.explain import readable_codes
 from pagesim_scrapy.core.site import structural_features
+from pagesim_scrapy.fleet import SharedDriftLooks
 from pagesim_scrapy.middlewares.meta import LOGGER_NAME
 
 if TYPE_CHECKING:
@@ -82,6 +83,8 @@ class DriftWatch:
         self.state_files = state_files
         self.crawler = crawler
         self.closing = False
+        #: the fleet's looks (PAGESIM_STATE_URL), else the drift file holds them
+        self.shared: SharedDriftLooks | None = None
         if crawler is not None:
             _WATCHES[crawler] = self
 
@@ -93,19 +96,29 @@ class DriftWatch:
         state_files: StateFiles,
         crawler: Crawler | None = None,
     ) -> DriftWatch | None:
-        """The watch of this crawl (None when PAGESIM_DRIFT_ENABLED is off, or in a crawl
-        fleet), continuing from the looks the last crawl saved."""
-        if not config.drift_enabled or config.state_url is not None:
-            return None  # a fleet's workers would overwrite each other's drift file
-        baseline = state_files.load_drift_baseline(config)
+        """The watch of this crawl (None when PAGESIM_DRIFT_ENABLED is off), continuing from
+        the looks the last crawl saved: in the drift file, or in a crawl fleet's shared state
+        (``PAGESIM_STATE_URL``; None when it cannot be used)."""
+        if not config.drift_enabled:
+            return None
+        shared = None
+        if config.state_url is not None:  # a fleet: one drift file per worker would not do
+            shared = SharedDriftLooks.open(config, stats, state_files.options)
+            if shared is None:
+                return None
+            baseline, where = shared.load(), shared.location
+        else:
+            baseline, where = state_files.load_drift_baseline(config), str(state_files.drift_path)
         if baseline is not None:
             logger.info(
                 "pagesim: layout-change alarm on, comparing with the looks of %d site(s) "
                 "saved in %s",
                 len(baseline.sites),
-                state_files.drift_path,
+                where,
             )
-        return cls(DriftMonitor(baseline), config.drift_action, stats, state_files, crawler)
+        watch = cls(DriftMonitor(baseline), config.drift_action, stats, state_files, crawler)
+        watch.shared = shared
+        return watch
 
     def observe(self, decision: Decision, summary: PageSummary, root: Any, url: str) -> None:
         """Count one decided page; act on a report of its (site, label). A page decided
@@ -211,7 +224,12 @@ class DriftWatch:
         ]
         if verdicts:
             logger.info("pagesim: layout-change alarm: %s", "; ".join(verdicts))
-        path = self.state_files.save_drift_baseline(self.next_baseline(reports))
+        baseline = self.next_baseline(reports)
+        if self.shared is not None:
+            if self.shared.save(baseline, *self.monitor.met()):
+                logger.info("pagesim: drift looks saved to %s", self.shared.location)
+            return
+        path = self.state_files.save_drift_baseline(baseline)
         if path is not None:
             logger.info("pagesim: drift looks saved to %s", path)
 

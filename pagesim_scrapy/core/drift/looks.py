@@ -9,7 +9,7 @@ of the site each label takes. Framework-free and bounded, so it can be saved bet
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from pagesim_scrapy.core.drift.fields import FieldCounts
@@ -101,6 +101,20 @@ class DriftBaseline:
         self, site: str | None, label: str | None, features: Features, page_id: str = ""
     ) -> None:
         self.site(site).add(label, features, page_id)
+
+    def overlay(
+        self,
+        mine: DriftBaseline,
+        looks: Iterable[tuple[str | None, str]],
+        fields: Iterable[tuple[str | None, str]] = (),
+    ) -> DriftBaseline:
+        """This baseline with the ``looks`` and ``fields`` (site, label)s taken from
+        ``mine``: a fleet worker's save replaces what it met and keeps what others saved."""
+        for site, label in looks:
+            self.site(site).labels[label] = mine.sites[site].labels[label]
+        for site, label in fields:
+            self.site(site).fields[label] = mine.sites[site].fields[label]
+        return self
 
     def has(self, site: str | None, label: str) -> bool:
         looks = self.sites.get(site)

@@ -177,6 +177,24 @@ class DriftMonitor:
         """The (site, label)s reported changed or in two looks so far."""
         return list(self._reported.values())
 
+    def met(self) -> tuple[list[tuple[str | None, str]], list[tuple[str | None, str]]]:
+        """The (site, label)s whose look, and whose wrapper's fields, this crawl saw on
+        enough pages to replace the baseline's in :meth:`snapshot`."""
+        least = self.options.min_pages
+        looks = [
+            (site, label)
+            for site, site_looks in self.now.sites.items()
+            for label, look in site_looks.labels.items()
+            if len(look.kept) >= least
+        ]
+        fields = [
+            (site, label)
+            for site, site_looks in self.now.sites.items()
+            for label, counts in site_looks.fields.items()
+            if counts.pages >= least
+        ]
+        return looks, fields
+
     def snapshot(self) -> DriftBaseline:
         """What the next crawl compares with: this crawl's looks, and the baseline's for the
         (site, label)s this crawl did not meet."""

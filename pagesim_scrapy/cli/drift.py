@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             )
     if not reports:
         raise CommandError(f"no labelled pages in {args.new}")
-    names = _names([page for report in reports for page in _example_pages(report)], options)
+    names = example_names([page for report in reports for page in example_pages(report)], options)
     for report in reports:
         report.name_features(names)
         if args.json:
@@ -128,11 +128,11 @@ def _read_state(path: Path, options: SummaryOptions) -> DriftBaseline:
     return baseline
 
 
-def _example_pages(report: DriftReport) -> list[str]:
+def example_pages(report: DriftReport) -> list[str]:
     return [*report.examples_before, *report.examples_now]
 
 
-def _names(pages: list[str], options: SummaryOptions) -> dict[str, str]:
+def example_names(pages: list[str], options: SummaryOptions) -> dict[str, str]:
     """Readable node labels from the example pages that are files (a state file has none)."""
     roots = []
     for page in dict.fromkeys(pages):

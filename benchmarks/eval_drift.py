@@ -52,6 +52,7 @@ from pagesim_scrapy.core.drift import (
     DriftReport,
     SiteLooks,
     compare_looks,
+    skeleton_features,
 )
 from pagesim_scrapy.core.explain import readable_codes
 from pagesim_scrapy.core.site import Features, structural_features
@@ -68,8 +69,16 @@ Site = dict[str, list[Page]]  # label -> pages
 # ----------------------------------------------------------------------------- pages
 
 
+#: The tag skeleton of every page summarised here, by its features (the features hold each
+#: node's tag, so pages with the same features have the same skeleton).
+SKELETONS: dict[Features, Features] = {}
+
+
 def features_of(data: bytes | str, page_id: str = "") -> Features:
-    return structural_features(summarize(data, OPTIONS, source=page_id or None))
+    summary = summarize(data, OPTIONS, source=page_id or None)
+    features = structural_features(summary)
+    SKELETONS[features] = skeleton_features(summary)
+    return features
 
 
 def labelled_csv_site(folder: Path) -> dict[str, list[Path]]:
@@ -200,7 +209,7 @@ def looks_of(site: Site) -> SiteLooks:
     looks = SiteLooks()
     for label, pages in site.items():
         for page_id, features in pages:
-            looks.add(label, features, page_id)
+            looks.add(label, features, page_id, SKELETONS.get(features))
     return looks
 
 

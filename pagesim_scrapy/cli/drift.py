@@ -22,6 +22,7 @@ from pagesim_scrapy.core.drift import (
     baseline_from_site_models,
     compare_looks,
     parse_baseline,
+    skeleton_features,
 )
 from pagesim_scrapy.core.evaluate import labelled_folders
 from pagesim_scrapy.core.explain import readable_codes
@@ -93,10 +94,11 @@ def read_looks(raw: str, site: str | None, options: SummaryOptions) -> DriftBase
     for label, paths in _labelled(path).items():
         for page in paths:
             try:
-                features = structural_features(summarize(page, options))
+                summary = summarize(page, options)
             except (PageReadError, PageParseError) as exc:
                 raise CommandError(f"{page}: {exc}") from exc
-            baseline.add(site, label, features, str(page))
+            features = structural_features(summary)
+            baseline.add(site, label, features, str(page), skeleton_features(summary))
     return baseline
 
 

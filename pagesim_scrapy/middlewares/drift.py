@@ -18,6 +18,7 @@ from scrapy.utils.defer import deferred_from_coro
 
 from pagesim_scrapy.core.drift import CHANGED, UNCHANGED, DriftMonitor
 from pagesim_scrapy.core.drift.fields import GONE
+from pagesim_scrapy.core.drift.looks import skeleton_features
 from pagesim_scrapy.core.explain import readable_codes
 from pagesim_scrapy.core.site import structural_features
 from pagesim_scrapy.fleet import SharedDriftLooks
@@ -130,7 +131,9 @@ class DriftWatch:
             features = structural_features(summary)
         site = decision.site or self.state_files.hostless_name()
         try:
-            report = self.monitor.observe(site, decision.label, features, page_id=url)
+            report = self.monitor.observe(
+                site, decision.label, features, url, skeleton_features(summary)
+            )
         except Exception:  # the alarm must never break the crawl
             logger.warning("pagesim: layout-change alarm failed on %s", url, exc_info=True)
             return

@@ -27,6 +27,7 @@ from pagesim_scrapy.core.drift import (
     DriftReport,
     SiteLooks,
     compare_looks,
+    skeleton_features,
 )
 from pagesim_scrapy.core.induce import Wrapper
 from pagesim_scrapy.core.pageio import (
@@ -528,8 +529,9 @@ def page_label(path: str, item: JobInput) -> str:
 
 def _drift_pages(
     group: list[JobInput], side: str, site_name: str, options: SummaryOptions
-) -> Iterator[tuple[str, tuple[str, str, str, str]]]:
-    """(site, (side, label, packed features, page)) of every readable page of the files:
+) -> Iterator[tuple[str, tuple[str, str, str, str, str]]]:
+    """(site, (side, label, packed features, page, packed tag skeleton)) of every readable
+    page of the files:
     the site is the host of a WARC record's URL, ``site_name`` for a page file (a folder
     of pages has no URL, and OLD and NEW must be one site)."""
     for item in group:
@@ -539,16 +541,17 @@ def _drift_pages(
                 continue  # logged where it was read
             site = site_name if page.site == item.origin else page.site
             packed = pack_features(structural_features(row.summary))
-            yield site, (side, page_label(page.path, item), packed, page.path)
+            skeleton = pack_features(skeleton_features(row.summary))
+            yield site, (side, page_label(page.path, item), packed, page.path, skeleton)
 
 
 def _compare_site(
-    site: str, pages: Iterable[tuple[str, str, str, str]], max_kept: int
+    site: str, pages: Iterable[tuple[str, str, str, str, str]], max_kept: int
 ) -> Iterator[DriftReport]:
     """Every label of the site's NEW pages compared with its OLD pages."""
     looks = {OLD: SiteLooks(max_kept), NEW: SiteLooks(max_kept)}
-    for side, label, packed, path in sorted(pages, key=lambda page: page[3]):
-        looks[side].add(label, unpack_features(packed), path)
+    for side, label, packed, path, skeleton in sorted(pages, key=lambda page: page[3]):
+        looks[side].add(label, unpack_features(packed), path, unpack_features(skeleton))
     for label in sorted(looks[NEW].named_labels()):
         yield compare_looks(site or None, label, looks[OLD], looks[NEW])
 

@@ -18,7 +18,13 @@ from pagesim_scrapy.core.drift.fields import (
     compare_fields,
     value_kind,
 )
-from pagesim_scrapy.core.drift.looks import UNLABELLED, DriftBaseline, Look, SiteLooks
+from pagesim_scrapy.core.drift.looks import (
+    UNLABELLED,
+    DriftBaseline,
+    Look,
+    SiteLooks,
+    skeleton_features,
+)
 from pagesim_scrapy.core.drift.monitor import DriftMonitor
 from pagesim_scrapy.core.drift.options import DEFAULT_DRIFT_OPTIONS, DriftOptions
 from pagesim_scrapy.core.drift.report import (
@@ -52,5 +58,6 @@ __all__ = [
     "compare_looks",
     "describe_feature",
     "parse_baseline",
+    "skeleton_features",
     "value_kind",
 ]

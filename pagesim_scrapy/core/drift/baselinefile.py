@@ -21,6 +21,7 @@ from pagesim_scrapy.core.statefile import (
     check_int,
     check_list,
     check_str,
+    check_str_list,
     read_document,
 )
 from pagesim_scrapy.core.summary import SummaryOptions
@@ -40,16 +41,21 @@ def baseline_text(baseline: DriftBaseline, options: SummaryOptions) -> str:
         "sites": [
             {
                 "site": site,
-                "labels": {
-                    label: {"pages": look.pages, "kept": [list(page) for page in look.kept]}
-                    for label, look in looks.labels.items()
-                },
+                "labels": {label: _look_document(look) for label, look in looks.labels.items()},
                 "fields": {label: counts.as_dict() for label, counts in looks.fields.items()},
             }
             for site, looks in baseline.sites.items()
         ],
     }
     return json.dumps(document, ensure_ascii=True, separators=(",", ":"))
+
+
+def _look_document(look: Look) -> dict[str, Any]:
+    document: dict[str, Any] = {"pages": look.pages, "kept": [list(page) for page in look.kept]}
+    skeletons = [skeleton for _, _, skeleton in look.entries()]
+    if any(skeletons):  # files of earlier versions have none: they read as unknown
+        document["skeletons"] = skeletons
+    return document
 
 
 def parse_baseline(text: str, options: SummaryOptions, max_kept: int = 300) -> DriftBaseline | None:
@@ -92,6 +98,11 @@ def _parse_look(value: Any, where: str, max_kept: int) -> Look:
         except ValueError as exc:
             raise StateFormatError(f"{where}.kept[{i}]: {exc}") from None
         look.kept.append((packed, check_str(pair[1], f"{where}.kept[{i}][1]")))
+    skeletons = check_str_list(saved.get("skeletons", []), f"{where}.skeletons")
+    if len(skeletons) == len(look.kept):
+        look.skeletons.extend(skeletons)
+    else:
+        look.skeletons.extend([""] * len(look.kept))
     return look
 
 
@@ -102,6 +113,6 @@ def baseline_from_site_models(sites: list[SavedSite], max_kept: int = 300) -> Dr
     for saved in sites:
         look = baseline.site(saved.site).look(ALL_PAGES)
         for packed in saved.kept:
-            look.kept.append((packed, ""))
+            look.keep(packed, "")
         look.pages = max(saved.pages, len(saved.kept))
     return baseline

@@ -47,14 +47,20 @@ class DriftMonitor:
         self._fields_reported: dict[tuple[str | None, str], list[FieldDrift]] = {}
 
     def observe(
-        self, site: str | None, label: str | None, features: Features, page_id: str = ""
+        self,
+        site: str | None,
+        label: str | None,
+        features: Features,
+        page_id: str = "",
+        skeleton: Features | None = None,
     ) -> DriftReport | None:
-        """Count one decided page (``label`` None: no label); return a report the first time
-        its (site, label) drifted (changed or two looks), else None."""
+        """Count one decided page (``label`` None: no label; ``skeleton``: its tag skeleton,
+        see :func:`~.looks.skeleton_features`); return a report the first time its (site,
+        label) drifted (changed or two looks), else None."""
         if label is not None and self._is_early(site, label):
-            self.baseline.add(site, label, features, page_id)
+            self.baseline.add(site, label, features, page_id, skeleton)
             return None
-        self.now.add(site, label, features, page_id)
+        self.now.add(site, label, features, page_id, skeleton)
         collapse = self._check_collapses(site)
         if label is None or collapse is not None:
             return collapse

@@ -46,6 +46,9 @@ class DriftOptions:
     collapse_ratio: float = 0.2
     #: ... once the site's pages now would hold this many of the label's at its old share.
     collapse_pages: int = 10
+    #: An unlabelled page stands in for a collapsed label only when its tag skeleton is at
+    #: most this much less like the label's pages than they are like each other.
+    skeleton_margin: float = 0.12
 
     def __post_init__(self) -> None:
         if self.min_pages < 1:

@@ -22,7 +22,7 @@ class DriftOptions:
     #: A moved feature is on at least this share of the label's pages before or now.
     look_share: float = 0.6
     #: Largest two-sided Fisher exact p-value of a move (smaller: less likely to be chance).
-    max_p: float = 1e-3
+    max_p: float = 2e-3
     #: Moved features needed for any verdict but "unchanged" (a changed node moves several).
     min_moved: int = 2
     #: Share of the new pages in the new look from which the label is "changed".

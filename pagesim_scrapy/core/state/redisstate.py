@@ -188,7 +188,7 @@ class RedisSharedState:
         """HINCRBY of every field of ``counts`` in ``key``, as one command: a short server
         script given the counts as one string. A pipeline of one HINCRBY per feature cost the
         worker more CPU building commands and parsing replies than classifying the pages did,
-        and one argument per field still cost about 2 µs each. Fields never hold a tab or a
+        and one argument per field still cost more than one string. Fields never hold a tab or a
         newline: structural features are characters from U+0100 up, relevance terms are
         words."""
         blob = "\n".join([f"{field_name}\t{count}" for field_name, count in counts.items()])

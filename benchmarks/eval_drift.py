@@ -1,6 +1,7 @@
 """Layout-change alarm (issue 33): changes detected and false alarms, per site, on real pages.
 
     python benchmarks/eval_drift.py [--seeds 5] [--json]
+    python benchmarks/eval_drift.py --fields [--seeds 3] [--json]   # wrapper drift
 
 Pairs of "before" and "now" pages of one site, each judged by
 :func:`pagesim_scrapy.core.drift.compare_looks` with the crawl's summary options:
@@ -491,7 +492,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="leave out the cases of a label whose pages got no label (the earlier set)",
     )
+    parser.add_argument(
+        "--fields",
+        action="store_true",
+        help="wrapper drift instead: fields a learned wrapper stops finding (see _drift_fields)",
+    )
     args = parser.parse_args(argv)
+    if args.fields:
+        from benchmarks._drift_fields import run
+
+        sites = {"demo_shop": demo_site(), **real_sites()}
+        run(sites, args.seeds, THEME_CHANGES, changed_page, args.json)
+        return 0
     started = time.perf_counter()
     cases = all_cases(args.seeds, collapse=not args.no_collapse)
     rows = per_site(cases)

@@ -1,6 +1,6 @@
 """Wrapper drift (issue 33): fields a learned wrapper stops finding, on real pages.
 
-    python benchmarks/eval_drift_fields.py [--seeds 3] [--json]
+    python benchmarks/eval_drift.py --fields [--seeds 3] [--json]
 
 For each (site, label) with >= 30 pages (the demo shop's product, category and search pages,
 the Creative Commons blog's posts and author pages): a wrapper learned from 10 of its pages
@@ -14,17 +14,11 @@ same-layout pairs with a field drift (false alarms) and, per theme change, the p
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
-import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from eval_drift import THEME_CHANGES, changed_page, demo_site, real_sites
 
 from pagesim_scrapy.cli.extract import extract_record
 from pagesim_scrapy.core.drift import FieldCounts, FieldDrift, compare_fields
@@ -44,7 +38,14 @@ def _counts(wrapper: Any, pages: list[bytes]) -> FieldCounts:
     return counts
 
 
-def label_cases(site: str, label: str, paths: list[Path], seeds: int) -> list[dict[str, Any]]:
+def label_cases(
+    site: str,
+    label: str,
+    paths: list[Path],
+    seeds: int,
+    changes: Mapping[str, Callable[[Any], None]],
+    changed_page: Callable[[Path, Callable[[Any], None]], bytes],
+) -> list[dict[str, Any]]:
     """The same-layout and theme-change pairs of one (site, label)."""
     files = sorted(paths)[:70]
     wrapper = induce([p.read_bytes() for p in files[:LEARNED]], label=label)
@@ -57,12 +58,8 @@ def label_cases(site: str, label: str, paths: list[Path], seeds: int) -> list[di
         before = _counts(wrapper, [p.read_bytes() for p in old])
         variants = {"same layout": [p.read_bytes() for p in new]}
         if seed == 0:  # the theme changes are not random: once is enough
-            variants.update(
-                {
-                    name: [changed_page(p, change) for p in new]
-                    for name, change in THEME_CHANGES.items()
-                }
-            )
+            for name, change in changes.items():
+                variants[name] = [changed_page(p, change) for p in new]
         for kind, pages in variants.items():
             drifts = compare_fields(before, _counts(wrapper, pages))
             cases.append({"site": site, "label": label, "kind": kind, "fields": _named(drifts)})
@@ -73,22 +70,24 @@ def _named(drifts: list[FieldDrift]) -> list[str]:
     return [drift.render() for drift in drifts]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=int, default=3, help="random halves per label (3)")
-    parser.add_argument("--json", action="store_true", help="print every pair as JSON")
-    args = parser.parse_args(argv)
-    sites = {"demo_shop": demo_site(), **real_sites()}
+def run(
+    sites: Mapping[str, Mapping[str, list[Path]]],
+    seeds: int,
+    changes: Mapping[str, Callable[[Any], None]],
+    changed_page: Callable[[Path, Callable[[Any], None]], bytes],
+    as_json: bool,
+) -> None:
+    """Print the pairs with a field drift per kind (or every pair as JSON)."""
     cases = [
         case
         for site, labels in LABELS.items()
         for label in labels
-        for case in label_cases(site, label, sites[site][label], args.seeds)
+        for case in label_cases(site, label, list(sites[site][label]), seeds, changes, changed_page)
     ]
-    if args.json:
+    if as_json:
         print(json.dumps(cases, indent=2, ensure_ascii=False))
-        return 0
-    for kind in ["same layout", *THEME_CHANGES]:
+        return
+    for kind in ["same layout", *changes]:
         group = [case for case in cases if case["kind"] == kind]
         said = sum(bool(case["fields"]) for case in group)
         print(f"{kind:>16}: {said}/{len(group)} pairs with a field drift")
@@ -96,8 +95,3 @@ def main(argv: list[str] | None = None) -> int:
         if case["fields"]:
             where = f"{case['site']} {case['label']} [{case['kind']}]"
             print(f"  {where}: {'; '.join(case['fields'][:3])}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,7 @@
 """Layout-change alarm (issue 33): changes detected and false alarms, per site, on real pages.
 
     python benchmarks/eval_drift.py [--seeds 5] [--json]
+    python benchmarks/eval_drift.py --fields [--seeds 3] [--json]   # wrapper drift
 
 Pairs of "before" and "now" pages of one site, each judged by
 :func:`pagesim_scrapy.core.drift.compare_looks` with the crawl's summary options:
@@ -52,6 +53,7 @@ from pagesim_scrapy.core.drift import (
     DriftReport,
     SiteLooks,
     compare_looks,
+    skeleton_features,
 )
 from pagesim_scrapy.core.explain import readable_codes
 from pagesim_scrapy.core.site import Features, structural_features
@@ -68,8 +70,16 @@ Site = dict[str, list[Page]]  # label -> pages
 # ----------------------------------------------------------------------------- pages
 
 
+#: The tag skeleton of every page summarised here, by its features (the features hold each
+#: node's tag, so pages with the same features have the same skeleton).
+SKELETONS: dict[Features, Features] = {}
+
+
 def features_of(data: bytes | str, page_id: str = "") -> Features:
-    return structural_features(summarize(data, OPTIONS, source=page_id or None))
+    summary = summarize(data, OPTIONS, source=page_id or None)
+    features = structural_features(summary)
+    SKELETONS[features] = skeleton_features(summary)
+    return features
 
 
 def labelled_csv_site(folder: Path) -> dict[str, list[Path]]:
@@ -200,7 +210,7 @@ def looks_of(site: Site) -> SiteLooks:
     looks = SiteLooks()
     for label, pages in site.items():
         for page_id, features in pages:
-            looks.add(label, features, page_id)
+            looks.add(label, features, page_id, SKELETONS.get(features))
     return looks
 
 
@@ -482,7 +492,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="leave out the cases of a label whose pages got no label (the earlier set)",
     )
+    parser.add_argument(
+        "--fields",
+        action="store_true",
+        help="wrapper drift instead: fields a learned wrapper stops finding (see _drift_fields)",
+    )
     args = parser.parse_args(argv)
+    if args.fields:
+        from benchmarks._drift_fields import run
+
+        sites = {"demo_shop": demo_site(), **real_sites()}
+        run(sites, args.seeds, THEME_CHANGES, changed_page, args.json)
+        return 0
     started = time.perf_counter()
     cases = all_cases(args.seeds, collapse=not args.no_collapse)
     rows = per_site(cases)

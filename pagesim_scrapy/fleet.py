@@ -3,17 +3,20 @@
 With ``PAGESIM_STATE_URL`` (or scrapy-redis's ``REDIS_URL``) set, the downloader middleware
 starts a :class:`~pagesim_scrapy.core.state.sync.FleetSync` for its site models, discovered
 types and relevance counts (:func:`start_fleet_sync`), and the induction pipeline keeps its
-wrappers in the same Redis (:class:`SharedWrapperStore`). Without the ``redis`` package, or
+wrappers in the same Redis (:class:`SharedWrapperStore`), and the layout-change alarm its drift
+looks (:class:`SharedDriftLooks`). Without the ``redis`` package, or
 with a server that cannot be reached, the crawl goes on with its own state after one ERROR.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from pagesim_scrapy.core.drift import DriftBaseline, baseline_text, parse_baseline
 from pagesim_scrapy.core.induce.wrapper import Wrapper
-from pagesim_scrapy.core.state import SharedState, open_shared_state
+from pagesim_scrapy.core.state import SharedState, StateUnavailable, open_shared_state
 from pagesim_scrapy.core.state.sync import FleetSync
 from pagesim_scrapy.settings import DEFAULTS, PageSimConfig, shared_state_url
 
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
     from pagesim_scrapy.core.cluster import OnlineDiscovery
     from pagesim_scrapy.core.content import ContentScorer
     from pagesim_scrapy.core.decide import Classifier
+    from pagesim_scrapy.core.summary import SummaryOptions
 
 logger = logging.getLogger(__name__)
 
@@ -137,3 +141,59 @@ class SharedWrapperStore:
         self._versions[label] = self.state.save_wrapper(
             label, wrapper, self._versions.get(label, 0)
         )
+
+
+class SharedDriftLooks:
+    """The layout-change alarm's looks in the fleet's shared state: every worker compares its
+    pages with the looks the fleet saved, and at close saves the (site, label)s it met (with
+    WATCH/MULTI: another worker's save meanwhile is kept). A worker sees only its share of a
+    site's pages, so a (site, label) needs its ``min_pages`` on one worker for a verdict."""
+
+    def __init__(self, state: SharedState, options: SummaryOptions) -> None:
+        self.state = state
+        self.options = options
+        self.location = f"the fleet's shared state at {state.location}"
+
+    @classmethod
+    def open(
+        cls, config: PageSimConfig, stats: StatsCollector, options: SummaryOptions
+    ) -> SharedDriftLooks | None:
+        state = open_state(config, stats)
+        return None if state is None else cls(state, options)
+
+    def load(self) -> DriftBaseline | None:
+        """The fleet's looks (None: none saved yet, or they cannot be read: one ERROR)."""
+        try:
+            text = self.state.load_drift()
+            return None if text is None else parse_baseline(text, self.options)
+        except (StateUnavailable, ValueError) as exc:  # ValueError: not JSON, wrong form
+            logger.error("pagesim: cannot read the fleet's drift looks, starting afresh: %s", exc)
+            return None
+
+    def save(
+        self,
+        mine: DriftBaseline,
+        looks: Iterable[tuple[str | None, str]],
+        fields: Iterable[tuple[str | None, str]],
+    ) -> bool:
+        """Save the ``looks`` and ``fields`` (site, label)s of ``mine`` over the fleet's."""
+        looks, fields = list(looks), list(fields)
+
+        def update(stored_text: str | None) -> str:
+            stored = None
+            if stored_text is not None:
+                try:
+                    stored = parse_baseline(stored_text, self.options)
+                except ValueError:
+                    stored = None  # unreadable: this worker's looks replace it
+            merged = mine if stored is None else stored.overlay(mine, looks, fields)
+            return baseline_text(merged, self.options)
+
+        try:
+            self.state.update_drift(update)
+            return True
+        except StateUnavailable as exc:
+            logger.error("pagesim: cannot save the drift looks to the fleet's state: %s", exc)
+            return False
+        finally:
+            self.state.close()

@@ -57,7 +57,9 @@ def _own_working_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
 SLOW_TESTS = frozenset(
     {
         "tests/test_spark.py",
+        "tests/test_drift_spark.py",
         "tests/test_fleet.py",
+        "tests/test_drift_fleet.py::test_a_fleet_crawl_warns_of_a_changed_layout_from_the_looks_in_redis",
         "tests/test_fuzz.py::test_the_induction_pipeline_never_raises_on_a_page",
         "tests/test_fuzz.py::test_induction_and_extraction_raise_only_documented_errors",
         "tests/test_summary_walk.py::test_every_shared_page_identical",

@@ -228,3 +228,37 @@ def test_a_collapsed_label_with_no_page_without_a_label_is_no_verdict(demo) -> N
     labelled_only = SiteLooks(now.max_kept, {k: v for k, v in now.labels.items() if k})
     assert not any(not key for key in labelled_only.labels)
     assert compare_looks("shop", "product", before, labelled_only).verdict is None
+
+
+def test_a_type_no_earlier_crawl_met_does_not_stand_in_for_a_missing_label(demo) -> None:
+    """A crawl that meets none of the label's pages but a page type the baseline never met:
+    those pages are nearest the label's only because nothing else is nearer; their tag
+    skeleton is not the label's, so they do not stand in for it (a redesign's does)."""
+    site = {k: [(str(p), _features(p)) for p in sorted(v)[:60]] for k, v in demo.items()}
+    before, now = bench.split_site(site, random.Random(5))
+    labels = ["product", "category", "search"]
+    before.pop("help")
+    crawl = bench.unlabel({k: v for k, v in now.items() if k != "search"}, labels)
+    baseline = _looks(bench.unlabel(before, labels))
+    report = compare_looks("shop", "search", baseline, _looks(crawl))
+    assert report.verdict != CHANGED, report.render()
+    redesigned, redesign = _unlabelled_crawl(demo, "search", bench.add_gallery)
+    assert compare_looks("shop", "search", redesigned, redesign).verdict == CHANGED
+
+
+def test_the_pages_tag_skeletons_are_saved_with_the_looks(demo) -> None:
+    before, _ = _unlabelled_crawl(demo, "product", None)
+    options = bench.OPTIONS
+    text = baseline_text(_baseline_of(before), options)
+    again = parse_baseline(text, options)
+    assert again is not None
+    look = again.sites["shop"].labels["product"]
+    assert all(look.skeleton_features()) and len(look.skeletons) == len(look.kept)
+    # a file saved before the skeletons were kept reads with none known
+    document = json.loads(text)
+    for entry in document["sites"]:
+        for saved in entry["labels"].values():
+            saved.pop("skeletons", None)
+    older = parse_baseline(json.dumps(document), options)
+    assert older is not None
+    assert not any(older.sites["shop"].labels["product"].skeleton_features())

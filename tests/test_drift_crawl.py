@@ -8,6 +8,7 @@ at the top of the product pages' main content).
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from itertools import pairwise
@@ -198,3 +199,44 @@ def test_relearn_drops_the_wrapper_of_a_changed_label_once(
 
 def _page_items(result: dict[str, Any], label: str) -> list[dict[str, Any]]:
     return [i for i in result["items"] if i["type"] == "PageItem" and i["label"] == label]
+
+
+def drop_sku_and_rating(root: Any) -> None:
+    """A theme change that keeps the product page's look but drops its SKU and its rating."""
+    for element in root.xpath('//*[@class="sku" or @class="rating-summary"]'):
+        element.getparent().remove(element)
+
+
+def _field_warnings(result: dict[str, Any]) -> list[str]:
+    return [m for m in log_messages(result, "WARNING") if "finds other fields" in m]
+
+
+def test_a_wrapper_whose_field_disappeared_warns_in_the_next_crawl(
+    shop: Site, demo: dict[str, list[Path]], tmp_path: Path
+) -> None:
+    induction = {
+        "ADDONS": {"pagesim_scrapy.Addon": 0},
+        "PAGESIM_PAGE_ITEMS": True,
+        "PAGESIM_INDUCTION_ENABLED": True,
+        "PAGESIM_INDUCTION_DIR": str(tmp_path / "wrappers"),
+        "PAGESIM_REPORT": str(tmp_path / "report.html"),
+    }
+    first = _crawl(tmp_path, shop, demo, **induction)
+    assert not _field_warnings(first)
+    again = _crawl(tmp_path, shop, demo, **induction)
+    assert not _field_warnings(again), log_messages(again, "WARNING")
+    assert not [k for k in again["stats"] if k.startswith("pagesim/drift/field/")]
+
+    shop.routes.update(_routes(demo["product"][2 : 2 + PAGES], "item", drop_sku_and_rating))
+    changed = _crawl(tmp_path, shop, demo, **induction)
+    warnings = _field_warnings(changed)
+    assert len(warnings) == 1, log_messages(changed, "WARNING")
+    assert "the wrapper of product on 127.0.0.1" in warnings[0]
+    # the rating's field (named by the wrapper from the node it reads) is no longer found
+    assert re.search(r"rating\w*: found on \d+% of the pages before, 0% now", warnings[0])
+    fields = {k: v for k, v in changed["stats"].items() if k.startswith("pagesim/drift/field/")}
+    assert fields and all(k.startswith("pagesim/drift/field/product/") for k in fields), fields
+    assert any("rating" in k for k in fields) and set(fields.values()) == {1}, fields
+    report = (tmp_path / "report.html").read_text(encoding="utf-8")
+    section = report[report.index("<h2>Layout changes</h2>") :]
+    assert "product on 127.0.0.1" in section and "<code>field rating" in section

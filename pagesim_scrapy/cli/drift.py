@@ -22,6 +22,7 @@ from pagesim_scrapy.core.drift import (
     baseline_from_site_models,
     compare_looks,
     parse_baseline,
+    skeleton_features,
 )
 from pagesim_scrapy.core.evaluate import labelled_folders
 from pagesim_scrapy.core.explain import readable_codes
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
             )
     if not reports:
         raise CommandError(f"no labelled pages in {args.new}")
-    names = _names([page for report in reports for page in _example_pages(report)], options)
+    names = example_names([page for report in reports for page in example_pages(report)], options)
     for report in reports:
         report.name_features(names)
         if args.json:
@@ -93,10 +94,11 @@ def read_looks(raw: str, site: str | None, options: SummaryOptions) -> DriftBase
     for label, paths in _labelled(path).items():
         for page in paths:
             try:
-                features = structural_features(summarize(page, options))
+                summary = summarize(page, options)
             except (PageReadError, PageParseError) as exc:
                 raise CommandError(f"{page}: {exc}") from exc
-            baseline.add(site, label, features, str(page))
+            features = structural_features(summary)
+            baseline.add(site, label, features, str(page), skeleton_features(summary))
     return baseline
 
 
@@ -128,11 +130,11 @@ def _read_state(path: Path, options: SummaryOptions) -> DriftBaseline:
     return baseline
 
 
-def _example_pages(report: DriftReport) -> list[str]:
+def example_pages(report: DriftReport) -> list[str]:
     return [*report.examples_before, *report.examples_now]
 
 
-def _names(pages: list[str], options: SummaryOptions) -> dict[str, str]:
+def example_names(pages: list[str], options: SummaryOptions) -> dict[str, str]:
     """Readable node labels from the example pages that are files (a state file has none)."""
     roots = []
     for page in dict.fromkeys(pages):

@@ -1,4 +1,5 @@
-"""The induction pipeline's side of ``PAGESIM_DRIFT_ACTION = "relearn"``.
+"""The induction pipeline's side of the layout-change alarm: ``PAGESIM_DRIFT_ACTION =
+"relearn"``, and the learned wrappers' records counted for wrapper drift (:func:`watch_record`).
 
 When the layout-change alarm finds a label's look changed, the wrapper learned from the old
 look extracts little or wrong data from the new pages: it is dropped once, and the label learns
@@ -11,11 +12,13 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from pagesim_scrapy.middlewares.drift import take_relearn
+from pagesim_scrapy.core.site import site_key
+from pagesim_scrapy.middlewares.drift import take_relearn, watch_of
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
+    from pagesim_scrapy.items import PageItem
     from pagesim_scrapy.pipelines.induction.learning import Learner
 
 logger = logging.getLogger(__name__)
@@ -40,3 +43,12 @@ def relearn_if_drifted(crawler: Crawler | None, learner: Learner, label: str) ->
         0 if old is None else old.pages,
     )
     return True
+
+
+def watch_record(crawler: Crawler | None, item: PageItem, status: str) -> None:
+    """Count the record of a ready wrapper (not a partial one, still learning) for the
+    alarm's wrapper drift: its fields found, and the kinds of their values."""
+    watch = watch_of(crawler)
+    if watch is None or status != "ready" or not item.label or item.record is None:
+        return
+    watch.observe_record(site_key(item.url), item.label, item.record)

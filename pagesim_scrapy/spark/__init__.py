@@ -1,5 +1,5 @@
-"""Batch jobs on Spark: ``classify``, ``cluster`` and ``extract`` over WARC files or folders of
-saved pages, with the same output fields as the local commands.
+"""Batch jobs on Spark: ``classify``, ``cluster``, ``extract`` and ``drift`` over WARC files or
+folders of saved pages, with the same output fields as the local commands.
 
 Run as ``python -m pagesim_scrapy.spark classify|cluster|extract …`` or through
 ``spark-submit`` (``pagesim_scrapy/spark/__main__.py`` is the application file). PySpark is an
@@ -22,6 +22,10 @@ The jobs call the core's functions; only the grouping is Spark's:
   Method ``site`` weighs features by their document frequency over all pages: counted by a
   distributed sum and broadcast.
 * **extract**: a map over the pages with the wrapper broadcast.
+* **drift**: the local ``drift OLD NEW`` over two sets of WARC files (or pages) of a site:
+  pages summarised where they are read, grouped by site (the host of a WARC record's URL),
+  each site's labels (sub-folders of a folder of pages; one look for WARC records) compared in
+  one task; one JSON line per (site, label), exit status 3 when one changed.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pagesim_scrapy.spark.jobs import (
     PageRecord,
     classify_job,
     cluster_job,
+    drift_job,
     extract_job,
     list_inputs,
     write_records,
@@ -41,6 +46,7 @@ __all__ = [
     "PageRecord",
     "classify_job",
     "cluster_job",
+    "drift_job",
     "extract_job",
     "list_inputs",
     "write_records",

@@ -1,4 +1,4 @@
-"""``python -m pagesim_scrapy.spark classify|cluster|extract …``, or this file given to
+"""``python -m pagesim_scrapy.spark classify|cluster|extract|drift …``, or this file given to
 ``spark-submit``: the local commands' jobs on Spark, writing a folder of JSON Lines or Parquet.
 """
 
@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pagesim_scrapy.cli._common import CommandError
+from pagesim_scrapy.cli._common import CommandError, jsonl_line
 from pagesim_scrapy.cli._method import (
     SITE_METHOD,
     add_method_arguments,
     method_params,
+    parse_max_nodes,
     summary_options,
 )
 from pagesim_scrapy.cli.classify import (
@@ -27,13 +28,17 @@ from pagesim_scrapy.cli.classify import (
     parse_threshold,
 )
 from pagesim_scrapy.cli.cluster import add_cluster_arguments, cluster_options
+from pagesim_scrapy.cli.drift import EXIT_CHANGED, example_names, example_pages
 from pagesim_scrapy.core.induce import Wrapper, WrapperError
 from pagesim_scrapy.core.pageio import PageReadError, read_page_bytes
+from pagesim_scrapy.settings import DEFAULT_MAX_NODES
 from pagesim_scrapy.spark.jobs import (
     SITE_KEYS,
     ClassifierSpec,
+    JobInput,
     classify_job,
     cluster_job,
+    drift_job,
     extract_job,
     list_inputs,
     write_records,
@@ -83,6 +88,27 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the wrapper's record as it is: no core record, no field dropped or renamed",
     )
+    drift = commands.add_parser(
+        "drift", help="did a site's page types change their look between two sets of pages?"
+    )
+    drift.add_argument("old", metavar="OLD", help="the baseline: WARC files or pages, or a folder")
+    drift.add_argument("new", metavar="NEW", help="the pages to check, as OLD")
+    drift.add_argument(
+        "-o", "--output", required=True, metavar="DIR", help="output folder (must not exist)"
+    )
+    drift.add_argument(
+        "--site-name",
+        default="",
+        metavar="NAME",
+        help="the site of page files (WARC records are grouped by the host of their URL)",
+    )
+    drift.add_argument(
+        "--max-nodes",
+        type=parse_max_nodes,
+        default=DEFAULT_MAX_NODES,
+        metavar="N",
+        help="summarise at most N elements per page, as the crawl does ('none': whole trees)",
+    )
     return parser
 
 
@@ -125,11 +151,15 @@ def run(args: argparse.Namespace, spark: Any) -> dict[str, Any]:
     if os.path.exists(args.output):
         raise CommandError(f"{args.output} exists: give a new output folder")
     try:
-        inputs = list_inputs(args.paths)
+        inputs = list_inputs([args.old] if args.command == "drift" else args.paths)
     except PageReadError as exc:
         raise CommandError(str(exc)) from exc
     started = time.perf_counter()
     stats: dict[str, Any] = {"files": len(inputs)}
+    if args.command == "drift":
+        stats.update(_drift(args, spark, inputs))
+        stats["seconds"] = round(time.perf_counter() - started, 3)
+        return stats
     if args.command == "classify":
         lines = classify_job(spark, inputs, _classifier_spec(args), args.site)
     elif args.command == "cluster":
@@ -152,6 +182,30 @@ def run(args: argparse.Namespace, spark: Any) -> dict[str, Any]:
     write_records(spark, lines, args.output, args.format, args.command, inputs)
     stats["seconds"] = round(time.perf_counter() - started, 3)
     return stats
+
+
+def _drift(args: argparse.Namespace, spark: Any, old: list[JobInput]) -> dict[str, Any]:
+    """Run the drift job, write one JSON line per (site, label) as the local ``drift --json``
+    prints them; the figures say how many changed (the exit status then says so)."""
+    try:
+        new = list_inputs([args.new])
+    except PageReadError as exc:
+        raise CommandError(str(exc)) from exc
+    options = summary_options(args)
+    reports = drift_job(spark, old, new, options, args.site_name)
+    if not reports:
+        raise CommandError(f"no pages in {args.new}")
+    names = example_names([page for report in reports for page in example_pages(report)], options)
+    lines = []
+    for report in reports:
+        report.name_features(names)
+        lines.append(jsonl_line(report.as_dict()))
+    spark.sparkContext.parallelize(lines, 1).saveAsTextFile(args.output)
+    return {
+        "new_files": len(new),
+        "labels": len(reports),
+        "changed": sum(report.drifted for report in reports),
+    }
 
 
 def _classifier_spec(args: argparse.Namespace) -> ClassifierSpec:
@@ -188,7 +242,8 @@ def _wrapper(path: str) -> Wrapper:
 
 
 def main(argv: Sequence[str] | None = None, spark: Any = None) -> int:
-    """Exit status: 0 done, 2 a user error (reported on stderr). ``spark``: a session to use
+    """Exit status: 0 done, 2 a user error (reported on stderr), 3 ``drift`` found a (site,
+    label) changed, as the local command. ``spark``: a session to use
     (kept open) instead of starting one."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
@@ -204,7 +259,7 @@ def main(argv: Sequence[str] | None = None, spark: Any = None) -> int:
         if own and spark is not None:
             spark.stop()
     logger.info("%s: %s -> %s", args.command, stats, Path(args.output))
-    return 0
+    return EXIT_CHANGED if stats.get("changed") else 0
 
 
 if __name__ == "__main__":

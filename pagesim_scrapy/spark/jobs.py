@@ -21,6 +21,14 @@ from pagesim_scrapy.core.cluster import ClusterOptions, cluster_pages
 from pagesim_scrapy.core.cluster.pipeline import SITE_METHOD, site_document_model
 from pagesim_scrapy.core.cluster.sketch import Sketcher, band_keys, lsh_bands
 from pagesim_scrapy.core.decide import PageDecider
+from pagesim_scrapy.core.drift import (
+    ALL_PAGES,
+    DEFAULT_DRIFT_OPTIONS,
+    DriftReport,
+    SiteLooks,
+    compare_looks,
+    skeleton_features,
+)
 from pagesim_scrapy.core.induce import Wrapper
 from pagesim_scrapy.core.pageio import (
     WARC_SUFFIXES,
@@ -498,6 +506,84 @@ def extract_job(
             )
 
     return read_pages(spark, inputs, "all").mapPartitions(extract_partition)
+
+
+# -- drift ---------------------------------------------------------------------------------
+
+#: The two sides of a drift job.
+OLD, NEW = "old", "new"
+
+
+def page_label(path: str, item: JobInput) -> str:
+    """A page's label in a drift job: its sub-folder under the argument for a folder of
+    labelled sub-folders (as the local ``drift`` reads them), else one look of all pages
+    (WARC records, which carry no label)."""
+    if item.warc or item.origin == item.path:
+        return ALL_PAGES
+    try:
+        parts = Path(path).relative_to(item.origin).parts
+    except ValueError:
+        return ALL_PAGES
+    return parts[0] if len(parts) > 1 else ALL_PAGES
+
+
+def _drift_pages(
+    group: list[JobInput], side: str, site_name: str, options: SummaryOptions
+) -> Iterator[tuple[str, tuple[str, str, str, str, str]]]:
+    """(site, (side, label, packed features, page, packed tag skeleton)) of every readable
+    page of the files:
+    the site is the host of a WARC record's URL, ``site_name`` for a page file (a folder
+    of pages has no URL, and OLD and NEW must be one site)."""
+    for item in group:
+        for page in read_input(item, "host"):
+            row = summarise(page, options)
+            if row.summary is None:
+                continue  # logged where it was read
+            site = site_name if page.site == item.origin else page.site
+            packed = pack_features(structural_features(row.summary))
+            skeleton = pack_features(skeleton_features(row.summary))
+            yield site, (side, page_label(page.path, item), packed, page.path, skeleton)
+
+
+def _compare_site(
+    site: str, pages: Iterable[tuple[str, str, str, str, str]], max_kept: int
+) -> Iterator[DriftReport]:
+    """Every label of the site's NEW pages compared with its OLD pages."""
+    looks = {OLD: SiteLooks(max_kept), NEW: SiteLooks(max_kept)}
+    for side, label, packed, path, skeleton in sorted(pages, key=lambda page: page[3]):
+        looks[side].add(label, unpack_features(packed), path, unpack_features(skeleton))
+    for label in sorted(looks[NEW].named_labels()):
+        yield compare_looks(site or None, label, looks[OLD], looks[NEW])
+
+
+def drift_job(
+    spark: Any,
+    old: list[JobInput],
+    new: list[JobInput],
+    options: SummaryOptions,
+    site_name: str = "",
+) -> list[DriftReport]:
+    """The local ``drift OLD NEW`` over two sets of WARC files or pages of one site (or
+    several: a site per host): pages summarised where they are read, grouped by site, each
+    site's labels compared in one task. Returns the reports, by site and label."""
+    sc = spark.sparkContext
+    parts = sc.defaultParallelism
+    sides = []
+    for side, inputs in ((OLD, old), (NEW, new)):
+        groups = input_groups(inputs, parts)
+        sides.append(
+            sc.parallelize(groups, len(groups)).flatMap(
+                lambda group, side=side: _drift_pages(group, side, site_name, options)
+            )
+        )
+    max_kept = DEFAULT_DRIFT_OPTIONS.max_kept
+    reports = (
+        sc.union(sides)
+        .groupByKey(parts)
+        .flatMap(lambda group: _compare_site(group[0], group[1], max_kept))
+        .collect()
+    )
+    return sorted(reports, key=lambda report: (report.site or "", report.label))
 
 
 # -- output --------------------------------------------------------------------------------

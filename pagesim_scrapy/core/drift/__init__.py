@@ -12,7 +12,19 @@ from pagesim_scrapy.core.drift.baselinefile import (
     parse_baseline,
 )
 from pagesim_scrapy.core.drift.decide import compare_looks
-from pagesim_scrapy.core.drift.looks import UNLABELLED, DriftBaseline, Look, SiteLooks
+from pagesim_scrapy.core.drift.fields import (
+    FieldCounts,
+    FieldDrift,
+    compare_fields,
+    value_kind,
+)
+from pagesim_scrapy.core.drift.looks import (
+    UNLABELLED,
+    DriftBaseline,
+    Look,
+    SiteLooks,
+    skeleton_features,
+)
 from pagesim_scrapy.core.drift.monitor import DriftMonitor
 from pagesim_scrapy.core.drift.options import DEFAULT_DRIFT_OPTIONS, DriftOptions
 from pagesim_scrapy.core.drift.report import (
@@ -36,11 +48,16 @@ __all__ = [
     "DriftOptions",
     "DriftReport",
     "FeatureMove",
+    "FieldCounts",
+    "FieldDrift",
     "Look",
     "SiteLooks",
     "baseline_from_site_models",
     "baseline_text",
+    "compare_fields",
     "compare_looks",
     "describe_feature",
     "parse_baseline",
+    "skeleton_features",
+    "value_kind",
 ]

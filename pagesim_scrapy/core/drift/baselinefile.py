@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from pagesim_scrapy.core.cluster.persist import options_to_dict
+from pagesim_scrapy.core.drift.fields import FieldCounts
 from pagesim_scrapy.core.drift.looks import DriftBaseline, Look
 from pagesim_scrapy.core.site import SavedSite, unpack_features
 from pagesim_scrapy.core.statefile import (
@@ -20,6 +21,7 @@ from pagesim_scrapy.core.statefile import (
     check_int,
     check_list,
     check_str,
+    check_str_list,
     read_document,
 )
 from pagesim_scrapy.core.summary import SummaryOptions
@@ -39,15 +41,21 @@ def baseline_text(baseline: DriftBaseline, options: SummaryOptions) -> str:
         "sites": [
             {
                 "site": site,
-                "labels": {
-                    label: {"pages": look.pages, "kept": [list(page) for page in look.kept]}
-                    for label, look in looks.labels.items()
-                },
+                "labels": {label: _look_document(look) for label, look in looks.labels.items()},
+                "fields": {label: counts.as_dict() for label, counts in looks.fields.items()},
             }
             for site, looks in baseline.sites.items()
         ],
     }
     return json.dumps(document, ensure_ascii=True, separators=(",", ":"))
+
+
+def _look_document(look: Look) -> dict[str, Any]:
+    document: dict[str, Any] = {"pages": look.pages, "kept": [list(page) for page in look.kept]}
+    skeletons = [skeleton for _, _, skeleton in look.entries()]
+    if any(skeletons):  # files of earlier versions have none: they read as unknown
+        document["skeletons"] = skeletons
+    return document
 
 
 def parse_baseline(text: str, options: SummaryOptions, max_kept: int = 300) -> DriftBaseline | None:
@@ -63,7 +71,17 @@ def parse_baseline(text: str, options: SummaryOptions, max_kept: int = 300) -> D
         looks = baseline.site(check_str(entry.get("site"), f"{where}.site", optional=True))
         for label, saved in check_dict(entry.get("labels"), f"{where}.labels").items():
             looks.labels[label] = _parse_look(saved, f"{where}.labels[{label!r}]", max_kept)
+        for label, saved in check_dict(entry.get("fields", {}), f"{where}.fields").items():
+            looks.fields[label] = _parse_fields(saved, f"{where}.fields[{label!r}]")
     return baseline
+
+
+def _parse_fields(value: Any, where: str) -> FieldCounts:
+    """A label's field counts (files saved before wrapper drift have none)."""
+    try:
+        return FieldCounts.from_dict(check_dict(value, where))
+    except (TypeError, ValueError) as exc:
+        raise StateFormatError(f"{where}: {exc}") from None
 
 
 def _parse_look(value: Any, where: str, max_kept: int) -> Look:
@@ -80,6 +98,11 @@ def _parse_look(value: Any, where: str, max_kept: int) -> Look:
         except ValueError as exc:
             raise StateFormatError(f"{where}.kept[{i}]: {exc}") from None
         look.kept.append((packed, check_str(pair[1], f"{where}.kept[{i}][1]")))
+    skeletons = check_str_list(saved.get("skeletons", []), f"{where}.skeletons")
+    if len(skeletons) == len(look.kept):
+        look.skeletons.extend(skeletons)
+    else:
+        look.skeletons.extend([""] * len(look.kept))
     return look
 
 
@@ -90,6 +113,6 @@ def baseline_from_site_models(sites: list[SavedSite], max_kept: int = 300) -> Dr
     for saved in sites:
         look = baseline.site(saved.site).look(ALL_PAGES)
         for packed in saved.kept:
-            look.kept.append((packed, ""))
+            look.keep(packed, "")
         look.pages = max(saved.pages, len(saved.kept))
     return baseline

@@ -271,7 +271,7 @@ def _collapse_report(
 ) -> DriftReport | None:
     """A change when the label's share of the site collapsed and the unlabelled pages nearest
     its look show a new one (None otherwise: the label's own pages decide)."""
-    relabelled, moved = with_stand_ins(before, now, label)
+    relabelled, moved = with_stand_ins(before, now, label, options)
     stand_ins = relabelled.labels.get(label)  # none when no page without a label is nearest it
     if stand_ins is None or len(stand_ins.kept) < options.min_pages:
         return None

@@ -9,29 +9,60 @@ of the site each label takes. Framework-free and bounded, so it can be saved bet
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import add
 
+from pagesim_scrapy.core.drift.fields import FieldCounts
 from pagesim_scrapy.core.site import Features, pack_features, unpack_features
+from pagesim_scrapy.core.summary import PageSummary
 
 #: The key of pages that got no label (they still count for chrome and shares).
 UNLABELLED = ""
 
 
+def skeleton_features(summary: PageSummary) -> Features:
+    """Parent -> child pairs of tag names only: the page's tag skeleton, which a theme that
+    renames its classes keeps, and which tells a redesigned page type from another type."""
+    codes = summary.bfs["rsn"]
+    parents = summary.parent_bfs
+    return frozenset(map(add, map(codes.__getitem__, parents[1:]), codes[1:]))
+
+
 @dataclass
 class Look:
-    """The recent pages of one label on one site."""
+    """The recent pages of one label on one site (with their tag skeletons, where known)."""
 
     pages: int = 0
     kept: deque[tuple[str, str]] = field(default_factory=deque)  # (packed features, page id)
+    #: the packed tag skeleton of each kept page ("" where unknown), in the order of ``kept``
+    skeletons: deque[str] = field(default_factory=deque)
 
     @classmethod
     def bounded(cls, max_kept: int) -> Look:
-        return cls(kept=deque(maxlen=max_kept))
+        return cls(kept=deque(maxlen=max_kept), skeletons=deque(maxlen=max_kept))
 
-    def add(self, features: Features, page_id: str = "") -> None:
+    def add(self, features: Features, page_id: str = "", skeleton: Features | None = None) -> None:
         self.pages += 1
-        self.kept.append((pack_features(features), page_id))
+        self.keep(
+            pack_features(features), page_id, "" if skeleton is None else pack_features(skeleton)
+        )
+
+    def keep(self, packed: str, page_id: str, skeleton: str = "") -> None:
+        """Keep one page as packed (without counting it)."""
+        self.kept.append((packed, page_id))
+        self.skeletons.append(skeleton)
+
+    def entries(self) -> Iterator[tuple[str, str, str]]:
+        """(packed features, page id, packed skeleton or "") of each kept page."""
+        skeletons = self.skeletons if len(self.skeletons) == len(self.kept) else None
+        for number, (packed, page_id) in enumerate(self.kept):
+            yield packed, page_id, skeletons[number] if skeletons is not None else ""
+
+    def skeleton_features(self) -> list[Features | None]:
+        return [
+            unpack_features(skeleton) if skeleton else None for _, _, skeleton in self.entries()
+        ]
 
     def features(self) -> list[Features]:
         return [unpack_features(packed) for packed, _ in self.kept]
@@ -46,6 +77,14 @@ class SiteLooks:
 
     max_kept: int = 300
     labels: dict[str, Look] = field(default_factory=dict)
+    #: per label, the fields its wrapper's records had (wrapper drift)
+    fields: dict[str, FieldCounts] = field(default_factory=dict)
+
+    def field_counts(self, label: str) -> FieldCounts:
+        counts = self.fields.get(label)
+        if counts is None:
+            counts = self.fields[label] = FieldCounts()
+        return counts
 
     def look(self, label: str | None) -> Look:
         key = UNLABELLED if label is None else label
@@ -54,8 +93,14 @@ class SiteLooks:
             look = self.labels[key] = Look.bounded(self.max_kept)
         return look
 
-    def add(self, label: str | None, features: Features, page_id: str = "") -> None:
-        self.look(label).add(features, page_id)
+    def add(
+        self,
+        label: str | None,
+        features: Features,
+        page_id: str = "",
+        skeleton: Features | None = None,
+    ) -> None:
+        self.look(label).add(features, page_id, skeleton)
 
     @property
     def pages(self) -> int:
@@ -89,9 +134,28 @@ class DriftBaseline:
         return looks
 
     def add(
-        self, site: str | None, label: str | None, features: Features, page_id: str = ""
+        self,
+        site: str | None,
+        label: str | None,
+        features: Features,
+        page_id: str = "",
+        skeleton: Features | None = None,
     ) -> None:
-        self.site(site).add(label, features, page_id)
+        self.site(site).add(label, features, page_id, skeleton)
+
+    def overlay(
+        self,
+        mine: DriftBaseline,
+        looks: Iterable[tuple[str | None, str]],
+        fields: Iterable[tuple[str | None, str]] = (),
+    ) -> DriftBaseline:
+        """This baseline with the ``looks`` and ``fields`` (site, label)s taken from
+        ``mine``: a fleet worker's save replaces what it met and keeps what others saved."""
+        for site, label in looks:
+            self.site(site).labels[label] = mine.sites[site].labels[label]
+        for site, label in fields:
+            self.site(site).fields[label] = mine.sites[site].fields[label]
+        return self
 
     def has(self, site: str | None, label: str) -> bool:
         looks = self.sites.get(site)

@@ -9,8 +9,12 @@ long crawl pays for a few comparisons per label, not one per page.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from pagesim_scrapy.core.drift.collapse import collapsed
 from pagesim_scrapy.core.drift.decide import compare_looks
+from pagesim_scrapy.core.drift.fields import FieldDrift, compare_fields
 from pagesim_scrapy.core.drift.looks import DriftBaseline, SiteLooks
 from pagesim_scrapy.core.drift.options import DEFAULT_DRIFT_OPTIONS, DriftOptions
 from pagesim_scrapy.core.drift.report import CHANGED, UNCHANGED, DriftReport
@@ -39,16 +43,24 @@ class DriftMonitor:
         self._reported: dict[tuple[str | None, str], DriftReport] = {}
         self._early: set[tuple[str | None, str]] = set()
         self._next_site_check: dict[str | None, int] = {}
+        self._next_field_check: dict[tuple[str | None, str], int] = {}
+        self._fields_reported: dict[tuple[str | None, str], list[FieldDrift]] = {}
 
     def observe(
-        self, site: str | None, label: str | None, features: Features, page_id: str = ""
+        self,
+        site: str | None,
+        label: str | None,
+        features: Features,
+        page_id: str = "",
+        skeleton: Features | None = None,
     ) -> DriftReport | None:
-        """Count one decided page (``label`` None: no label); return a report the first time
-        its (site, label) drifted (changed or two looks), else None."""
+        """Count one decided page (``label`` None: no label; ``skeleton``: its tag skeleton,
+        see :func:`~.looks.skeleton_features`); return a report the first time its (site,
+        label) drifted (changed or two looks), else None."""
         if label is not None and self._is_early(site, label):
-            self.baseline.add(site, label, features, page_id)
+            self.baseline.add(site, label, features, page_id, skeleton)
             return None
-        self.now.add(site, label, features, page_id)
+        self.now.add(site, label, features, page_id, skeleton)
         collapse = self._check_collapses(site)
         if label is None or collapse is not None:
             return collapse
@@ -62,6 +74,45 @@ class DriftMonitor:
             return None
         self._reported[key] = report
         return report
+
+    def observe_record(
+        self, site: str | None, label: str, record: Mapping[str, Any]
+    ) -> list[FieldDrift] | None:
+        """Count the record a learned wrapper extracted from one page of ``label``; return
+        its fields that drifted the first time some did (checked as the records double)."""
+        counts = self.now.site(site).field_counts(label)
+        counts.add(record)
+        key = (site, label)
+        due = self._next_field_check.get(key, self.options.min_pages)
+        if key in self._fields_reported or counts.pages < due:
+            return None
+        self._next_field_check[key] = 2 * counts.pages
+        drifts = self.check_fields(site, label)
+        if not drifts:
+            return None
+        self._fields_reported[key] = drifts
+        return drifts
+
+    def check_fields(self, site: str | None, label: str) -> list[FieldDrift]:
+        """The fields of ``label``'s wrapper on ``site`` gone or of another kind now."""
+        before = self.baseline.sites.get(site)
+        now = self._site_now(site).fields.get(label)
+        if before is None or now is None:
+            return []
+        return compare_fields(before.fields.get(label), now, self.options)
+
+    def field_drifts(self) -> dict[tuple[str | None, str], list[FieldDrift]]:
+        """Every (site, label) whose wrapper's fields drifted, as the crawl stands."""
+        found = {
+            (site, label): self.check_fields(site, label)
+            for site, looks in self.now.sites.items()
+            for label in looks.fields
+        }
+        return {key: drifts for key, drifts in found.items() if drifts}
+
+    def fields_reported(self) -> dict[tuple[str | None, str], list[FieldDrift]]:
+        """The (site, label)s whose field drift :meth:`observe_record` returned."""
+        return dict(self._fields_reported)
 
     def _check_collapses(self, site: str | None) -> DriftReport | None:
         """A report for a label of the baseline whose pages vanished from the site (a
@@ -132,6 +183,24 @@ class DriftMonitor:
         """The (site, label)s reported changed or in two looks so far."""
         return list(self._reported.values())
 
+    def met(self) -> tuple[list[tuple[str | None, str]], list[tuple[str | None, str]]]:
+        """The (site, label)s whose look, and whose wrapper's fields, this crawl saw on
+        enough pages to replace the baseline's in :meth:`snapshot`."""
+        least = self.options.min_pages
+        looks = [
+            (site, label)
+            for site, site_looks in self.now.sites.items()
+            for label, look in site_looks.labels.items()
+            if len(look.kept) >= least
+        ]
+        fields = [
+            (site, label)
+            for site, site_looks in self.now.sites.items()
+            for label, counts in site_looks.fields.items()
+            if counts.pages >= least
+        ]
+        return looks, fields
+
     def snapshot(self) -> DriftBaseline:
         """What the next crawl compares with: this crawl's looks, and the baseline's for the
         (site, label)s this crawl did not meet."""
@@ -143,4 +212,7 @@ class DriftMonitor:
                     # a label met only a few times now keeps the look it had
                     if source is self.baseline or len(look.kept) >= self.options.min_pages:
                         target.labels[label] = look
+                for label, counts in looks.fields.items():
+                    if source is self.baseline or counts.pages >= self.options.min_pages:
+                        target.fields[label] = counts
         return merged

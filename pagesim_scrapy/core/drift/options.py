@@ -22,7 +22,7 @@ class DriftOptions:
     #: A moved feature is on at least this share of the label's pages before or now.
     look_share: float = 0.6
     #: Largest two-sided Fisher exact p-value of a move (smaller: less likely to be chance).
-    max_p: float = 1e-3
+    max_p: float = 2e-3
     #: Moved features needed for any verdict but "unchanged" (a changed node moves several).
     min_moved: int = 2
     #: Share of the new pages in the new look from which the label is "changed".
@@ -46,6 +46,9 @@ class DriftOptions:
     collapse_ratio: float = 0.2
     #: ... once the site's pages now would hold this many of the label's at its old share.
     collapse_pages: int = 10
+    #: An unlabelled page stands in for a collapsed label only when its tag skeleton is at
+    #: most this much less like the label's pages than they are like each other.
+    skeleton_margin: float = 0.12
 
     def __post_init__(self) -> None:
         if self.min_pages < 1:

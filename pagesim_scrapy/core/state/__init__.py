@@ -16,7 +16,7 @@ models and the store off the hot path. Framework-free: no Scrapy import.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -153,6 +153,12 @@ class SharedState(Protocol):
 
     def save_wrapper(self, label: str, wrapper: Wrapper, base_version: int) -> int: ...
 
+    def load_drift(self) -> str | None:
+        """The drift looks the fleet saved (a baseline document), None when none yet."""
+
+    def update_drift(self, update: Callable[[str | None], str]) -> None:
+        """Save ``update(stored)`` as the fleet's drift looks (again when raced)."""
+
     def close(self) -> None: ...
 
 
@@ -169,6 +175,7 @@ class FileSharedState:
         self._sites: dict[str, SiteCounts] = {}
         self._terms = TermCounts()
         self._next_type = 1
+        self._drift: str | None = None
 
     def push_sites(self, deltas: Mapping[str, SiteDelta], keep_pages: int) -> None:
         for site, delta in deltas.items():
@@ -249,6 +256,14 @@ class FileSharedState:
         self.wrapper_dir.mkdir(parents=True, exist_ok=True)
         wrapper.save(self._wrapper_path(label))
         return base_version + 1
+
+    # One machine keeps its drift looks in its drift file (PAGESIM_DRIFT_FILE); here they
+    # live as long as the process.
+    def load_drift(self) -> str | None:
+        return self._drift
+
+    def update_drift(self, update: Callable[[str | None], str]) -> None:
+        self._drift = update(self._drift)
 
     def close(self) -> None:
         pass

@@ -16,6 +16,9 @@ killed at any moment leaves nothing half-written that others read:
 * discovered types: ``<prefix>:types`` (a hash label -> a one-type representatives document,
   written with HSETNX so a label is never overwritten); label numbers are reserved in blocks
   from ``<prefix>:types:next`` (INCRBY), so two workers never found the same label;
+* drift looks (the layout-change alarm's baseline): ``<prefix>:drift``, one baseline document,
+  saved with WATCH/MULTI by each worker at close (each (site, label) it met replaced, the
+  rest kept as stored);
 * wrappers: ``<prefix>:wrapper:<label>`` (a hash of ``json`` and ``version``), saved with
   WATCH/MULTI: a save over a version someone else wrote meanwhile pools the two with
   ``Wrapper.merge()`` instead of losing either.
@@ -31,7 +34,7 @@ import json
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -185,7 +188,7 @@ class RedisSharedState:
         """HINCRBY of every field of ``counts`` in ``key``, as one command: a short server
         script given the counts as one string. A pipeline of one HINCRBY per feature cost the
         worker more CPU building commands and parsing replies than classifying the pages did,
-        and one argument per field still cost about 2 µs each. Fields never hold a tab or a
+        and one argument per field still cost more than one string. Fields never hold a tab or a
         newline: structural features are characters from U+0100 up, relevance terms are
         words."""
         blob = "\n".join([f"{field_name}\t{count}" for field_name, count in counts.items()])
@@ -458,6 +461,37 @@ class RedisSharedState:
                 except self._errors as exc:
                     raise StateUnavailable(f"save wrapper: {describe_error(exc)}") from exc
         raise StateUnavailable(f"save wrapper: {label!r} changed {SAVE_ATTEMPTS} times meanwhile")
+
+    # -- drift looks -----------------------------------------------------------------------
+
+    def _drift_key(self) -> str:
+        return f"{self.prefix}:drift"
+
+    def load_drift(self) -> str | None:
+        """The fleet's saved drift looks (a baseline document), None when none saved yet."""
+        text = self._call("load drift looks", self.client.get, self._drift_key())
+        return text.decode("utf-8") if isinstance(text, bytes) else None
+
+    def update_drift(self, update: Callable[[str | None], str]) -> None:
+        """Replace the fleet's drift looks by ``update(stored)``; when another worker saved
+        meanwhile, ``update`` runs again on what it saved, so neither worker's looks are lost."""
+        key = self._drift_key()
+        for _ in range(SAVE_ATTEMPTS):
+            with self.client.pipeline(transaction=True) as pipe:
+                try:
+                    self.round_trips += 3  # WATCH, GET, MULTI/EXEC
+                    pipe.watch(key)
+                    stored = pipe.get(key)
+                    text = update(stored.decode("utf-8") if isinstance(stored, bytes) else None)
+                    pipe.multi()
+                    pipe.set(key, _bytes(text))
+                    pipe.execute()
+                    return
+                except self._watch_error:
+                    continue
+                except self._errors as exc:
+                    raise StateUnavailable(f"save drift looks: {describe_error(exc)}") from exc
+        raise StateUnavailable(f"save drift looks: changed {SAVE_ATTEMPTS} times meanwhile")
 
     # -- the whole state -------------------------------------------------------------------
 

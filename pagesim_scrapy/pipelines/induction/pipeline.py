@@ -15,7 +15,7 @@ from pagesim_scrapy.core.induce import Extraction
 from pagesim_scrapy.core.record import ItemRecord
 from pagesim_scrapy.items import PageItem
 from pagesim_scrapy.pipelines._config import config_or_fail
-from pagesim_scrapy.pipelines.driftrelearn import relearn_if_drifted
+from pagesim_scrapy.pipelines.driftrelearn import relearn_if_drifted, watch_record
 from pagesim_scrapy.pipelines.induction.holding import Held, Holding, held_bytes_budget
 from pagesim_scrapy.pipelines.induction.learning import LabelState, Learner, LearnResult
 from pagesim_scrapy.pipelines.induction.records import (
@@ -248,6 +248,7 @@ class TemplateInductionPipeline:
             if state is not None and result.ok and state.wrapper.kind == "list":
                 item.records = list(result.records)
         item.verdict = {**item.verdict, "induction": info}
+        watch_record(self.crawler, item, status)  # wrapper drift (PAGESIM_DRIFT_ENABLED)
         if not self.config.keep_html:
             item.html = None
 

@@ -52,6 +52,16 @@ _BLOCKS = frozenset(
 )
 _SKIP = frozenset({"script", "style", "noscript", "template", "form", "nav", "header", "footer"})
 _SPACE = re.compile(r"\s+")
+#: A body holds this many words of letters at least: a vote count, a reputation score or a
+#: badge ("16.9k", "♦") is no post text.
+MIN_BODY_WORDS = 1
+#: A block whose text is more than this share link text is a menu or a signature, not a body.
+MAX_LINK_SHARE = 0.5
+#: A text that shows a URL (``http://…``, ``www.…``, ``host.tld/…``).
+_URL_TEXT = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.|[\w-]+(?:\.[\w-]+)+/)\S*$", re.I)
+_WORD = re.compile(r"[^\W\d_]{2,}")
+#: The words that mark a date as an edit's, not the post's (an editor's signature).
+_EDITED = re.compile(r"\b(?:edited|modified|updated|revised)\b", re.I)
 
 Element = etree._Element
 
@@ -66,7 +76,61 @@ def _is_date(el: Element) -> bool:
     if _DATE_ATTR.match(el.get("title") or ""):
         return True
     own = " ".join(t for t in (el.text, *(c.tail for c in el)) if t)
-    return bool(own.strip()) and len(_text(el)) <= MAX_DATE_TEXT and bool(_DATE_TEXT.search(own))
+    if not own.strip() or len(_text(el)) > MAX_DATE_TEXT:
+        return False
+    # a date inside a URL ("…/2014-01-20-image.zip") names a file, it dates no post
+    return bool(_DATE_TEXT.search(" ".join(p for p in own.split() if not _is_url_text(p))))
+
+
+def _text_before(el: Element) -> str:
+    """The text of ``el``'s parent that comes before ``el`` (its own words)."""
+    parent = el.getparent()
+    if parent is None:
+        return ""
+    parts = [parent.text or ""]
+    for sibling in parent:
+        if sibling is el:
+            break
+        parts.append(sibling.tail or "")
+    return " ".join(parts)
+
+
+def _is_edit(date: Element) -> bool:
+    """A date introduced as an edit's ("edited 2 hours ago", also through a link around it):
+    it signs the editor, not the post's author."""
+    node: Element | None = date
+    for _ in range(2):
+        if node is None:
+            break
+        if _EDITED.search((node.text or "") + " " + _text_before(node)):
+            return True
+        node = node.getparent()
+    return False
+
+
+def _is_url_text(text: str) -> bool:
+    return bool(_URL_TEXT.match(text.strip()))
+
+
+def _is_prose(el: Element) -> bool:
+    """Text a post could hold: words of its own beside its links, and not mostly the text
+    of links (a menu, a signature with a score). A link that shows a URL is post text."""
+    text = _text(el)
+    linked = [t for t in (_text(a) for a in el.iter("a")) if not _is_url_text(t)]
+    link_chars = sum(len(t) for t in linked)
+    words = len(_WORD.findall(text)) - sum(len(_WORD.findall(t)) for t in linked)
+    return words >= MIN_BODY_WORDS and link_chars <= MAX_LINK_SHARE * len(text)
+
+
+def _co_signed(author: Element | None) -> bool:
+    """An author link among other people's links ("closed by A, B, C"): an action several
+    people took, a notice, not one person's post."""
+    if author is None or author.getparent() is None:
+        return False
+    names = {
+        _text(a) for a in author.getparent().iter("a") if _PROFILE_URL.search(a.get("href") or "")
+    }
+    return len(names) > 1
 
 
 def _dates(body: Element) -> list[Element]:
@@ -92,6 +156,8 @@ def _block_beside(
         if el is container or el.tag not in _BLOCKS or el in dated:
             continue
         if author is not None and _holds(el, author):
+            continue
+        if not _is_prose(el):
             continue
         size = len(_text(el))
         if size > best_len:
@@ -152,6 +218,8 @@ def _post_of(date: Element, dated: set[Element]) -> tuple[Element, Element, str 
         if node is None or node.tag in ("body", "html"):
             return None
         author = _author_element(node, date)
+        if _co_signed(author):
+            return None
         block = _block_beside(node, author, dated)
         if block is not None:
             name = _text(author) if author is not None else _by_name(date)
@@ -174,6 +242,8 @@ def body_posts(root: Element | None) -> list[dict[str, Any]]:
     dates = _dates(body)
     dated = {el for date in dates for el in (date, *date.iterancestors())}
     for date in dates:
+        if _is_edit(date):
+            continue
         post = _post_of(date, dated)
         if post is None or any(post[0] is have[0] for have in found):
             continue

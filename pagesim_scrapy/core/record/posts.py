@@ -146,7 +146,7 @@ def _dates(body: Element) -> list[Element]:
 
 
 def _block_beside(
-    container: Element, author: Element | None, dated: set[Element]
+    container: Element, author: Element | None, date: Element, dated: set[Element]
 ) -> Element | None:
     """The block of the container with the most text that holds no date (``dated``: the
     page's dates and their ancestors) and not the author: a signature, this post's or an
@@ -157,12 +157,18 @@ def _block_beside(
             continue
         if author is not None and _holds(el, author):
             continue
-        if not _is_prose(el):
+        if _on_date_line(el, date) or not _is_prose(el):
             continue
         size = len(_text(el))
         if size > best_len:
             best, best_len = el, size
     return best
+
+
+def _on_date_line(el: Element, date: Element) -> bool:
+    """An inline element beside the date ("Verified purchase" after the reviewer's name and
+    date): part of the signature line, not the post's text."""
+    return el.tag == "span" and el.getparent() is date.getparent()
 
 
 def _holds(el: Element, other: Element) -> bool:
@@ -211,6 +217,25 @@ def _date_value(date: Element) -> str:
     return own[found.start() :].strip(" .,;|")[:MAX_DATE_TEXT]
 
 
+def _body_text(block: Element, author: str | None, dated: set[Element]) -> str:
+    """The text of the body block and of its sibling blocks of the same tag (a body of
+    several paragraphs), leaving out the date line, the author's name and what is not
+    prose."""
+    parent = block.getparent()
+    if parent is None:
+        return _text(block)
+    parts = [
+        _text(el)
+        for el in parent
+        if el is block or (el.tag == block.tag and el not in dated and _beside(el, author))
+    ]
+    return " ".join(p for p in parts if p)
+
+
+def _beside(el: Element, author: str | None) -> bool:
+    return _text(el) != author and _is_prose(el)
+
+
 def _post_of(date: Element, dated: set[Element]) -> tuple[Element, Element, str | None] | None:
     """The post holding a date: its element, its body block and its author."""
     node = date.getparent()
@@ -220,7 +245,7 @@ def _post_of(date: Element, dated: set[Element]) -> tuple[Element, Element, str 
         author = _author_element(node, date)
         if _co_signed(author):
             return None
-        block = _block_beside(node, author, dated)
+        block = _block_beside(node, author, date, dated)
         if block is not None:
             name = _text(author) if author is not None else _by_name(date)
             return node, block, name
@@ -252,7 +277,7 @@ def body_posts(root: Element | None) -> list[dict[str, Any]]:
     for container, block, author, date in found:
         if any(_holds(container, other[0]) for other in found if other[0] is not container):
             continue
-        text = _text(block)
+        text = _body_text(block, author, dated)
         if author and text:
             posts.append({"author": author, "date": _date_value(date), "body": text})
         if len(posts) >= MAX_POSTS:

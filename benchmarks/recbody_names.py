@@ -4,7 +4,8 @@ its body alone once its metadata is gone.
 For each multi-page site (the demo shop's products, each recipe_scrapers_testdata site,
 the question/article/post pages of site_page_types and site_page_types_2) and each page of it
 (at most ``--held`` per site): a :class:`~pagesim_scrapy.core.record.naming.BodyNaming` learns
-from the site's *other* pages which body field agrees with their metadata; then the held-out
+from the site's *other* pages (the ``--train`` next ones) which body field agrees with their
+metadata; then the held-out
 page is stripped of its metadata (JSON-LD and other script data, microdata and RDFa
 attributes, ``<meta>`` tags) and its core record is filled from its body. Truth is the
 unstripped page's own core record (its structured data). Per attribute:
@@ -14,7 +15,8 @@ unstripped page's own core record (its structured data). Per attribute:
 * ``got``: of those, pages whose filled record has the attribute from the body, the same value;
 * ``wrong``: pages whose filled record has a body value for it that is not the true one.
 
-Run: ``python benchmarks/recbody_names.py [--held N] [--site NAME]``. Deterministic.
+Run: ``python benchmarks/recbody_names.py [--held N] [--train N] [--min-pages N] [--site S]``.
+Deterministic.
 """
 
 from __future__ import annotations
@@ -143,14 +145,14 @@ def _shown(kind: str, truth: Any, body: dict[str, str]) -> bool:
     return False
 
 
-def judge_site(pages: list[Page], held: int, options: NamingOptions) -> Counter[str]:
-    ready = prepared(pages)
+def judge_site(pages: list[Page], held: int, train: int, options: NamingOptions) -> Counter[str]:
+    ready = prepared(pages[: held + train])
     figures: Counter[str] = Counter()
     for i, (url, html) in enumerate(pages[:held]):
         truth = ready[i][0]
         if not truth.fields:
             continue
-        figures += judge_page(truth, url, html, ready[:i] + ready[i + 1 :], options)
+        figures += judge_page(truth, url, html, (ready[i + 1 :] + ready[:i])[:train], options)
     return figures
 
 
@@ -178,6 +180,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--held", type=int, default=10, help="pages held out per site")
     parser.add_argument("--site", help="only sites whose name holds this")
+    parser.add_argument("--train", type=int, default=10, help="pages learned from per page")
     parser.add_argument("--min-pages", type=int, default=NamingOptions().min_pages)
     parser.add_argument("-v", "--verbose", action="store_true", help="print every recipe site")
     args = parser.parse_args()
@@ -187,7 +190,7 @@ def main() -> int:
     pooled: Counter[str] = Counter()
     recipes: Counter[str] = Counter()
     for name, pages in sites(args.site):
-        figures = judge_site(pages, args.held, options)
+        figures = judge_site(pages, args.held, args.train, options)
         pooled += figures
         if name.startswith("recipes/"):
             recipes += figures

@@ -103,3 +103,16 @@ def test_the_pipeline_record_takes_body_values_where_metadata_is_missing():
     assert item.sources["price"] == "body"
     assert re.fullmatch(r"\d+\.\d+", item.record["price"])
     assert body_naming(state, url) is body_naming(state, url)
+
+
+def test_reviews_are_one_list_of_groups_with_stable_names():
+    url, html = _products(1)[0]
+    core, _ = read_page(html, url)
+    reviews = core.get("reviews")
+    assert core.fields["reviews"].source == "body"
+    assert len(reviews) >= 2
+    assert all(set(r) == {"author", "date", "body", "rating"} for r in reviews)
+    assert all(r["body"] and r["body"] != "Verified purchase" for r in reviews)
+    item = compose_record(html, {"review_list": [{"text": reviews[0]["body"] + " Olga"}]}, url)
+    assert "review_list" not in item.record
+    assert not any(name.startswith("reviews_") for name in item.record)

@@ -33,6 +33,8 @@ _SKIP = frozenset({"script", "style", "noscript", "template", "svg", "head", "if
 _SPACE = re.compile(r"\s+")
 #: The mark of a key whose ancestors are named by tag and id only.
 COARSE = "~"
+#: The mark of a key that names the element's parent and the element only.
+LOCAL = "^"
 
 
 def _step(el: Element) -> str:
@@ -50,21 +52,22 @@ def _text(el: Element) -> str:
     return _SPACE.sub(" ", " ".join(parts)).strip()
 
 
-def _elements(body: Element) -> Iterator[tuple[Element, str, str]]:
-    """Every visible element under ``body`` in page order, with its two paths: every step's
-    classes, and only its own (ancestors by tag and id: a blog post's ``category-…`` and
-    ``tag-…`` classes differ from post to post)."""
-    stack: list[tuple[Element, str, str]] = [(body, "body", "body")]
+def _elements(body: Element) -> Iterator[tuple[Element, str, str, str]]:
+    """Every visible element under ``body`` in page order, with its three paths: every
+    step's classes; only its own (ancestors by tag and id: a blog post's ``category-…`` and
+    ``tag-…`` classes differ from post to post); its parent and itself only (a slot that
+    keeps its classes when the page around it is redesigned)."""
+    stack: list[tuple[Element, str, str, str]] = [(body, "body", "body", "body")]
     walked = 0
     while stack and walked < MAX_ELEMENTS:
-        el, full, bare = stack.pop()
+        el, full, bare, parent = stack.pop()
         walked += 1
-        own = _classes(el)
-        yield el, full + own, COARSE + bare + own
+        own = _step(el) + _classes(el)
+        yield el, full + _classes(el), COARSE + bare + _classes(el), f"{LOCAL}{parent}/{own}"
         children = [c for c in el if isinstance(c.tag, str) and c.tag not in _SKIP]
         for child in reversed(children):
             step = _step(child)
-            stack.append((child, f"{full}{own}/{step}", f"{bare}/{step}"))
+            stack.append((child, f"{full}{_classes(el)}/{step}", f"{bare}/{step}", own))
 
 
 def _only_child_text(el: Element) -> bool:

@@ -23,6 +23,7 @@ from .normalise import (
     as_price,
     as_text,
 )
+from .posts import _DATE_TEXT
 
 __all__ = ["DATE_FIELDS", "read_as", "same", "value_kind"]
 
@@ -70,7 +71,7 @@ def _date(text: str) -> str | None:
     """An ISO date (``YYYY-MM-DD``) from an ISO value or a date as people write it."""
     if re.match(r"^\d{4}-\d{2}-\d{2}", text):
         return text[:10]
-    if len(text) > MAX_SHORT or not re.search(r"\d", text):
+    if len(text) > MAX_SHORT or not _DATE_TEXT.search(text):
         return None
     from dateutil import parser
 

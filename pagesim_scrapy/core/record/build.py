@@ -175,6 +175,7 @@ _SCALAR: dict[str, Callable[[Any, RecordOptions], Any]] = {
     "texts": lambda raw, o: groups.texts(raw, o.max_items),
     "instructions": lambda raw, o: groups.instructions(raw, o.max_items),
     "location": _first_of(groups.location),
+    "reviews": lambda raw, o: groups.reviews(raw, o.max_items),
 }
 
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .bodyfields import COARSE
+from .bodyfields import COARSE, LOCAL
 from .bodyvalues import read_as, same, value_kind
 from .fields import FIELDS
 from .model import CoreRecord, Value
@@ -77,11 +77,15 @@ def _readable(body: Mapping[str, Any], kind: str) -> dict[str, Any]:
     return out
 
 
-def _rank(item: tuple[tuple[str, str], int]) -> tuple[int, bool, str]:
-    """Most pages agreeing first; on a tie, the key that names ancestors by tag and id only
-    (it holds on more of a site's pages), then the key itself (a stable order)."""
+#: key marks, the key that holds on most pages of a site first
+_BREADTH = {LOCAL: 0, COARSE: 1}
+
+
+def _rank(item: tuple[tuple[str, str], int]) -> tuple[int, int, str]:
+    """Most pages agreeing first; on a tie, the key that says least about the page around
+    the element (it holds on more of a site's pages), then the key itself (a stable order)."""
     (_, key), count = item
-    return -count, not key.startswith(COARSE), key
+    return -count, _BREADTH.get(key[:1], len(_BREADTH)), key
 
 
 class _TypeCounts:

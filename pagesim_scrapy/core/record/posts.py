@@ -16,12 +16,15 @@ from typing import Any
 
 from lxml import etree
 
+from .fields import FIELDS
 from .model import CoreRecord, Value
 
 __all__ = ["BODY", "body_posts", "with_body_posts"]
 
 #: The source of a core value read from the page body.
 BODY = "body"
+#: Page types whose posts in the body are reviews of the page's item.
+REVIEWED = frozenset({"product", "recipe"})
 #: A page with no thread markup is taken for a thread when its body shows this many posts.
 MIN_THREAD_POSTS = 2
 #: Two posts are the same when their texts begin with the same this many characters.
@@ -293,11 +296,14 @@ def with_body_posts(record: CoreRecord, posts: list[dict[str, Any]], forced: boo
     """``record`` with the body's posts where its structured data gives none (their author
     and date where it gives posts without them); a plain ``page`` (type not
     ``forced`` by the caller) whose body shows :data:`MIN_THREAD_POSTS` posts becomes a
-    thread (title from its name). Their source is :data:`BODY`."""
+    thread (title from its name); a product's or recipe's are its reviews. Their source is
+    :data:`BODY`."""
     if not posts:
         return record
     if record.page_type == "thread":
         return _signed(record, posts)
+    if record.page_type in REVIEWED:
+        return _reviewed(record, posts)
     if record.page_type != "page" or forced or len(posts) < MIN_THREAD_POSTS:
         return record
     fields = {"title": record.fields["name"]} if "name" in record.fields else {}
@@ -305,6 +311,19 @@ def with_body_posts(record: CoreRecord, posts: list[dict[str, Any]], forced: boo
     if "url" in record.fields:
         fields["url"] = record.fields["url"]
     return CoreRecord("thread", fields, dict(record.extra))
+
+
+def _reviewed(record: CoreRecord, posts: list[dict[str, Any]]) -> CoreRecord:
+    """A product or recipe whose structured data has no reviews takes the body's posts as
+    its reviews (no rating: the body's stars are not read)."""
+    if "reviews" in record.fields:
+        return record
+    reviews = [{**post, "rating": None} for post in posts]
+    fields = dict(record.fields)
+    fields["reviews"] = Value(reviews, BODY)
+    order = [spec.name for spec in FIELDS[record.page_type]]
+    ordered = {name: fields[name] for name in sorted(fields, key=order.index)}
+    return CoreRecord(record.page_type, ordered, dict(record.extra))
 
 
 def _signed(record: CoreRecord, posts: list[dict[str, Any]]) -> CoreRecord:

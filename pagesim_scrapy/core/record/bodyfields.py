@@ -39,7 +39,7 @@ LOCAL = "^"
 
 def _step(el: Element) -> str:
     ident = normalise_classes(el.get("id"))
-    return el.tag + (f"#{ident}" if ident else "")
+    return str(el.tag) + (f"#{ident}" if ident else "")
 
 
 def _classes(el: Element) -> str:

@@ -128,11 +128,10 @@ def _is_prose(el: Element) -> bool:
 def _co_signed(author: Element | None) -> bool:
     """An author link among other people's links ("closed by A, B, C"): an action several
     people took, a notice, not one person's post."""
-    if author is None or author.getparent() is None:
+    parent = author.getparent() if author is not None else None
+    if parent is None:
         return False
-    names = {
-        _text(a) for a in author.getparent().iter("a") if _PROFILE_URL.search(a.get("href") or "")
-    }
+    names = {_text(a) for a in parent.iter("a") if _PROFILE_URL.search(a.get("href") or "")}
     return len(names) > 1
 
 

@@ -42,6 +42,7 @@ MIN_PREFIX = 40
 _LABEL = re.compile(r"^(?:by|written by|posted by|[^:\n]{1,24}:)\s+", re.I)
 _TRUNCATED = re.compile(r"(?:\.\.\.|…|\s)+$")
 _SPACE = re.compile(r"\s+")
+_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
 _NOT_SIGN = re.compile(r"[\d\s.,'\u00a0\u202f-]+")
 
 
@@ -103,7 +104,9 @@ def read_as(kind: str, text: str) -> Any:
 
 
 def _norm(value: Any) -> str:
-    return _SPACE.sub(" ", str(value)).strip().casefold()
+    """Folded for comparing: case, runs of space, and typographic quotes (a head's plain
+    quotes are a body's curly ones)."""
+    return _SPACE.sub(" ", str(value)).strip().casefold().translate(_QUOTES)
 
 
 def _same_text(a: Any, b: Any) -> bool:

@@ -1,4 +1,9 @@
-"""``extract --wrapper wrapper.json PATH...``: one JSON line per page with its record."""
+"""``extract --wrapper wrapper.json PATH...``: one JSON line per page with its record.
+
+With the core record, the pages are read twice: first every page teaches one
+:class:`~pagesim_scrapy.core.record.naming.BodyNaming` which body fields its metadata names,
+then each page's core record takes what its metadata lacks from those fields, so a page's
+record does not depend on where it comes in the list."""
 
 from __future__ import annotations
 
@@ -15,7 +20,10 @@ from pagesim_scrapy.cli._common import (
 from pagesim_scrapy.cli._progress import add_progress_argument, track
 from pagesim_scrapy.core.induce import Wrapper, WrapperError
 from pagesim_scrapy.core.pageio import PageReadError, read_page_bytes
-from pagesim_scrapy.core.record import item_record, read_record
+from pagesim_scrapy.core.record import item_record
+from pagesim_scrapy.core.record.bodyfields import body_fields
+from pagesim_scrapy.core.record.build import read_page
+from pagesim_scrapy.core.record.naming import BodyNaming
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -60,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if wrapper.pages == 0:
         raise CommandError(f"{args.wrapper}: the wrapper has not learned any page")
     paths = page_paths(args.paths)
+    naming = None if args.induced_only else learned_naming(paths)
     with output_stream(args.output) as out:
         for path in track(paths, args, "extracting"):
             try:
@@ -74,9 +83,28 @@ def run(args: argparse.Namespace) -> int:
                 records=args.records,
                 rows=args.rows,
                 core=not args.induced_only,
+                naming=naming,
             )
             write_jsonl(out, line)
     return 0
+
+
+def learned_naming(paths: list[Any]) -> BodyNaming:
+    """The body naming the pages' metadata teaches (unreadable pages are skipped here; the
+    extraction pass reports them)."""
+    naming = BodyNaming()
+    for path in paths:
+        try:
+            core, root = read_page(read_page_bytes(path))
+        except PageReadError:
+            continue
+        naming.observe(core, body_fields(root))
+    return naming
+
+
+def _core_record(page: bytes, naming: BodyNaming | None) -> Any:
+    core, root = read_page(page)
+    return core if naming is None else naming.fill(core, body_fields(root, "", naming.wanted()))
 
 
 def extract_record(
@@ -88,10 +116,11 @@ def extract_record(
     records: bool = False,
     rows: bool = False,
     core: bool = False,
+    naming: BodyNaming | None = None,
 ) -> dict[str, Any]:
     """One output line: the page's record and fit, or why it could not be read (shared with
     the Spark job). With ``core`` the record of a page that fits leads with the page's core
-    record."""
+    record (its gaps filled from the body fields ``naming`` names)."""
     line: dict[str, Any] = {"path": path}
     if page is None:
         line.update(record={}, fit=0.0, reason=error)
@@ -100,7 +129,7 @@ def extract_record(
     line.update(record=result.record, fit=round(result.fit, 4))
     # a page the wrapper does not fit is not taken for a page of its type: no record at all
     if core and not result.reason:
-        composed = item_record(read_record(page), result.record)
+        composed = item_record(_core_record(page, naming), result.record)
         line["record"] = composed.record
         if composed.page_type:
             line.update(page_type=composed.page_type, sources=composed.sources)

@@ -24,7 +24,7 @@ from .options import RecordOptions
 from .posts import body_posts, with_body_posts
 from .read import StructuredData, read_structured
 
-__all__ = ["build_record", "guess_page_type", "read_record"]
+__all__ = ["build_record", "guess_page_type", "read_page", "read_record"]
 
 _STRUCTURED = ("json-ld", "microdata", "rdfa")
 _FLAT = ("opengraph", "twitter", "meta")
@@ -42,10 +42,23 @@ def read_record(
 
     ``page_type`` overrides the type guessed from the page's schema.org types.
     """
+    return read_page(html, url, page_type=page_type, options=options)[0]
+
+
+def read_page(
+    html: str | bytes,
+    url: str = "",
+    *,
+    page_type: str | None = None,
+    options: RecordOptions | None = None,
+) -> tuple[CoreRecord, Any]:
+    """:func:`read_record` and the parsed page it was read from (None for an empty or
+    unparsable page), for what else the body shows (:func:`.bodyfields.body_fields`)."""
     options = options or RecordOptions()
     data = read_structured(html, url, options)
     record = build_record(data, url, page_type, options)
-    return with_body_posts(record, body_posts(data.root), forced=page_type is not None)
+    record = with_body_posts(record, body_posts(data.root), forced=page_type is not None)
+    return record, data.root
 
 
 def build_record(
@@ -162,6 +175,7 @@ _SCALAR: dict[str, Callable[[Any, RecordOptions], Any]] = {
     "texts": lambda raw, o: groups.texts(raw, o.max_items),
     "instructions": lambda raw, o: groups.instructions(raw, o.max_items),
     "location": _first_of(groups.location),
+    "reviews": lambda raw, o: groups.reviews(raw, o.max_items),
 }
 
 

@@ -35,6 +35,8 @@ _DESCRIPTION = FieldSpec(
     ("og:description", "twitter:description", "description"),
 )
 _URL = FieldSpec("url", "url", ("url",), ("og:url", "canonical"))
+#: one list of groups, the same keys in each: {author, date, body, rating}
+_REVIEWS = FieldSpec("reviews", "reviews", ("review", "reviews"))
 _AUTHOR = FieldSpec(
     "author",
     "authors",
@@ -130,6 +132,7 @@ PRODUCT = (
     _DESCRIPTION,
     FieldSpec("breadcrumbs", "breadcrumbs"),
     FieldSpec("variants", "variants"),
+    _REVIEWS,
     _URL,
 )
 
@@ -171,6 +174,7 @@ RECIPE = (
     FieldSpec("recipe_category", "text", ("recipeCategory",)),
     FieldSpec("recipe_cuisine", "text", ("recipeCuisine",)),
     FieldSpec("rating_value", "price", ("aggregateRating.ratingValue",)),
+    _REVIEWS,
     _URL,
 )
 

@@ -168,3 +168,21 @@ def _post(item: dict) -> dict:
         "date": as_text(date),
         "body": as_text(item.get("text") or item.get("articleBody")),
     }
+
+
+def reviews(raw: Any, limit: int) -> list[dict] | None:
+    """Reviews as ``[{author, date, body, rating}]``, every key in every review (None where
+    the review does not say), in page order."""
+    items = raw if isinstance(raw, list) else [raw]
+    out = [_review(item) for item in items[:limit] if isinstance(item, dict)]
+    return [r for r in out if r["body"] or r["rating"]] or None
+
+
+def _review(item: dict) -> dict:
+    rating = item.get("reviewRating")
+    value = rating.get("ratingValue") if isinstance(rating, dict) else None
+    return {
+        **_post(item),
+        "body": as_text(item.get("reviewBody") or item.get("description") or item.get("text")),
+        "rating": as_price(value) if value is not None else None,
+    }

@@ -62,6 +62,9 @@ class _Builder:
         self.sources: dict[str, str] = {}
         self.seen: set[str] = set()
         self.core_texts: list[str] = []
+        #: long texts of the core record's groups (a review's body), to know the same
+        #: groups read by the wrapper with their texts glued together
+        self.group_texts: list[str] = []
         self.value_names = value_names
         self.generic = 0
         self.dropped: dict[str, int] = {}
@@ -75,6 +78,9 @@ class _Builder:
         text = text_of(value)
         if len(text) >= MIN_CONTAINED:
             self.core_texts.append(text)
+        if isinstance(value, list):
+            members = (text_of(m) for g in value if isinstance(g, dict) for m in g.values())
+            self.group_texts.extend(t for t in members if len(t) >= MIN_CONTAINED)
 
     def add_row(self, name: str, value: Any) -> None:
         """A row the page labels: named by its label, kept unless it repeats a value."""
@@ -100,9 +106,13 @@ class _Builder:
         a labelled table, read as rows first)."""
         if not isinstance(value, list) or not value or not all(isinstance(g, dict) for g in value):
             return False
-        return all(
-            any(value_keys(member) & self.seen for member in group.values()) for group in value
-        )
+        return all(self._group_held(group) for group in value)
+
+    def _group_held(self, group: dict) -> bool:
+        if any(value_keys(member) & self.seen for member in group.values()):
+            return True
+        text = text_of(group)
+        return any(held in text for held in self.group_texts)
 
     def _in_core_text(self, value: Any) -> bool:
         text = text_of(value)

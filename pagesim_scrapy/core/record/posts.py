@@ -16,12 +16,15 @@ from typing import Any
 
 from lxml import etree
 
+from .fields import FIELDS
 from .model import CoreRecord, Value
 
 __all__ = ["BODY", "body_posts", "with_body_posts"]
 
 #: The source of a core value read from the page body.
 BODY = "body"
+#: Page types whose posts in the body are reviews of the page's item.
+REVIEWED = frozenset({"product", "recipe"})
 #: A page with no thread markup is taken for a thread when its body shows this many posts.
 MIN_THREAD_POSTS = 2
 #: Two posts are the same when their texts begin with the same this many characters.
@@ -52,6 +55,16 @@ _BLOCKS = frozenset(
 )
 _SKIP = frozenset({"script", "style", "noscript", "template", "form", "nav", "header", "footer"})
 _SPACE = re.compile(r"\s+")
+#: A body holds this many words of letters at least: a vote count, a reputation score or a
+#: badge ("16.9k", "♦") is no post text.
+MIN_BODY_WORDS = 1
+#: A block whose text is more than this share link text is a menu or a signature, not a body.
+MAX_LINK_SHARE = 0.5
+#: A text that shows a URL (``http://…``, ``www.…``, ``host.tld/…``).
+_URL_TEXT = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.|[\w-]+(?:\.[\w-]+)+/)\S*$", re.I)
+_WORD = re.compile(r"[^\W\d_]{2,}")
+#: The words that mark a date as an edit's, not the post's (an editor's signature).
+_EDITED = re.compile(r"\b(?:edited|modified|updated|revised)\b", re.I)
 
 Element = etree._Element
 
@@ -66,7 +79,60 @@ def _is_date(el: Element) -> bool:
     if _DATE_ATTR.match(el.get("title") or ""):
         return True
     own = " ".join(t for t in (el.text, *(c.tail for c in el)) if t)
-    return bool(own.strip()) and len(_text(el)) <= MAX_DATE_TEXT and bool(_DATE_TEXT.search(own))
+    if not own.strip() or len(_text(el)) > MAX_DATE_TEXT:
+        return False
+    # a date inside a URL ("…/2014-01-20-image.zip") names a file, it dates no post
+    return bool(_DATE_TEXT.search(" ".join(p for p in own.split() if not _is_url_text(p))))
+
+
+def _text_before(el: Element) -> str:
+    """The text of ``el``'s parent that comes before ``el`` (its own words)."""
+    parent = el.getparent()
+    if parent is None:
+        return ""
+    parts = [parent.text or ""]
+    for sibling in parent:
+        if sibling is el:
+            break
+        parts.append(sibling.tail or "")
+    return " ".join(parts)
+
+
+def _is_edit(date: Element) -> bool:
+    """A date introduced as an edit's ("edited 2 hours ago", also through a link around it):
+    it signs the editor, not the post's author."""
+    node: Element | None = date
+    for _ in range(2):
+        if node is None:
+            break
+        if _EDITED.search((node.text or "") + " " + _text_before(node)):
+            return True
+        node = node.getparent()
+    return False
+
+
+def _is_url_text(text: str) -> bool:
+    return bool(_URL_TEXT.match(text.strip()))
+
+
+def _is_prose(el: Element) -> bool:
+    """Text a post could hold: words of its own beside its links, and not mostly the text
+    of links (a menu, a signature with a score). A link that shows a URL is post text."""
+    text = _text(el)
+    linked = [t for t in (_text(a) for a in el.iter("a")) if not _is_url_text(t)]
+    link_chars = sum(len(t) for t in linked)
+    words = len(_WORD.findall(text)) - sum(len(_WORD.findall(t)) for t in linked)
+    return words >= MIN_BODY_WORDS and link_chars <= MAX_LINK_SHARE * len(text)
+
+
+def _co_signed(author: Element | None) -> bool:
+    """An author link among other people's links ("closed by A, B, C"): an action several
+    people took, a notice, not one person's post."""
+    parent = author.getparent() if author is not None else None
+    if parent is None:
+        return False
+    names = {_text(a) for a in parent.iter("a") if _PROFILE_URL.search(a.get("href") or "")}
+    return len(names) > 1
 
 
 def _dates(body: Element) -> list[Element]:
@@ -82,7 +148,7 @@ def _dates(body: Element) -> list[Element]:
 
 
 def _block_beside(
-    container: Element, author: Element | None, dated: set[Element]
+    container: Element, author: Element | None, date: Element, dated: set[Element]
 ) -> Element | None:
     """The block of the container with the most text that holds no date (``dated``: the
     page's dates and their ancestors) and not the author: a signature, this post's or an
@@ -93,10 +159,18 @@ def _block_beside(
             continue
         if author is not None and _holds(el, author):
             continue
+        if _on_date_line(el, date) or not _is_prose(el):
+            continue
         size = len(_text(el))
         if size > best_len:
             best, best_len = el, size
     return best
+
+
+def _on_date_line(el: Element, date: Element) -> bool:
+    """An inline element beside the date ("Verified purchase" after the reviewer's name and
+    date): part of the signature line, not the post's text."""
+    return el.tag == "span" and el.getparent() is date.getparent()
 
 
 def _holds(el: Element, other: Element) -> bool:
@@ -145,6 +219,25 @@ def _date_value(date: Element) -> str:
     return own[found.start() :].strip(" .,;|")[:MAX_DATE_TEXT]
 
 
+def _body_text(block: Element, author: str | None, dated: set[Element]) -> str:
+    """The text of the body block and of its sibling blocks of the same tag (a body of
+    several paragraphs), leaving out the date line, the author's name and what is not
+    prose."""
+    parent = block.getparent()
+    if parent is None:
+        return _text(block)
+    parts = [
+        _text(el)
+        for el in parent
+        if el is block or (el.tag == block.tag and el not in dated and _beside(el, author))
+    ]
+    return " ".join(p for p in parts if p)
+
+
+def _beside(el: Element, author: str | None) -> bool:
+    return _text(el) != author and _is_prose(el)
+
+
 def _post_of(date: Element, dated: set[Element]) -> tuple[Element, Element, str | None] | None:
     """The post holding a date: its element, its body block and its author."""
     node = date.getparent()
@@ -152,7 +245,9 @@ def _post_of(date: Element, dated: set[Element]) -> tuple[Element, Element, str 
         if node is None or node.tag in ("body", "html"):
             return None
         author = _author_element(node, date)
-        block = _block_beside(node, author, dated)
+        if _co_signed(author):
+            return None
+        block = _block_beside(node, author, date, dated)
         if block is not None:
             name = _text(author) if author is not None else _by_name(date)
             return node, block, name
@@ -174,6 +269,8 @@ def body_posts(root: Element | None) -> list[dict[str, Any]]:
     dates = _dates(body)
     dated = {el for date in dates for el in (date, *date.iterancestors())}
     for date in dates:
+        if _is_edit(date):
+            continue
         post = _post_of(date, dated)
         if post is None or any(post[0] is have[0] for have in found):
             continue
@@ -182,7 +279,7 @@ def body_posts(root: Element | None) -> list[dict[str, Any]]:
     for container, block, author, date in found:
         if any(_holds(container, other[0]) for other in found if other[0] is not container):
             continue
-        text = _text(block)
+        text = _body_text(block, author, dated)
         if author and text:
             posts.append({"author": author, "date": _date_value(date), "body": text})
         if len(posts) >= MAX_POSTS:
@@ -198,11 +295,14 @@ def with_body_posts(record: CoreRecord, posts: list[dict[str, Any]], forced: boo
     """``record`` with the body's posts where its structured data gives none (their author
     and date where it gives posts without them); a plain ``page`` (type not
     ``forced`` by the caller) whose body shows :data:`MIN_THREAD_POSTS` posts becomes a
-    thread (title from its name). Their source is :data:`BODY`."""
+    thread (title from its name); a product's or recipe's are its reviews. Their source is
+    :data:`BODY`."""
     if not posts:
         return record
     if record.page_type == "thread":
         return _signed(record, posts)
+    if record.page_type in REVIEWED:
+        return _reviewed(record, posts)
     if record.page_type != "page" or forced or len(posts) < MIN_THREAD_POSTS:
         return record
     fields = {"title": record.fields["name"]} if "name" in record.fields else {}
@@ -210,6 +310,19 @@ def with_body_posts(record: CoreRecord, posts: list[dict[str, Any]], forced: boo
     if "url" in record.fields:
         fields["url"] = record.fields["url"]
     return CoreRecord("thread", fields, dict(record.extra))
+
+
+def _reviewed(record: CoreRecord, posts: list[dict[str, Any]]) -> CoreRecord:
+    """A product or recipe whose structured data has no reviews takes the body's posts as
+    its reviews (no rating: the body's stars are not read)."""
+    if "reviews" in record.fields:
+        return record
+    reviews = [{**post, "rating": None} for post in posts]
+    fields = dict(record.fields)
+    fields["reviews"] = Value(reviews, BODY)
+    order = [spec.name for spec in FIELDS[record.page_type]]
+    ordered = {name: fields[name] for name in sorted(fields, key=order.index)}
+    return CoreRecord(record.page_type, ordered, dict(record.extra))
 
 
 def _signed(record: CoreRecord, posts: list[dict[str, Any]]) -> CoreRecord:

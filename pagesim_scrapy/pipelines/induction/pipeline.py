@@ -19,6 +19,7 @@ from pagesim_scrapy.pipelines.driftrelearn import relearn_if_drifted, watch_reco
 from pagesim_scrapy.pipelines.induction.holding import Held, Holding, held_bytes_budget
 from pagesim_scrapy.pipelines.induction.learning import LabelState, Learner, LearnResult
 from pagesim_scrapy.pipelines.induction.records import (
+    body_naming,
     compose_record,
     labelled_rows,
     page_tree,
@@ -276,4 +277,4 @@ class TemplateInductionPipeline:
         root = page_tree(page, url, state.wrapper.structured)
         rows = labelled_rows(root, url)
         result = self._extract(state, page if root is None else root, url)
-        return result, compose_record(html, result.record, url, rows)
+        return result, compose_record(html, result.record, url, rows, body_naming(state, url))

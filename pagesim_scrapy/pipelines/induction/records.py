@@ -1,14 +1,21 @@
 """The record a page item gets: its page's core record first, then its labelled rows, then
 the induced fields kept (:func:`pagesim_scrapy.core.record.item_record`). Runs in the worker
-thread."""
+thread. The core record's gaps are filled from the body fields the site's own metadata
+names on its other pages of the label (:class:`pagesim_scrapy.core.record.naming.BodyNaming`,
+one per label and site)."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
+from urllib.parse import urlsplit
+from weakref import WeakKeyDictionary
 
 from pagesim_scrapy.core.induce import parse_html
 from pagesim_scrapy.core.induce.dom import Element
 from pagesim_scrapy.core.record.item import ItemRecord, item_record
+from pagesim_scrapy.core.record.model import CoreRecord
+from pagesim_scrapy.core.record.naming import BodyNaming
 from pagesim_scrapy.core.record.rows import page_rows
 from pagesim_scrapy.core.statefile import describe_error
 from pagesim_scrapy.pipelines.induction.stores import logger
@@ -36,21 +43,56 @@ def labelled_rows(root: Element | None, url: str | None) -> dict[str, Any]:
         return {}
 
 
+#: the body namings of each label's state (kept as long as the state), per site
+_NAMINGS: WeakKeyDictionary[Any, dict[str, BodyNaming]] = WeakKeyDictionary()
+_NAMINGS_LOCK = threading.Lock()
+
+
+def body_naming(state: Any, url: str | None) -> BodyNaming:
+    """The body naming learned for ``state``'s label on the site of ``url``."""
+    site = (urlsplit(url or "").hostname or "").lower()
+    with _NAMINGS_LOCK:
+        per_site = _NAMINGS.setdefault(state, {})
+        naming = per_site.get(site)
+        if naming is None:
+            naming = per_site[site] = BodyNaming()
+        return naming
+
+
+def _filled(core: CoreRecord, root: Any, url: str | None, naming: BodyNaming) -> CoreRecord:
+    """``core`` after the page taught ``naming`` and took from its body what its metadata
+    lacks; ``core`` itself if that fails (logged: a bug, the record keeps its metadata)."""
+    from pagesim_scrapy.core.record.bodyfields import body_fields
+
+    try:
+        body = body_fields(root, url or "", naming.wanted())
+        naming.observe(core, body)
+        return naming.fill(core, body)
+    except Exception as exc:
+        logger.warning("pagesim: no body fields for page item %s: %s", url, describe_error(exc))
+        return core
+
+
 def compose_record(
     html: str | bytes,
     induced: dict[str, Any],
     url: str | None,
     rows: dict[str, Any] | None = None,
+    naming: BodyNaming | None = None,
 ) -> ItemRecord:
-    """The item's record from its page's HTML, its labelled rows and the wrapper's record.
+    """The item's record from its page's HTML, its labelled rows and the wrapper's record;
+    with ``naming``, the page teaches it and its core record's gaps are filled from the body.
     Never raises: a page whose structured data cannot be read keeps its other fields (with a
     WARNING)."""
     # the structured-data reader (extruct, rdflib) loads with the first page item
-    from pagesim_scrapy.core.record.build import read_record
+    from pagesim_scrapy.core.record.build import read_page
 
+    core: CoreRecord | None
     try:
-        core = read_record(html, url or "")
+        core, root = read_page(html, url or "")
     except Exception as exc:  # the reader skips bad blocks itself: this is a bug
         logger.warning("pagesim: no core record for page item %s: %s", url, describe_error(exc))
         core = None
+    if core is not None and naming is not None:
+        core = _filled(core, root, url, naming)
     return item_record(core, induced, url, rows)

@@ -1,0 +1,205 @@
+"""Body fields named by the site's metadata: how much of a page's core record comes back from
+its body alone once its metadata is gone.
+
+For each multi-page site (the demo shop's products, each recipe_scrapers_testdata site,
+the question/article/post pages of site_page_types and site_page_types_2) and each page of it
+(at most ``--held`` per site): a :class:`~pagesim_scrapy.core.record.naming.BodyNaming` learns
+from the site's *other* pages (the ``--train`` next ones) which body field agrees with their
+metadata; then the held-out
+page is stripped of its metadata (JSON-LD and other script data, microdata and RDFa
+attributes, ``<meta>`` tags) and its core record is filled from its body. Truth is the
+unstripped page's own core record (its structured data). Per attribute:
+
+* ``shown``: held-out pages whose stripped body shows the true value somewhere (any body
+  field that reads as the same value, :func:`~pagesim_scrapy.core.record.bodyvalues.same`);
+* ``got``: of those, pages whose filled record has the attribute from the body, the same value;
+* ``wrong``: pages whose filled record has a body value for it that is not the true one.
+
+Run: ``python benchmarks/recbody_names.py [--held N] [--train N] [--min-pages N] [--site S]``.
+Deterministic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import logging
+import sys
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import lxml.html
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pagesim_scrapy.core.record.bodyfields import body_fields  # noqa: E402
+from pagesim_scrapy.core.record.bodyvalues import read_as, same, value_kind  # noqa: E402
+from pagesim_scrapy.core.record.build import read_page  # noqa: E402
+from pagesim_scrapy.core.record.fields import FIELDS  # noqa: E402
+from pagesim_scrapy.core.record.model import CoreRecord  # noqa: E402
+from pagesim_scrapy.core.record.naming import BodyNaming, NamingOptions  # noqa: E402
+from pagesim_scrapy.core.record.posts import BODY  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data"
+DEMO = ROOT / "sample_project" / "demo_site"
+RECIPES = DATA / "recipe_scrapers_testdata" / "tests" / "test_data"
+TYPES = [
+    ("site_page_types", "android_stackexchange", "question"),
+    ("site_page_types", "awesomewm_wiki", "article"),
+    ("site_page_types", "cc_opensource_blog", "blog_entry"),
+    ("site_page_types", "flink_site", "blog_post"),
+    ("site_page_types_2", "calcite_site", "news_post"),
+    ("site_page_types_2", "oem_forum", "forum_topic"),
+    ("site_page_types_2", "rust_blog", "blog_post"),
+]
+#: attributes that carry metadata in a page and are dropped from the held-out copy
+META_ATTRS = ("itemprop", "itemscope", "itemtype", "itemid", "itemref", "property", "typeof")
+META_ATTRS += ("vocab", "resource", "about", "prefix", "rel", "content")
+
+Page = tuple[str, bytes]
+
+
+def demo_pages() -> list[Page]:
+    labels = json.loads((DEMO / "labels.json").read_text(encoding="utf-8"))
+    paths = sorted(path for path, label in labels.items() if label == "product")
+    return [("https://shop.example/" + path, (DEMO / path).read_bytes()) for path in paths]
+
+
+def type_pages(dataset: str, site: str, page_type: str) -> list[Page]:
+    folder = DATA / dataset / site
+    with (folder / "labels.csv").open(encoding="utf-8") as handle:
+        rows = [row for row in csv.DictReader(handle) if row["page_type"] == page_type]
+    rows.sort(key=lambda row: row["path"])
+    return [(row["url"], (folder / row["path"]).read_bytes()) for row in rows]
+
+
+def recipe_sites() -> list[tuple[str, list[Page]]]:
+    out = []
+    for folder in sorted(p for p in RECIPES.iterdir() if p.is_dir()):
+        files = sorted(folder.glob("*.testhtml"))
+        if len(files) >= 2:
+            pages = [(f"https://{folder.name}/{f.stem}", f.read_bytes()) for f in files]
+            out.append((f"recipes/{folder.name}", pages))
+    return out
+
+
+def stripped(html: bytes) -> bytes:
+    """The page without its metadata: script data blocks, ``<meta>`` tags and the
+    microdata/RDFa attributes (the visible text and images stay)."""
+    root = lxml.html.fromstring(html)
+    for el in root.xpath("//script | //meta | //link"):
+        el.drop_tree()
+    for el in root.iter():
+        if isinstance(el.tag, str):
+            for name in META_ATTRS:
+                el.attrib.pop(name, None)
+    return lxml.html.tostring(root, encoding="utf-8")
+
+
+def prepared(pages: list[Page]) -> list[tuple[CoreRecord, dict[str, str]]]:
+    out = []
+    for url, html in pages:
+        core, root = read_page(html, url)
+        out.append((core, body_fields(root, url)))
+    return out
+
+
+def judge_page(
+    truth: CoreRecord,
+    url: str,
+    html: bytes,
+    others: list[tuple[CoreRecord, dict[str, str]]],
+    options: NamingOptions,
+) -> Counter[str]:
+    naming = BodyNaming(options)
+    for core, body in others:
+        naming.observe(core, body)
+    bare, root = read_page(stripped(html), url)
+    body = body_fields(root, url)
+    filled = naming.fill(bare, body)
+    figures: Counter[str] = Counter()
+    for spec in FIELDS.get(truth.page_type, ()):
+        kind = value_kind(spec.name, spec.kind)
+        want = truth.fields.get(spec.name)
+        if kind is None or want is None or want.source == BODY:
+            continue
+        got = filled.fields.get(spec.name)
+        from_body = got is not None and got.source == BODY
+        if _shown(kind, want.value, body):
+            figures[f"{spec.name}/shown"] += 1
+            figures[f"{spec.name}/got"] += from_body and same(kind, want.value, got.value)
+        figures[f"{spec.name}/wrong"] += from_body and not same(kind, want.value, got.value)
+    return figures
+
+
+def _shown(kind: str, truth: Any, body: dict[str, str]) -> bool:
+    for key, raw in body.items():
+        if key.endswith("@src") != (kind == "urls"):
+            continue
+        if same(kind, truth, read_as(kind, raw)):
+            return True
+    return False
+
+
+def judge_site(pages: list[Page], held: int, train: int, options: NamingOptions) -> Counter[str]:
+    ready = prepared(pages[: held + train])
+    figures: Counter[str] = Counter()
+    for i, (url, html) in enumerate(pages[:held]):
+        truth = ready[i][0]
+        if not truth.fields:
+            continue
+        figures += judge_page(truth, url, html, (ready[i + 1 :] + ready[:i])[:train], options)
+    return figures
+
+
+def line(name: str, figures: Counter[str]) -> str:
+    names = sorted({key.split("/")[0] for key in figures})
+    parts = []
+    for attr in names:
+        shown, got, wrong = (figures[f"{attr}/{k}"] for k in ("shown", "got", "wrong"))
+        share = f"{got / shown:.2f}" if shown else "-"
+        parts.append(f"{attr} {share} ({got}/{shown}, wrong {wrong})")
+    shown = sum(v for k, v in figures.items() if k.endswith("/shown"))
+    got = sum(v for k, v in figures.items() if k.endswith("/got"))
+    total = f"{got / shown:.3f}" if shown else "-"
+    return f"{name}: all {total} ({got}/{shown}); " + "; ".join(parts)
+
+
+def sites(only: str | None) -> list[tuple[str, list[Page]]]:
+    out = [("demo_shop", demo_pages())]
+    out += [(f"{site}/{kind}", type_pages(ds, site, kind)) for ds, site, kind in TYPES]
+    out += recipe_sites()
+    return [(name, pages) for name, pages in out if only is None or only in name]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--held", type=int, default=10, help="pages held out per site")
+    parser.add_argument("--site", help="only sites whose name holds this")
+    parser.add_argument("--train", type=int, default=10, help="pages learned from per page")
+    parser.add_argument("--min-pages", type=int, default=NamingOptions().min_pages)
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every recipe site")
+    args = parser.parse_args()
+    options = NamingOptions(min_pages=args.min_pages)
+    logging.disable(logging.WARNING)
+    warnings.simplefilter("ignore")  # dateutil on time zone names it does not know
+    pooled: Counter[str] = Counter()
+    recipes: Counter[str] = Counter()
+    for name, pages in sites(args.site):
+        figures = judge_site(pages, args.held, args.train, options)
+        pooled += figures
+        if name.startswith("recipes/"):
+            recipes += figures
+        if args.verbose or not name.startswith("recipes/"):
+            print(line(name, figures))
+    print(line("recipes (pooled)", recipes))
+    print(line("pooled", pooled))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

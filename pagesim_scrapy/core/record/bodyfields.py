@@ -1,0 +1,119 @@
+"""The page body's values, each under a key that names its place in the page layout.
+
+A key is the element's path from ``<body>`` (tag, id and class words without their
+volatile parts, so that ``product-123`` and ``product-456``, or two builds' CSS hashes, are
+one place) and its rank among the elements of
+that path, so the same slot of a site's template has the same key on every page. Only what
+a visitor sees counts: element texts, image sources and ``<time datetime>``; the page's
+metadata (JSON-LD, microdata or RDFa attributes, head tags) never makes a key nor a value,
+so a page with its metadata stripped gives the same keys as the page with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from urllib.parse import urljoin
+
+from lxml import etree
+
+from pagesim_scrapy.core.induce.dom import normalise_classes
+
+__all__ = ["body_fields"]
+
+Element = etree._Element
+
+#: An element whose text is longer than this is a region of the page, not a value.
+MAX_VALUE_CHARS = 20_000
+#: Elements walked per page at most (a hostile page cannot cost more).
+MAX_ELEMENTS = 20_000
+
+_SKIP = frozenset({"script", "style", "noscript", "template", "svg", "head", "iframe"})
+_SPACE = re.compile(r"\s+")
+#: The mark of a key whose ancestors are named by tag and id only.
+COARSE = "~"
+#: The mark of a key that names the element's parent and the element only.
+LOCAL = "^"
+
+
+def _step(el: Element) -> str:
+    ident = normalise_classes(el.get("id"))
+    return str(el.tag) + (f"#{ident}" if ident else "")
+
+
+def _classes(el: Element) -> str:
+    classes = normalise_classes(el.get("class"))
+    return f".{classes}" if classes else ""
+
+
+def _text(el: Element) -> str:
+    parts = (t for t in el.itertext() if t)
+    return _SPACE.sub(" ", " ".join(parts)).strip()
+
+
+def _elements(body: Element) -> Iterator[tuple[Element, str, str, str]]:
+    """Every visible element under ``body`` in page order, with its three paths: every
+    step's classes; only its own (ancestors by tag and id: a blog post's ``category-…`` and
+    ``tag-…`` classes differ from post to post); its parent and itself only (a slot that
+    keeps its classes when the page around it is redesigned)."""
+    stack: list[tuple[Element, str, str, str]] = [(body, "body", "body", "body")]
+    walked = 0
+    while stack and walked < MAX_ELEMENTS:
+        el, full, bare, parent = stack.pop()
+        walked += 1
+        own = _step(el) + _classes(el)
+        yield el, full + _classes(el), COARSE + bare + _classes(el), f"{LOCAL}{parent}/{own}"
+        children = [c for c in el if isinstance(c.tag, str) and c.tag not in _SKIP]
+        for child in reversed(children):
+            step = _step(child)
+            stack.append((child, f"{full}{_classes(el)}/{step}", f"{bare}/{step}", own))
+
+
+def _only_child_text(el: Element) -> bool:
+    """An element that only wraps one element child (no text of its own) repeats its value."""
+    kids = [c for c in el if isinstance(c.tag, str)]
+    own = (el.text or "").strip() or any((c.tail or "").strip() for c in kids)
+    return len(kids) == 1 and not own
+
+
+def _values(el: Element, base_url: str) -> Iterator[tuple[str, str]]:
+    if el.tag == "img":
+        src = el.get("src") or el.get("data-src") or ""
+        if src and not src.startswith("data:"):
+            yield "@src", urljoin(base_url, src.strip())
+        return
+    if el.get("datetime"):
+        yield "@datetime", el.get("datetime", "").strip()
+    if _only_child_text(el):
+        return
+    text = _text(el)
+    if text and len(text) <= MAX_VALUE_CHARS:
+        yield "", text
+
+
+def body_fields(
+    root: Element | None, base_url: str = "", wanted: frozenset[str] | None = None
+) -> dict[str, str]:
+    """``{key: value}`` of the page body's texts, image sources and datetimes; with
+    ``wanted``, only those keys (cheaper: other texts are not read)."""
+    body = root.find("body") if root is not None else None
+    if body is None:
+        return {}
+    places = None if wanted is None else {w[: w.rfind("]") + 1] for w in wanted}
+    seen: Counter[str] = Counter()
+    out: dict[str, str] = {}
+    for el, *paths in _elements(body):
+        keys = []
+        for path in paths:
+            keys.append(f"{path}[{seen[path]}]")
+            seen[path] += 1
+        if places is not None:
+            keys = [key for key in keys if key in places]
+        if not keys:
+            continue
+        for suffix, value in _values(el, base_url):
+            for key in keys:
+                if wanted is None or key + suffix in wanted:
+                    out[key + suffix] = value
+    return out

@@ -1,0 +1,223 @@
+"""Body fields named by the site's own metadata, and used where a page's metadata is missing.
+
+A site's structured data (JSON-LD, microdata, og tags) is its own labelling of its pages:
+on the pages that have both, the body field whose value agrees with the metadata's ``price``
+is the site's price slot. One :class:`BodyNaming` per (site, page type) is fed each page's
+core record and body fields (:func:`.bodyfields.body_fields`, plus any induced field or
+labelled row under a key of its own); it learns, per standard name, the body field that
+agrees on most of the pages where the metadata has the value, and fills a page's core record
+from that field where the metadata lacks the value, or where the metadata says otherwise
+than a field that agreed on every page so far (stale metadata). Filled values have the
+source ``body``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .bodyfields import COARSE, LOCAL
+from .bodyvalues import read_as, same, value_kind
+from .fields import FIELDS
+from .model import CoreRecord, Value
+from .posts import BODY
+
+__all__ = ["BodyNaming", "NamingOptions"]
+
+#: The sources whose schema.org types set a page's type (a head tag alone may not).
+_ENTITY_SOURCES = frozenset({"json-ld", "microdata", "rdfa"})
+
+
+@dataclass(frozen=True)
+class NamingOptions:
+    """When a body field takes a standard name.
+
+    Attributes:
+        min_pages: pages with the metadata's value seen before a name is trusted.
+        min_share: share of those pages on which the body field agreed with it.
+        stale_pages: a field that agreed on every one of at least this many pages
+            overrides the metadata of a page where the two differ.
+        max_pages: pages learned from at most; later pages are only filled (cheaper).
+    """
+
+    min_pages: int = 2
+    min_share: float = 0.8
+    stale_pages: int = 5
+    max_pages: int = 50
+
+    def __post_init__(self) -> None:
+        if self.min_pages < 1 or self.stale_pages < 1 or self.max_pages < 1:
+            raise ValueError("min_pages, stale_pages and max_pages must be positive")
+        if not 0.0 < self.min_share <= 1.0:
+            raise ValueError("min_share must be in (0, 1]")
+
+
+def _kinds(page_type: str) -> dict[str, str]:
+    """``{standard name: body kind}`` of the fields of a page type a body text can hold."""
+    out = {}
+    for spec in FIELDS.get(page_type, ()):
+        kind = value_kind(spec.name, spec.kind)
+        if kind is not None:
+            out[spec.name] = kind
+    return out
+
+
+def _readable(body: Mapping[str, Any], kind: str) -> dict[str, Any]:
+    """The body fields that read as a value of ``kind`` (image keys only as images)."""
+    out = {}
+    for key, raw in body.items():
+        if not isinstance(raw, str) or key.endswith("@src") != (kind == "urls"):
+            continue
+        value = read_as(kind, raw)
+        if value not in (None, "", []):
+            out[key] = value
+    return out
+
+
+#: key marks, the key that holds on most pages of a site first
+_BREADTH = {LOCAL: 0, COARSE: 1}
+
+
+def _rank(item: tuple[tuple[str, str], int]) -> tuple[int, int, str]:
+    """Most pages agreeing first; on a tie, the key that says least about the page around
+    the element (it holds on more of a site's pages), then the key itself (a stable order)."""
+    (_, key), count = item
+    return -count, _BREADTH.get(key[:1], len(_BREADTH)), key
+
+
+class _TypeCounts:
+    """Agreement counts of one page type: pages with each metadata value, and pages on
+    which each body key agreed with it."""
+
+    def __init__(self, page_type: str) -> None:
+        self.kinds = _kinds(page_type)
+        self.pages = 0
+        self.seen: Counter[str] = Counter()
+        self.agreed: Counter[tuple[str, str]] = Counter()
+
+    def count(self, core: CoreRecord, body: Mapping[str, Any]) -> None:
+        self.pages += 1
+        for name, kind in self.kinds.items():
+            have = core.fields.get(name)
+            if have is None or have.source == BODY:
+                continue
+            self.seen[name] += 1
+            for key, value in _readable(body, kind).items():
+                if same(kind, have.value, value):
+                    self.agreed[name, key] += 1
+
+    def names(self, options: NamingOptions) -> dict[str, str]:
+        best: dict[str, str] = {}
+        for (name, key), count in sorted(self.agreed.items(), key=_rank):
+            if name not in best and self._trusted(name, count, options):
+                best[name] = key
+        return dict(sorted(best.items()))
+
+    def _trusted(self, name: str, count: int, options: NamingOptions) -> bool:
+        seen = self.seen[name]
+        return seen >= options.min_pages and count >= options.min_share * seen
+
+    def overrides(self, name: str, key: str, options: NamingOptions) -> bool:
+        seen = self.seen[name]
+        return seen >= options.stale_pages and self.agreed[name, key] == seen
+
+
+class BodyNaming:
+    """What one site's metadata calls its body fields, for the pages of one label
+    (thread-safe: a pipeline feeds it from several worker threads)."""
+
+    def __init__(self, options: NamingOptions | None = None) -> None:
+        self.options = options or NamingOptions()
+        self.pages = 0
+        self._types: dict[str, _TypeCounts] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def learning(self) -> bool:
+        return self.pages < self.options.max_pages
+
+    def observe(self, core: CoreRecord, body: Mapping[str, Any]) -> None:
+        """Count which body fields agree with the page's metadata (the values it has from
+        structured data, not from the body)."""
+        with self._lock:
+            if not self.learning:
+                return
+            self.pages += 1
+            counts = self._types.get(core.page_type)
+            if counts is None:
+                counts = self._types[core.page_type] = _TypeCounts(core.page_type)
+            counts.count(core, body)
+
+    def page_type(self) -> str | None:
+        """The page type the label's pages have most (a plain ``page`` only when no other)."""
+        with self._lock:
+            ranked = sorted(self._types.items(), key=lambda kv: (kv[0] == "page", -kv[1].pages))
+        return ranked[0][0] if ranked else None
+
+    def names(self, page_type: str | None = None) -> dict[str, str]:
+        """``{standard name: body key}`` learned well enough to use, for ``page_type``
+        (default: the label's own)."""
+        page_type = page_type or self.page_type()
+        with self._lock:
+            counts = self._types.get(page_type or "")
+            return counts.names(self.options) if counts is not None else {}
+
+    def wanted(self) -> frozenset[str] | None:
+        """The body keys a page must be read for: the learned ones, or None (every key)
+        while still learning."""
+        return None if self.learning else frozenset(self.names().values())
+
+    def fill(self, core: CoreRecord, body: Mapping[str, Any]) -> CoreRecord:
+        """``core`` with the values its metadata lacks (or states stale) read from the body
+        fields the site's metadata names; a page whose type no schema.org data states (a
+        plain ``page``, a ``thread`` only for the posts its body shows) takes the label's.
+        The same record when there is nothing to add."""
+        page_type = core.page_type if _typed_by_metadata(core) else self.page_type()
+        if page_type is None:
+            return core
+        with self._lock:
+            counts = self._types.get(page_type)
+            if counts is None:
+                return core
+            found = self._found(counts, core, page_type, body)
+        if not found:
+            return core
+        return _record_of(page_type, {**_carried(core, page_type), **found}, core)
+
+    def _found(
+        self, counts: _TypeCounts, core: CoreRecord, page_type: str, body: Mapping[str, Any]
+    ) -> dict[str, Value]:
+        found: dict[str, Value] = {}
+        for name, key in counts.names(self.options).items():
+            kind = counts.kinds[name]
+            raw = body.get(key)
+            value = read_as(kind, raw) if isinstance(raw, str) else None
+            if value in (None, "", []):
+                continue
+            have = core.fields.get(name) if core.page_type == page_type else None
+            if have is None or (
+                not same(kind, have.value, value) and counts.overrides(name, key, self.options)
+            ):
+                found[name] = Value(value, BODY)
+        return found
+
+
+def _typed_by_metadata(core: CoreRecord) -> bool:
+    return core.page_type != "page" and any(
+        value.source in _ENTITY_SOURCES for value in core.fields.values()
+    )
+
+
+def _carried(core: CoreRecord, page_type: str) -> dict[str, Value]:
+    """The fields of ``core`` that ``page_type`` has too."""
+    names = {spec.name for spec in FIELDS[page_type]}
+    return {name: value for name, value in core.fields.items() if name in names}
+
+
+def _record_of(page_type: str, fields: dict[str, Value], core: CoreRecord) -> CoreRecord:
+    order = [spec.name for spec in FIELDS[page_type]]
+    ordered = {name: fields[name] for name in sorted(fields, key=order.index)}
+    return CoreRecord(page_type, ordered, dict(core.extra))

@@ -15,7 +15,7 @@ unstripped page's own core record (its structured data). Per attribute:
 * ``got``: of those, pages whose filled record has the attribute from the body, the same value;
 * ``wrong``: pages whose filled record has a body value for it that is not the true one.
 
-Run: ``python benchmarks/recbody_names.py [--held N] [--train N] [--min-pages N] [--site S]``.
+Run: ``python benchmarks/eval_body_names.py [--held N] [--train N] [--min-pages N] [--site S]``.
 Deterministic.
 """
 

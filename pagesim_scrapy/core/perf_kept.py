@@ -1,13 +1,15 @@
 """A site's kept pages scored incrementally: each kept page's scores are cached and a page is
-re-scored only when the site's weights moved its scores, not at every re-estimate.
+re-scored only when the site's weights may have moved its scores, not at every re-estimate.
 
 A site is re-estimated on every page while it is young and then whenever it has grown by a
 share; re-scoring every kept page each time made the first pages of a site the most scored
-pages of a crawl. Here a re-estimate scores the pages it has not seen, then re-scores a few of
-the stalest cached pages as probes: when no probe's score moved by more than ``tolerance``,
-the other cached scores stand; otherwise every cached page is re-scored. A page whose scores
-were computed when the site had fewer than ``1 / max_growth`` of its pages is re-scored in any
-case, so a cached score never outlives a large change of the weights.
+pages of a crawl. Here a re-estimate scores the pages it has not seen, and looks again only at
+the cached pages scored before the site last grew by ``min_growth``: a few of the stalest are
+re-scored as probes, and when no probe's score moved by more than ``tolerance`` the others
+stand. A page scored before the site grew by ``max_growth`` is re-scored in any case. So once
+its site is past its young pages, a kept page is re-scored at most once each time the site
+grows by ``min_growth``; while the site is young (its weights still move page by page: a
+stale score there changed verdicts) the probes alone decide.
 
 Whether a kept page holds a label's core is answered without unpacking it again: each kept
 page keeps, as the bits of one integer, which of the features its labels' templates all share
@@ -44,10 +46,15 @@ class RescoreLimits:
     probes: int = 8
     #: a score computed when the site had fewer than pages / max_growth pages is recomputed
     max_growth: float = 1.5
+    #: and one computed when it had pages / min_growth pages or more stands, however far the
+    #: probes moved: a page is re-scored at most once each time the site grows by this factor
+    min_growth: float = 1.2
 
     def __post_init__(self) -> None:
-        if self.tolerance < 0.0 or self.probes < 0 or self.max_growth < 1.0:
-            raise ValueError("tolerance and probes must be >= 0, max_growth >= 1")
+        if self.tolerance < 0.0 or self.probes < 0 or self.min_growth < 1.0:
+            raise ValueError("tolerance and probes must be >= 0, min_growth >= 1")
+        if self.max_growth < self.min_growth:
+            raise ValueError("max_growth must be >= min_growth")
 
 
 DEFAULT_LIMITS = RescoreLimits()
@@ -58,6 +65,7 @@ class _Entry:
     scores: Scores
     scored_at: int  # the site's page count when the scores were computed
     shared: int  # bit i: the page holds the i-th feature the templates of a label all share
+    rescored: int = 0  # how many times the page was scored again
 
 
 class KeptScores:
@@ -74,20 +82,35 @@ class KeptScores:
         #: pages scored and re-scored since this cache was made (for benchmarks)
         self.scored = 0
         self.rescored = 0
+        self.most_rescored = 0  # of one page
 
     def scores(
-        self, packed: list[str], score: Callable[[Features], Scores], pages: int, exact: bool
+        self,
+        packed: list[str],
+        score: Callable[[Features], Scores],
+        pages: int,
+        *,
+        exact: bool = False,
+        young: bool = False,
     ) -> list[Scores]:
         """The scores of every page of ``packed`` (oldest first) on a site of ``pages``
-        pages; ``score`` scores one page's features; ``exact`` re-scores every page."""
+        pages; ``score`` scores one page's features; ``exact`` re-scores every page; on a
+        ``young`` site every cached page may be re-scored (its weights move page by page)."""
         live = set(packed)
         entries = {key: entry for key, entry in self._entries.items() if key in live}
         self._entries = entries
-        for key in live - entries.keys():
+        for key in packed:  # in order: which pages are probes must not depend on a set's
+            if key in entries:
+                continue
             features = unpack_features(key)
             entries[key] = _Entry(score(features), pages, self.mask(features))
             self.scored += 1
-        cached = [key for key, entry in entries.items() if entry.scored_at != pages]
+        recent = pages if young else pages / self.limits.min_growth
+        cached = [
+            key
+            for key, entry in entries.items()
+            if entry.scored_at != pages and (exact or entry.scored_at < recent)
+        ]
         if cached:
             self._refresh_stale(cached, score, pages, exact)
         return [entries[key].scores for key in packed]
@@ -114,7 +137,9 @@ class KeptScores:
         new = score(unpack_features(key))
         moved = max((abs(new[label] - old) for label, old in entry.scores.items()), default=0.0)
         entry.scores, entry.scored_at = new, pages
+        entry.rescored += 1
         self.rescored += 1
+        self.most_rescored = max(self.most_rescored, entry.rescored)
         return moved
 
     def mask(self, features: Features) -> int:

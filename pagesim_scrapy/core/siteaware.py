@@ -452,8 +452,13 @@ class SiteAwareClassifier:
         # configured through).
         sample = list(self._sample(state))
         cache = self._kept_scores(state)
+        pages = state.model.pages
         kept = cache.scores(
-            sample, lambda page: self._scores_of(page, state), state.model.pages, exact
+            sample,
+            lambda page: self._scores_of(page, state),
+            pages,
+            exact=exact,
+            young=pages < self.policy.early_pages,
         )
         self._find_cores(state, sample)
         for scores in kept:

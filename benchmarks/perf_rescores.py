@@ -11,6 +11,8 @@ re-scorings of one page, the CPU time of the decisions per page, and how many ve
 from __future__ import annotations
 
 import argparse
+import os
+import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -40,7 +42,7 @@ def served_features(pages: int, classifier: SiteAwareClassifier) -> list[Feature
     return features
 
 
-def run(features: list[Features], limits: RescoreLimits | None) -> tuple[list[Any], str]:
+def run(features: list[Features], limits: RescoreLimits | None) -> tuple[list[Any], str, float]:
     classifier = SiteAwareClassifier(bench_crawl.templates())
     if limits is not None:
         classifier.rescore_limits = limits
@@ -55,21 +57,27 @@ def run(features: list[Features], limits: RescoreLimits | None) -> tuple[list[An
     line = (
         f"first scorings {cache.scored}, re-scorings {cache.rescored} "
         f"({(cache.scored + cache.rescored) / n:.2f} scorings per page), most re-scorings of "
-        f"a page {cache.most_rescored}; decisions {seconds * 1000 / n:.3f} ms/page"
+        f"a page {cache.most_rescored}"
     )
-    return [(v.label, v.score) for v in verdicts], line
+    return [(v.label, v.score) for v in verdicts], line, seconds * 1000 / n
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=3, help="alternating runs of each")
     args = parser.parse_args()
     features = served_features(args.pages, SiteAwareClassifier(bench_crawl.templates()))
-    print(f"{len(features)} pages of one site, 10 templates")
-    exact, line = run(features, EXACT)
-    print(f"  re-scoring all  {line}")
-    cached, line = run(features, None)
-    print(f"  cached scores   {line}")
+    print(f"{len(features)} pages of one site, 10 templates; load average {os.getloadavg()[0]:.1f}")
+    times: dict[str, list[float]] = {"re-scoring all": [], "cached scores": []}
+    for _ in range(args.rounds):
+        exact, exact_line, ms = run(features, EXACT)
+        times["re-scoring all"].append(ms)
+        cached, cached_line, ms = run(features, None)
+        times["cached scores"].append(ms)
+    for (name, ms_list), line in zip(times.items(), (exact_line, cached_line)):
+        median = statistics.median(ms_list)
+        print(f"  {name:15s} {line}; decisions {median:.3f} ms/page (median of {args.rounds})")
     labels = sum(a[0] != b[0] for a, b in zip(exact, cached))
     moved = max((abs(a[1] - b[1]) for a, b in zip(exact, cached)), default=0.0)
     print(f"  verdicts that differ: {labels}; largest score difference {moved:.4f}")

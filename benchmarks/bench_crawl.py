@@ -111,7 +111,11 @@ PROFILE_PARTS: dict[str, tuple[str, str]] = {
     "  walk (summarize_tree)": ("core/summary.py", "summarize_tree"),
     "  decision (PageDecider.decide)": ("core/decide.py", "decide"),
     "    features (structural_features)": ("core/site.py", "structural_features"),
+    "    site model update (SiteModel.add)": ("core/site.py", "add"),
+    "    scoring, every call (_scores_of)": ("core/siteaware.py", "_scores_of"),
     "    site re-estimates (_refresh)": ("core/siteaware.py", "_refresh"),
+    "      kept pages scored (KeptScores.scores)": ("core/perf_kept.py", "scores"),
+    "      cuts placed (label_cut)": ("core/cutrules.py", "label_cut"),
     "  drift watch (observe)": ("middlewares/drift.py", "observe"),
     "  meta, flag, stats (_publish)": ("middlewares/downloader.py", "_publish"),
     "  holding, drop, explore (_act)": ("middlewares/downloader.py", "_act"),
@@ -127,6 +131,21 @@ def profile_split(stats: Any, pages: int) -> dict[str, tuple[float, int]]:
                 ms, n = found.get(part, (0.0, 0))
                 found[part] = (ms + cumulative * 1000.0 / pages, n + calls)
     return found
+
+
+def kept_page_scorings() -> dict[str, int]:
+    """How often the site re-estimates scored a kept page: first scorings, re-scorings and the
+    most re-scorings of one page are bounded by the cache (``core/perf_kept.py``)."""
+    if "pagesim_scrapy.core.perf_kept" not in sys.modules:
+        return {}
+    from pagesim_scrapy.core.perf_kept import _BY_MODEL
+
+    caches = list(_BY_MODEL.values())
+    return {
+        "first scorings": sum(cache.scored for cache in caches),
+        "re-scorings": sum(cache.rescored for cache in caches),
+        "most re-scorings of a page": max((cache.most_rescored for cache in caches), default=0),
+    }
 
 
 def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
@@ -204,6 +223,7 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         result["pagesim_ms"] = stats.get("pagesim/time_ms")
         result["classified"] = stats.get("pagesim/response_count")
         result["state"] = {k: v for k, v in stats.items() if k.startswith("pagesim/state/")}
+        result["rescores"] = kept_page_scorings()
 
     def done(outcome: Any) -> None:
         if not result:
@@ -280,6 +300,8 @@ def profile(pages: int, extra: list[str]) -> None:
     print(
         f"  stat pagesim/time_ms (same run)           {result['pagesim_ms'] / pages:7.3f} ms/page"
     )
+    for name, value in sorted(result.get("rescores", {}).items()):
+        print(f"  kept pages {name:31s} {value:7d}")
 
 
 def main() -> None:

@@ -67,13 +67,21 @@ from pagesim_scrapy.core.cutrules import (
     threshold_of,
     widest_gap_cut,
 )
+from pagesim_scrapy.core.perf_kept import (
+    DEFAULT_LIMITS,
+    KeptScores,
+    RescoreLimits,
+    kept_scores,
+    shared_features,
+    template_counts,
+)
 from pagesim_scrapy.core.site import (
     Features,
     SavedSite,
     SiteModel,
     jaccard_of_totals,
     structural_features,
-    weighted_jaccard,
+    unpack_features,
 )
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SITE_METHOD, SitePolicy
 from pagesim_scrapy.core.summary import DEFAULT_OPTIONS, PageSummary, SummaryOptions, summarize
@@ -147,6 +155,8 @@ class SiteAwareClassifier:
     """
 
     method = SITE_METHOD
+    #: when a kept page's cached scores stand at a re-estimate (see perf_kept)
+    rescore_limits: RescoreLimits = DEFAULT_LIMITS
 
     def __init__(
         self,
@@ -405,38 +415,51 @@ class SiteAwareClassifier:
         }
 
     def _template_pairs(self, state: _Site) -> dict[tuple[int, int], float]:
-        """Site-weighted similarity of every two templates (all labels), each pair once."""
+        """Site-weighted similarity of every two templates (all labels), each pair once: the
+        weights are looked up once for all templates, and each pair sums only what it shares
+        (a sum of weights on the table's grid is exact in any order)."""
         flat = [page for pages in self._templates.values() for page in pages]
         weights = state.model.weights(frozenset().union(*flat))
-        totals = [math.fsum(weights[f] for f in page) for page in flat]
+        weight = weights.__getitem__
+        totals = [sum(map(weight, page)) for page in flat]
         return {
-            (i, j): weighted_jaccard(
-                {f: weights[f] for f in flat[i]}, totals[i], flat[j], totals[j]
-            )
+            (i, j): jaccard_of_totals(sum(map(weight, flat[i] & flat[j])), totals[i], totals[j])
             for i, j in combinations(range(len(flat)), 2)
         }
 
-    def _sample(self, state: _Site) -> Iterator[Features]:
-        """The site's kept pages that the cuts are estimated from: all but the templates
-        themselves. A crawl given the site's own pages as templates fetches them, and their
-        score of 1.0 is not a sample of how the type's pages score (one such page at the top
-        made a group of its own there). One kept page is left out per template it equals."""
+    def _sample(self, state: _Site) -> Iterator[str]:
+        """The site's kept pages (packed) that the cuts are estimated from: all but the
+        templates themselves. A crawl given the site's own pages as templates fetches them, and
+        their score of 1.0 is not a sample of how the type's pages score (one such page at the
+        top made a group of its own there). One kept page is left out per template it equals;
+        only a kept page as long as a template is unpacked to tell."""
         templates = Counter(page for pages in self._templates.values() for page in pages)
-        for features in state.model.kept():
-            if templates[features] > 0:
-                templates[features] -= 1
+        lengths = template_counts(self._templates)
+        for packed in state.model.recent:
+            if len(packed) in lengths and templates[unpack_features(packed)] > 0:
+                templates[unpack_features(packed)] -= 1
             else:
-                yield features
+                yield packed
 
-    def _refresh(self, state: _Site) -> None:
-        """Re-estimate every label's anchors and cut from the site's kept pages."""
+    def _refresh(self, state: _Site, *, exact: bool = False) -> None:
+        """Re-estimate every label's anchors and cut from the site's kept pages (their cached
+        scores where the weights have not moved them, see :mod:`~pagesim_scrapy.core.perf_kept`;
+        ``exact`` re-scores them all)."""
         self._set_anchors(state)
         # Every label's cut comes from its scores over all the site's kept pages, as if it
         # were the only label: with several labels a page must be nearest a label *and* pass
         # that label's own cut (the nearest label alone let pages of every type nobody
         # configured through).
         sample = list(self._sample(state))
-        kept = [self._scores_of(features, state) for features in sample]
+        cache = self._kept_scores(state)
+        pages = state.model.pages
+        kept = cache.scores(
+            sample,
+            lambda page: self._scores_of(page, state),
+            pages,
+            exact=exact,
+            young=pages < self.policy.early_pages,
+        )
         self._find_cores(state, sample)
         for scores in kept:
             for label, score in scores.items():
@@ -449,6 +472,13 @@ class SiteAwareClassifier:
         state.coverage = self._coverage(state, kept)
         state.refreshed_at = state.model.pages
         self._track_highest(state)
+
+    def _kept_scores(self, state: _Site) -> KeptScores:
+        """The site's cached kept-page scores (see :mod:`~pagesim_scrapy.core.perf_kept`)."""
+        shared = getattr(self, "_shared_features", None)
+        if shared is None:
+            shared = self._shared_features = shared_features(self._templates)
+        return kept_scores(state.model, self.rescore_limits, shared)
 
     def _set_anchors(self, state: _Site) -> None:
         """Every label's templates' likeness (``within``), their likeness to other labels'
@@ -496,11 +526,12 @@ class SiteAwareClassifier:
             if source != "prior":
                 info.highest = value if info.highest is None else max(info.highest, value)
 
-    def _find_cores(self, state: _Site, sample: list[Features]) -> None:
+    def _find_cores(self, state: _Site, sample: list[str]) -> None:
         """Every label's core under the site's current weights, and how much of the site
-        holds it (see :func:`holds_the_core`)."""
+        (``sample``: its kept pages, packed) holds it (see :func:`holds_the_core`)."""
         table = state.model.table()
         count = state.model.df.get
+        cache = self._kept_scores(state)
         for label, templates in self._templates.items():
             info = state.labels[label]
             if len(templates) < 2:
@@ -508,7 +539,7 @@ class SiteAwareClassifier:
                 continue
             shared = frozenset.intersection(*templates)
             info.core = frozenset(f for f in shared if table[count(f, 0)] > 0.0)
-            holding = sum(info.core <= page for page in sample) if info.core else 0
+            holding = cache.core_holders(info.core, sample) if info.core else 0
             info.core_share = holding / len(sample) if sample else 0.0
 
     def _due(self, state: _Site, pages: int) -> bool:
@@ -630,7 +661,7 @@ class SiteAwareClassifier:
         with self._lock:
             state = self._site(site)
             if state.refreshed_at != state.model.pages:
-                self._refresh(state)
+                self._refresh(state, exact=True)
 
     def lowest_cut(self, label: str, site: str | None = None) -> float:
         """A bound under which no threshold of ``label`` on ``site`` is expected (see

@@ -1,0 +1,191 @@
+"""A site's kept pages scored incrementally: each kept page's scores are cached and a page is
+re-scored only when the site's weights may have moved its scores, not at every re-estimate.
+
+A site is re-estimated on every page while it is young and then whenever it has grown by a
+share; re-scoring every kept page each time made the first pages of a site the most scored
+pages of a crawl. Here a re-estimate scores the pages it has not seen, and looks again only at
+the cached pages scored before the site last grew by ``min_growth``: a few of the stalest are
+re-scored as probes, and when no probe's score moved by more than ``tolerance`` the others
+stand. A page scored before the site grew by ``max_growth`` is re-scored in any case. So once
+its site is past its young pages, a kept page is re-scored at most once each time the site
+grows by ``min_growth``; while the site is young (its weights still move page by page: a
+stale score there changed verdicts) the probes alone decide.
+
+Whether a kept page holds a label's core is answered without unpacking it again: each kept
+page keeps, as the bits of one integer, which of the features its labels' templates all share
+it holds (a core is always a subset of those).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from weakref import WeakKeyDictionary
+
+from pagesim_scrapy.core.site import Features, SiteModel, unpack_features
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "KeptScores",
+    "RescoreLimits",
+    "kept_scores",
+    "shared_features",
+    "template_counts",
+]
+
+Scores = dict[str, float]
+
+
+@dataclass(frozen=True)
+class RescoreLimits:
+    """When a cached score of a kept page stands (see the module docstring)."""
+
+    #: the largest move of a probe's score, on any label, under which cached scores stand
+    tolerance: float = 0.002
+    #: the stalest cached pages re-scored at every re-estimate to measure how far scores moved
+    probes: int = 8
+    #: a score computed when the site had fewer than pages / max_growth pages is recomputed
+    max_growth: float = 1.5
+    #: and one computed when it had pages / min_growth pages or more stands, however far the
+    #: probes moved: a page is re-scored at most once each time the site grows by this factor
+    min_growth: float = 1.2
+
+    def __post_init__(self) -> None:
+        if self.tolerance < 0.0 or self.probes < 0 or self.min_growth < 1.0:
+            raise ValueError("tolerance and probes must be >= 0, min_growth >= 1")
+        if self.max_growth < self.min_growth:
+            raise ValueError("max_growth must be >= min_growth")
+
+
+DEFAULT_LIMITS = RescoreLimits()
+
+
+@dataclass
+class _Entry:
+    scores: Scores
+    scored_at: int  # the site's page count when the scores were computed
+    shared: int  # bit i: the page holds the i-th feature the templates of a label all share
+    rescored: int = 0  # how many times the page was scored again
+
+
+class KeptScores:
+    """The cached scores of one site's kept pages (packed features -> scores)."""
+
+    def __init__(
+        self, limits: RescoreLimits = DEFAULT_LIMITS, shared: tuple[str, ...] = ()
+    ) -> None:
+        self.limits = limits
+        #: the features some label's templates all share, in bit order
+        self.shared = shared
+        self._bits = {feature: 1 << i for i, feature in enumerate(shared)}
+        self._entries: dict[str, _Entry] = {}
+        #: pages scored and re-scored since this cache was made (for benchmarks)
+        self.scored = 0
+        self.rescored = 0
+        self.most_rescored = 0  # of one page
+
+    def scores(
+        self,
+        packed: list[str],
+        score: Callable[[Features], Scores],
+        pages: int,
+        *,
+        exact: bool = False,
+        young: bool = False,
+    ) -> list[Scores]:
+        """The scores of every page of ``packed`` (oldest first) on a site of ``pages``
+        pages; ``score`` scores one page's features; ``exact`` re-scores every page; on a
+        ``young`` site every cached page may be re-scored (its weights move page by page)."""
+        live = set(packed)
+        entries = {key: entry for key, entry in self._entries.items() if key in live}
+        self._entries = entries
+        for key in packed:  # in order: which pages are probes must not depend on a set's
+            if key in entries:
+                continue
+            features = unpack_features(key)
+            entries[key] = _Entry(score(features), pages, self.mask(features))
+            self.scored += 1
+        recent = pages if young else pages / self.limits.min_growth
+        cached = [
+            key
+            for key, entry in entries.items()
+            if entry.scored_at != pages and (exact or entry.scored_at < recent)
+        ]
+        if cached:
+            self._refresh_stale(cached, score, pages, exact)
+        return [entries[key].scores for key in packed]
+
+    def _refresh_stale(
+        self, cached: list[str], score: Callable[[Features], Scores], pages: int, exact: bool
+    ) -> None:
+        """Re-score the probes, the pages scored long ago, and every page when a probe
+        moved (or when ``exact``)."""
+        entries = self._entries
+        limits = self.limits
+        cached.sort(key=lambda key: entries[key].scored_at)
+        moved = exact
+        for key in cached[: limits.probes]:
+            moved = self._rescore(key, score, pages) > limits.tolerance or moved
+        oldest = pages / limits.max_growth
+        for key in cached[limits.probes :]:
+            if moved or entries[key].scored_at < oldest:
+                self._rescore(key, score, pages)
+
+    def _rescore(self, key: str, score: Callable[[Features], Scores], pages: int) -> float:
+        """Score a cached page again; how far its scores moved."""
+        entry = self._entries[key]
+        new = score(unpack_features(key))
+        moved = max((abs(new[label] - old) for label, old in entry.scores.items()), default=0.0)
+        entry.scores, entry.scored_at = new, pages
+        entry.rescored += 1
+        self.rescored += 1
+        self.most_rescored = max(self.most_rescored, entry.rescored)
+        return moved
+
+    def mask(self, features: Features) -> int:
+        """The bits of the shared features that ``features`` holds."""
+        bits = self._bits
+        return sum(bits[feature] for feature in features if feature in bits)
+
+    def core_holders(self, core: Features, packed: Iterable[str]) -> int:
+        """How many of ``packed`` (pages these scores were asked for) hold every feature of
+        ``core``, a subset of the shared features."""
+        need = self.mask(core)
+        entries = self._entries
+        return sum(entries[key].shared & need == need for key in packed)
+
+
+#: each site model's cached scores (a re-adopted site gets a new model, and so a new cache)
+_BY_MODEL: WeakKeyDictionary[SiteModel, KeptScores] = WeakKeyDictionary()
+
+
+def kept_scores(
+    model: SiteModel, limits: RescoreLimits = DEFAULT_LIMITS, shared: tuple[str, ...] = ()
+) -> KeptScores:
+    """The cached scores of ``model``'s kept pages (made on first use); ``shared``: the
+    features some label's templates all share (see :func:`shared_features`)."""
+    cache = _BY_MODEL.get(model)
+    if cache is None or cache.limits != limits or cache.shared != shared:
+        cache = _BY_MODEL[model] = KeptScores(limits, shared)
+    return cache
+
+
+def shared_features(templates: Mapping[str, list[Features]]) -> tuple[str, ...]:
+    """The features all the templates of a label share, over the labels with two templates
+    or more (where a label's core comes from), in one order."""
+    shared: set[str] = set()
+    for pages in templates.values():
+        if len(pages) >= 2:
+            shared |= frozenset.intersection(*pages)
+    return tuple(sorted(shared))
+
+
+def template_counts(templates: Mapping[str, list[Features]]) -> dict[int, int]:
+    """How many templates have each packed length: a kept page of another length is none of
+    them, and need not be unpacked to be told apart."""
+    lengths: dict[int, int] = {}
+    for pages in templates.values():
+        for page in pages:
+            size = 1 + 2 * sum(1 for feature in page if len(feature) == 2)
+            lengths[size] = lengths.get(size, 0) + 1
+    return lengths

@@ -114,7 +114,7 @@ PROFILE_PARTS: dict[str, tuple[str, str]] = {
     "    site model update (SiteModel.add)": ("core/site.py", "add"),
     "    scoring, every call (_scores_of)": ("core/siteaware.py", "_scores_of"),
     "    site re-estimates (_refresh)": ("core/siteaware.py", "_refresh"),
-    "      kept pages scored (KeptScores.scores)": ("core/perf_kept.py", "scores"),
+    "      kept pages scored (KeptScores.scores)": ("core/keptscores.py", "scores"),
     "      cuts placed (label_cut)": ("core/cutrules.py", "label_cut"),
     "  drift watch (observe)": ("middlewares/drift.py", "observe"),
     "  meta, flag, stats (_publish)": ("middlewares/downloader.py", "_publish"),
@@ -135,10 +135,10 @@ def profile_split(stats: Any, pages: int) -> dict[str, tuple[float, int]]:
 
 def kept_page_scorings() -> dict[str, int]:
     """How often the site re-estimates scored a kept page: first scorings, re-scorings and the
-    most re-scorings of one page are bounded by the cache (``core/perf_kept.py``)."""
-    if "pagesim_scrapy.core.perf_kept" not in sys.modules:
+    most re-scorings of one page are bounded by the cache (``core/keptscores.py``)."""
+    if "pagesim_scrapy.core.keptscores" not in sys.modules:
         return {}
-    from pagesim_scrapy.core.perf_kept import _BY_MODEL
+    from pagesim_scrapy.core.keptscores import _BY_MODEL
 
     caches = list(_BY_MODEL.values())
     return {

@@ -67,7 +67,7 @@ from pagesim_scrapy.core.cutrules import (
     threshold_of,
     widest_gap_cut,
 )
-from pagesim_scrapy.core.perf_kept import (
+from pagesim_scrapy.core.keptscores import (
     DEFAULT_LIMITS,
     KeptScores,
     RescoreLimits,
@@ -155,7 +155,7 @@ class SiteAwareClassifier:
     """
 
     method = SITE_METHOD
-    #: when a kept page's cached scores stand at a re-estimate (see perf_kept)
+    #: when a kept page's cached scores stand at a re-estimate (see keptscores)
     rescore_limits: RescoreLimits = DEFAULT_LIMITS
 
     def __init__(
@@ -443,7 +443,7 @@ class SiteAwareClassifier:
 
     def _refresh(self, state: _Site, *, exact: bool = False) -> None:
         """Re-estimate every label's anchors and cut from the site's kept pages (their cached
-        scores where the weights have not moved them, see :mod:`~pagesim_scrapy.core.perf_kept`;
+        scores where the weights have not moved them, see :mod:`~pagesim_scrapy.core.keptscores`;
         ``exact`` re-scores them all)."""
         self._set_anchors(state)
         # Every label's cut comes from its scores over all the site's kept pages, as if it
@@ -474,7 +474,7 @@ class SiteAwareClassifier:
         self._track_highest(state)
 
     def _kept_scores(self, state: _Site) -> KeptScores:
-        """The site's cached kept-page scores (see :mod:`~pagesim_scrapy.core.perf_kept`)."""
+        """The site's cached kept-page scores (see :mod:`~pagesim_scrapy.core.keptscores`)."""
         shared = getattr(self, "_shared_features", None)
         if shared is None:
             shared = self._shared_features = shared_features(self._templates)

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from pagesim_scrapy.core.perf_kept import KeptScores, RescoreLimits, kept_scores
+from pagesim_scrapy.core.keptscores import KeptScores, RescoreLimits, kept_scores
 from pagesim_scrapy.core.site import SiteModel, pack_features
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 

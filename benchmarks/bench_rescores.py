@@ -1,10 +1,10 @@
 """Kept-page scorings of the site re-estimates, re-scoring all of them against the cache.
 
-    python benchmarks/perf_rescores.py [--pages 2000]
+    python benchmarks/bench_rescores.py [--pages 2000]
 
 Decides the pages ``bench_crawl.py`` serves, in its order, as one site, twice in one process:
 once re-scoring every kept page at every re-estimate (as before the cache), once with the
-cached scores (``pagesim_scrapy/core/perf_kept.py``). Prints the scorings per page, the most
+cached scores (``pagesim_scrapy/core/keptscores.py``). Prints the scorings per page, the most
 re-scorings of one page, the CPU time of the decisions per page, and how many verdicts differ.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 import bench_crawl
 
-from pagesim_scrapy.core.perf_kept import RescoreLimits, kept_scores, shared_features
+from pagesim_scrapy.core.keptscores import RescoreLimits, kept_scores, shared_features
 from pagesim_scrapy.core.site import Features
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.summary import PageParseError, parse_html, summarize_tree

@@ -432,17 +432,42 @@ def _mark_node(c: CNode, n: int, threshold: int) -> None:
         # a heading-keyed region with regions inside stays transparent: besides its
         # heading-keyed fields, its records and what they hold are fields too
     if c.kind == TEXT:
-        if src.varies() or _unknown(src, n, c.scope) or _page_name(src, n, c.scope):
+        if (
+            src.varies()
+            or _unknown(src, n, c.scope)
+            or _page_name(src, n, c.scope)
+            or _data_position(c.parent)
+        ):
             c.field = ""  # named later
             if c.scope is None:
                 c.trim = constant_affixes(src.samples)
     elif c.kind == ELEMENT:
         for attr in DATA_ATTRS.get(c.tag, ()):
             values = src.avals.get(attr)
-            if values and (len(values) >= 2 or _unknown(src, n, c.scope)):
+            if values and (
+                len(values) >= 2
+                or _unknown(src, n, c.scope)
+                or (_data_position(c) and not _is_address(values[0]))
+            ):
                 c.attr_fields.append((attr, ""))
     elif c.kind == REPEAT and _scope_is_data(c, n) and src.tchars + len(src.samples) > 0:
         c.field = ""
+
+
+def _data_position(el: CNode | None) -> bool:
+    """The page's body marks the element's value as data (a schema.org ``itemprop``): it is
+    a field even when it is the same on every page (a brand that is the shop's name, the one
+    author of a news site). JSON-LD's constants (the publisher) stay template: the core record
+    reads the structured data itself."""
+    if el is None or el.kind != ELEMENT:
+        return False
+    prop = el.info.get("itemprop", "")
+    return bool(prop) and not prop.startswith(JSONLD_PREFIX + ".")
+
+
+def _is_address(value: str) -> bool:
+    """A URL: the same image or link on every page is the site's (a logo, an icon)."""
+    return "://" in value or value.startswith(("/", "#"))
 
 
 def _mark_data_below(order: list[CNode]) -> None:

@@ -490,7 +490,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "PAGESIM_INDUCTION_MAX_PAGES",
         "int",
         50,
-        "Pages a label's wrapper learns at most (stored ones count).",
+        "Pages a label's wrapper learns at most (stored ones count); its items are held until "
+        "it has them (or the crawl idles or ends), then extracted with the settled wrapper.",
         group="induction",
     ),
     SettingSpec(

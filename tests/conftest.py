@@ -73,6 +73,7 @@ SLOW_TESTS = frozenset(
         "test_pages_that_pass_on_a_young_site_s_unsettled_cut_wait_for_the_second_look",
         "tests/test_second_look.py::"
         "test_pages_turned_away_early_are_requested_again_once_the_cut_has_settled",
+        "tests/test_stable_records.py",
     }
 )
 

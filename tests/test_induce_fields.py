@@ -113,8 +113,8 @@ def test_a_label_followed_by_several_links_is_a_list():
     record = wrapper.extract(page("homeandplate_2.html")).record
     assert record["tags"] == ["Christmas", "Christmas cookies", "Cookies", "Holiday Recipes"]
     assert record["filed_under"] == ["Baked Goods", "Sweets"]
-    # the author is the same on both pages: template text, not a field
-    assert "author" not in fields
+    # the author is the same on both pages, but the page labels it: a field (issue 31, item 4)
+    assert record["author"] == fields["author"].samples[0]
 
 
 def test_a_single_page_gives_its_rows_as_fields():

@@ -185,13 +185,16 @@ def _segment(node: TNode) -> str:
     return seg
 
 
-def compile_tree(tree: TemplateTree, lam: float) -> Compiled:
+def compile_tree(tree: TemplateTree, lam: float, const_pages: int = 1) -> Compiled:
+    """The extraction form of a template. Text that is the same on every learned page becomes
+    template text only once ``const_pages`` pages are learned: fewer pages may share a value
+    by chance (1: from the second page on, seed 003's rule)."""
     if tree.root is None:
         raise ValueError("the template has learned no page")
     n = tree.pages
     threshold = min_count(n, lam)
     root, order, discarded = _compile_nodes(tree.root, n, threshold)
-    _mark_data(order, n, threshold)
+    _mark_data(order, n, threshold, early=n < const_pages)
     reserved: set[str] = set()
     labels = compile_labels(tree.labels, n, threshold, reserved)
     _drop_covered_keys(order, {f.key for f in labels})
@@ -408,10 +411,10 @@ def _kv_labels(src: TNode, n: int, threshold: int) -> dict[str, str] | None:
     }
 
 
-def _mark_data(order: list[CNode], n: int, threshold: int) -> None:
+def _mark_data(order: list[CNode], n: int, threshold: int, early: bool = False) -> None:
     for c in order:
         if c.scope is None or _scope_is_data(c.scope, n):
-            _mark_node(c, n, threshold)
+            _mark_node(c, n, threshold, early)
     _drop_echoes(order)
     _mark_data_below(order)
     for c in reversed(order):
@@ -422,8 +425,9 @@ def _mark_data(order: list[CNode], n: int, threshold: int) -> None:
             c.implicit = _implicit_sigs(c)
 
 
-def _mark_node(c: CNode, n: int, threshold: int) -> None:
-    """Mark one node as a field (a text or a region) or give it attribute fields."""
+def _mark_node(c: CNode, n: int, threshold: int, early: bool = False) -> None:
+    """Mark one node as a field (a text or a region) or give it attribute fields; ``early``:
+    too few pages learned to take constant text for template text."""
     src = c.src
     if c.kind == REPEAT:
         c.kv = _kv_labels(src, n, threshold)
@@ -432,17 +436,54 @@ def _mark_node(c: CNode, n: int, threshold: int) -> None:
         # a heading-keyed region with regions inside stays transparent: besides its
         # heading-keyed fields, its records and what they hold are fields too
     if c.kind == TEXT:
-        if src.varies() or _unknown(src, n, c.scope) or _page_name(src, n, c.scope):
+        if _text_is_data(c, n, early):
             c.field = ""  # named later
             if c.scope is None:
                 c.trim = constant_affixes(src.samples)
     elif c.kind == ELEMENT:
         for attr in DATA_ATTRS.get(c.tag, ()):
             values = src.avals.get(attr)
-            if values and (len(values) >= 2 or _unknown(src, n, c.scope)):
+            if values and _attr_is_data(c, values, n):
                 c.attr_fields.append((attr, ""))
     elif c.kind == REPEAT and _scope_is_data(c, n) and src.tchars + len(src.samples) > 0:
         c.field = ""
+
+
+def _text_is_data(c: CNode, n: int, early: bool) -> bool:
+    """A text is data when it varies, cannot be told (seen once), names the page, sits in a
+    data position, or too few pages are learned to call a constant text template."""
+    src = c.src
+    return (
+        src.varies()
+        or _unknown(src, n, c.scope)
+        or _page_name(src, n, c.scope)
+        or _data_position(c.parent)
+        or (early and n >= 2)
+    )
+
+
+def _attr_is_data(c: CNode, values: list[str], n: int) -> bool:
+    """An attribute is data when its value varies, cannot be told, or the element marks it as
+    data (``itemprop``) and it is not an address."""
+    if len(values) >= 2 or _unknown(c.src, n, c.scope):
+        return True
+    return _data_position(c) and not _is_address(values[0])
+
+
+def _data_position(el: CNode | None) -> bool:
+    """The page's body marks the element's value as data (a schema.org ``itemprop``): it is
+    a field even when it is the same on every page (a brand that is the shop's name, the one
+    author of a news site). JSON-LD's constants (the publisher) stay template: the core record
+    reads the structured data itself."""
+    if el is None or el.kind != ELEMENT:
+        return False
+    prop = el.info.get("itemprop", "")
+    return bool(prop) and not prop.startswith(JSONLD_PREFIX + ".")
+
+
+def _is_address(value: str) -> bool:
+    """A URL: the same image or link on every page is the site's (a logo, an icon)."""
+    return "://" in value or value.startswith(("/", "#"))
 
 
 def _mark_data_below(order: list[CNode]) -> None:

@@ -723,8 +723,8 @@ def compile_labels(
             continue  # the label leads each record of a list: the list's business
         if pages == 1 and entry.get("noise", 0):
             continue  # one page cannot show that it varies: chrome rows and tips stay out
-        if pages >= 2 and len(entry["samples"]) < 2:
-            continue  # the same value on every page: template text
+        if pages >= 2 and len(entry["samples"]) < 2 and not _data_row(entry):
+            continue  # the same value on every page, and no row that says it is data
         if pages >= 2 and not entry["explicit"] and seen < max(2, math.ceil(pages / 2)):
             continue  # a loose label (no colon, no dt/th) must be on most pages
         kind, sep = "text", ""
@@ -750,6 +750,12 @@ def compile_labels(
             )
         )
     return fields
+
+
+def _data_row(entry: dict[str, Any]) -> bool:
+    """A row the page labels as data on every page it is on (``dt``/``th``/a colon) and never
+    in the site's chrome: its value is a field even when it is the same on every page."""
+    return entry["explicit"] >= entry["pages"] and not entry.get("noise", 0)
 
 
 def extract_labels(fields: list[LabelField], root: Element) -> dict[str, tuple[Any, str]]:

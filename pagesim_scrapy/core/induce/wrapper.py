@@ -60,6 +60,9 @@ FORMAT_VERSION = 1
 
 #: Seed 003's λ: a node must be found on at least ceil((n + 1) · λ) of n pages to stay.
 DEFAULT_LAMBDA = 0.25
+#: Pages learned before constant text is template text (1: seed 003's rule, from the second
+#: page on); chosen leave-one-site-out, see docs/records.md.
+DEFAULT_CONST_PAGES = 1
 #: A page fits a wrapper when at least this share of its data skeleton is found on the page.
 DEFAULT_MIN_FIT = 0.5
 
@@ -94,6 +97,7 @@ class Wrapper:
         lam: float = DEFAULT_LAMBDA,
         min_fit: float = DEFAULT_MIN_FIT,
         structured: bool = True,
+        const_pages: int = DEFAULT_CONST_PAGES,
     ) -> None:
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"lambda must be within [0, 1], got {lam}")
@@ -103,6 +107,9 @@ class Wrapper:
         #: pages given as bytes or text are parsed with their JSON-LD as fields
         #: (see :func:`~pagesim_scrapy.core.induce.dom.parse_html`)
         self.structured = structured
+        #: pages learned before text that is the same on all of them is template text
+        #: (:func:`~pagesim_scrapy.core.induce.compiled.compile_tree`)
+        self.const_pages = const_pages
         self.tree = TemplateTree()
         self._compiled: Compiled | None = None
         #: how many times the tree was compiled (compiling names fields in the tree for good)
@@ -165,7 +172,7 @@ class Wrapper:
             if self._compiled is None:
                 if self.tree.root is None:
                     raise WrapperError("the wrapper has not learned any page yet")
-                self._compiled = compile_tree(self.tree, self.lam)
+                self._compiled = compile_tree(self.tree, self.lam, self.const_pages)
                 self.compilations += 1
             return self._compiled
 
@@ -220,6 +227,8 @@ class Wrapper:
             "min_fit": self.min_fit,
             "structured": self.structured,
         }
+        if self.const_pages != DEFAULT_CONST_PAGES:
+            out["const_pages"] = self.const_pages
         if comp is not None:
             out["kind"] = comp.kind
             out["main_region"] = comp.main.field if comp.main is not None else None
@@ -259,6 +268,9 @@ class Wrapper:
                 lam=check_number(data.get("lambda", DEFAULT_LAMBDA), "lambda", 0.0, 1.0),
                 min_fit=check_number(data.get("min_fit", DEFAULT_MIN_FIT), "min_fit", 0.0, 1.0),
                 structured=check_bool(data.get("structured", True), "structured"),
+                const_pages=check_int(
+                    data.get("const_pages", DEFAULT_CONST_PAGES), "const_pages", 1, 10_000
+                ),
             )
             wrapper.tree.pages = check_int(data.get("pages", 0), "pages")
             wrapper.tree.text_chars = check_int(data.get("text_chars", 0), "text_chars")

@@ -6,22 +6,25 @@ pass through untouched):
 * it learns the label's wrapper from the first ``PAGESIM_INDUCTION_MAX_PAGES`` page items
   (in a worker thread, so the reactor stays free), starting from a wrapper stored by an
   earlier crawl if there is one;
-* once ``PAGESIM_INDUCTION_MIN_PAGES`` pages are learned the wrapper is *ready*: every page
-  item gets ``record`` (and ``records``, the main region's groups, on list pages);
+* every page item of a label is *held* until the label is *settled*: its wrapper has learned
+  ``PAGESIM_INDUCTION_MAX_PAGES`` pages, or no more of its pages can come (the crawl has
+  nothing else left to do, or the spider closes). Its held items are then all extracted with
+  the wrapper learned afresh from every page of the label in canonical order, so the same
+  pages give the same records whatever the order and timing of the crawl; later items are
+  extracted at once with that wrapper. ``process_item`` awaits a held item's release: a
+  pipeline cannot emit items later by itself, so waiting is the honest way to hold one;
 * an item's ``record`` leads with its page's core record (standard names from its
   structured data, :mod:`pagesim_scrapy.core.record`; their sources in
   ``verdict["induction"]["sources"]``, the page type in ``verdict["induction"]["page_type"]``),
   then the induced fields that add to it: repeated values and the site's chrome dropped,
   layout names replaced (:func:`pagesim_scrapy.core.record.item_record`, :mod:`.records`);
-* an item that arrives before its label's wrapper is ready is *held*: ``process_item``
-  awaits the label's readiness. A pipeline cannot emit items later by itself, so waiting is
-  the honest way to hold one. Waiting is bounded: an item is released early — extracted
-  with the wrapper learned so far, its record marked ``"pagesim_wrapper": "partial"`` — when
-  more than ``PAGESIM_INDUCTION_BUFFER_SIZE`` items are held (the oldest goes), when the held
-  pages take more than half of ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` (the oldest go; see below),
-  when it has waited ``PAGESIM_INDUCTION_WAIT`` seconds, when the crawl has nothing else left
-  to do (a label that never gets enough pages), and at spider close. No item is lost or
-  dropped.
+  a label that learned fewer than ``PAGESIM_INDUCTION_MIN_PAGES`` pages gives records marked
+  ``"pagesim_wrapper": "partial"``;
+* waiting is bounded: an item is released early — extracted with the wrapper learned so far,
+  in arrival order, so its induced fields may differ from crawl to crawl — when more than
+  ``PAGESIM_INDUCTION_BUFFER_SIZE`` items are held (the oldest goes), when the held pages take
+  more than half of ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` (the oldest go; see below), or when it
+  has waited ``PAGESIM_INDUCTION_WAIT`` seconds. No item is lost or dropped.
 * holding an item keeps its response in Scrapy's scraper slot until ``process_item`` returns
   (the scraper counts a response's body in the slot's active size until every item of that
   response is processed, and the engine stops sending requests while that size exceeds
@@ -49,23 +52,20 @@ pass through untouched):
   more thread would take a larger share of the interpreter away from the reactor that
   downloads.
 * the same pages give the same wrapper whatever order they arrive in (issue 14, item 6): a
-  label learns each page as it comes (so that early items get a partial record), and when it
-  becomes ready (``PAGESIM_INDUCTION_MIN_PAGES`` pages) and again at spider close, its
+  label learns each page as it comes, and when it becomes ready
+  (``PAGESIM_INDUCTION_MIN_PAGES`` pages), when it is settled and again at spider close, its
   wrapper is learned afresh from the pages learned so far in a fixed order (largest first,
   then by content: :func:`~pagesim_scrapy.core.induce.wrapper.page_order_key`, as
   :func:`~pagesim_scrapy.core.induce.induce` does; stat ``pagesim/induction/relearned``).
-  This costs a second learning of each page (twice for a page learned before readiness,
-  once for a later one), in the worker thread, unless the pages came in that order with no
-  compile between them (stat ``pagesim/induction/relearn_skipped``); the pages are kept,
-  compressed, until spider close (at most ``PAGESIM_INDUCTION_MAX_PAGES`` per label). What
-  may still differ between two crawls of the same pages: which pages a label learns when more
-  than ``PAGESIM_INDUCTION_MAX_PAGES`` arrive, or once the wrappers reach
-  ``PAGESIM_INDUCTION_MAX_NODES`` (the first ones); the wrapper between readiness and
-  close while more pages come (it learns them in arrival order), and so the records of the
-  items extracted meanwhile and their field names (names are fixed when a wrapper is compiled:
-  the close-time relearning may name a field differently); the partial records of items
-  released before their label is ready; and a wrapper that continues a stored one (its stored
-  pages cannot be learned again: new pages are added in arrival order). The saved wrapper of a
+  This costs a second learning of each page, in the worker thread, unless the pages came in
+  that order with no compile between them (stat ``pagesim/induction/relearn_skipped``); the
+  pages are kept, compressed, until the label is full or the spider closes (at most
+  ``PAGESIM_INDUCTION_MAX_PAGES`` per label). What may still differ between two crawls of the
+  same pages (issue 31, item 5; docs: records, "Stability"): which pages a label learns when
+  more than ``PAGESIM_INDUCTION_MAX_PAGES`` arrive, or once the wrappers reach
+  ``PAGESIM_INDUCTION_MAX_NODES`` (the first ones); the records of items released early by a
+  cap; and a wrapper that continues a stored one (its stored pages cannot be learned again:
+  new pages are added in arrival order, and its items are not held). The saved wrapper of a
   label learned in one crawl, and every record extracted with it later, do not depend on the
   order.
 * at spider close the wrappers are saved through ``PAGESIM_INDUCTION_STORE`` (default: JSON

@@ -184,7 +184,8 @@ class Holding:
             self._idle_checks += 1
             if self._idle_checks >= IDLE_CHECKS:
                 logger.info(
-                    "nothing left to crawl: releasing %d held page item(s) with partial wrappers",
+                    "nothing left to crawl: releasing %d held page item(s), extracted with "
+                    "the wrappers learned from every page of the crawl",
                     len(self.held),
                 )
                 self.release_all("idle")

@@ -96,7 +96,8 @@ class Learner:
         #: template nodes over all wrappers (``PAGESIM_INDUCTION_MAX_NODES``)
         self.nodes = 0
         self._label_limit_logged = False
-        self._node_limit_logged = False
+        #: ``PAGESIM_INDUCTION_MAX_NODES`` was reached: no wrapper learns more in this crawl
+        self.node_limited = False
 
     # --- labels ----------------------------------------------------------------------------
 
@@ -124,6 +125,16 @@ class Learner:
         self.nodes += state.nodes  # a stored wrapper's nodes count too
         return state
 
+    def settled(self, state: LabelState) -> bool:
+        """Whether the label's wrapper learns no more pages in this crawl (it is full, it
+        continues a stored wrapper and is ready, learning failed, or the node budget is
+        spent): its items can then be extracted at once with a wrapper that will not change.
+        Until then its items are held, so that every item is extracted with the wrapper of
+        the same pages whatever order they came in."""
+        if state.failed is not None or self.node_limited:
+            return True
+        return state.sources is None and state.pages >= self.config.min_pages
+
     def _log_label_limit(self, label: str) -> None:
         if self._label_limit_logged:
             return
@@ -146,10 +157,10 @@ class Learner:
         parseable, or any exception while parsing: the wrapper is untouched) or
         ``"failed"`` (an exception inside the wrapper's learning step). Never raises.
 
-        The wrapper is compiled here only once the label is ready (its items are extracted
-        at once): before that, the label is learned again in canonical order at readiness
-        (or close) anyway, and its held items compile it when they are released, once for
-        all of them, instead of once per page learned."""
+        The wrapper is compiled here only once the label is settled (:meth:`settled`: its
+        items are extracted at once): before that, the label is learned again in canonical
+        order when its held items go anyway, and they compile it once for all of them,
+        instead of once per page learned."""
         try:
             root = parse_html(html, structured=state.wrapper.structured, base_url=url)
         except Exception as exc:  # PageParseError, or lxml/json/url errors on hostile pages
@@ -195,9 +206,10 @@ class Learner:
                 if state.sources is not None:
                     self.stats.inc_value(f"{STATS_PREFIX}/sources_released/full")
                     state.sources = None
-        if state.pages >= self.config.min_pages or state.sources is None:
-            # compiling names fields for good: a wrapper that will not be learned
-            # again in canonical order is compiled after every page, as always
+        if state.sources is None and state.pages >= self.config.min_pages:
+            # compiling names fields for good: only a wrapper that will not be learned
+            # again in canonical order is compiled after every page (its items are
+            # extracted at once); the others are compiled when their held items go
             state.wrapper.compiled()
 
     def _keep_source(self, state: LabelState, root: Element, html: str, url: str | None) -> None:
@@ -221,8 +233,8 @@ class Learner:
         limit = self.config.max_nodes
         if not limit or self.nodes < limit:
             return False
-        if not self._node_limit_logged:
-            self._node_limit_logged = True
+        if not self.node_limited:
+            self.node_limited = True
             logger.warning(
                 "pagesim: the wrappers hold %d template nodes (PAGESIM_INDUCTION_MAX_NODES %d): "
                 "they learn no more pages in this crawl; page items are still extracted",

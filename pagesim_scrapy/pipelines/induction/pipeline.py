@@ -49,6 +49,10 @@ _T = TypeVar("_T")
 #: The reason an item gets when its label is beyond ``PAGESIM_INDUCTION_MAX_LABELS``.
 LABEL_LIMIT_REASON = "no wrapper: %d labels have one already (PAGESIM_INDUCTION_MAX_LABELS)"
 
+#: Why held items are released when no more pages of their label will be learned: they are
+#: extracted with the wrapper learned afresh, in canonical order, from every page learned.
+SETTLED_RELEASES = frozenset({"ready", "idle", "close"})
+
 #: The stat counted for each outcome of learning a page (``"full"``: none).
 OUTCOME_STATS: dict[str, str] = {
     "learned": "learned/{label}",
@@ -128,11 +132,15 @@ class TemplateInductionPipeline:
         if state is None:
             return item
         failure, root = await self._learn_item(item, state)
-        if state.pages < self.config.min_pages and self.config.buffer_size > 0:
+        if not self.learner.settled(state) and self.config.buffer_size > 0:
             # a held item keeps its HTML only, not a parsed tree (memory)
             held = self.holding.new(item, state.label)
             try:
                 mode = await self.holding.hold(held)
+                if mode in SETTLED_RELEASES:
+                    # no more pages of the label will be learned: its wrapper is learned
+                    # afresh from all of them in canonical order before its items go
+                    await self._in_worker(self._relearn_locked, state)
                 await self._extract_into(item, state, mode, failure)
             finally:
                 self.holding.done(held)
@@ -191,7 +199,7 @@ class TemplateInductionPipeline:
         stat = OUTCOME_STATS.get(outcome)
         if stat is not None:
             self.stats.inc_value(f"{STATS_PREFIX}/{stat.format(label=state.label)}")
-        if outcome == "learned" and state.pages >= self.config.min_pages:
+        if outcome in ("learned", "node_limit") and self.learner.settled(state):
             self.holding.release_label(state.label, "ready")
         return failure, root
 

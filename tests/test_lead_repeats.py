@@ -102,6 +102,63 @@ def recall(decided: list[tuple[str, Any]], questions: list[tuple[str, bytes]]) -
     return sum(label == "question" for label in others) / len(others)
 
 
+def _features(html: bytes, url: str | None) -> Any:
+    from pagesim_scrapy.core.site import structural_features
+    from pagesim_scrapy.core.summary import summarize
+
+    return structural_features(summarize(html, source=url))
+
+
+def test_a_page_under_view_parameters_is_the_same_page(questions: list[tuple[str, bytes]]):
+    from pagesim_scrapy.core.site import page_keys_of
+
+    path, data = questions[0]
+    url = "http://example.com" + path
+    plain = page_keys_of(_features(data, url))
+    assert len(plain) == 2
+    # a session id in the URL and its links, sort orders, tracking: the same page
+    assert page_keys_of(_features(_with_session(data), url + SESSION)) == plain
+    assert page_keys_of(_features(data, url + "?utm_source=feed&sort=votes")) == plain
+    # a near-identical view: known by its URL and title
+    assert page_keys_of(_features(_with_notice(data), url + "?sort=votes"))[0] == plain[0]
+    # the same title and node sequence under any other query: the same page
+    assert page_keys_of(_features(data, url + "?page=2"))[1] == plain[1]
+    # another page of the site, another page under the same path, another site: other pages
+    other_path, other = questions[1]
+    assert set(page_keys_of(_features(other, "http://example.com" + other_path))).isdisjoint(plain)
+    assert set(page_keys_of(_features(other, url + "?page=2"))).isdisjoint(plain)
+    assert set(page_keys_of(_features(data, "http://example.org" + path))).isdisjoint(plain)
+    # without a URL (a folder of files, a batch) every page counts
+    assert page_keys_of(_features(data, None)) == ()
+
+
+def test_the_site_counts_a_page_met_again_once(questions: list[tuple[str, bytes]]):
+    from pagesim_scrapy.core.site import SiteModel
+
+    path, data = questions[0]
+    url = "http://example.com" + path
+    model = SiteModel()
+    assert model.add_once(_features(_with_notice(data), url + "?sort=votes"))
+    assert not model.add_once(_features(data, url))
+    assert not model.add_once(_features(data, url + SESSION))
+    assert model.pages == 1 and len(model.recent) == 1 and len(model.met) == 1
+    noticed = dict(model.df)
+    # met again in another form, the page can be counted in that form instead
+    plain = _features(data, url)
+    assert model.recount(plain)
+    assert model.pages == 1 and list(model.kept()) == [plain]
+    assert model.df == dict.fromkeys(plain, 1) != noticed
+    # pages without page keys count on every arrival
+    assert model.add_once(frozenset(plain)) and model.add_once(frozenset(plain))
+    assert model.pages == 3
+    # bounded: the oldest page is forgotten first
+    small = SiteModel(seen_pages=1)
+    other_path, other = questions[1]
+    assert small.add_once(plain)
+    assert small.add_once(_features(other, "http://example.com" + other_path))
+    assert small.add_once(plain) and small.pages == 3
+
+
 def test_pages_met_under_several_urls_keep_their_label(
     site: Site, tmp_path: Path, questions: list[tuple[str, bytes]]
 ):

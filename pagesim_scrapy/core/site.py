@@ -15,6 +15,10 @@ one seen on two pages half.
 The weighted Jaccard of two pages' feature sets is then the site-aware similarity: the chrome
 cancels out and the type-specific structure decides (measured against unweighted sets by
 ``benchmarks/site_accuracy.py``).
+
+A crawl meets one page under several URLs (session ids, sort orders, tracking parameters): a
+page met again is counted once (:class:`MetPages`), or a page met ten times would weigh ten
+pages and its structure would look like the site's chrome (``benchmarks/lead_repeats.py``).
 """
 
 from __future__ import annotations

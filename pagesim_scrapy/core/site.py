@@ -94,20 +94,16 @@ def _without_views(query: str) -> str:
     return urlencode(kept)
 
 
-def page_keys(summary: PageSummary, codes: str) -> tuple[int, ...]:
-    """How a page is known when met again (none without its URL: files and batches given
-    without one are distinct pages): its URL without view parameters with its title (the
-    same page sorted, in print or with a notice), and its URL path with its title and node
-    sequence (the same page under any other query string; link targets and volatile values
-    are blanked by the summary)."""
+def page_keys(summary: PageSummary) -> tuple[int, ...]:
+    """How a page is known when met again: its URL without view parameters, with its title
+    (the same page sorted, in print, with a notice or a session id). None without a URL:
+    files and batches given without one are distinct pages. Not its structure alone: a
+    wiki's or a forum's list pages under one path (``?offset=...``) share their title and
+    every node, and are still other pages."""
     if not summary.source:
         return ()
     parts = urlsplit(summary.source)
-    where = (parts.netloc, parts.path)
-    return (
-        hash((where, _without_views(parts.query), summary.title)),
-        hash((where, summary.title, codes)),
-    )
+    return (hash((parts.netloc, parts.path, _without_views(parts.query), summary.title)),)
 
 
 def structural_features(summary: PageSummary) -> Features:
@@ -121,7 +117,7 @@ def structural_features(summary: PageSummary) -> Features:
     features = set(pairs)
     features.add(codes[0])
     page = PageFeatures(features)
-    page.page_keys = page_keys(summary, codes)
+    page.page_keys = page_keys(summary)
     return page
 
 

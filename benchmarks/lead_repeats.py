@@ -25,6 +25,7 @@ import argparse
 import random
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -58,9 +59,10 @@ def load(folder: Path) -> list[tuple[str, str, list[PageSummary]]]:
             if folder.name == "awesomewm_wiki":
                 data = _BODY_CLASS.sub(rb"\1", data, count=1)
             url = row["url"] or f"http://{folder.name}/{row['path']}"
-            copies = [summarize(data, options, source=url + query) for query in QUERIES]
-            notice = _with_notice(data)
-            copies += [summarize(notice, options, source=url + query) for query in QUERIES]
+            # the same HTML under another URL: the same summary but for its source
+            plain, notice = summarize(data, options), summarize(_with_notice(data), options)
+            copies = [replace(plain, source=url + query) for query in QUERIES]
+            copies += [replace(notice, source=url + query) for query in QUERIES]
             out.append((row["path"], row["page_type"], copies))
     out.sort(key=lambda page: page[0])
     return out

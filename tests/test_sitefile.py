@@ -30,8 +30,13 @@ from tests.test_scrapy_crawl import (
 OPTIONS = SummaryOptions(max_nodes=300)
 
 
-def _summary(kind: str, number: int) -> Any:
-    return summarize(so_page(kind, number).decode("utf-8"), OPTIONS)
+def _summary(kind: str, number: int, copy: int = 0) -> Any:
+    """A fixture page; ``copy`` > 0 gives it another title: another page of the same
+    structure (a page met again unchanged is counted once)."""
+    html = so_page(kind, number).decode("utf-8")
+    if copy:
+        html = html.replace("<title>", f"<title>copy {copy} ", 1)
+    return summarize(html, OPTIONS)
 
 
 def _classifier() -> SiteAwareClassifier:
@@ -45,12 +50,13 @@ def _classifier() -> SiteAwareClassifier:
 
 
 def _crawled() -> SiteAwareClassifier:
-    """A classifier that met each of the 15 fixture pages three times on one site."""
+    """A classifier that met three pages of the structure of each of the 15 fixture pages on
+    one site."""
     clf = _classifier()
-    for _ in range(3):
+    for copy in range(3):
         for kind in TYPES:
             for number in (1, 2, 3):
-                clf.classify(_summary(kind, number), site="so.example")
+                clf.classify(_summary(kind, number, copy), site="so.example")
     return clf
 
 

@@ -15,6 +15,10 @@ one seen on two pages half.
 The weighted Jaccard of two pages' feature sets is then the site-aware similarity: the chrome
 cancels out and the type-specific structure decides (measured against unweighted sets by
 ``benchmarks/site_accuracy.py``).
+
+A crawl meets one page under several URLs (session ids, sort orders, tracking parameters): a
+page met again is counted once (:class:`MetPages`), or a page met ten times would weigh ten
+pages and its structure would look like the site's chrome (``benchmarks/lead_repeats.py``).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import repeat
 from operator import add
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from pagesim_scrapy.core.summary import PageSummary
 
@@ -53,8 +57,58 @@ def site_key(url: str) -> str:
     return host
 
 
+class PageFeatures(frozenset[str]):
+    """A page's features that also know which page they are: ``page_keys`` are the same for
+    the same page met under several URLs (see :func:`page_keys`), empty where unknown
+    (features given as a plain set)."""
+
+    __slots__ = ("page_keys",)
+
+    page_keys: tuple[int, ...]
+
+
+def page_keys_of(features: Features) -> tuple[int, ...]:
+    """The page keys of ``features`` (see :class:`PageFeatures`); none for a plain set."""
+    return getattr(features, "page_keys", ())
+
+
+#: Query parameters that name a view of a page, not another page: sessions, sort orders,
+#: print views, campaign and click tracking. A page under such parameters is the same page.
+VIEW_PARAMETERS = frozenset(
+    (
+        *("sid", "sessionid", "session_id", "sessid", "phpsessid", "jsessionid", "aspsessionid"),
+        *("cfid", "cftoken", "sort", "sortby", "sort_by", "order", "orderby", "order_by"),
+        *("dir", "direction", "print", "printable", "ref", "ref_src", "fbclid", "gclid"),
+        *("msclkid", "yclid", "mc_cid", "mc_eid", "_"),
+    )
+)
+
+
+def _without_views(query: str) -> str:
+    """A URL's query without its view parameters (see VIEW_PARAMETERS), in one order."""
+    kept = sorted(
+        (name, value)
+        for name, value in parse_qsl(query, keep_blank_values=True)
+        if name.lower() not in VIEW_PARAMETERS and not name.lower().startswith("utm_")
+    )
+    return urlencode(kept)
+
+
+def page_keys(summary: PageSummary) -> tuple[int, ...]:
+    """How a page is known when met again: its URL without view parameters, with its title
+    (the same page sorted, in print, with a notice or a session id). None without a URL:
+    files and batches given without one are distinct pages. Not its structure alone: a
+    wiki's or a forum's list pages under one path (``?offset=...``) share their title and
+    every node, and are still other pages."""
+    if not summary.source:
+        return ()
+    parts = urlsplit(summary.source)
+    return (hash((parts.netloc, parts.path, _without_views(parts.query), summary.title)),)
+
+
 def structural_features(summary: PageSummary) -> Features:
-    """Parent -> child pairs of CSR labels, and the start element's label, of a page."""
+    """Parent -> child pairs of CSR labels, and the start element's label, of a page; as
+    :class:`PageFeatures` that know the page (see :func:`page_keys`)."""
     codes = summary.bfs["csr"]
     if not codes:
         return frozenset()
@@ -62,7 +116,9 @@ def structural_features(summary: PageSummary) -> Features:
     pairs = map(add, map(codes.__getitem__, parents[1:]), codes[1:])
     features = set(pairs)
     features.add(codes[0])
-    return frozenset(features)
+    page = PageFeatures(features)
+    page.page_keys = page_keys(summary)
+    return page
 
 
 #: A feature's weight ramps up linearly from nothing on one page to its full IDF on this many
@@ -118,6 +174,56 @@ def _unpack(packed: str) -> Features:
     return frozenset(features)
 
 
+#: How many distinct pages a site model remembers having counted (the default of
+#: :class:`SiteModel`'s ``seen_pages``): a page met again within that many distinct pages of the
+#: site (the same page under another URL: a session id, a sort or tracking parameter) is not
+#: counted again. Counted on every arrival, a page met ten times weighed ten pages, its features
+#: looked common on the site and the label's own structure weighed nothing.
+SEEN_PAGES = 10_000
+
+
+class MetPages:
+    """The pages a site has counted, known by their page keys (see :class:`PageFeatures`),
+    each with a mark of the copy counted (the hash of its packed features): a bounded map
+    that forgets the oldest pages first. Integers per page keep it small."""
+
+    def __init__(self, limit: int = SEEN_PAGES) -> None:
+        self.limit = limit
+        self._order: deque[tuple[int, ...]] = deque()
+        self._copies: dict[int, int] = {}
+
+    def first_meeting(self, features: Features, copy: int = 0) -> bool:
+        """Whether ``features`` are of a page met for the first time (then remembered, with
+        ``copy``, from now on); always true for features without page keys."""
+        keys = page_keys_of(features)
+        if not keys or self.limit <= 0:
+            return True
+        copies = self._copies
+        if any(key in copies for key in keys):
+            return False
+        if len(self._order) >= self.limit:
+            for key in self._order.popleft():
+                copies.pop(key, None)
+        self._order.append(keys)
+        copies.update(dict.fromkeys(keys, copy))
+        return True
+
+    def copy_of(self, features: Features) -> int | None:
+        """The mark of the copy counted for the page of ``features``, None if not met."""
+        copies = self._copies
+        return next((copies[key] for key in page_keys_of(features) if key in copies), None)
+
+    def recopied(self, features: Features, copy: int) -> None:
+        """Remember ``copy`` as the copy counted for the page of ``features``."""
+        copies = self._copies
+        for key in page_keys_of(features):
+            if key in copies:
+                copies[key] = copy
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+
 #: Weights are rounded to multiples of 1 / WEIGHT_STEPS, so that any sum of them below 2 ** 23
 #: is exact in a float: the sum of a page's weights is then the same whatever order a set's
 #: features come in (which changes from process to process), with no compensated summation.
@@ -147,13 +253,19 @@ class SiteModel:
     Memory is bounded: at most ``max_features`` features (past that, features seen on a single
     page, which weigh nothing, are forgotten), and the features of the last ``keep_pages`` pages
     are kept so that their scores can be re-estimated as the weights settle. A feature's weight
-    reaches its full IDF on ``ramp_pages`` pages (see RAMP_PAGES).
+    reaches its full IDF on ``ramp_pages`` pages (see RAMP_PAGES). :meth:`add_once` counts a
+    page met again (among the last ``seen_pages`` distinct pages) only once (see SEEN_PAGES).
     """
 
     def __init__(
-        self, max_features: int = 50_000, keep_pages: int = 300, ramp_pages: int = RAMP_PAGES
+        self,
+        max_features: int = 50_000,
+        keep_pages: int = 300,
+        ramp_pages: int = RAMP_PAGES,
+        seen_pages: int = SEEN_PAGES,
     ) -> None:
         self.pages = 0
+        self.met = MetPages(seen_pages)
         self.ramp_pages = ramp_pages
         self.df: dict[str, int] = {}
         self.max_features = max_features
@@ -187,6 +299,38 @@ class SiteModel:
             self.forget_rare()
         if keep:
             self.recent.append(_pack(features))
+
+    def add_once(self, features: Features) -> bool:
+        """Count and keep one page of the site unless the same page (see :func:`page_keys`)
+        was counted through here already; whether it was counted."""
+        packed = _pack(features)
+        if not self.met.first_meeting(features, hash(packed)):
+            return False
+        self.add(features, keep=False)
+        self.recent.append(packed)
+        return True
+
+    def recount(self, features: Features) -> bool:
+        """Count the page of ``features``, met again, in this form instead of the copy counted
+        first, when that copy is still kept; whether it was."""
+        copy = self.met.copy_of(features)
+        recent = self.recent
+        where = next((i for i, page in enumerate(recent) if hash(page) == copy), None)
+        if where is None:
+            return False
+        df = self.df
+        for feature in _unpack(recent[where]):
+            count = df.get(feature, 0) - 1
+            if count > 0:
+                df[feature] = count
+            else:
+                df.pop(feature, None)
+        for feature in features:
+            df[feature] = df.get(feature, 0) + 1
+        packed = _pack(features)
+        recent[where] = packed
+        self.met.recopied(features, hash(packed))
+        return True
 
     def kept(self) -> Iterator[Features]:
         """The features of the kept pages, oldest first."""

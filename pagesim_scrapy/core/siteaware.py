@@ -270,14 +270,30 @@ class SiteAwareClassifier:
             self._kept_total -= len(state.model.recent)
 
     def _add(self, state: _Site, features: Features, site: str | None = None) -> None:
-        """Count a page into its site, keeping the kept-pages total and its bound."""
+        """Count a page into its site, keeping the kept-pages total and its bound. A page the
+        site has counted already (the same page under another URL) is not counted again; met
+        again in the very form of a template, it is counted in that form instead (see
+        :meth:`_met_as_a_template`)."""
         before = len(state.model.recent)
-        state.model.add(features)
+        if not state.model.add_once(features):
+            self._met_as_a_template(state, features)
+            return
         if self.learn_listener is not None:
             self.learn_listener(site, features)
         self._kept_total += len(state.model.recent) - before
         if self._kept_total > self.max_kept_pages:
             self._evict()
+
+    def _met_as_a_template(self, state: _Site, features: Features) -> None:
+        """A page met again that is one of the templates replaces the copy of it the site
+        counted first (a near-identical view: sorted, with a notice): the cuts leave the
+        templates out of their sample by their form, and a near copy of a template, scoring
+        near 1.0 among the site's pages, set a cut that kept the label to the templates.
+        Not in a crawl fleet, whose counts are the sum of what each process pushed."""
+        if self.learn_listener is not None:
+            return
+        if any(features == page for pages in self._templates.values() for page in pages):
+            state.model.recount(features)
 
     def adopt_site(
         self,
@@ -313,6 +329,7 @@ class SiteAwareClassifier:
             if state is None:
                 state = self._site(site)
             self._kept_total += len(model.recent) - len(state.model.recent)
+            model.met = state.model.met  # the pages this process met stay met
             state.model = model
             state.totals_table = None
             # re-estimated at the next decision when the site grew as much as a local

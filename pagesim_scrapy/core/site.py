@@ -18,7 +18,7 @@ cancels out and the type-specific structure decides (measured against unweighted
 
 A crawl meets one page under several URLs (session ids, sort orders, tracking parameters): a
 page met again is counted once (:class:`MetPages`), or a page met ten times would weigh ten
-pages and its structure would look like the site's chrome (``benchmarks/lead_repeats.py``).
+pages and its structure would look like the site's chrome (``benchmarks/eval_repeats.py``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Pages met many times (issue 35, item 4): can repeats starve a label on a real site?
 
-    python benchmarks/lead_repeats.py [--repeats 1,5,10] [--sites a,b] [--seed 1]
+    python benchmarks/eval_repeats.py [--repeats 1,5,10] [--sites a,b] [--seed 1]
 
 A crawl meets one page under several URLs (session ids, sort parameters, tracking query
 strings): the same HTML, or nearly (a notice, a highlighted sort tab). Protocols, per site of

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import groups
+from .bodyvariants import body_variants, with_body_variants
 from .entities import find_entity, resolve, types_of, walk
 from .fields import FIELDS, MAIN_TYPES, OG_TYPES, FieldSpec
 from .model import CoreRecord, Value
@@ -58,6 +59,8 @@ def read_page(
     data = read_structured(html, url, options)
     record = build_record(data, url, page_type, options)
     record = with_body_posts(record, body_posts(data.root), forced=page_type is not None)
+    if record.page_type == "product" and "variants" not in record.fields:
+        record = with_body_variants(record, body_variants(data.root))
     return record, data.root
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .cards import RELATED_PRODUCTS, gather_cards
 from .fields import FIELDS
 from .model import CoreRecord
 from .tidy import (
@@ -61,6 +62,8 @@ class _Builder:
         self.record: dict[str, Any] = {}
         self.sources: dict[str, str] = {}
         self.seen: set[str] = set()
+        #: values held in another shape (product cards as the wrapper read them)
+        self.held: set[str] = set()
         self.core_texts: list[str] = []
         #: long texts of the core record's groups (a review's body), to know the same
         #: groups read by the wrapper with their texts glued together
@@ -82,6 +85,11 @@ class _Builder:
             members = (text_of(m) for g in value if isinstance(g, dict) for m in g.values())
             self.group_texts.extend(t for t in members if len(t) >= MIN_CONTAINED)
 
+    def hold(self, keys: set[str]) -> None:
+        """Values the record holds in another shape (product cards as the wrapper read them):
+        a later field holding one of them repeats it."""
+        self.held |= keys
+
     def add_row(self, name: str, value: Any) -> None:
         """A row the page labels: named by its label, kept unless it repeats a value."""
         if not value_keys(value) or value_keys(value) & self.seen:
@@ -95,21 +103,22 @@ class _Builder:
             self._drop("chrome")
             return
         keys = value_keys(value)
-        if keys & self.seen or self._in_core_text(value) or self._groups_held(value):
+        known = self.seen if name == RELATED_PRODUCTS else self.seen | self.held
+        if keys & known or self._in_core_text(value) or self._groups_held(value, known):
             self._drop("repeat")
             return
         self.seen |= keys
         self.record[self._name_for(name)] = value
 
-    def _groups_held(self, value: Any) -> bool:
+    def _groups_held(self, value: Any, known: set[str]) -> bool:
         """A list of groups each of which holds a value the record has already (the rows of
         a labelled table, read as rows first)."""
         if not isinstance(value, list) or not value or not all(isinstance(g, dict) for g in value):
             return False
-        return all(self._group_held(group) for group in value)
+        return all(self._group_held(group, known) for group in value)
 
-    def _group_held(self, group: dict) -> bool:
-        if any(value_keys(member) & self.seen for member in group.values()):
+    def _group_held(self, group: dict, known: set[str]) -> bool:
+        if any(value_keys(member) & known for member in group.values()):
             return True
         text = text_of(group)
         return any(held in text for held in self.group_texts)
@@ -159,7 +168,8 @@ def item_record(
             builder.add_core(name, value.value, value.source)
         for name, value in core.extra.items():
             builder.add_core(name, value.value, value.source)
-    induced = merge_numbered_regions(induced)
+    induced, card_keys = gather_cards(merge_numbered_regions(induced), page_url)
+    builder.hold(card_keys)
     for name, value in induced.items():
         if name in STANDARD_NAMES:  # the wrapper read a standard field: its name wins
             builder.add_induced(name, value, page_url)

@@ -1,0 +1,147 @@
+"""Related products: the body's repeated product cards as one list of ``{name, url, price,
+image}``.
+
+A wrapper reads a region of product cards as a list of groups named after the card's
+layout (``card_title_a``, ``card_media_alt``, ``amount``) and often reads it twice (the
+whole card's text, and its parts; a "quick view" copy). A user wants one list with the same
+four keys on every page, whatever the shop's markup, and without the cards' button text
+("Quick View", "Add to Cart"). A list is a card region when most of its groups link
+somewhere and show a name and a price: that is what a product card is, on any shop.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urldefrag
+
+from .normalise import as_price
+from .tidy import value_keys
+
+__all__ = ["CARD_FIELDS", "RELATED_PRODUCTS", "gather_cards", "product_card"]
+
+#: the name of the record's list of related products
+RELATED_PRODUCTS = "related_products"
+#: the keys of every related product, always all present (None where the card lacks one)
+CARD_FIELDS = ("name", "url", "price", "image")
+#: a list is a card region when at least this share of its groups are cards
+MIN_CARD_SHARE = 0.8
+
+_URL = re.compile(r"^(?:https?:)?//|^/[^/]")
+_IMAGE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|svg)(?:[?#]|$)", re.I)
+_IMAGE_KEY = re.compile(r"(?:^|_)(?:image|img|src|photo|thumb|picture)(?:_|$)", re.I)
+_BUTTON = re.compile(
+    r"^(?:(?:quick ?(?:view|shop|look)|add to (?:cart|bag|basket|wishlist|compare)|"
+    r"buy now|select options|choose options|view details|read more|sold out|compare|"
+    r"in den warenkorb|ajouter au panier|aggiungi al carrello|añadir al carrito)\s*)+$",
+    re.I,
+)
+_PRICE_TEXT = re.compile(
+    r"^(?:[^\w\s%]{1,3}|[A-Za-z]{3})?\s?\d[\d.,\s\u00a0]*(?:[^\w\s%]{1,3}|[A-Za-z]{3})?$"
+)
+
+#: what makes a number a price: a currency sign or code, or cents
+_PRICE_MARK = re.compile(r"[^\w\s.,%-]|\b[A-Z]{3}\b|\d[.,]\d\d$")
+
+
+def _strings(group: Mapping[str, Any]) -> list[tuple[str, str]]:
+    out = []
+    for key, value in group.items():
+        values = value if isinstance(value, list) else [value]
+        out += [(key, v.strip()) for v in values if isinstance(v, str) and v.strip()]
+    return out
+
+
+def _is_url(text: str) -> bool:
+    return bool(_URL.match(text))
+
+
+def _price(text: str) -> str | None:
+    """A price as a decimal: a number with a currency mark or cents (a bare integer is a
+    count or a position, not a price)."""
+    if not _PRICE_TEXT.match(text) or not _PRICE_MARK.search(text):
+        return None
+    return as_price(text)
+
+
+def _name(texts: list[str]) -> str | None:
+    """The card's name: its most repeated text (an image's alt and the title link agree),
+    never a price, a button or the whole card's text glued together."""
+    words = [t for t in texts if not _is_url(t) and _price(t) is None and not _BUTTON.match(t)]
+    words = [t for t in words if any(ch.isalpha() for ch in t) and "%" not in t]
+    parts = [t for t in words if not any(o != t and o in t for o in words)]
+    if not parts:
+        return None
+    counts = Counter(parts)
+    return max(parts, key=lambda t: (counts[t], len(t), -parts.index(t)))
+
+
+def product_card(group: Mapping[str, Any], page_url: str | None = None) -> dict | None:
+    """``{name, url, price, image}`` of a group that is a product card (a link away from the
+    page, a name and a price or an image), else None. The price is the last one the card
+    shows (after the struck-through compare-at price), as a decimal."""
+    strings = _strings(group)
+    urls = [t for k, t in strings if _is_url(t)]
+    images = [t for k, t in strings if _is_url(t) and (_IMAGE.search(t) or _IMAGE_KEY.search(k))]
+    links = [u for u in urls if u not in images and not _same_page(u, page_url)]
+    prices = [p for p in (_price(t) for _, t in strings) if p is not None]
+    name = _name([t for _, t in strings])
+    if not links or name is None or not (prices or images):
+        return None
+    return {
+        "name": name,
+        "url": links[0],
+        "price": prices[-1] if prices else None,
+        "image": images[0] if images else None,
+    }
+
+
+def _same_page(url: str, page_url: str | None) -> bool:
+    if not page_url:
+        return False
+    return urldefrag(url)[0].rstrip("/") == urldefrag(page_url)[0].rstrip("/")
+
+
+def _cards(value: Any, page_url: str | None) -> list[dict] | None:
+    """The cards of a list of groups when it is a product card region (priced cards)."""
+    if not isinstance(value, list) or len(value) < 2:
+        return None
+    if not all(isinstance(group, dict) for group in value):
+        return None
+    cards = [product_card(group, page_url) for group in value]
+    found = [card for card in cards if card is not None]
+    if len(found) < MIN_CARD_SHARE * len(value) or len(found) < 2:
+        return None
+    if sum(card["price"] is not None for card in found) * 2 < len(found):
+        return None  # linked pictures without prices: articles, categories, not products
+    return found
+
+
+def gather_cards(
+    record: Mapping[str, Any], page_url: str | None = None
+) -> tuple[dict[str, Any], set[str]]:
+    """``record`` with its product card regions as one list under ``related_products`` (at
+    the first region's place, each product once by its URL, page order), and the value keys
+    of the cards as the wrapper read them, so that another reading of the same cards (their
+    texts alone) counts as a repeat."""
+    out: dict[str, Any] = {}
+    products: list[dict] = []
+    held: set[str] = set()
+    for name, value in record.items():
+        cards = _cards(value, page_url) if name != RELATED_PRODUCTS else None
+        if cards is None:
+            out[name] = value
+            continue
+        if not products:
+            out[RELATED_PRODUCTS] = products
+        urls = {card["url"] for card in products}
+        for card in cards:
+            if card["url"] not in urls:
+                urls.add(card["url"])
+                products.append(card)
+        for group in value:
+            for member in group.values():
+                held |= value_keys(member)
+    return out, held

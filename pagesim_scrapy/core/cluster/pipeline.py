@@ -33,9 +33,10 @@ from pagesim_scrapy.core.cluster.persist import (
     templates_snippet,
     write_representatives,
 )
+from pagesim_scrapy.core.cluster.sitesim import BatchSiteSimilarity
 from pagesim_scrapy.core.cluster.sketch import Sketcher
 from pagesim_scrapy.core.similarity import get_measure
-from pagesim_scrapy.core.site import Features, SiteModel, site_similarity, structural_features
+from pagesim_scrapy.core.site import SiteModel
 from pagesim_scrapy.core.sitepolicy import SITE_METHOD
 from pagesim_scrapy.core.summary import DEFAULT_OPTIONS, PageSummary
 
@@ -411,21 +412,10 @@ def _site_similarity(
     pages: Iterable[PageSummary], model: SiteModel | None = None
 ) -> tuple[list[PageSummary], SimilarityFunc]:
     """The pages given as one site: their feature document frequencies (or ``model``'s),
-    then the site-weighted similarity of two of them (features kept per page, not summaries)."""
-    pages = list(pages)
-    counting = model is None
-    site = site_document_model() if model is None else model
-    features: dict[int, Features] = {}
-    for page in pages:
-        page_features = structural_features(page)
-        features[id(page)] = page_features
-        if counting:
-            site.add(page_features, keep=False)
-
-    def similarity(a: PageSummary, b: PageSummary) -> float:
-        return site_similarity(features[id(a)], features[id(b)], site)
-
-    return pages, similarity
+    then the site-weighted similarity of two of them (features packed per page, not kept as
+    sets of strings)."""
+    similarity = BatchSiteSimilarity(pages, model)
+    return similarity.pages, similarity
 
 
 def _build_clusters(

@@ -63,10 +63,10 @@ def shared_nearest_neighbours(
             partners |= holders[x]
         partners.discard(a)
         hood_a = hoods[a]
+        weight = weights.__getitem__
         for b in partners:
-            hood_b = hoods[b]
-            small, large = (hood_a, hood_b) if len(hood_a) <= len(hood_b) else (hood_b, hood_a)
-            share = sum(weights[x] for x in small if x in large) / min(mass[a], mass[b])
+            # integer weights: the sum is the same in any order (the intersection's)
+            share = sum(map(weight, hood_a & hoods[b])) / min(mass[a], mass[b])
             if share >= k_p:
                 first, second = min(a, b), max(a, b)
                 heapq.heappush(heap, (-share, first, second, version[first], version[second]))

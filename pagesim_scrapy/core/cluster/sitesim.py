@@ -77,12 +77,11 @@ class BatchSiteSimilarity:
 
     def __call__(self, a: PageSummary, b: PageSummary) -> float:
         row_a, row_b = self._row[id(a)], self._row[id(b)]
-        shared_ids = np.intersect1d(
-            self._features[row_a], self._features[row_b], assume_unique=True
-        )
-        if not len(shared_ids):
-            return 0.0
-        shared = float(self._weights[shared_ids].sum())
+        # the features of both, sorted: a feature of both is one equal to its neighbour (what
+        # numpy's intersect1d does, without its checks, on the hot path of the clustering)
+        both = np.concatenate((self._features[row_a], self._features[row_b]))
+        both.sort()
+        shared = float(self._weights[both[1:][both[1:] == both[:-1]]].sum())
         if shared <= 0.0:
             return 0.0
         union = self._totals[row_a] + self._totals[row_b] - shared

@@ -70,9 +70,7 @@ class BatchSiteSimilarity:
         table, df = model.table(), model.df
         self._weights = np.array([table[df.get(name, 0)] for name in names], dtype=np.float64)
         self._row = {id(page): row for row, page in enumerate(self.pages)}
-        self._features = [
-            np.searchsorted(distinct, codes).astype(np.int32) for codes in per_page
-        ]
+        self._features = [np.searchsorted(distinct, codes).astype(np.int32) for codes in per_page]
         self._totals = [float(self._weights[ids].sum()) for ids in self._features]
 
     def __call__(self, a: PageSummary, b: PageSummary) -> float:

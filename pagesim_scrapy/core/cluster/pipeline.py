@@ -337,11 +337,14 @@ def cluster_pages(
     elif kwargs:
         raise TypeError("give either options or keyword arguments, not both")
     thresholds = options.resolved()
+    sketcher = Sketcher(options.num_perm, 1, options.shingle_size, options.shingle_relation)
+    batch: BatchSiteSimilarity | None = None
+    similarity: SimilarityFunc
     if options.method == SITE_METHOD:
-        pages, similarity = _site_similarity(pages, site_model)
+        batch = BatchSiteSimilarity(pages, site_model, sketcher)
+        pages, similarity = batch.pages, batch
     else:
         similarity = measure_function(options.method, options.method_params)
-    sketcher = Sketcher(options.num_perm, 1, options.shingle_size, options.shingle_relation)
     online = options.algorithm == "online"
     condenser = LeaderClustering(
         similarity,
@@ -357,8 +360,9 @@ def cluster_pages(
     scores: list[float] = []
     sources: list[str | None] = []
     leader_page: dict[int, int] = {}
+    sketches = batch.sketches if batch is not None else None
     for index, summary in enumerate(pages):
-        assignment = condenser.add(summary)
+        assignment = condenser.add(summary, None if sketches is None else sketches[index])
         if assignment.key is None:  # cannot happen without max_leaders; never lose a page
             raise RuntimeError("a page was left without a leader")
         if assignment.is_new:
@@ -372,6 +376,10 @@ def cluster_pages(
         raise ValueError("no pages to cluster")
 
     leaders: list[Leader] = sorted(condenser.leaders.values(), key=lambda leader: leader.key)
+    if batch is not None:
+        batch.sketches = None  # each leader keeps its own
+        for leader in leaders:
+            leader.summary = batch.restore(leader.summary)
     grouping = group_leaders(
         leaders, similarity, condenser.index, options.grouping_params(), progress=report
     )
@@ -406,16 +414,6 @@ def cluster_pages(
 def site_document_model() -> SiteModel:
     """An empty model for the document frequencies of the pages clustered as one site."""
     return SiteModel(max_features=10_000_000, keep_pages=0)
-
-
-def _site_similarity(
-    pages: Iterable[PageSummary], model: SiteModel | None = None
-) -> tuple[list[PageSummary], SimilarityFunc]:
-    """The pages given as one site: their feature document frequencies (or ``model``'s),
-    then the site-weighted similarity of two of them (features packed per page, not kept as
-    sets of strings)."""
-    similarity = BatchSiteSimilarity(pages, model)
-    return similarity.pages, similarity
 
 
 def _build_clusters(

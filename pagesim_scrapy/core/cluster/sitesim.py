@@ -7,14 +7,23 @@ feature instead of a string in a frozenset) and its total weight, and a comparis
 intersection of two sorted arrays. The result is the same number as
 :func:`pagesim_scrapy.core.site.site_similarity`: weights lie on a fixed binary grid, so their
 sums do not depend on the order they are added in.
+
+Pages streamed from an iterator (the ``cluster`` command, a Spark partition) are not the
+caller's to keep: each is kept pickled, a third of its size in memory, and stands in the
+clustering as an empty summary with its sketch made on the way; only the leaders' summaries
+are restored at the end. Pages given as a sequence are the caller's already and are used as
+they are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import pickle
+from collections.abc import Iterable, Sequence
 
 import numpy as np
+from datasketch import MinHash
 
+from pagesim_scrapy.core.cluster.sketch import Sketcher
 from pagesim_scrapy.core.site import SiteModel
 from pagesim_scrapy.core.summary import PageSummary
 
@@ -51,9 +60,21 @@ class BatchSiteSimilarity:
     Call it with two of the pages given (the same objects) for their similarity.
     """
 
-    def __init__(self, pages: Iterable[PageSummary], model: SiteModel | None = None) -> None:
-        self.pages: list[PageSummary] = list(pages)
-        per_page = [feature_codes(page) for page in self.pages]
+    def __init__(
+        self,
+        pages: Iterable[PageSummary],
+        model: SiteModel | None = None,
+        sketcher: Sketcher | None = None,
+    ) -> None:
+        self.pages: list[PageSummary] = []
+        #: the pages' sketches when they were streamed (their summaries are stand-ins then)
+        self.sketches: list[MinHash] | None = None
+        self._stored: list[bytes] | None = None
+        if isinstance(pages, Sequence) or sketcher is None:
+            self.pages = list(pages)
+            per_page = [feature_codes(page) for page in self.pages]
+        else:
+            per_page = self._stream(pages, sketcher)
         distinct, counts = np.unique(
             np.concatenate(per_page) if per_page else np.zeros(0, dtype=np.uint64),
             return_counts=True,
@@ -72,6 +93,29 @@ class BatchSiteSimilarity:
         self._row = {id(page): row for row, page in enumerate(self.pages)}
         self._features = [np.searchsorted(distinct, codes).astype(np.int32) for codes in per_page]
         self._totals = [float(self._weights[ids].sum()) for ids in self._features]
+        self._restored: list[PageSummary] = []
+
+    def _stream(self, pages: Iterable[PageSummary], sketcher: Sketcher) -> list[np.ndarray]:
+        """Read the pages once: features, sketch and pickled summary of each, a stand-in kept."""
+        self.sketches, self._stored = [], []
+        per_page = []
+        for page in pages:
+            per_page.append(feature_codes(page))
+            self.sketches.append(sketcher.sketch(page))
+            self._stored.append(pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL))
+            self.pages.append(_stand_in(page))
+        return per_page
+
+    def restore(self, page: PageSummary) -> PageSummary:
+        """The full summary of one of the pages (a stand-in's restored from its pickle; the
+        restored summary compares as the stand-in did)."""
+        if self._stored is None:
+            return page
+        row = self._row[id(page)]
+        restored: PageSummary = pickle.loads(self._stored[row])
+        self._row[id(restored)] = row
+        self._restored.append(restored)  # its id stays its own while it is kept
+        return restored
 
     def __call__(self, a: PageSummary, b: PageSummary) -> float:
         row_a, row_b = self._row[id(a)], self._row[id(b)]
@@ -84,3 +128,18 @@ class BatchSiteSimilarity:
             return 0.0
         union = self._totals[row_a] + self._totals[row_b] - shared
         return min(1.0, shared / union) if union > 0.0 else 0.0
+
+
+def _stand_in(page: PageSummary) -> PageSummary:
+    """An empty summary with the page's source, title and options (what the clustering reads
+    of a page besides its features and sketch)."""
+    return PageSummary(
+        bfs={},
+        parent_bfs=[],
+        level_starts=[],
+        tags=[],
+        classes=frozenset(),
+        options=page.options,
+        title=page.title,
+        source=page.source,
+    )

@@ -55,7 +55,8 @@ def test_regrouping_keeps_a_type_id_where_most_of_its_pages_stay() -> None:
             self.weight = weight
 
     class _Leaders:
-        leaders = {1: _Leader(5), 2: _Leader(1), 3: _Leader(1), 4: _Leader(1)}
+        def __init__(self) -> None:
+            self.leaders = {1: _Leader(5), 2: _Leader(1), 3: _Leader(1), 4: _Leader(1)}
 
     types.leaders = _Leaders()  # type: ignore[assignment]
     # leaders 1, 2 and 3 group together, 4 alone: type 10 holds most of the first group

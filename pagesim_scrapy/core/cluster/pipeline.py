@@ -34,6 +34,7 @@ from pagesim_scrapy.core.cluster.persist import (
     write_representatives,
 )
 from pagesim_scrapy.core.cluster.sitesim import BatchSiteSimilarity
+from pagesim_scrapy.core.cluster.sitesim import site_document_model as site_document_model
 from pagesim_scrapy.core.cluster.sketch import Sketcher
 from pagesim_scrapy.core.similarity import get_measure
 from pagesim_scrapy.core.site import SiteModel
@@ -330,7 +331,8 @@ def cluster_pages(
     algorithm, measure and thresholds. ``progress(stage, done, total)`` is called now and then.
     ``site_model``: for method ``site``, the document frequencies of the whole site when the
     pages given are only part of it (a batch job clusters each LSH component on its own);
-    by default the pages given are the site.
+    by default the pages given are the site. With ``site``, pages streamed from an iterator
+    are kept pickled until the leaders are known (see :mod:`~pagesim_scrapy.core.cluster.sitesim`).
     """
     if options is None:
         options = ClusterOptions(**kwargs)
@@ -409,11 +411,6 @@ def cluster_pages(
     return Clustering(
         assignments, scores, sources, clusters, infos, graph, options, stats, similarity
     )
-
-
-def site_document_model() -> SiteModel:
-    """An empty model for the document frequencies of the pages clustered as one site."""
-    return SiteModel(max_features=10_000_000, keep_pages=0)
 
 
 def _build_clusters(

@@ -53,6 +53,15 @@ def feature_name(code: int) -> str:
     return chr(code >> int(_SHIFT)) + chr(code & ((1 << int(_SHIFT)) - 1))
 
 
+#: A batch's model counts every feature of its pages and keeps no page for re-scoring.
+_BATCH_MODEL: dict[str, int] = {"max_features": 10_000_000, "keep_pages": 0}
+
+
+def site_document_model() -> SiteModel:
+    """An empty model for the document frequencies of the pages clustered as one site."""
+    return SiteModel(**_BATCH_MODEL)
+
+
 class BatchSiteSimilarity:
     """The pages of a batch, each as its feature numbers and total weight under the batch's
     document frequencies (or a given model's: the whole site's when the batch is part of it).
@@ -81,12 +90,8 @@ class BatchSiteSimilarity:
         )
         names = [feature_name(int(code)) for code in distinct]
         if model is None:
-            model = SiteModel.from_counts(
-                len(self.pages),
-                dict(zip(names, map(int, counts))),
-                max_features=10_000_000,
-                keep_pages=0,
-            )
+            df = dict(zip(names, map(int, counts)))
+            model = SiteModel.from_counts(len(self.pages), df, **_BATCH_MODEL)
         self.model = model
         table, df = model.table(), model.df
         self._weights = np.array([table[df.get(name, 0)] for name in names], dtype=np.float64)

@@ -33,9 +33,11 @@ from pagesim_scrapy.core.cluster.persist import (
     templates_snippet,
     write_representatives,
 )
+from pagesim_scrapy.core.cluster.sitesim import BatchSiteSimilarity
+from pagesim_scrapy.core.cluster.sitesim import site_document_model as site_document_model
 from pagesim_scrapy.core.cluster.sketch import Sketcher
 from pagesim_scrapy.core.similarity import get_measure
-from pagesim_scrapy.core.site import Features, SiteModel, site_similarity, structural_features
+from pagesim_scrapy.core.site import SiteModel
 from pagesim_scrapy.core.sitepolicy import SITE_METHOD
 from pagesim_scrapy.core.summary import DEFAULT_OPTIONS, PageSummary
 
@@ -329,18 +331,22 @@ def cluster_pages(
     algorithm, measure and thresholds. ``progress(stage, done, total)`` is called now and then.
     ``site_model``: for method ``site``, the document frequencies of the whole site when the
     pages given are only part of it (a batch job clusters each LSH component on its own);
-    by default the pages given are the site.
+    by default the pages given are the site. With ``site``, pages streamed from an iterator
+    are kept pickled until the leaders are known (see :mod:`~pagesim_scrapy.core.cluster.sitesim`).
     """
     if options is None:
         options = ClusterOptions(**kwargs)
     elif kwargs:
         raise TypeError("give either options or keyword arguments, not both")
     thresholds = options.resolved()
+    sketcher = Sketcher(options.num_perm, 1, options.shingle_size, options.shingle_relation)
+    batch: BatchSiteSimilarity | None = None
+    similarity: SimilarityFunc
     if options.method == SITE_METHOD:
-        pages, similarity = _site_similarity(pages, site_model)
+        batch = BatchSiteSimilarity(pages, site_model, sketcher)
+        pages, similarity = batch.pages, batch
     else:
         similarity = measure_function(options.method, options.method_params)
-    sketcher = Sketcher(options.num_perm, 1, options.shingle_size, options.shingle_relation)
     online = options.algorithm == "online"
     condenser = LeaderClustering(
         similarity,
@@ -356,8 +362,9 @@ def cluster_pages(
     scores: list[float] = []
     sources: list[str | None] = []
     leader_page: dict[int, int] = {}
+    sketches = batch.sketches if batch is not None else None
     for index, summary in enumerate(pages):
-        assignment = condenser.add(summary)
+        assignment = condenser.add(summary, None if sketches is None else sketches[index])
         if assignment.key is None:  # cannot happen without max_leaders; never lose a page
             raise RuntimeError("a page was left without a leader")
         if assignment.is_new:
@@ -371,6 +378,10 @@ def cluster_pages(
         raise ValueError("no pages to cluster")
 
     leaders: list[Leader] = sorted(condenser.leaders.values(), key=lambda leader: leader.key)
+    if batch is not None:
+        batch.sketches = None  # each leader keeps its own
+        for leader in leaders:
+            leader.summary = batch.restore(leader.summary)
     grouping = group_leaders(
         leaders, similarity, condenser.index, options.grouping_params(), progress=report
     )
@@ -400,32 +411,6 @@ def cluster_pages(
     return Clustering(
         assignments, scores, sources, clusters, infos, graph, options, stats, similarity
     )
-
-
-def site_document_model() -> SiteModel:
-    """An empty model for the document frequencies of the pages clustered as one site."""
-    return SiteModel(max_features=10_000_000, keep_pages=0)
-
-
-def _site_similarity(
-    pages: Iterable[PageSummary], model: SiteModel | None = None
-) -> tuple[list[PageSummary], SimilarityFunc]:
-    """The pages given as one site: their feature document frequencies (or ``model``'s),
-    then the site-weighted similarity of two of them (features kept per page, not summaries)."""
-    pages = list(pages)
-    counting = model is None
-    site = site_document_model() if model is None else model
-    features: dict[int, Features] = {}
-    for page in pages:
-        page_features = structural_features(page)
-        features[id(page)] = page_features
-        if counting:
-            site.add(page_features, keep=False)
-
-    def similarity(a: PageSummary, b: PageSummary) -> float:
-        return site_similarity(features[id(a)], features[id(b)], site)
-
-    return pages, similarity
 
 
 def _build_clusters(

@@ -11,6 +11,7 @@ to be above a Jaccard threshold in time independent of the number of pages index
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -108,11 +109,16 @@ class Sketcher:
 LSH_WEIGHTS = (0.3, 0.7)
 
 
+@functools.lru_cache(maxsize=16)
+def _bands(num_perm: int, threshold: float) -> tuple[tuple[int, int], ...]:
+    index = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=LSH_WEIGHTS)
+    return tuple((int(start), int(end)) for start, end in index.hashranges)
+
+
 def lsh_bands(num_perm: int = 128, threshold: float = 0.3) -> list[tuple[int, int]]:
     """The (start, end) signature ranges :class:`SketchIndex` bands by: two pages are each
     other's candidates exactly when one band of their signatures is equal."""
-    index = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=LSH_WEIGHTS)
-    return [(int(start), int(end)) for start, end in index.hashranges]
+    return list(_bands(num_perm, threshold))
 
 
 def band_keys(minhash: MinHash, bands: list[tuple[int, int]]) -> list[bytes]:
@@ -134,8 +140,11 @@ class Candidate:
 class SketchIndex:
     """An LSH index of signatures plus a signature matrix to rank the hits by estimated Jaccard.
 
-    LSH (banding) returns keys whose Jaccard with the query is likely above ``threshold``; the
-    matrix then orders those hits so that callers can compare exactly with the few best only.
+    LSH (banding, the bands datasketch chooses for ``threshold``) returns keys whose Jaccard
+    with the query is likely above ``threshold``; the matrix then orders those hits so that
+    callers can compare exactly with the few best only. The band tables are kept here as sets
+    so that a query unites its buckets in C: among many leaders of one layout every query hits
+    most of them, and a Python step per hit made the queries grow faster than the pages.
     Thread-safe: a lock guards every change and query.
     """
 
@@ -144,7 +153,8 @@ class SketchIndex:
             raise ValueError("the LSH threshold must be within (0, 1)")
         self.num_perm = num_perm
         self.threshold = threshold
-        self._lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=LSH_WEIGHTS)
+        self._bands = lsh_bands(num_perm, threshold)
+        self._tables: list[dict[bytes, set[int]]] = [{} for _ in self._bands]
         self._rows: dict[int, int] = {}
         self._keys: list[int] = []
         self._matrix: np.ndarray | None = None  # one row of hash values per key
@@ -155,6 +165,9 @@ class SketchIndex:
 
     def __contains__(self, key: object) -> bool:
         return key in self._rows
+
+    def _buckets(self, values: np.ndarray) -> list[bytes]:
+        return [values[start:end].tobytes() for start, end in self._bands]
 
     def add(self, key: int, minhash: MinHash) -> None:
         with self._lock:
@@ -173,15 +186,21 @@ class SketchIndex:
             self._matrix[row] = values
             self._rows[key] = row
             self._keys.append(key)
-            self._lsh.insert(key, minhash, check_duplication=False)
+            for table, bucket in zip(self._tables, self._buckets(values)):
+                table.setdefault(bucket, set()).add(key)
 
     def remove(self, key: int) -> None:
         """Drop a key (its matrix row is reused by the last row, so memory stays bounded)."""
         with self._lock:
             row = self._rows.pop(key)
-            self._lsh.remove(key)
+            assert self._matrix is not None
+            for table, bucket in zip(self._tables, self._buckets(self._matrix[row])):
+                keys = table[bucket]
+                keys.discard(key)
+                if not keys:
+                    del table[bucket]
             last = len(self._keys) - 1
-            if row != last and self._matrix is not None:
+            if row != last:
                 moved = self._keys[last]
                 self._matrix[row] = self._matrix[last]
                 self._keys[row] = moved
@@ -197,19 +216,28 @@ class SketchIndex:
             equal = self._matrix[rows] == minhash.hashvalues
             return [float(v) for v in equal.mean(axis=1)]
 
+    def hits(self, minhash: MinHash) -> set[int]:
+        """The indexed keys sharing at least one band with the query."""
+        with self._lock:
+            found: set[int] = set()
+            for table, bucket in zip(self._tables, self._buckets(minhash.hashvalues)):
+                keys = table.get(bucket)
+                if keys:
+                    found |= keys
+            return found
+
     def candidates(self, minhash: MinHash, limit: int | None = None) -> list[Candidate]:
         """Indexed keys that collide with the query, best estimate first, at most ``limit``.
 
-        The hits are ranked in numpy and only the best ``limit`` become Python objects: among
-        many leaders of one layout, every query collides with most of them, and ranking them
-        in Python made each query cost a Python step per leader.
+        The hits are ranked in numpy and only the best ``limit`` become Python objects.
         """
         with self._lock:
-            hits = list(self._lsh.query(minhash))
+            hits = self.hits(minhash)
             if not hits or self._matrix is None:
                 return []
-            keys = np.fromiter(hits, dtype=np.int64, count=len(hits))
-            rows = np.fromiter((self._rows[key] for key in hits), dtype=np.int64, count=len(hits))
+            count = len(hits)
+            keys = np.fromiter(hits, dtype=np.int64, count=count)
+            rows = np.fromiter(map(self._rows.__getitem__, hits), dtype=np.int64, count=count)
             equal = (self._matrix[rows] == minhash.hashvalues).sum(axis=1)
         # best estimate first, ties by key (a stable order, whatever the set's iteration order)
         order = np.lexsort((keys, -equal))

@@ -470,7 +470,10 @@ def _cluster_component(
     cluster, and each cluster's (component, number, size, first page) for naming them."""
     ordered = sorted(members, key=lambda member: member[0])
     model = None if site_model is None else site_model.value
-    result = cluster_pages((summary for _, _, summary in ordered), options, site_model=model)
+    # a list, not a generator: the summaries are held here anyway, so the pipeline need not
+    # keep its own pickled copies (what it does for pages streamed from an iterator)
+    summaries = [summary for _, _, summary in ordered]
+    result = cluster_pages(summaries, options, site_model=model)
     first: dict[int, Order] = {}
     for (order, path, _), local in zip(ordered, result.assignments):
         first.setdefault(local, order)

@@ -110,6 +110,7 @@ from pagesim_scrapy.core.site import site_similarity
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
+from pagesim_scrapy.core.sitetypes import fill_from_types, site_types
 from pagesim_scrapy.core.summary import PageSummary, summarize
 from pagesim_scrapy.settings import PageSimConfig
 
@@ -1793,8 +1794,15 @@ def loso_weights(sites: dict[str, list[Page]], args: argparse.Namespace) -> None
 #: none for a cluster without examples); ``fill`` gives a page left with none the label of its
 #: cluster the same way; ``fill-nearest`` only when that label is also the page's nearest type;
 #: ``fill-spread`` only when the page scores, for that label, at least the lowest score of the
-#: pages of its cluster the classifier gave the label (or of the label's examples in it).
-RELABEL_MODES = ("", "replace", "fill", "fill-nearest", "fill-spread")
+#: pages of its cluster the classifier gave the label (or of the label's examples in it);
+#: ``core``: what the classifier's batch does with the shipped policy (``core.sitetypes``:
+#: ``fill`` when the examples' clusters hold at least ``site_types_cover`` of the site);
+#: ``mode@share`` applies ``mode`` only when that share does. Those modes start from the
+#: classifier alone (``ALONE``).
+RELABEL_MODES = ("", "replace", "fill", "fill-nearest", "fill-spread", "core")
+
+#: The classifier alone: its batch's own filling from the site's clusters (``core``) off.
+ALONE = replace(DEFAULT_POLICY, site_types_cover=2.0)
 
 _SITE_CLUSTERS: dict[int, dict[int, int]] = {}
 
@@ -1822,12 +1830,11 @@ def relabel(
     labels: list[str | None] = [v.label for v in verdicts]
     if not mode:
         return labels
+    if mode == "core":
+        return _core_labels(given, tests, verdicts)
     mode, _, cover = mode.partition("@")
     cluster_of = site_clusters(pages)
-    held: dict[int, set[str]] = {}
-    for label, chosen in given.items():
-        for page in chosen:
-            held.setdefault(cluster_of[id(page)], set()).add(label)
+    held = _held(given, cluster_of)
     if cover and _covered(pages, held, cluster_of) < float(cover):
         return labels
     clusters = [cluster_of[id(page)] for page in tests]
@@ -1846,6 +1853,23 @@ def relabel(
             share = shares.get((cluster, theirs), 0.0)
             out.append(None if kept or ("share" in mode and share < 0.5) else theirs)
     return out
+
+
+def _core_labels(given: dict[str, list[Page]], tests: list[Page], verdicts: list[Any]) -> list:
+    """What the classifier's batch gives with the shipped policy (:mod:`core.sitetypes`)."""
+    examples = {label: [p.summary for p in chosen] for label, chosen in given.items()}
+    types = site_types([p.summary for p in tests], examples)
+    cover = DEFAULT_POLICY.site_types_cover
+    return [v.label for v in fill_from_types(verdicts, types, cover, frozenset())]
+
+
+def _held(given: dict[str, list[Page]], cluster_of: dict[int, int]) -> dict[int, set[str]]:
+    """Per cluster, the labels whose examples it holds."""
+    held: dict[int, set[str]] = {}
+    for label, chosen in given.items():
+        for page in chosen:
+            held.setdefault(cluster_of[id(page)], set()).add(label)
+    return held
 
 
 def _keeps_none(mode: str, verdict: Any, theirs: str, floor: float) -> bool:
@@ -1895,7 +1919,7 @@ def clustered_several(pages: list[Page], modes: list[str], draw: int = 0) -> lis
     """Every type configured (:func:`several_types`), the verdicts relabelled by each mode."""
     given = several_type_templates(pages, draw)
     tests = _tests(pages, given)
-    verdicts = _classifier(given, "site").classify_all([p.summary for p in tests])
+    verdicts = _classifier(given, "site", ALONE).classify_all([p.summary for p in tests])
     out = []
     for mode in modes:
         shares = TypeShares()
@@ -1920,7 +1944,7 @@ def clustered_some(pages: list[Page], modes: list[str], seed: int = 1) -> list[C
     for combo in combos:
         given = {label: [p for p in pages if p.label == label][:2] for label in combo}
         tests = _tests(pages, given)
-        verdicts = _classifier(given, "site").classify_all([p.summary for p in tests])
+        verdicts = _classifier(given, "site", ALONE).classify_all([p.summary for p in tests])
         for counts, mode in zip(out, modes):
             for page, label in zip(tests, relabel(pages, given, tests, verdicts, mode)):
                 truth = page.label if page.label in combo else None
@@ -1940,7 +1964,7 @@ def clustered_one_class(pages: list[Page], modes: list[str], draw: int = 0) -> l
         chosen = mine[:2] if draw == 0 else random.Random(f"{draw}:{label}").sample(mine, 2)
         given = {label: chosen}
         tests = _tests(pages, given)
-        verdicts = _classifier(given, "site").classify_all([p.summary for p in tests])
+        verdicts = _classifier(given, "site", ALONE).classify_all([p.summary for p in tests])
         for counts, mode in zip(out, modes):
             for page, got in zip(tests, relabel(pages, given, tests, verdicts, mode)):
                 counts.add(page.label == label, got == label)

@@ -1835,7 +1835,8 @@ def relabel(
     mode, _, cover = mode.partition("@")
     cluster_of = site_clusters(pages)
     held = _held(given, cluster_of)
-    if cover and _covered(pages, held, cluster_of) < float(cover):
+    singles = cover.endswith("s")
+    if cover and _covered(pages, held, cluster_of, singles) < float(cover.rstrip("s")):
         return labels
     clusters = [cluster_of[id(page)] for page in tests]
     floors = _cluster_floors(given, clusters, verdicts, cluster_of, mode)
@@ -1879,10 +1880,15 @@ def _keeps_none(mode: str, verdict: Any, theirs: str, floor: float) -> bool:
     return "spread" in mode and verdict.scores.get(theirs, 0.0) < floor
 
 
-def _covered(pages: list[Page], held: dict[int, set[str]], cluster_of: dict[int, int]) -> float:
+def _covered(
+    pages: list[Page], held: dict[int, set[str]], cluster_of: dict[int, int], singles: bool
+) -> float:
     """The share of the site's pages in a cluster that holds an example: how much of the site
-    the examples' types cover (``mode@share``: the clusters relabel only above ``share``)."""
-    return sum(cluster_of[id(page)] in held for page in pages) / max(1, len(pages))
+    the examples' types cover (``mode@share``: the clusters relabel only above ``share``;
+    ``mode@shares``: the share among the pages of clusters of two pages or more)."""
+    sizes = Counter(cluster_of[id(page)] for page in pages)
+    counted = [p for p in pages if not singles or sizes[cluster_of[id(p)]] > 1]
+    return sum(cluster_of[id(page)] in held for page in counted) / max(1, len(counted))
 
 
 def _cluster_floors(

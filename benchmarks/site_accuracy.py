@@ -2,7 +2,7 @@
 
     python benchmarks/site_accuracy.py [--method site] [--sites a,b] [--seed 1] [--loso]
                                        [--loso-weights] [--data a,b] [--several-types]
-                                       [--covering-grid]
+                                       [--covering-grid] [--clustered-types MODES]
 
 Pages: ../shared/data/site_page_types (five real sites, 976 labelled pages); ``--data`` names
 the data sets to read (``site_page_types,site_page_types_2`` adds four more sites). The wiki's
@@ -52,6 +52,13 @@ Protocols, printed per site and pooled:
   is a user's choice, and the figures above are for one choice; and the every-type protocol's
   own-type (and nearest-type) share with its examples drawn the same way. ``--drawn-templates``
   prints only these tables.
+* --clustered-types MODES: the site's pages clustered (``cluster``'s batch procedure, method
+  ``site``), each cluster named by the examples it holds, and the batch verdicts relabelled
+  by it (``RELABEL_MODES``; ``mode@share``: only when at least ``share`` of the site's pages
+  are in a cluster that holds an example). Per mode: the every-type own share (path and 3
+  draws), "some of the types" P/F1 and one-class batch F1 (path and 3 draws).
+  ``--clustered-loso``: the modes as a grid, each site decided with the one chosen on the
+  others (highest own share that keeps "some" P and one-class F1 within 0.005).
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
 * --wide-grid: the nearest rule's wide-gap exception (``WIDE_GAP``) per leave-one-site-out
@@ -87,7 +94,7 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -103,6 +110,7 @@ from pagesim_scrapy.core.site import site_similarity
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
+from pagesim_scrapy.core.sitetypes import fill_from_types, site_types
 from pagesim_scrapy.core.summary import PageSummary, summarize
 from pagesim_scrapy.settings import PageSimConfig
 
@@ -1146,6 +1154,17 @@ def parse_args() -> argparse.Namespace:
         "(NEAREST_FLOOR) per leave-one-site-out fold, over every site given",
     )
     parser.add_argument(
+        "--clustered-types",
+        default=None,
+        help="comma-separated relabel modes (see RELABEL_MODES; 'off' for none): the site's "
+        "clusters relabel the batch verdicts; prints only that table",
+    )
+    parser.add_argument(
+        "--clustered-loso",
+        action="store_true",
+        help="with --clustered-types: each site decided with the mode chosen on the others",
+    )
+    parser.add_argument(
         "--floor-grid",
         action="store_true",
         help="the cut's floor (ANCHOR_FLOOR) per leave-one-site-out fold",
@@ -1410,6 +1429,10 @@ def main() -> None:
         return
     if args.drawn_templates:
         print_drawn_templates(sites)
+        return
+    if args.clustered_types is not None:
+        modes = [m if m != "off" else "" for m in args.clustered_types.split(",")]
+        print_clustered_types(sites, modes, args.clustered_loso)
         return
     if args.crawl_only:
         print_crawl_modes(sites)
@@ -1761,6 +1784,285 @@ def loso_weights(sites: dict[str, list[Page]], args: argparse.Namespace) -> None
             f"{name:24} ramp {chosen[0]:2d} floor p{chosen[1]}  batch F1 {batch:.3f}  "
             f"online F1 {online:.3f}  multi-type accepted {accepted:.3f}"
         )
+
+
+# --- clustered types (issue 32, item 2's mechanism for item 1): one model of the site's types
+
+
+#: How the site's clusters relabel a batch's verdicts: ``""`` leaves them; ``replace`` gives
+#: every page its cluster's label (the nearest of the labels whose examples the cluster holds;
+#: none for a cluster without examples); ``fill`` gives a page left with none the label of its
+#: cluster the same way; ``fill-nearest`` only when that label is also the page's nearest type;
+#: ``fill-spread`` only when the page scores, for that label, at least the lowest score of the
+#: pages of its cluster the classifier gave the label (or of the label's examples in it);
+#: ``core``: what the classifier's batch does with the shipped policy (``core.sitetypes``:
+#: ``fill`` when the examples' clusters hold at least ``site_types_cover`` of the site);
+#: ``mode@share`` applies ``mode`` only when that share does. Those modes start from the
+#: classifier alone (``ALONE``).
+RELABEL_MODES = ("", "replace", "fill", "fill-nearest", "fill-spread", "core")
+
+#: The classifier alone: its batch's own filling from the site's clusters (``core``) off.
+ALONE = replace(DEFAULT_POLICY, site_types_cover=2.0)
+
+_SITE_CLUSTERS: dict[int, dict[int, int]] = {}
+
+
+def site_clusters(pages: list[Page]) -> dict[int, int]:
+    """The cluster of every page of the site (``cluster`` over the site's pages, examples
+    included, in path order, method ``site``), by ``id`` of the page; computed once a site."""
+    key = id(pages)
+    if key not in _SITE_CLUSTERS:
+        from pagesim_scrapy.core.cluster import cluster_pages
+
+        result = cluster_pages([page.summary for page in pages], method="site")
+        _SITE_CLUSTERS[key] = {id(p): c for p, c in zip(pages, result.assignments)}
+    return _SITE_CLUSTERS[key]
+
+
+def relabel(
+    pages: list[Page],
+    given: dict[str, list[Page]],
+    tests: list[Page],
+    verdicts: list[Any],
+    mode: str,
+) -> list[str | None]:
+    """The labels of ``tests`` after the site's clusters have their say (``RELABEL_MODES``)."""
+    labels: list[str | None] = [v.label for v in verdicts]
+    if not mode:
+        return labels
+    if mode == "core":
+        return _core_labels(given, tests, verdicts)
+    mode, _, cover = mode.partition("@")
+    cluster_of = site_clusters(pages)
+    held = _held(given, cluster_of)
+    singles = cover.endswith("s")
+    if cover and _covered(pages, held, cluster_of, singles) < float(cover.rstrip("s")):
+        return labels
+    clusters = [cluster_of[id(page)] for page in tests]
+    floors = _cluster_floors(given, clusters, verdicts, cluster_of, mode)
+    shares = _cluster_shares(clusters, verdicts)
+    out: list[str | None] = []
+    for cluster, verdict in zip(clusters, verdicts):
+        mine = held.get(cluster, set())
+        theirs = max(sorted(mine), key=lambda lb: verdict.scores.get(lb, 0.0)) if mine else None
+        if mode == "replace":
+            out.append(theirs)
+        elif verdict.label is not None or theirs is None:
+            out.append(verdict.label)
+        else:
+            kept = _keeps_none(mode, verdict, theirs, floors.get((cluster, theirs), 2.0))
+            share = shares.get((cluster, theirs), 0.0)
+            out.append(None if kept or ("share" in mode and share < 0.5) else theirs)
+    return out
+
+
+def _core_labels(given: dict[str, list[Page]], tests: list[Page], verdicts: list[Any]) -> list:
+    """What the classifier's batch gives with the shipped policy (:mod:`core.sitetypes`)."""
+    examples = {label: [p.summary for p in chosen] for label, chosen in given.items()}
+    types = site_types([p.summary for p in tests], examples)
+    cover = DEFAULT_POLICY.site_types_cover
+    return [v.label for v in fill_from_types(verdicts, types, cover, frozenset())]
+
+
+def _held(given: dict[str, list[Page]], cluster_of: dict[int, int]) -> dict[int, set[str]]:
+    """Per cluster, the labels whose examples it holds."""
+    held: dict[int, set[str]] = {}
+    for label, chosen in given.items():
+        for page in chosen:
+            held.setdefault(cluster_of[id(page)], set()).add(label)
+    return held
+
+
+def _keeps_none(mode: str, verdict: Any, theirs: str, floor: float) -> bool:
+    """Whether a page left with none stays so under ``mode``'s nearest and spread checks."""
+    if "nearest" in mode and nearest_type(verdict) != theirs:
+        return True
+    return "spread" in mode and verdict.scores.get(theirs, 0.0) < floor
+
+
+def _covered(
+    pages: list[Page], held: dict[int, set[str]], cluster_of: dict[int, int], singles: bool
+) -> float:
+    """The share of the site's pages in a cluster that holds an example: how much of the site
+    the examples' types cover (``mode@share``: the clusters relabel only above ``share``;
+    ``mode@shares``: the share among the pages of clusters of two pages or more)."""
+    sizes = Counter(cluster_of[id(page)] for page in pages)
+    counted = [p for p in pages if not singles or sizes[cluster_of[id(p)]] > 1]
+    return sum(cluster_of[id(page)] in held for page in counted) / max(1, len(counted))
+
+
+def _cluster_floors(
+    given: dict[str, list[Page]],
+    clusters: list[int],
+    verdicts: list[Any],
+    cluster_of: dict[int, int],
+    mode: str,
+) -> dict[tuple[int, str], float]:
+    """Per (cluster, label): the lowest score for the label of the cluster's pages the
+    classifier gave it; a cluster whose pages got none of it falls back to 0 (any page), or
+    with ``strict`` in the mode to none."""
+    floors: dict[tuple[int, str], float] = {}
+    for cluster, verdict in zip(clusters, verdicts):
+        if verdict.label is None:
+            continue
+        key = (cluster, verdict.label)
+        floors[key] = min(floors.get(key, 2.0), verdict.scores[verdict.label])
+    fallback = 2.0 if "strict" in mode else 0.0
+    for label, chosen in given.items():
+        for page in chosen:
+            floors.setdefault((cluster_of[id(page)], label), fallback)
+    return floors
+
+
+def _cluster_shares(clusters: list[int], verdicts: list[Any]) -> dict[tuple[int, str], float]:
+    """Per (cluster, label): the share of the cluster's pages the classifier gave the label."""
+    sizes = Counter(clusters)
+    given = Counter((c, v.label) for c, v in zip(clusters, verdicts) if v.label is not None)
+    return {key: n / sizes[key[0]] for key, n in given.items()}
+
+
+def clustered_several(pages: list[Page], modes: list[str], draw: int = 0) -> list[TypeShares]:
+    """Every type configured (:func:`several_types`), the verdicts relabelled by each mode."""
+    given = several_type_templates(pages, draw)
+    tests = _tests(pages, given)
+    verdicts = _classifier(given, "site", ALONE).classify_all([p.summary for p in tests])
+    out = []
+    for mode in modes:
+        shares = TypeShares()
+        labels = relabel(pages, given, tests, verdicts, mode)
+        for page, verdict, label in zip(tests, verdicts, labels):
+            if page.label not in given:
+                continue
+            shares.own += label == page.label
+            shares.none += label is None
+            shares.other += label is not None and label != page.label
+            shares.nearest += nearest_type(verdict) == page.label
+        out.append(shares)
+    return out
+
+
+def clustered_some(pages: list[Page], modes: list[str], seed: int = 1) -> list[Counts]:
+    """Some of the types configured (:func:`some_types`' combinations), relabelled."""
+    types = sorted(t for t, c in Counter(page.label for page in pages).items() if c >= 5)
+    rng = random.Random(f"{seed}:some")
+    combos = [rng.sample(types, k) for k, n in ((2, 6), (3, 4)) if k < len(types) for _ in range(n)]
+    out = [Counts() for _ in modes]
+    for combo in combos:
+        given = {label: [p for p in pages if p.label == label][:2] for label in combo}
+        tests = _tests(pages, given)
+        verdicts = _classifier(given, "site", ALONE).classify_all([p.summary for p in tests])
+        for counts, mode in zip(out, modes):
+            for page, label in zip(tests, relabel(pages, given, tests, verdicts, mode)):
+                truth = page.label if page.label in combo else None
+                counts.tp += label is not None and label == truth
+                counts.fp += label is not None and label != truth
+                counts.fn += truth is not None and label != truth
+    return out
+
+
+def clustered_one_class(pages: list[Page], modes: list[str], draw: int = 0) -> list[Counts]:
+    """One-class batch (:func:`drawn_templates`), relabelled."""
+    out = [Counts() for _ in modes]
+    for label, count in sorted(Counter(page.label for page in pages).items()):
+        if count < 5:
+            continue
+        mine = [page for page in pages if page.label == label]
+        chosen = mine[:2] if draw == 0 else random.Random(f"{draw}:{label}").sample(mine, 2)
+        given = {label: chosen}
+        tests = _tests(pages, given)
+        verdicts = _classifier(given, "site", ALONE).classify_all([p.summary for p in tests])
+        for counts, mode in zip(out, modes):
+            for page, got in zip(tests, relabel(pages, given, tests, verdicts, mode)):
+                counts.add(page.label == label, got == label)
+    return out
+
+
+@dataclass
+class _ModeFigures:
+    own: list[TypeShares]
+    some: Counts
+    one: list[Counts]
+
+
+def clustered_figures(
+    sites: dict[str, list[Page]], modes: list[str], draws: int = 3
+) -> dict[str, list[_ModeFigures]]:
+    """Per site, per mode: every-type shares (path and draws), "some of the types" counts,
+    one-class batch counts (path and draws); each batch is classified once for all modes."""
+    runs = range(draws + 1)
+    rows: dict[str, list[_ModeFigures]] = {}
+    for name, pages in sites.items():
+        several = [clustered_several(pages, modes, d) for d in runs]
+        some = clustered_some(pages, modes)
+        ones = [clustered_one_class(pages, modes, d) for d in runs]
+        rows[name] = [
+            _ModeFigures([s[m] for s in several], some[m], [o[m] for o in ones])
+            for m in range(len(modes))
+        ]
+        print(f"  ({name} done)", flush=True)
+    return rows
+
+
+def _pool(figures: Iterable[_ModeFigures], draws: int = 3) -> _ModeFigures:
+    total = _ModeFigures([TypeShares() for _ in range(draws + 1)], Counts(), [])
+    total.one = [Counts() for _ in range(draws + 1)]
+    for part in figures:
+        for shares, mine in zip(total.own, part.own):
+            shares.merge(mine)
+        total.some.merge(part.some)
+        for counts, theirs in zip(total.one, part.one):
+            counts.merge(theirs)
+    return total
+
+
+def print_clustered_types(sites: dict[str, list[Page]], modes: list[str], loso: bool) -> None:
+    """Per mode, per site and pooled (:func:`clustered_figures`); with ``loso``, the modes are
+    a grid of one constant (the first is the reference, ``off``) and each site is decided
+    with the mode chosen on the others (:func:`_choose_mode`)."""
+    rows = clustered_figures(sites, modes)
+    for m, mode in enumerate(modes):
+        print(f"\nclustered types, mode {mode or 'off'!r}")
+        print(f"{'site':24} {'own path / draws':28} {'none':>6} {'some P':>7} {'F1':>6}  1-class")
+        for name, figures in rows.items():
+            print(_clustered_row(name, figures[m]))
+        print(_clustered_row("pooled", _pool(figures[m] for figures in rows.values())))
+    if not loso:
+        return
+    print("\nclustered types, leave-one-site-out: the mode chosen on the other sites")
+    held_out = []
+    for name, figures in rows.items():
+        others = [rows[other] for other in rows if other != name]
+        chosen = _choose_mode(others, modes)
+        held_out.append(figures[chosen])
+        print(_clustered_row(name, figures[chosen]) + f"  <- {modes[chosen] or 'off'}")
+    print(_clustered_row("pooled, held out", _pool(held_out)))
+
+
+def _choose_mode(others: list[list[_ModeFigures]], modes: list[str]) -> int:
+    """The mode with the highest pooled own share (path and draws) on ``others`` among those
+    whose "some of the types" precision and one-class F1 (path) stay within 0.005 of the
+    first mode's (the reference); ties to the earlier mode (it relabels less)."""
+    pooled = [_pool(figures[m] for figures in others) for m in range(len(modes))]
+    reference = pooled[0]
+
+    def own(figures: _ModeFigures) -> float:
+        return sum(s.own for s in figures.own) / max(1, sum(s.total for s in figures.own))
+
+    allowed = [
+        m
+        for m, figures in enumerate(pooled)
+        if figures.some.precision >= reference.some.precision - 0.005
+        and figures.one[0].f1 >= reference.one[0].f1 - 0.005
+    ]
+    return max(allowed, key=lambda m: (round(own(pooled[m]), 6), -m))
+
+
+def _clustered_row(name: str, figures: _ModeFigures) -> str:
+    shares = " ".join(f"{s.own / max(1, s.total):.3f}" for s in figures.own)
+    none = figures.own[0].none / max(1, figures.own[0].total)
+    one = " ".join(f"{c.f1:.3f}" for c in figures.one)
+    some = figures.some
+    return f"{name:24} {shares:28} {none:6.3f} {some.precision:7.3f} {some.f1:6.3f}  {one}"
 
 
 if __name__ == "__main__":

@@ -84,6 +84,7 @@ from pagesim_scrapy.core.site import (
     unpack_features,
 )
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SITE_METHOD, SitePolicy
+from pagesim_scrapy.core.sitetypes import fill_from_types, site_types
 from pagesim_scrapy.core.summary import DEFAULT_OPTIONS, PageSummary, SummaryOptions, summarize
 from pagesim_scrapy.core.verdict import AGGREGATES, Verdict, given_thresholds
 
@@ -746,18 +747,42 @@ class SiteAwareClassifier:
             return self.decide(scores, site=site, features=features)
 
     def classify_all(self, pages: Iterable[Any], *, site: str | None = None) -> list[Verdict]:
-        """Batch form: the pages given are the site; learn them all, then decide each."""
-        features = [self.features(page) for page in pages]
+        """Batch form: the pages given are the site; learn them all, then decide each, and
+        let the site's clusters name the pages left with none (:meth:`_fill_from_types`)."""
+        given = [self._summary(page) for page in pages]
+        features = [self.features(page) for page in given]
         with self._lock:
             state = self._site(site)
             state.model.keep_at_most(max(len(features), self.keep_pages))
             for page in features:
                 self._add(state, page, site)
             self._refresh(state)
-            return [
+            verdicts = [
                 self.decide(self._scores_of(page, state), site=site, features=page)
                 for page in features
             ]
+        return self._fill_from_types(given, verdicts)
+
+    def _fill_from_types(self, pages: list[Any], verdicts: list[Verdict]) -> list[Verdict]:
+        """The verdicts with the pages left with none given their cluster's label, when the
+        examples' clusters cover the site (``policy.site_types_cover``; see
+        :mod:`~pagesim_scrapy.core.sitetypes`). Pages given as features alone (a batch job
+        that moved only them) cannot be clustered and keep their verdicts."""
+        cover = self.policy.site_types_cover
+        if cover > 1.0 or not any(verdict.label is None for verdict in verdicts):
+            return verdicts
+        summaries = [page for page in pages if isinstance(page, PageSummary)]
+        if len(summaries) != len(pages):
+            return verdicts
+        types = site_types(summaries, self.template_summaries)
+        return fill_from_types(verdicts, types, cover, frozenset(self._given))
+
+    def _summary(self, page: Any) -> Any:
+        """The page's summary (summarised once for both the features and the clusters), or
+        the page's features as given."""
+        if isinstance(page, (PageSummary, frozenset)):
+            return page
+        return summarize(page, self.summary_options)
 
     def describe(self, site: str | None = None) -> dict[str, Any]:
         """Labels, template counts and the thresholds on ``site``, for logs and reports."""

@@ -100,6 +100,14 @@ class SitePolicy:
     #: share of that label's templates' likeness: a page of an unconfigured type can be nearest
     #: a label only for want of its own, scoring next to nothing against it.
     nearest_floor: float = 0.3
+    #: In a batch (``classify_all``), a page left with none takes the label of its cluster
+    #: among the site's clustered pages when the clusters that hold the labels' examples hold
+    #: at least this share of the site (:mod:`~pagesim_scrapy.core.sitetypes`): the labels
+    #: then describe the site, and a cluster holding a label's examples is its type. Below it,
+    #: clusters mix configured types with types nobody configured. Above 1: off. Chosen
+    #: leave-one-site-out (every fold chose it) among the values that keep "none"'s precision
+    #: for the types nobody configured and the one-class F1.
+    site_types_cover: float = 0.95
 
     # -- the early cut of one label ------------------------------------------------------------
 
@@ -184,6 +192,7 @@ _RANGES: dict[str, tuple[float, float, bool, bool]] = {
     "covering_share": (0.0, 1.0, True, True),
     "wide_gap": (0.0, 1.0, True, True),
     "nearest_floor": (0.0, 1.0, True, True),
+    "site_types_cover": (0.0, 2.0, True, True),
     "early_cut_share": (0.0, 2.0, True, True),
     "saved_site_weight": (0.0, 1.0, False, True),
     "refresh_growth": (1.0, math.inf, False, False),

@@ -1,0 +1,69 @@
+"""The site's types in a batch: its pages clustered, each cluster named by the examples it holds.
+
+The pages of a site fall into its page types whether or not anyone named them: the batch
+``cluster`` procedure (method ``site``) groups the site's pages with the labels' examples, a
+cluster that holds examples is a configured type, the rest are discovered types. When the
+examples' clusters hold nearly all of the site (the labels describe it), a page the decision
+left with "none of these" takes the label of its cluster: its examples' type, by structure,
+even where the label's own cut split the type. When they do not, a cluster is as likely to
+mix a configured type with one nobody configured, and the verdicts stay as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from pagesim_scrapy.core.summary import PageSummary
+from pagesim_scrapy.core.verdict import Verdict
+
+
+@dataclass(frozen=True)
+class SiteTypes:
+    """The cluster of every page given, the labels whose examples each cluster holds, and the
+    share of the site (examples included) in clusters that hold an example."""
+
+    clusters: list[int]
+    named: dict[int, frozenset[str]]
+    covered: float
+
+    def labels_of(self, page: int) -> frozenset[str]:
+        """The labels whose examples share a cluster with page ``page``."""
+        return self.named.get(self.clusters[page], frozenset())
+
+
+def site_types(
+    pages: Sequence[PageSummary], examples: Mapping[str, Sequence[PageSummary]]
+) -> SiteTypes:
+    """Cluster the examples and ``pages`` as one site (examples first) and name the clusters."""
+    from pagesim_scrapy.core.cluster import cluster_pages
+    from pagesim_scrapy.core.sitepolicy import SITE_METHOD
+
+    labelled = [(label, page) for label, chosen in examples.items() for page in chosen]
+    result = cluster_pages([page for _, page in labelled] + list(pages), method=SITE_METHOD)
+    of_examples = result.assignments[: len(labelled)]
+    named: dict[int, set[str]] = {}
+    for (label, _), cluster in zip(labelled, of_examples):
+        named.setdefault(cluster, set()).add(label)
+    covered = sum(c in named for c in result.assignments) / len(result.assignments)
+    frozen = {cluster: frozenset(labels) for cluster, labels in named.items()}
+    return SiteTypes(result.assignments[len(labelled) :], frozen, covered)
+
+
+def fill_from_types(
+    verdicts: Sequence[Verdict], types: SiteTypes, cover: float, fixed: frozenset[str]
+) -> list[Verdict]:
+    """``verdicts`` with each page left with none given its cluster's label (the one of the
+    cluster's labels it scores highest), when the examples' clusters hold at least ``cover``
+    of the site; labels in ``fixed`` (a user's own threshold) are never given this way."""
+    if types.covered < cover:
+        return list(verdicts)
+    out = []
+    for index, verdict in enumerate(verdicts):
+        labels = sorted(types.labels_of(index) - fixed)
+        if verdict.label is not None or not labels:
+            out.append(verdict)
+            continue
+        label = max(labels, key=lambda name: verdict.scores.get(name, 0.0))
+        out.append(replace(verdict, label=label))
+    return out

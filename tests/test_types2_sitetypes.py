@@ -1,0 +1,76 @@
+"""The site's clusters name the pages a batch left with none (core.sitetypes, issue 32)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
+from pagesim_scrapy.core.sitetypes import SiteTypes, fill_from_types, site_types
+from pagesim_scrapy.core.summary import summarize
+from pagesim_scrapy.core.verdict import Verdict
+
+
+def _verdict(label: str | None, **scores: float) -> Verdict:
+    return Verdict(label=label, score=max(scores.values()), scores=scores, method="site", margin=0)
+
+
+def _types(covered: float) -> SiteTypes:
+    # pages 0 and 1 in cluster 0 (examples of a and b), page 2 in cluster 1 (no example)
+    return SiteTypes([0, 0, 1], {0: frozenset({"a", "b"})}, covered)
+
+
+def test_a_page_left_with_none_takes_its_clusters_label_it_scores_highest() -> None:
+    verdicts = [_verdict(None, a=0.2, b=0.5), _verdict("a", a=0.9, b=0.1), _verdict(None, a=0.4)]
+    filled = fill_from_types(verdicts, _types(0.96), 0.95, frozenset())
+    assert [v.label for v in filled] == ["b", "a", None]
+    assert filled[0].scores == verdicts[0].scores
+
+
+def test_nothing_is_filled_when_the_examples_do_not_cover_the_site() -> None:
+    verdicts = [_verdict(None, a=0.2, b=0.5), _verdict(None, a=0.9, b=0.1)]
+    assert fill_from_types(verdicts, _types(0.9), 0.95, frozenset()) == verdicts
+
+
+def test_a_label_with_a_fixed_threshold_is_never_filled() -> None:
+    verdicts = [_verdict(None, a=0.2, b=0.5)]
+    assert fill_from_types(verdicts, _types(1.0), 0.95, frozenset({"b"}))[0].label == "a"
+
+
+def _page(kind: str, n: int) -> bytes:
+    if kind == "product":
+        body = f"<div class='product'><h1>P{n}</h1><span class='price'>{n}</span>" + (
+            "<ul class='specs'>" + "<li>spec</li>" * (3 + n % 3) + "</ul></div>"
+        )
+    else:
+        body = "<div class='listing'>" + "<article><a href='x'>item</a></article>" * (5 + n % 4)
+        body += "</div>"
+    nav = "<nav><a href='/'>home</a><a href='/c'>shop</a></nav>"
+    return f"<html><body>{nav}<main>{body}</main><footer>f</footer></body></html>".encode()
+
+
+def test_the_examples_and_pages_are_clustered_as_one_site() -> None:
+    products = [summarize(_page("product", n)) for n in range(8)]
+    listings = [summarize(_page("listing", n)) for n in range(8)]
+    types = site_types(products[1:] + listings[1:], {"p": products[:1], "l": listings[:1]})
+    assert types.covered == 1.0
+    assert {types.labels_of(i) for i in range(7)} == {frozenset({"p"})}
+    assert {types.labels_of(i) for i in range(7, 14)} == {frozenset({"l"})}
+
+
+def test_the_policy_switch_turns_the_filling_off() -> None:
+    pages = [summarize(_page("product", n)) for n in range(2, 10)]
+    pages += [summarize(_page("listing", n)) for n in range(2, 10)]
+    templates = {"p": [_page("product", 0)], "l": [_page("listing", 0)]}
+    off = replace(DEFAULT_POLICY, site_types_cover=2.0)
+    alone = SiteAwareClassifier(templates, policy=off).classify_all(pages)
+    batch = SiteAwareClassifier(templates).classify_all(pages)
+    for before, after in zip(alone, batch):
+        assert after.label == before.label or before.label is None
+
+
+def test_the_cover_share_is_checked() -> None:
+    with pytest.raises(ValueError, match="site_types_cover"):
+        SitePolicy(site_types_cover=-0.1)

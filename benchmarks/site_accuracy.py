@@ -105,12 +105,12 @@ import lxml.html
 from _data import shared
 
 from pagesim_scrapy.core.classify import build_classifier
+from pagesim_scrapy.core.clusterfill import fill_from_types, site_types
 from pagesim_scrapy.core.secondlook import SecondLook
 from pagesim_scrapy.core.site import site_similarity
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
-from pagesim_scrapy.core.sitetypes import fill_from_types, site_types
 from pagesim_scrapy.core.summary import PageSummary, summarize
 from pagesim_scrapy.settings import PageSimConfig
 
@@ -1795,7 +1795,7 @@ def loso_weights(sites: dict[str, list[Page]], args: argparse.Namespace) -> None
 #: cluster the same way; ``fill-nearest`` only when that label is also the page's nearest type;
 #: ``fill-spread`` only when the page scores, for that label, at least the lowest score of the
 #: pages of its cluster the classifier gave the label (or of the label's examples in it);
-#: ``core``: what the classifier's batch does with the shipped policy (``core.sitetypes``:
+#: ``core``: what the classifier's batch does with the shipped policy (``core.clusterfill``:
 #: ``fill`` when the examples' clusters hold at least ``site_types_cover`` of the site);
 #: ``mode@share`` applies ``mode`` only when that share does. Those modes start from the
 #: classifier alone (``ALONE``).
@@ -1857,7 +1857,7 @@ def relabel(
 
 
 def _core_labels(given: dict[str, list[Page]], tests: list[Page], verdicts: list[Any]) -> list:
-    """What the classifier's batch gives with the shipped policy (:mod:`core.sitetypes`)."""
+    """What the classifier's batch gives with the shipped policy (:mod:`core.clusterfill`)."""
     examples = {label: [p.summary for p in chosen] for label, chosen in given.items()}
     types = site_types([p.summary for p in tests], examples)
     cover = DEFAULT_POLICY.site_types_cover

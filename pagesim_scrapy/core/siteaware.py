@@ -44,6 +44,7 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
+from pagesim_scrapy.core.clusterfill import fill_from_types, site_types
 from pagesim_scrapy.core.confidence import confidence_features, verdict_confidence
 from pagesim_scrapy.core.cutrules import (
     CUT_RULES,
@@ -84,7 +85,6 @@ from pagesim_scrapy.core.site import (
     unpack_features,
 )
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SITE_METHOD, SitePolicy
-from pagesim_scrapy.core.sitetypes import fill_from_types, site_types
 from pagesim_scrapy.core.summary import DEFAULT_OPTIONS, PageSummary, SummaryOptions, summarize
 from pagesim_scrapy.core.verdict import AGGREGATES, Verdict, given_thresholds
 
@@ -766,7 +766,7 @@ class SiteAwareClassifier:
     def _fill_from_types(self, pages: list[Any], verdicts: list[Verdict]) -> list[Verdict]:
         """The verdicts with the pages left with none given their cluster's label, when the
         examples' clusters cover the site (``policy.site_types_cover``; see
-        :mod:`~pagesim_scrapy.core.sitetypes`). Pages given as features alone (a batch job
+        :mod:`~pagesim_scrapy.core.clusterfill`). Pages given as features alone (a batch job
         that moved only them) cannot be clustered and keep their verdicts."""
         cover = self.policy.site_types_cover
         if cover > 1.0 or not any(verdict.label is None for verdict in verdicts):

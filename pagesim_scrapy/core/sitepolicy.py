@@ -102,7 +102,7 @@ class SitePolicy:
     nearest_floor: float = 0.3
     #: In a batch (``classify_all``), a page left with none takes the label of its cluster
     #: among the site's clustered pages when the clusters that hold the labels' examples hold
-    #: at least this share of the site (:mod:`~pagesim_scrapy.core.sitetypes`): the labels
+    #: at least this share of the site (:mod:`~pagesim_scrapy.core.clusterfill`): the labels
     #: then describe the site, and a cluster holding a label's examples is its type. Below it,
     #: clusters mix configured types with types nobody configured. Above 1: off. Chosen
     #: leave-one-site-out (every fold chose it) among the values that keep "none"'s precision

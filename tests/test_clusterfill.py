@@ -1,4 +1,4 @@
-"""The site's clusters name the pages a batch left with none (core.sitetypes, issue 32)."""
+"""The site's clusters name the pages a batch left with none (core.clusterfill, issue 32)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
+from pagesim_scrapy.core.clusterfill import ClusteredTypes, fill_from_types, site_types
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
-from pagesim_scrapy.core.sitetypes import SiteTypes, fill_from_types, site_types
 from pagesim_scrapy.core.summary import summarize
 from pagesim_scrapy.core.verdict import Verdict
 
@@ -17,9 +17,9 @@ def _verdict(label: str | None, **scores: float) -> Verdict:
     return Verdict(label=label, score=max(scores.values()), scores=scores, method="site", margin=0)
 
 
-def _types(covered: float) -> SiteTypes:
+def _types(covered: float) -> ClusteredTypes:
     # pages 0 and 1 in cluster 0 (examples of a and b), page 2 in cluster 1 (no example)
-    return SiteTypes([0, 0, 1], {0: frozenset({"a", "b"})}, covered)
+    return ClusteredTypes([0, 0, 1], {0: frozenset({"a", "b"})}, covered)
 
 
 def test_a_page_left_with_none_takes_its_clusters_label_it_scores_highest() -> None:

@@ -19,7 +19,7 @@ from pagesim_scrapy.core.verdict import Verdict
 
 
 @dataclass(frozen=True)
-class SiteTypes:
+class ClusteredTypes:
     """The cluster of every page given, the labels whose examples each cluster holds, and the
     share of the site (examples included) in clusters that hold an example."""
 
@@ -34,7 +34,7 @@ class SiteTypes:
 
 def site_types(
     pages: Sequence[PageSummary], examples: Mapping[str, Sequence[PageSummary]]
-) -> SiteTypes:
+) -> ClusteredTypes:
     """Cluster the examples and ``pages`` as one site (examples first) and name the clusters."""
     from pagesim_scrapy.core.cluster import cluster_pages
     from pagesim_scrapy.core.sitepolicy import SITE_METHOD
@@ -47,11 +47,11 @@ def site_types(
         named.setdefault(cluster, set()).add(label)
     covered = sum(c in named for c in result.assignments) / len(result.assignments)
     frozen = {cluster: frozenset(labels) for cluster, labels in named.items()}
-    return SiteTypes(result.assignments[len(labelled) :], frozen, covered)
+    return ClusteredTypes(result.assignments[len(labelled) :], frozen, covered)
 
 
 def fill_from_types(
-    verdicts: Sequence[Verdict], types: SiteTypes, cover: float, fixed: frozenset[str]
+    verdicts: Sequence[Verdict], types: ClusteredTypes, cover: float, fixed: frozenset[str]
 ) -> list[Verdict]:
     """``verdicts`` with each page left with none given its cluster's label (the one of the
     cluster's labels it scores highest), when the examples' clusters hold at least ``cover``

@@ -444,7 +444,7 @@ def _learning_run(pages: list[tuple[str, str]], lazy: bool, releases: set[int]) 
     step = pipeline._take if lazy else pipeline._learn
     out: list[Any] = []
     for k, (html, url) in enumerate(pages):
-        out.append(step(state, html, url)[:2] + (state.pages,))
+        out.append((*step(state, html, url)[:2], state.pages))
         if k in releases:  # an item released by a cap: the wrapper as learned so far
             out.append(pipeline._extract_record(state, html, html, url)[0].record)
     pipeline._relearn_locked(state)  # the label settles

@@ -18,6 +18,13 @@ Prints the median CPU milliseconds per page of each step (over ``--repeat`` runs
 share, and a digest of every wrapper's JSON and every record, so that two versions of the code
 can be checked to give the same wrappers and records. ``--profile`` prints cProfile's top
 functions of the extraction step instead.
+
+``--pipeline`` times instead the induction pipeline's worker steps for a label's held items,
+as a crawl gives them: each type's first ``--learn`` pages in a shuffled arrival order go
+through the pipeline's learning step (its ``_take``, or ``_learn`` where there is none), then
+the label settles (``_relearn_locked``, as an idle crawl releases its items) and every page is
+extracted with its record (``_extract_record``). Prints the worker CPU per page item and a
+digest of the records, to compare two versions of the code on the same pages.
 """
 
 from __future__ import annotations
@@ -118,6 +125,52 @@ def bench_products(pages: list[Page], repeat: int, digest: Any) -> None:
     print(f"  extraction (parse + extract):          {statistics.median(extract_ms):.1f} ms/page")
 
 
+def bench_pipeline(types: list[tuple[str, list[Page]]], learn_pages: int, repeat: int) -> None:
+    """The pipeline's worker steps for held items (see the module's docstring)."""
+    import logging
+    import random
+
+    from scrapy.utils.test import get_crawler
+
+    from pagesim_scrapy.pipelines.induction import TemplateInductionPipeline
+
+    logging.disable(logging.WARNING)
+    learning: list[float] = []
+    extraction: list[float] = []
+    digest = hashlib.sha256()
+    items = 0
+    for _ in range(repeat):
+        digest = hashlib.sha256()
+        items = 0
+        learn_s = extract_s = 0.0
+        for label, pages in types:
+            order = [(html.decode("utf-8", "replace"), url) for html, url in pages[:learn_pages]]
+            random.Random(label).shuffle(order)
+            crawler = get_crawler(settings_dict={"PAGESIM_INDUCTION_ENABLED": True})
+            pipeline = TemplateInductionPipeline.from_crawler(crawler)
+            state = pipeline._label(label)
+            step = getattr(pipeline, "_take", pipeline._learn)
+            start = time.process_time()
+            for html, url in order:
+                step(state, html, url)
+            pipeline._relearn_locked(state)
+            learn_s += time.process_time() - start
+            start = time.process_time()
+            records = []
+            for html, url in order:
+                result, composed = pipeline._extract_record(state, html, html, url)
+                records.append([composed.record, result.records, round(result.fit, 6)])
+            extract_s += time.process_time() - start
+            items += len(order)
+            digest.update(json.dumps(records, sort_keys=True, default=str).encode())
+        learning.append(learn_s * 1000 / items)
+        extraction.append(extract_s * 1000 / items)
+    print(f"pipeline learning and settling: {statistics.median(learning):.1f} ms/item")
+    print(f"pipeline extraction and record: {statistics.median(extraction):.1f} ms/item")
+    print(f"  {items} items, load average {os.getloadavg()[0]:.1f}")
+    print(f"digest of records: {digest.hexdigest()[:16]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=200, help="pages extracted (about)")
@@ -125,6 +178,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs; medians are printed")
     parser.add_argument("--products", type=int, default=40, help="product pages (0: none)")
     parser.add_argument("--profile", action="store_true", help="cProfile the extraction step")
+    parser.add_argument(
+        "--pipeline", action="store_true", help="the pipeline's worker steps for held items"
+    )
     args = parser.parse_args()
 
     types = page_types(args.pages)
@@ -133,6 +189,9 @@ def main() -> None:
         f"{len(types)} page types, {total} pages ({args.learn} learned per type); "
         f"load average {os.getloadavg()[0]:.1f}"
     )
+    if args.pipeline:
+        bench_pipeline(types, args.learn, args.repeat)
+        return
     wrappers = [learn(pages[: args.learn], label) for label, pages in types]
     if args.profile:
         prof = cProfile.Profile()

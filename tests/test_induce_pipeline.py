@@ -429,3 +429,43 @@ def _worker(spec_path: str, out_path: str) -> None:
 
 if __name__ == "__main__":
     _worker(sys.argv[1], sys.argv[2])
+
+
+def _learning_run(pages: list[tuple[str, str]], lazy: bool, releases: set[int]) -> list[Any]:
+    """The pipeline's worker steps for one label, pages learned at once (``_learn``) or kept
+    until the label settles (``_take``), items released by a cap at ``releases``."""
+    from scrapy.utils.test import get_crawler
+
+    from pagesim_scrapy.pipelines.induction import TemplateInductionPipeline
+
+    settings = {"PAGESIM_INDUCTION_ENABLED": True, "PAGESIM_INDUCTION_MIN_PAGES": 3}
+    pipeline = TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=settings))
+    state = pipeline._label("recipe")
+    step = pipeline._take if lazy else pipeline._learn
+    out: list[Any] = []
+    for k, (html, url) in enumerate(pages):
+        out.append((*step(state, html, url)[:2], state.pages))
+        if k in releases:  # an item released by a cap: the wrapper as learned so far
+            out.append(pipeline._extract_record(state, html, html, url)[0].record)
+    pipeline._relearn_locked(state)  # the label settles
+    out.append(state.wrapper.to_json())
+    out += [pipeline._extract_record(state, html, html, url)[0].record for html, url in pages]
+    return out
+
+
+def test_pages_kept_until_their_label_settles_give_the_wrapper_of_learning_each_at_once():
+    """Each page is learned once, when its label settles: outcomes, page counts, the
+    wrapper and every record are those of learning each page as it comes and again in
+    canonical order, duplicates and items released early by a cap included."""
+    from tests.conftest import shared_data
+
+    folder = shared_data("recipe_scrapers_testdata", "tests", "test_data", "plantyou.com")
+    pages = [
+        (path.read_text(encoding="utf-8"), f"https://plantyou.com/{path.stem}/")
+        for path in sorted(folder.glob("*.testhtml"))
+    ]
+    assert len(pages) >= 2
+    order = pages + pages[:1]  # a duplicate too
+    random.Random(3).shuffle(order)
+    for releases in (set(), {1}):
+        assert _learning_run(order, True, releases) == _learning_run(order, False, releases)

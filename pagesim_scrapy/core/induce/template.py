@@ -438,6 +438,18 @@ def page_fingerprint(root: Element, body_text: str) -> int:
     return (zlib.crc32(raw) << 32) | zlib.adler32(raw)
 
 
+def page_body_text(root: Element) -> str:
+    """The page's cleaned body text (the whole page's without a ``<body>``)."""
+    body = root.find("body")
+    return element_text(body if body is not None else root)
+
+
+def document_fingerprint(root: Element) -> int:
+    """:func:`page_fingerprint` of a parsed page, as :meth:`TemplateTree.add_page` takes it:
+    a page can be told a duplicate before it is learned."""
+    return page_fingerprint(root, page_body_text(root))
+
+
 def page_names(root: Element) -> frozenset[str]:
     """The page's name as its head states it: the title, og:title, twitter:title and their
     parts around separators except the site's name (og:site_name), case-folded. Without a
@@ -480,8 +492,7 @@ class TemplateTree:
         """Align one parsed page with the template and fold it in. A page already learned
         (the same document fetched again, see :func:`page_fingerprint`) is skipped: it
         would make its data look constant. Returns whether the page was learned."""
-        body = root.find("body")
-        body_text = element_text(body if body is not None else root)
+        body_text = page_body_text(root)
         if not self._remember(page_fingerprint(root, body_text)):
             return False
         self.pages += 1

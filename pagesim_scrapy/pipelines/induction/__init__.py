@@ -57,10 +57,16 @@ pass through untouched):
   wrapper is learned afresh from the pages learned so far in a fixed order (largest first,
   then by content: :func:`~pagesim_scrapy.core.induce.wrapper.page_order_key`, as
   :func:`~pagesim_scrapy.core.induce.induce` does; stat ``pagesim/induction/relearned``).
-  This costs a second learning of each page, in the worker thread, unless the pages came in
-  that order with no compile between them (stat ``pagesim/induction/relearn_skipped``); the
-  pages are kept, compressed, until the label is full or the spider closes (at most
-  ``PAGESIM_INDUCTION_MAX_PAGES`` per label). What may still differ between two crawls of the
+  A page of a label that is not settled is only parsed and kept, compressed (its parsed tree
+  too, while the kept trees' pages stay within the held pages' byte budget), and learned once,
+  when the label settles: in canonical order, or as it came when the pages came in that order
+  with no compile between them (stat ``pagesim/induction/relearn_skipped``). A wrapper needed
+  sooner (an item released early by a cap, ``PAGESIM_INDUCTION_BUFFER_SIZE`` 0) learns the
+  waiting pages then, one by one as they came, which gives the wrapper learning each page at
+  once gives; so does a label whose waiting pages could bring the wrappers to
+  ``PAGESIM_INDUCTION_MAX_NODES``, so that learning stops at the same page. The pages are
+  kept until the label is full or the spider closes (at most ``PAGESIM_INDUCTION_MAX_PAGES``
+  per label). What may still differ between two crawls of the
   same pages (issue 31, item 5; docs: records, "Stability"): which pages a label learns when
   more than ``PAGESIM_INDUCTION_MAX_PAGES`` arrive, or once the wrappers reach
   ``PAGESIM_INDUCTION_MAX_NODES`` (the first ones); the records of items released early by a

@@ -1,5 +1,11 @@
-"""What the crawl learns per label: each label's wrapper, the pages kept to learn it again in
+"""What the crawl learns per label: each label's wrapper, the pages kept to learn it in
 canonical order, and the memory bounds (labels, template nodes).
+
+A page of a label that is not settled yet is parsed and kept, not learned (:meth:`Learner.take`):
+its wrapper would be learned afresh in canonical order when the label settles anyway, so each
+page is learned once, then. A wrapper is learned earlier, exactly as it would have been page by
+page, only when something needs it before (an item released by a cap, no holding) or when the
+template node budget could be reached by the pages waiting.
 
 The learning and extracting steps run in the worker thread; each label's state is guarded by
 its own lock. None of them raises: a page that fails becomes an outcome and a reason.
@@ -9,12 +15,15 @@ from __future__ import annotations
 
 import threading
 import zlib
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from pagesim_scrapy.core.induce import Extraction, Wrapper, parse_html
 from pagesim_scrapy.core.induce.dom import Element, forget_page
+from pagesim_scrapy.core.induce.template import document_fingerprint
 from pagesim_scrapy.core.induce.wrapper import page_order_key
 from pagesim_scrapy.core.statefile import describe_error
+from pagesim_scrapy.pipelines.induction.holding import body_size
 from pagesim_scrapy.pipelines.induction.stores import load_wrapper, logger
 from pagesim_scrapy.pipelines.induction.worker import trim_memory
 
@@ -30,6 +39,13 @@ STATS_PREFIX = "pagesim/induction"
 #: A page kept for relearning: its canonical order key, compressed HTML, whether the HTML was
 #: text, its URL.
 _Source = tuple[tuple[int, bytes], bytes, bool, str | None]
+
+#: Template nodes a page may add per element of its tree, as an upper bound: each element
+#: and each text piece of a page becomes at most one node, and few pieces of text stand
+#: between elements; the bound only decides when waiting pages are learned early, so that
+#: ``PAGESIM_INDUCTION_MAX_NODES`` stops learning at the same page as learning each page at
+#: once does.
+NODES_PER_ELEMENT = 2
 
 
 class LabelState:
@@ -60,10 +76,26 @@ class LabelState:
         self.last_key: tuple[int, bytes] | None = None
         #: ``wrapper.compilations`` when the last page was learned
         self.compilations = 0
+        #: how many of ``sources`` the wrapper learned; the others wait for the label to settle
+        self.applied = 0
+        #: the fingerprints of the waiting pages (a duplicate is told before it is learned)
+        self.waiting_docs: set[int] = set()
+        #: duplicates met while pages wait, by how many pages were kept when they came
+        self.waiting_duplicates: Counter[int] = Counter()
+        #: template nodes the waiting pages may add at most (``NODES_PER_ELEMENT``)
+        self.waiting_nodes = 0
+        #: the parsed trees of waiting pages, by their index in ``sources`` (within a budget)
+        self.waiting_trees: dict[int, tuple[Element, int]] = {}
+
+    @property
+    def waiting(self) -> int:
+        """Pages kept but not learned yet."""
+        return len(self.sources) - self.applied if self.sources is not None else 0
 
     @property
     def pages(self) -> int:
-        return self.wrapper.pages
+        """Pages of the wrapper, the waiting ones included (they will be learned)."""
+        return self.wrapper.pages + self.waiting
 
 
 def count_nodes(wrapper: Wrapper) -> int:
@@ -87,11 +119,18 @@ class Learner:
     """The labels of one crawl and their wrappers, within the crawl's memory bounds."""
 
     def __init__(
-        self, config: InductionConfig, stats: StatsCollector, store: WrapperStore | None
+        self,
+        config: InductionConfig,
+        stats: StatsCollector,
+        store: WrapperStore | None,
+        tree_budget: int = 0,
     ) -> None:
         self.config = config
         self.stats = stats
         self.store = store
+        #: the bytes of pages (their HTML) whose parsed trees are kept while they wait
+        self.tree_budget = tree_budget
+        self.tree_bytes = 0
         self.labels: dict[str, LabelState] = {}
         #: template nodes over all wrappers (``PAGESIM_INDUCTION_MAX_NODES``)
         self.nodes = 0
@@ -161,65 +200,238 @@ class Learner:
         items are extracted at once): before that, the label is learned again in canonical
         order when its held items go anyway, and they compile it once for all of them,
         instead of once per page learned."""
-        try:
-            root = parse_html(html, structured=state.wrapper.structured, base_url=url)
-        except Exception as exc:  # PageParseError, or lxml/json/url errors on hostile pages
-            reason = f"cannot parse the page: {describe_error(exc)}"
-            logger.warning("pagesim: page item %s of %r not learned: %s", url, state.label, reason)
+        root, reason = self._parse(state, html, url)
+        if root is None:
+            return "error", reason, None
+        with state.lock:
+            self._replay(state)  # pages kept by take() come first
+            return self._learn_parsed(state, root, html, url)
+
+    def take(self, state: LabelState, html: str, url: str | None) -> LearnResult:
+        """Worker thread: :meth:`learn`'s outcomes for one page, but a page of a label that
+        is not settled is only parsed and kept (outcome ``"learned"``): the label's wrapper
+        is learned when it settles (:meth:`relearn_locked`) or when an item needs it sooner
+        (:meth:`catch_up`), each page once, and it is then the wrapper :meth:`learn` gives.
+        Pages are learned at once while the template node budget is near."""
+        root, reason = self._parse(state, html, url)
+        if root is None:
             return "error", reason, None
         with state.lock:
             if state.failed is not None or state.pages >= self.config.max_pages:
                 return "full", None, root
-            if self._over_node_budget():
-                return "node_limit", None, root
-            try:
-                if not state.wrapper.add_page(root):
-                    return "duplicate", None, root
-                self._after_page(state, root, html, url)
-            except Exception as exc:
-                # a bug in learning, triggered by this page: the tree may hold part of it
-                reason = f"learning failed: {describe_error(exc)}"
-                state.failed = reason
-                logger.error(
-                    "pagesim: page item %s of %r: %s; the label learns no more pages in this "
-                    "crawl and its wrapper will not be saved",
-                    url,
-                    state.label,
-                    reason,
-                )
-                return "failed", reason, None
+            bound = NODES_PER_ELEMENT * sum(1 for _ in root.iter())
+            if not self._room_for(bound):
+                # PAGESIM_INDUCTION_MAX_NODES may be reached: learn as the pages came, so
+                # that learning stops at the same page
+                self._catch_up_all(state)
+                return self._learn_parsed(state, root, html, url)
+            if state.sources is None:  # a stored wrapper continued, or a full one
+                return self._learn_parsed(state, root, html, url)
+            return self._keep_waiting(state, root, html, url, bound)
+
+    def _parse(self, state: LabelState, html: str, url: str | None) -> tuple[Element | None, str]:
+        """The page's tree, or None and why it cannot be parsed (logged)."""
+        try:
+            return parse_html(html, structured=state.wrapper.structured, base_url=url), ""
+        except Exception as exc:  # PageParseError, or lxml/json/url errors on hostile pages
+            reason = f"cannot parse the page: {describe_error(exc)}"
+            logger.warning("pagesim: page item %s of %r not learned: %s", url, state.label, reason)
+            return None, reason
+
+    def _learn_parsed(
+        self, state: LabelState, root: Element, html: str, url: str | None
+    ) -> LearnResult:
+        """Worker thread, under ``state.lock``: learn one parsed page now."""
+        if state.failed is not None or state.pages >= self.config.max_pages:
+            return "full", None, root
+        if self._over_node_budget():
+            return "node_limit", None, root
+        try:
+            if not state.wrapper.add_page(root):
+                return "duplicate", None, root
+            self._after_page(state, root, html, url)
+        except Exception as exc:
+            # a bug in learning, triggered by this page: the tree may hold part of it
+            self._fail(state, url, exc)
+            return "failed", state.failed, None
         return "learned", None, root
 
+    def _fail(self, state: LabelState, url: str | None, exc: Exception) -> None:
+        state.failed = f"learning failed: {describe_error(exc)}"
+        logger.error(
+            "pagesim: page item %s of %r: %s; the label learns no more pages in this "
+            "crawl and its wrapper will not be saved",
+            url,
+            state.label,
+            state.failed,
+        )
+
     def _after_page(self, state: LabelState, root: Element, html: str, url: str | None) -> None:
-        """Worker thread, under ``state.lock``, after a page was added to the wrapper: count
-        it, keep it for relearning, relearn at readiness or when full, compile when due."""
+        """Worker thread, under ``state.lock``, after a page was added to the wrapper: keep
+        it for relearning, then :meth:`_after_learned`."""
+        if state.sources is not None:
+            self._keep_source(state, root, html, url)
+            state.applied = len(state.sources)
+        self._after_learned(state)
+
+    def _after_learned(self, state: LabelState) -> None:
+        """Worker thread, under ``state.lock``, after a page was added to the wrapper (and
+        kept): count it, relearn at readiness or when full, compile when due."""
         state.learned += 1
         self._recount(state)
         if state.sources is not None:
-            self._keep_source(state, root, html, url)
             if state.learned == self.config.min_pages:
                 self._relearn(state)
-            if state.pages >= self.config.max_pages:
+            if state.wrapper.pages >= self.config.max_pages:
                 # the label learns no more pages: its close-time relearning can be
                 # done now, and its pages need not be kept until close
                 self._relearn(state)
-                if state.sources is not None:
-                    self.stats.inc_value(f"{STATS_PREFIX}/sources_released/full")
-                    state.sources = None
-        if state.sources is None and state.pages >= self.config.min_pages:
+                self._release_sources(state)
+        if state.sources is None and state.wrapper.pages >= self.config.min_pages:
             # compiling names fields for good: only a wrapper that will not be learned
             # again in canonical order is compiled after every page (its items are
             # extracted at once); the others are compiled when their held items go
             state.wrapper.compiled()
+
+    def _release_sources(self, state: LabelState) -> None:
+        if state.sources is not None:
+            self.stats.inc_value(f"{STATS_PREFIX}/sources_released/full")
+            state.sources = None
 
     def _keep_source(self, state: LabelState, root: Element, html: str, url: str | None) -> None:
         """Keep the page learned, compressed, to learn it again in canonical order."""
         assert state.sources is not None
         key = page_order_key(root)
         self._note_order(state, key)
-        text = isinstance(html, str)
-        data = html.encode("utf-8", "surrogatepass") if isinstance(html, str) else html
-        state.sources.append((key, zlib.compress(data, 1), text, url))
+        state.sources.append(_source(key, html, url))
+
+    # --- pages kept, not learned yet (worker thread, under the label's lock) -----------------
+
+    def _room_for(self, bound: int) -> bool:
+        """Whether one more page may wait: the wrappers stay under the node budget whatever
+        the waiting pages add (so every check learning them at once makes passes too)."""
+        limit = self.config.max_nodes
+        if not limit:
+            return True
+        if self.node_limited:
+            return False
+        waiting = sum(state.waiting_nodes for state in self.labels.values())
+        return self.nodes + waiting + bound < limit
+
+    def _keep_waiting(
+        self, state: LabelState, root: Element, html: str, url: str | None, bound: int
+    ) -> LearnResult:
+        """Keep the page to learn it when the label settles (a full label settles now)."""
+        assert state.sources is not None
+        fingerprint = document_fingerprint(root)
+        if fingerprint in state.wrapper.tree.docs or fingerprint in state.waiting_docs:
+            state.waiting_duplicates[len(state.sources)] += 1
+            return "duplicate", None, root
+        state.waiting_docs.add(fingerprint)
+        state.waiting_nodes += bound
+        size = body_size(html)
+        if self.tree_bytes + size <= self.tree_budget:
+            state.waiting_trees[len(state.sources)] = (root, size)
+            self.tree_bytes += size
+        state.sources.append(_source(page_order_key(root), html, url))
+        if state.pages >= self.config.max_pages:
+            self._settle(state)
+        return "learned", None, root
+
+    def catch_up(self, state: LabelState) -> None:
+        """Worker thread: learn the label's waiting pages now, as they came (an item needs
+        the wrapper as learning each page at once gives it)."""
+        with state.lock:
+            self._replay(state)
+
+    def _catch_up_all(self, current: LabelState) -> None:
+        """Every label's waiting pages learned as they came (``current``'s lock is held)."""
+        for state in list(self.labels.values()):
+            if state is current:
+                self._replay(state)
+            elif state.waiting:
+                with state.lock:
+                    self._replay(state)
+
+    def _replay(self, state: LabelState) -> None:
+        """Learn the waiting pages one by one in the order they came, with every step
+        :meth:`learn` takes for each: the wrapper is then the one it gives."""
+        sources = state.sources
+        while sources is not None and state.applied < len(sources) and state.failed is None:
+            index = state.applied
+            key, _, _, url = sources[index]
+            self._add_duplicates(state, index)
+            try:
+                state.wrapper.add_page(self._waiting_tree(state, index))
+                state.applied += 1
+                self._note_order(state, key)
+                self._after_learned(state)
+            except Exception as exc:  # a bug in learning: as learn() meets it
+                self._fail(state, url, exc)
+            sources = state.sources
+        if state.failed is None:
+            self._add_duplicates(state, len(sources) if sources is not None else state.applied)
+        self._forget_waiting(state)
+
+    @staticmethod
+    def _add_duplicates(state: LabelState, index: int) -> None:
+        """The duplicates that came after ``index`` pages, counted by the wrapper."""
+        count = state.waiting_duplicates.pop(index, 0)
+        state.wrapper.tree.duplicates += count
+
+    def _waiting_tree(self, state: LabelState, index: int) -> Element:
+        kept = state.waiting_trees.pop(index, None)
+        if kept is not None:
+            self.tree_bytes -= kept[1]
+            return kept[0]
+        assert state.sources is not None
+        return _parse_source(state.sources[index], state.wrapper.structured)
+
+    def _forget_waiting(self, state: LabelState) -> None:
+        """No page waits any more."""
+        for _, size in state.waiting_trees.values():
+            self.tree_bytes -= size
+        state.waiting_trees.clear()
+        state.waiting_docs.clear()
+        state.waiting_duplicates.clear()
+        state.waiting_nodes = 0
+
+    def _settle(self, state: LabelState) -> None:
+        """The label's pages are all here (for now): learn the waiting ones. As the pages
+        came in canonical order, one by one; otherwise the wrapper is learned afresh from all
+        of them in canonical order, which is what learning them one by one and then again
+        in canonical order gives."""
+        if not state.waiting or state.failed is not None:
+            return
+        if self._waiting_in_order(state):
+            self._replay(state)
+            return
+        assert state.sources is not None
+        waiting = state.waiting
+        try:
+            wrapper = _learn_afresh(state.wrapper, state.sources, state.waiting_trees)
+        except Exception:  # a bug: learn them as they came, which meets it as learn() does
+            self._replay(state)
+            return
+        state.wrapper = wrapper
+        state.learned += waiting
+        state.applied = len(state.sources)
+        self._forget_waiting(state)
+        self._relearned(state)
+        if state.wrapper.pages >= self.config.max_pages:
+            self._release_sources(state)
+
+    @staticmethod
+    def _waiting_in_order(state: LabelState) -> bool:
+        """Whether learning the waiting pages one by one keeps ``in_order`` (no relearning
+        in canonical order would change the wrapper): see :meth:`_note_order`."""
+        assert state.sources is not None
+        in_order = state.in_order and state.wrapper.compilations == state.compilations
+        last = state.last_key
+        for key, _, _, _ in state.sources[state.applied :]:
+            in_order = in_order and (last is None or key > last)
+            last = key
+        return in_order
 
     def _recount(self, state: LabelState) -> None:
         """Worker thread, under ``state.lock``: the label's wrapper changed."""
@@ -257,7 +469,11 @@ class Learner:
     # --- relearning in canonical order (worker thread) ---------------------------------------
 
     def relearn_locked(self, state: LabelState) -> None:
+        """Worker thread: the label settled (for now): its wrapper learned from all its
+        pages in canonical order."""
         with state.lock:
+            if state.failed is None:
+                self._settle(state)
             if state.failed is None:
                 self._relearn(state)
 
@@ -270,7 +486,7 @@ class Learner:
         released early) names fields for good, so such a wrapper is learned afresh. The kept
         pages are parsed one at a time, in their order. A failure keeps the wrapper as
         learned, in arrival order, with a WARNING."""
-        sources = state.sources
+        sources = state.sources[: state.applied] if state.sources is not None else None
         if not sources or state.relearned == len(sources):
             return
         if state.in_order:  # learned in canonical order already (one page, or sorted)
@@ -279,7 +495,7 @@ class Learner:
                 self.stats.inc_value(f"{STATS_PREFIX}/relearn_skipped")
             return
         try:
-            wrapper = _learn_afresh(state.wrapper, sources)
+            wrapper = _learn_afresh(state.wrapper, sources, {})
         except Exception as exc:  # the same pages were learned once already: a bug
             logger.warning(
                 "pagesim: cannot learn the wrapper of %r again in canonical order, keeping "
@@ -290,9 +506,13 @@ class Learner:
             state.sources = None
             return
         state.wrapper = wrapper
+        self._relearned(state)
+
+    def _relearned(self, state: LabelState) -> None:
+        """The label's wrapper was learned afresh from its ``applied`` pages."""
         self._recount(state)
         trim_memory()  # the old wrapper and the parsed pages are gone
-        state.relearned = len(sources)
+        state.relearned = state.applied
         # compiled after its last page: the next page learned is out of order
         state.in_order, state.last_key, state.compilations = True, None, 0
         self.stats.inc_value(f"{STATS_PREFIX}/relearned")
@@ -316,15 +536,32 @@ class Learner:
             forget_page()  # the page's tree is not needed any more
 
 
-def _learn_afresh(old: Wrapper, sources: list[_Source]) -> Wrapper:
+def _source(key: tuple[int, bytes], html: str | bytes, url: str | None) -> _Source:
+    """A page kept to learn it (again) later: compressed, fast."""
+    text = isinstance(html, str)
+    data = html.encode("utf-8", "surrogatepass") if isinstance(html, str) else html
+    return (key, zlib.compress(data, 1), text, url)
+
+
+def _parse_source(source: _Source, structured: bool) -> Element:
+    _, data, text, url = source
+    raw = zlib.decompress(data)
+    page = raw.decode("utf-8", "surrogatepass") if text else raw
+    return parse_html(page, structured=structured, base_url=url)
+
+
+def _learn_afresh(
+    old: Wrapper, sources: list[_Source], trees: dict[int, tuple[Element, int]]
+) -> Wrapper:
     """A new wrapper with ``old``'s options, learned from the kept pages in canonical order
-    (as ``Wrapper.add_pages`` learns them), one parsed page at a time: the trees of a full
-    label's pages together take hundreds of MB."""
+    (as ``Wrapper.add_pages`` learns them), one parsed page at a time (the trees of a full
+    label's pages together take hundreds of MB): a page's tree in ``trees`` (by its index) is
+    used, the others are parsed again."""
     wrapper = Wrapper(label=old.label, lam=old.lam, min_fit=old.min_fit, structured=old.structured)
-    for _, data, text, url in sorted(sources, key=lambda source: source[0]):
-        raw = zlib.decompress(data)
-        page = raw.decode("utf-8", "surrogatepass") if text else raw
-        wrapper.add_page(parse_html(page, structured=old.structured, base_url=url))
+    for index in sorted(range(len(sources)), key=lambda k: sources[k][0]):
+        kept = trees.get(index)
+        root = kept[0] if kept is not None else _parse_source(sources[index], old.structured)
+        wrapper.add_page(root)
     forget_page()
     wrapper.compiled()
     return wrapper

@@ -80,7 +80,8 @@ class TemplateInductionPipeline:
         self.crawler = crawler
         #: the bytes of held pages (as the scraper slot counts them) kept at most
         self.held_bytes_budget = held_bytes_budget(crawler) if held_bytes is None else held_bytes
-        self.learner = Learner(config, stats, store)
+        # waiting pages keep their parsed trees within the held pages' budget
+        self.learner = Learner(config, stats, store, self.held_bytes_budget)
         self.holding = Holding(
             config, stats, crawler, self.held_bytes_budget, learning=self._is_learning
         )
@@ -193,7 +194,7 @@ class TemplateInductionPipeline:
             return None, None
         self._learning += 1  # an item still learning may make its label ready
         try:
-            outcome, failure, root = await self._in_worker(self._learn, state, item.html, item.url)
+            outcome, failure, root = await self._in_worker(self._take, state, item.html, item.url)
         finally:
             self._learning -= 1
         stat = OUTCOME_STATS.get(outcome)
@@ -272,6 +273,10 @@ class TemplateInductionPipeline:
     def _learn(self, state: LabelState, html: str, url: str | None) -> LearnResult:
         return self.learner.learn(state, html, url)
 
+    def _take(self, state: LabelState, html: str, url: str | None) -> LearnResult:
+        """The page learned, or kept until its label settles (:meth:`Learner.take`)."""
+        return self.learner.take(state, html, url)
+
     def _relearn_locked(self, state: LabelState) -> None:
         self.learner.relearn_locked(state)
 
@@ -281,7 +286,8 @@ class TemplateInductionPipeline:
         self, state: LabelState, page: str | Element, html: str | bytes, url: str | None
     ) -> tuple[Extraction, ItemRecord]:
         """Worker thread: the wrapper's extraction and the item's record built from it (the
-        page is parsed once for both)."""
+        page is parsed once for both). Pages still waiting are learned first."""
+        self.learner.catch_up(state)
         root = page_tree(page, url, state.wrapper.structured)
         rows = labelled_rows(root, url)
         result = self._extract(state, page if root is None else root, url)

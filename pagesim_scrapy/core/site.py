@@ -96,13 +96,17 @@ def _without_views(query: str) -> str:
 
 def page_keys(summary: PageSummary) -> tuple[int, ...]:
     """How a page is known when met again: its URL without view parameters, with its title
-    (the same page sorted, in print, with a notice or a session id). None without a URL:
-    files and batches given without one are distinct pages. Not its structure alone: a
-    wiki's or a forum's list pages under one path (``?offset=...``) share their title and
-    every node, and are still other pages."""
+    (the same page sorted, in print, with a notice or a session id). None without an http(s)
+    URL: files, WARC records and batches given without one are distinct pages. Not its
+    structure alone: a wiki's or a forum's list pages under one path (``?offset=...``) share
+    their title and every node, and are still other pages."""
     if not summary.source:
         return ()
     parts = urlsplit(summary.source)
+    if parts.scheme not in ("http", "https"):
+        # a file path, or a WARC record named ``archive#offset``: its name is not a URL whose
+        # query or fragment could be a view of another page
+        return ()
     return (hash((parts.netloc, parts.path, _without_views(parts.query), summary.title)),)
 
 

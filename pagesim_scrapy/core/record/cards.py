@@ -29,7 +29,9 @@ CARD_FIELDS = ("name", "url", "price", "image")
 #: a list is a card region when at least this share of its groups are cards
 MIN_CARD_SHARE = 0.8
 
-_URL = re.compile(r"^(?:https?:)?//|^/[^/]")
+#: an absolute URL of any scheme (``file:`` in a crawl of saved pages too), a
+#: scheme-relative or a root-relative one
+_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//|^/[^/]", re.I)
 _IMAGE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|svg)(?:[?#]|$)", re.I)
 _IMAGE_KEY = re.compile(r"(?:^|_)(?:image|img|src|photo|thumb|picture)(?:_|$)", re.I)
 _BUTTON = re.compile(

@@ -10,6 +10,7 @@ each core value's source is returned beside it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,8 @@ from .fields import FIELDS
 from .model import CoreRecord
 from .tidy import (
     _SLOT,
+    _norm,
+    _texts,
     is_chrome,
     is_layout_name,
     member_keys,
@@ -37,6 +40,9 @@ MIN_CONTAINED = 30
 
 #: Every standard name of a core record, whatever the page type.
 STANDARD_NAMES = frozenset(spec.name for specs in FIELDS.values() for spec in specs)
+
+#: a value that is a link or a picture, not a text (any scheme, or a path)
+_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|/)\S*$", re.I)
 
 #: The generic name of an induced field whose own name says nothing (``field_1``, …).
 GENERIC_NAME = "field"
@@ -58,7 +64,7 @@ class ItemRecord:
 class _Builder:
     """The record being built: its names and the values it holds already."""
 
-    def __init__(self, value_names: set[str]) -> None:
+    def __init__(self, value_names: set[str], site_texts: frozenset[str] = frozenset()) -> None:
         self.record: dict[str, Any] = {}
         self.sources: dict[str, str] = {}
         self.seen: set[str] = set()
@@ -69,6 +75,10 @@ class _Builder:
         #: groups read by the wrapper with their texts glued together
         self.group_texts: list[str] = []
         self.value_names = value_names
+        #: texts only the page's header and footer show (:mod:`.landmarks`)
+        self.site_texts = site_texts
+        #: the texts of the lists kept (:func:`region_key`)
+        self.regions: set[str] = set()
         self.generic = 0
         self.dropped: dict[str, int] = {}
 
@@ -99,16 +109,29 @@ class _Builder:
         self.record[self._unique(name)] = value
 
     def add_induced(self, name: str, value: Any, page_url: str | None) -> None:
-        if is_chrome(name, value, page_url):
+        if is_chrome(name, value, page_url) or self._in_site_chrome(value):
             self._drop("chrome")
             return
         keys = value_keys(value)
         known = self.seen if name == RELATED_PRODUCTS else self.seen | self.held
+        region = region_key(value)
         if keys & known or self._in_core_text(value) or self._groups_held(value, known):
             self._drop("repeat")
             return
+        if region and region in self.regions:
+            self._drop("repeat")  # one region read twice: its texts alone, and with links
+            return
         self.seen |= keys
+        if region:
+            self.regions.add(region)
         self.record[self._name_for(name)] = value
+
+    def _in_site_chrome(self, value: Any) -> bool:
+        """Every text of the value is one only the site's header or footer shows."""
+        if not self.site_texts:
+            return False
+        texts = [_norm(t) for t in _texts(value) if not _URL.match(t.strip())]
+        return bool(texts) and all(t in self.site_texts for t in texts if t)
 
     def _groups_held(self, value: Any, known: set[str]) -> bool:
         """A list of groups each of which holds a value the record has already (the rows of
@@ -154,6 +177,7 @@ def item_record(
     induced: Mapping[str, Any],
     page_url: str | None = None,
     rows: Mapping[str, Any] | None = None,
+    site_texts: frozenset[str] = frozenset(),
 ) -> ItemRecord:
     """The record of a page item: ``core``'s fields (then its extras) under their standard
     names, then the page's own labelled ``rows`` (:func:`.rows.page_rows`, read from the page
@@ -161,8 +185,13 @@ def item_record(
     wrapper's record, in its order; standard names first) that are neither chrome nor a
     repeat of a value held already (the first one kept), layout names and names made of a
     value replaced by a readable part of them or ``field_N``. ``page_url`` finds links to the
-    page itself. Deterministic: the same inputs give the same record."""
-    builder = _Builder(value_names(induced))
+    page itself; an induced field whose texts are all in ``site_texts`` (what only the page's
+    header and footer show, :func:`.landmarks.landmark_texts`) is the site's chrome. Empty
+    slots are left out. Deterministic: the same inputs give the same record."""
+    rows = rows or {}
+    # a name the page itself uses as a row label is a label, not a value ("Brand" in a
+    # specification table)
+    builder = _Builder(value_names(induced) - set(rows), site_texts)
     if core is not None:
         for name, value in core.fields.items():
             builder.add_core(name, value.value, value.source)
@@ -170,20 +199,45 @@ def item_record(
             builder.add_core(name, value.value, value.source)
     induced, card_keys = gather_cards(merge_numbered_regions(induced), page_url)
     builder.hold(card_keys)
-    for name, value in induced.items():
-        if name in STANDARD_NAMES:  # the wrapper read a standard field: its name wins
-            builder.add_induced(name, value, page_url)
-    for name, value in (rows or {}).items():
+    first = [name for name in induced if name in STANDARD_NAMES and name not in builder.record]
+    for name in first:  # the wrapper read a standard field the core lacks: its name wins
+        builder.add_induced(name, induced[name], page_url)
+    for name, value in rows.items():
         learned = induced.get(name)
         if learned is not None and value_keys(learned) & value_keys(value):
             value = learned  # the wrapper's field of that label, at the grain it learned
         builder.add_row(name, value)
     for name, value in induced.items():
-        if name not in STANDARD_NAMES:
+        if name not in first:
             builder.add_induced(name, value, page_url)
     page_type = core.page_type if core is not None and core else ""
-    record = _numbered_names_resolved(builder.record, builder.sources)
+    record = without_empty(_numbered_names_resolved(builder.record, builder.sources))
     return ItemRecord(record, builder.sources, page_type, builder.dropped)
+
+
+def region_key(value: Any) -> str:
+    """A list's texts in order without its links and pictures (URLs), folded: the same for
+    a region read as a list of texts and as a list of groups with their links; "" for
+    anything but a list of two or more."""
+    if not isinstance(value, list) or len(value) < 2:
+        return ""
+    texts = [t for t in _texts(value) if not _URL.match(t.strip())]
+    return _norm(" | ".join(texts)) if len(texts) >= 2 else ""
+
+
+def without_empty(value: Any) -> Any:
+    """``value`` without its empty slots (None, "", [], {}) at any depth: a field the page
+    has no value for is left out, not stored as null (a group keeps its other fields)."""
+    if isinstance(value, dict):
+        kept = {k: without_empty(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if not _empty(v)}
+    if isinstance(value, list):
+        return [v for v in map(without_empty, value) if not _empty(v)]
+    return value
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (str, list, dict)) and not value)
 
 
 def _numbered_names_resolved(record: dict[str, Any], sources: Mapping[str, str]) -> dict[str, Any]:

@@ -11,9 +11,9 @@ page's content does not show it too, so the product name repeated in a header st
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["landmark_texts"]
+__all__ = ["LandmarkTexts", "landmark_texts"]
 
 _SPACE = re.compile(r"\s+")
 _LANDMARK_TAGS = ("header", "footer")
@@ -22,6 +22,20 @@ _LANDMARK_ROLES = frozenset({"banner", "contentinfo"})
 _SCOPING = frozenset({"main", "article", "section", "aside", "nav"})
 #: an element's whole text longer than this is not one field's value
 _MAX_TEXT = 300
+
+
+class LandmarkTexts(NamedTuple):
+    """``only``: the texts only the landmarks show; ``shown``: every text they show."""
+
+    only: frozenset[str] = frozenset()
+    shown: frozenset[str] = frozenset()
+
+    def hold(self, texts: list[str]) -> bool:
+        """Whether folded ``texts`` are the landmarks' (not empty): all shown there, and
+        more than half shown nowhere else (a footer's search term may also be a tag)."""
+        if not texts or not self.only or not all(t in self.shown for t in texts):
+            return False
+        return sum(t in self.only for t in texts) * 2 > len(texts)
 
 
 def _norm(text: str | None) -> str:
@@ -63,14 +77,14 @@ def _texts_inside(landmark: Any, members: set[Any]) -> set[str]:
     return texts
 
 
-def landmark_texts(root: Any) -> frozenset[str]:
+def landmark_texts(root: Any) -> LandmarkTexts:
     """The folded texts (text nodes, and elements' whole texts) that only the page's
     banner and content-info landmarks show; empty for a page without them."""
     if root is None:
-        return frozenset()
+        return LandmarkTexts()
     landmarks = _landmarks(root)
     if not landmarks:
-        return frozenset()
+        return LandmarkTexts()
     members: set[Any] = set()
     inside: set[str] = set()
     for landmark in landmarks:
@@ -80,4 +94,4 @@ def landmark_texts(root: Any) -> frozenset[str]:
         if el not in members and isinstance(el.tag, str):
             outside.add(_norm(el.text))
             outside.add(_norm(el.tail))
-    return frozenset(inside - outside)
+    return LandmarkTexts(frozenset(inside - outside), frozenset(inside))

@@ -14,7 +14,7 @@ from weakref import WeakKeyDictionary
 from pagesim_scrapy.core.induce import parse_html
 from pagesim_scrapy.core.induce.dom import Element
 from pagesim_scrapy.core.record.item import ItemRecord, item_record
-from pagesim_scrapy.core.record.landmarks import landmark_texts
+from pagesim_scrapy.core.record.landmarks import LandmarkTexts, landmark_texts
 from pagesim_scrapy.core.record.model import CoreRecord
 from pagesim_scrapy.core.record.naming import BodyNaming
 from pagesim_scrapy.core.record.rows import page_rows
@@ -97,13 +97,13 @@ def compose_record(
         core = None
     if core is not None and naming is not None:
         core = _filled(core, root, url, naming)
-    return item_record(core, induced, url, rows, site_chrome_texts(root, url))
+    return item_record(core, induced, url, rows, site_chrome_texts(root, url), root)
 
 
-def site_chrome_texts(root: Any, url: str | None) -> frozenset[str]:
+def site_chrome_texts(root: Any, url: str | None) -> LandmarkTexts:
     """What only the page's header and footer show; never raises (a failure keeps them)."""
     try:
         return landmark_texts(root)
     except Exception as exc:  # a bug: the record keeps the header's and footer's fields
         logger.warning("pagesim: no site chrome for page item %s: %s", url, describe_error(exc))
-        return frozenset()
+        return LandmarkTexts()

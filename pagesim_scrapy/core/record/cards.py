@@ -24,7 +24,8 @@ __all__ = ["CARD_FIELDS", "RELATED_PRODUCTS", "body_cards", "gather_cards", "pro
 
 #: the name of the record's list of related products
 RELATED_PRODUCTS = "related_products"
-#: the keys of every related product, always all present (None where the card lacks one)
+#: the keys of every related product, in this order (None here where the card lacks one;
+#: a page item's record leaves such a key out)
 CARD_FIELDS = ("name", "url", "price", "image")
 #: a list is a card region when at least this share of its groups are cards
 MIN_CARD_SHARE = 0.8

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import groups
+from .bodycrumbs import body_breadcrumbs, with_body_breadcrumbs
 from .bodyvariants import body_variants, with_body_variants
 from .entities import find_entity, resolve, types_of, walk
 from .fields import FIELDS, MAIN_TYPES, OG_TYPES, FieldSpec
@@ -61,6 +62,8 @@ def read_page(
     record = with_body_posts(record, body_posts(data.root), forced=page_type is not None)
     if record.page_type == "product" and "variants" not in record.fields:
         record = with_body_variants(record, body_variants(data.root))
+    if "breadcrumbs" not in record.fields:
+        record = with_body_breadcrumbs(record, body_breadcrumbs(data.root, url))
     return record, data.root
 
 

@@ -15,21 +15,24 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urldefrag
+from urllib.parse import urldefrag, urljoin
 
 from .normalise import as_price
 from .tidy import value_keys
 
-__all__ = ["CARD_FIELDS", "RELATED_PRODUCTS", "gather_cards", "product_card"]
+__all__ = ["CARD_FIELDS", "RELATED_PRODUCTS", "body_cards", "gather_cards", "product_card"]
 
 #: the name of the record's list of related products
 RELATED_PRODUCTS = "related_products"
-#: the keys of every related product, always all present (None where the card lacks one)
+#: the keys of every related product, in this order (None here where the card lacks one;
+#: a page item's record leaves such a key out)
 CARD_FIELDS = ("name", "url", "price", "image")
 #: a list is a card region when at least this share of its groups are cards
 MIN_CARD_SHARE = 0.8
 
-_URL = re.compile(r"^(?:https?:)?//|^/[^/]")
+#: an absolute URL of any scheme (``file:`` in a crawl of saved pages too), a
+#: scheme-relative or a root-relative one
+_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//|^/[^/]", re.I)
 _IMAGE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|svg)(?:[?#]|$)", re.I)
 _IMAGE_KEY = re.compile(r"(?:^|_)(?:image|img|src|photo|thumb|picture)(?:_|$)", re.I)
 _BUTTON = re.compile(
@@ -38,6 +41,7 @@ _BUTTON = re.compile(
     r"in den warenkorb|ajouter au panier|aggiungi al carrello|añadir al carrito)\s*)+$",
     re.I,
 )
+_SPACE = re.compile(r"\s+")
 _PRICE_TEXT = re.compile(
     r"^(?:[^\w\s%]{1,3}|[A-Za-z]{3})?\s?\d[\d.,\s\u00a0]*(?:[^\w\s%]{1,3}|[A-Za-z]{3})?$"
 )
@@ -106,12 +110,14 @@ def _same_page(url: str, page_url: str | None) -> bool:
 
 def _cards(value: Any, page_url: str | None) -> list[dict] | None:
     """The cards of a list of groups when it is a product card region (priced cards)."""
-    if not isinstance(value, list) or len(value) < 2:
+    if not isinstance(value, list) or not value:
         return None
     if not all(isinstance(group, dict) for group in value):
         return None
     cards = [product_card(group, page_url) for group in value]
     found = [card for card in cards if card is not None]
+    if len(value) == 1 and found and None not in found[0].values():
+        return found  # one whole card (link, name, price, picture): a region of one
     if len(found) < MIN_CARD_SHARE * len(value) or len(found) < 2:
         return None
     if sum(card["price"] is not None for card in found) * 2 < len(found):
@@ -145,3 +151,49 @@ def gather_cards(
             for member in group.values():
                 held |= value_keys(member)
     return out, held
+
+
+def _card_group(el: Any, page_url: str) -> dict[str, Any]:
+    """A card element of the page as a group: its whole text, links and pictures."""
+    parts = [piece for piece in (_SPACE.sub(" ", t).strip() for t in el.itertext()) if piece]
+    group: dict[str, Any] = {"text": " ".join(parts), "parts": parts}
+    group["links"] = [urljoin(page_url, str(a.get("href"))) for a in el.iter("a") if a.get("href")]
+    group["alts"] = [str(img.get("alt") or "") for img in el.iter("img")]
+    group["images"] = [urljoin(page_url, str(img.get("src"))) for img in el.iter("img")]
+    group["titles"] = [_SPACE.sub(" ", "".join(a.itertext())).strip() for a in el.iter("a")]
+    return group
+
+
+def _card_elements(root: Any, url: str, page_url: str) -> list[Any]:
+    """The siblings of the card the link to ``url`` is in: the page's list of cards (the
+    card is the ancestor of the link whose siblings of its tag hold links too)."""
+    for a in root.iter("a"):
+        if urljoin(page_url, str(a.get("href") or "")) != url:
+            continue
+        for el in a.iterancestors():
+            parent = el.getparent()
+            if parent is None:
+                break
+            peers = [c for c in parent if c.tag == el.tag]
+            if len(peers) >= 2 and all(next(c.iter("a"), None) is not None for c in peers):
+                return peers
+    return []
+
+
+def body_cards(root: Any, cards: list[dict], page_url: str) -> tuple[list[dict], set[str]]:
+    """``cards`` and the other cards of the page's card list(s) they are in, each once, in
+    page order; with the folded whole texts of those cards (what a wrapper's glued reading
+    of them holds). A wrapper that read only some of a region's cards (their markup
+    differs: a badge, a struck price) still gives the whole region."""
+    if root is None or not cards:
+        return cards, set()
+    out, urls, texts = list(cards), {card["url"] for card in cards}, set()
+    for seed in cards:
+        for el in _card_elements(root, seed["url"], page_url):
+            group = _card_group(el, page_url)
+            texts |= value_keys(group["text"])
+            card = product_card(group, page_url)
+            if card is not None and card["url"] not in urls:
+                urls.add(card["url"])
+                out.append(card)
+    return out, texts

@@ -10,15 +10,21 @@ each core value's source is returned beside it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cards import RELATED_PRODUCTS, gather_cards
+from pagesim_scrapy.core.induce.naming import label_text, snake
+
+from .cards import RELATED_PRODUCTS, body_cards, gather_cards
 from .fields import FIELDS
+from .landmarks import LandmarkTexts
 from .model import CoreRecord
 from .tidy import (
     _SLOT,
+    _norm,
+    _texts,
     is_chrome,
     is_layout_name,
     member_keys,
@@ -37,6 +43,13 @@ MIN_CONTAINED = 30
 
 #: Every standard name of a core record, whatever the page type.
 STANDARD_NAMES = frozenset(spec.name for specs in FIELDS.values() for spec in specs)
+
+#: a value that is a link or a picture, not a text (any scheme, or a path)
+_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|/)\S*$", re.I)
+
+#: the prefix of a labelled row whose label names a core field that holds another value
+#: (a specification table's "Brand" beside the structured data's brand)
+LABELLED = "labelled"
 
 #: The generic name of an induced field whose own name says nothing (``field_1``, …).
 GENERIC_NAME = "field"
@@ -58,7 +71,7 @@ class ItemRecord:
 class _Builder:
     """The record being built: its names and the values it holds already."""
 
-    def __init__(self, value_names: set[str]) -> None:
+    def __init__(self, value_names: set[str], landmarks: LandmarkTexts | None = None) -> None:
         self.record: dict[str, Any] = {}
         self.sources: dict[str, str] = {}
         self.seen: set[str] = set()
@@ -69,6 +82,10 @@ class _Builder:
         #: groups read by the wrapper with their texts glued together
         self.group_texts: list[str] = []
         self.value_names = value_names
+        #: what the page's header and footer show (:mod:`.landmarks`)
+        self.landmarks = landmarks or LandmarkTexts()
+        #: the texts of the lists kept (:func:`region_key`)
+        self.regions: set[str] = set()
         self.generic = 0
         self.dropped: dict[str, int] = {}
 
@@ -96,26 +113,44 @@ class _Builder:
             self._drop("repeat")
             return
         self.seen |= value_keys(value)
+        if name in self.sources:  # the page's own row of a name the core record holds
+            name = f"{LABELLED}_{name}"
         self.record[self._unique(name)] = value
 
     def add_induced(self, name: str, value: Any, page_url: str | None) -> None:
-        if is_chrome(name, value, page_url):
+        if is_chrome(name, value, page_url) or self._in_site_chrome(value):
             self._drop("chrome")
             return
         keys = value_keys(value)
         known = self.seen if name == RELATED_PRODUCTS else self.seen | self.held
+        region = region_key(value)
         if keys & known or self._in_core_text(value) or self._groups_held(value, known):
             self._drop("repeat")
             return
+        if region and region in self.regions:
+            self._drop("repeat")  # one region read twice: its texts alone, and with links
+            return
         self.seen |= keys
-        self.record[self._name_for(name)] = value
+        if region:
+            self.regions.add(region)
+        self.record[self._name_for(name, value)] = value
+
+    def _in_site_chrome(self, value: Any) -> bool:
+        """Every text of the value is one only the site's header or footer shows."""
+        texts = [_norm(t) for t in _texts(value) if not _URL.match(t.strip())]
+        return self.landmarks.hold([t for t in texts if t])
 
     def _groups_held(self, value: Any, known: set[str]) -> bool:
         """A list of groups each of which holds a value the record has already (the rows of
-        a labelled table, read as rows first)."""
+        a labelled table, read as rows first); or texts alone (no link, no picture) most of
+        which it holds: a glued copy of a region the wrapper read, in part, with its links."""
         if not isinstance(value, list) or not value or not all(isinstance(g, dict) for g in value):
             return False
-        return all(self._group_held(group, known) for group in value)
+        held = sum(self._group_held(group, known) for group in value)
+        if held == len(value):
+            return True
+        plain = not any(_URL.match(t.strip()) for t in _texts(value))
+        return plain and len(value) >= 2 and held * 2 >= len(value)
 
     def _group_held(self, group: dict, known: set[str]) -> bool:
         if any(value_keys(member) & known for member in group.values()):
@@ -130,11 +165,12 @@ class _Builder:
     def _drop(self, why: str) -> None:
         self.dropped[why] = self.dropped.get(why, 0) + 1
 
-    def _name_for(self, name: str) -> str:
+    def _name_for(self, name: str, value: Any) -> str:
         if is_layout_name(name):
-            name = readable_name(name) or self._generic_name()
+            name = own_label(value) or readable_name(name) or self._generic_name()
         elif name.rstrip("_0123456789") in self.value_names:
-            name = self._generic_name()  # named after a value ("Sven" before a date)
+            # named after a value ("Sven" before a date)
+            name = own_label(value) or self._generic_name()
         return self._unique(name)
 
     def _generic_name(self) -> str:
@@ -154,6 +190,8 @@ def item_record(
     induced: Mapping[str, Any],
     page_url: str | None = None,
     rows: Mapping[str, Any] | None = None,
+    landmarks: LandmarkTexts | None = None,
+    root: Any = None,
 ) -> ItemRecord:
     """The record of a page item: ``core``'s fields (then its extras) under their standard
     names, then the page's own labelled ``rows`` (:func:`.rows.page_rows`, read from the page
@@ -161,29 +199,75 @@ def item_record(
     wrapper's record, in its order; standard names first) that are neither chrome nor a
     repeat of a value held already (the first one kept), layout names and names made of a
     value replaced by a readable part of them or ``field_N``. ``page_url`` finds links to the
-    page itself. Deterministic: the same inputs give the same record."""
-    builder = _Builder(value_names(induced))
+    page itself; an induced field whose texts the page's header and footer hold
+    (``landmarks``, :func:`.landmarks.landmark_texts`) is the site's chrome. With the
+    page's parsed ``root``, related products the wrapper read in part are completed from
+    the page's card list (:func:`.cards.body_cards`). Empty
+    slots are left out. Deterministic: the same inputs give the same record."""
+    rows = rows or {}
+    # a name the page itself uses as a row label is a label, not a value ("Brand" in a
+    # specification table)
+    builder = _Builder(value_names(induced) - set(rows), landmarks)
     if core is not None:
         for name, value in core.fields.items():
             builder.add_core(name, value.value, value.source)
         for name, value in core.extra.items():
             builder.add_core(name, value.value, value.source)
     induced, card_keys = gather_cards(merge_numbered_regions(induced), page_url)
+    if induced.get(RELATED_PRODUCTS) and root is not None:
+        cards, texts = body_cards(root, induced[RELATED_PRODUCTS], page_url or "")
+        induced[RELATED_PRODUCTS], card_keys = cards, card_keys | texts
     builder.hold(card_keys)
-    for name, value in induced.items():
-        if name in STANDARD_NAMES:  # the wrapper read a standard field: its name wins
-            builder.add_induced(name, value, page_url)
-    for name, value in (rows or {}).items():
+    first = [name for name in induced if name in STANDARD_NAMES and name not in builder.record]
+    for name in first:  # the wrapper read a standard field the core lacks: its name wins
+        builder.add_induced(name, induced[name], page_url)
+    for name, value in rows.items():
         learned = induced.get(name)
         if learned is not None and value_keys(learned) & value_keys(value):
             value = learned  # the wrapper's field of that label, at the grain it learned
         builder.add_row(name, value)
     for name, value in induced.items():
-        if name not in STANDARD_NAMES:
+        if name not in first:
             builder.add_induced(name, value, page_url)
     page_type = core.page_type if core is not None and core else ""
-    record = _numbered_names_resolved(builder.record, builder.sources)
+    record = without_empty(_numbered_names_resolved(builder.record, builder.sources))
     return ItemRecord(record, builder.sources, page_type, builder.dropped)
+
+
+def own_label(value: Any) -> str | None:
+    """The name a value's own leading label gives it ("Tags: desk, pen" → ``tags``): the
+    page's word for it, where the wrapper's name said nothing."""
+    texts = [t.strip() for t in _texts(value) if t.strip()]
+    if not texts or ":" not in texts[0] or _URL.match(texts[0]):
+        return None
+    label = label_text(texts[0].split(":", 1)[0])
+    name = snake(label) if label else ""
+    return name if name and not is_layout_name(name) else None
+
+
+def region_key(value: Any) -> str:
+    """A list's texts in order without its links and pictures (URLs), folded: the same for
+    a region read as a list of texts and as a list of groups with their links; "" for
+    anything but a list of two or more."""
+    if not isinstance(value, list) or len(value) < 2:
+        return ""
+    texts = [t for t in _texts(value) if not _URL.match(t.strip())]
+    return _norm(" | ".join(texts)) if len(texts) >= 2 else ""
+
+
+def without_empty(value: Any) -> Any:
+    """``value`` without its empty slots (None, "", [], {}) at any depth: a field the page
+    has no value for is left out, not stored as null (a group keeps its other fields)."""
+    if isinstance(value, dict):
+        kept = {k: without_empty(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if not _empty(v)}
+    if isinstance(value, list):
+        return [v for v in map(without_empty, value) if not _empty(v)]
+    return value
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (str, list, dict)) and not value)
 
 
 def _numbered_names_resolved(record: dict[str, Any], sources: Mapping[str, str]) -> dict[str, Any]:

@@ -67,6 +67,8 @@ _LAYOUT_WORDS = {
     "sr", "spacing", "clearfix", "wrapper", "container", "inner", "outer", "flex", "grid",
     "col", "row", "gap",
 }  # fmt: skip
+#: names that, left alone, say no more than a layout word (``list_li`` → ``list``)
+_BARE_NAMES = ("list", "item", "items", "field", "text", "link", "block", "box")
 _SCHEMES = {"http", "https", "ftp", "mailto", "www", "tel", "javascript"}
 _FUNCTION_WORDS = {"of", "and", "or", "the", "a", "an", "to", "in", "on", "for", "at"}
 
@@ -214,7 +216,7 @@ def readable_name(name: str) -> str | None:
     while kept and kept[-1].isdigit():
         kept.pop()
     kept = [w for w in kept if w not in _FUNCTION_WORDS or len(kept) > 1]
-    if not kept or not kept[0][:1].isalpha():
+    if not kept or not kept[0][:1].isalpha() or (kept[0] in _BARE_NAMES and len(kept) == 1):
         return None
     return "_".join(kept)
 

@@ -14,6 +14,7 @@ from weakref import WeakKeyDictionary
 from pagesim_scrapy.core.induce import parse_html
 from pagesim_scrapy.core.induce.dom import Element
 from pagesim_scrapy.core.record.item import ItemRecord, item_record
+from pagesim_scrapy.core.record.landmarks import LandmarkTexts, landmark_texts
 from pagesim_scrapy.core.record.model import CoreRecord
 from pagesim_scrapy.core.record.naming import BodyNaming
 from pagesim_scrapy.core.record.rows import page_rows
@@ -88,6 +89,7 @@ def compose_record(
     from pagesim_scrapy.core.record.build import read_page
 
     core: CoreRecord | None
+    root: Any = None
     try:
         core, root = read_page(html, url or "")
     except Exception as exc:  # the reader skips bad blocks itself: this is a bug
@@ -95,4 +97,13 @@ def compose_record(
         core = None
     if core is not None and naming is not None:
         core = _filled(core, root, url, naming)
-    return item_record(core, induced, url, rows)
+    return item_record(core, induced, url, rows, site_chrome_texts(root, url), root)
+
+
+def site_chrome_texts(root: Any, url: str | None) -> LandmarkTexts:
+    """What only the page's header and footer show; never raises (a failure keeps them)."""
+    try:
+        return landmark_texts(root)
+    except Exception as exc:  # a bug: the record keeps the header's and footer's fields
+        logger.warning("pagesim: no site chrome for page item %s: %s", url, describe_error(exc))
+        return LandmarkTexts()

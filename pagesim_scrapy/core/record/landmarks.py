@@ -1,0 +1,97 @@
+"""The texts only the site's header and footer show: chrome by the page's own markup.
+
+HTML and WAI-ARIA name the site-wide parts of a page: a ``<header>`` or ``<footer>`` that no
+``<main>``, ``<article>``, ``<section>``, ``<aside>`` or ``<nav>`` holds is the page's
+banner or content info (as is an element with ``role="banner"`` or ``role="contentinfo"``).
+What a wrapper reads there (a promotion bar, a cart counter, the footer's popular searches)
+varies from page to page but is the site's, not the page's. A text counts only when the
+page's content does not show it too, so the product name repeated in a header stays data.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+__all__ = ["LandmarkTexts", "landmark_texts"]
+
+_SPACE = re.compile(r"\s+")
+_LANDMARK_TAGS = ("header", "footer")
+_LANDMARK_ROLES = frozenset({"banner", "contentinfo"})
+#: a header or footer inside one of these is the part's own, not the site's
+_SCOPING = frozenset({"main", "article", "section", "aside", "nav"})
+#: an element's whole text longer than this is not one field's value
+_MAX_TEXT = 300
+
+
+class LandmarkTexts(NamedTuple):
+    """``only``: the texts only the landmarks show; ``shown``: every text they show."""
+
+    only: frozenset[str] = frozenset()
+    shown: frozenset[str] = frozenset()
+
+    def hold(self, texts: list[str]) -> bool:
+        """Whether folded ``texts`` are the landmarks' (not empty): all shown there, and
+        more than half shown nowhere else (a footer's search term may also be a tag)."""
+        if not texts or not self.only or not all(t in self.shown for t in texts):
+            return False
+        return sum(t in self.only for t in texts) * 2 > len(texts)
+
+
+def _norm(text: str | None) -> str:
+    return _SPACE.sub(" ", text or "").strip().casefold()
+
+
+def _is_landmark(el: Any) -> bool:
+    if str(el.get("role") or "").strip().lower() in _LANDMARK_ROLES:
+        return True
+    if el.tag not in _LANDMARK_TAGS:
+        return False
+    return not any(parent.tag in _SCOPING for parent in el.iterancestors())
+
+
+def _landmarks(root: Any) -> list[Any]:
+    """The page's outermost banner and content-info elements."""
+    found: list[Any] = []
+    for el in root.iter("header", "footer", "div", "section", "nav", "aside"):
+        if _is_landmark(el) and not any(parent in found for parent in el.iterancestors()):
+            found.append(el)
+    return found
+
+
+def _texts_inside(landmark: Any, members: set[Any]) -> set[str]:
+    """The text nodes of a landmark and the whole texts of its elements (a field's value
+    is one or the other)."""
+    texts: set[str] = set()
+    for el in landmark.iter():
+        if not isinstance(el.tag, str):
+            continue
+        members.add(el)
+        texts.add(_norm(el.text))
+        if el is not landmark:
+            texts.add(_norm(el.tail))
+        whole = _norm("".join(el.itertext()))
+        if len(whole) <= _MAX_TEXT:
+            texts.add(whole)
+    texts.discard("")
+    return texts
+
+
+def landmark_texts(root: Any) -> LandmarkTexts:
+    """The folded texts (text nodes, and elements' whole texts) that only the page's
+    banner and content-info landmarks show; empty for a page without them."""
+    if root is None:
+        return LandmarkTexts()
+    landmarks = _landmarks(root)
+    if not landmarks:
+        return LandmarkTexts()
+    members: set[Any] = set()
+    inside: set[str] = set()
+    for landmark in landmarks:
+        inside |= _texts_inside(landmark, members)
+    outside: set[str] = set()
+    for el in root.iter():
+        if el not in members and isinstance(el.tag, str):
+            outside.add(_norm(el.text))
+            outside.add(_norm(el.tail))
+    return LandmarkTexts(frozenset(inside - outside), frozenset(inside))

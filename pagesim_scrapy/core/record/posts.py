@@ -12,6 +12,7 @@ checks look at shapes (dates, profile links, text blocks), not at particular sit
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from typing import Any
 
 from lxml import etree
@@ -69,7 +70,22 @@ _EDITED = re.compile(r"\b(?:edited|modified|updated|revised)\b", re.I)
 Element = etree._Element
 
 
+#: Each element's text and prose check, read once per page while :func:`body_posts` runs: the
+#: climb from every date re-reads the same blocks, which made the reading quadratic.
+_READ: ContextVar[dict[tuple[str, Element], Any] | None] = ContextVar("_READ", default=None)
+
+
 def _text(el: Element) -> str:
+    read = _READ.get()
+    if read is None:
+        return _read_text(el)
+    key = ("text", el)
+    if key not in read:
+        read[key] = _read_text(el)
+    return str(read[key])
+
+
+def _read_text(el: Element) -> str:
     return _SPACE.sub(" ", " ".join(el.itertext())).strip()
 
 
@@ -118,6 +134,16 @@ def _is_url_text(text: str) -> bool:
 def _is_prose(el: Element) -> bool:
     """Text a post could hold: words of its own beside its links, and not mostly the text
     of links (a menu, a signature with a score). A link that shows a URL is post text."""
+    read = _READ.get()
+    if read is None:
+        return _reads_as_prose(el)
+    key = ("prose", el)
+    if key not in read:
+        read[key] = _reads_as_prose(el)
+    return bool(read[key])
+
+
+def _reads_as_prose(el: Element) -> bool:
     text = _text(el)
     linked = [t for t in (_text(a) for a in el.iter("a")) if not _is_url_text(t)]
     link_chars = sum(len(t) for t in linked)
@@ -136,14 +162,16 @@ def _co_signed(author: Element | None) -> bool:
 
 
 def _dates(body: Element) -> list[Element]:
-    out = []
+    out: list[Element] = []
+    seen: set[Element] = set()
     for el in body.iter():
         if not isinstance(el.tag, str) or el.tag in _SKIP:
             continue
         if any(a.tag in _SKIP for a in el.iterancestors()):
             continue
-        if _is_date(el) and not any(_is_date(a) for a in el.iterancestors() if a in out):
+        if _is_date(el) and not any(_is_date(a) for a in el.iterancestors() if a in seen):
             out.append(el)
+            seen.add(el)
     return out
 
 
@@ -265,6 +293,14 @@ def body_posts(root: Element | None) -> list[dict[str, Any]]:
     body = root.find("body")
     if body is None:
         return []
+    token = _READ.set({})
+    try:
+        return _posts_of(body)
+    finally:
+        _READ.reset(token)
+
+
+def _posts_of(body: Element) -> list[dict[str, Any]]:
     found: list[tuple[Element, Element, str | None, Element]] = []
     dates = _dates(body)
     dated = {el for date in dates for el in (date, *date.iterancestors())}

@@ -701,8 +701,59 @@ static PyTypeObject WalkerType = {
     .tp_methods = walker_methods,
 };
 
+/* One string for a page's features (what site.py's _pack makes, in the same order): the
+   start label (the one 1-character feature, NUL without one), then the other features in the
+   order the iterable gives them.  Why in C: a kept page is packed on every page of a crawl,
+   and the Python loop over its few hundred features cost more than the walk's own share. */
+static PyObject *pack_features(PyObject *self, PyObject *features) {
+    PyObject *seq = PySequence_Fast(features, "features must be iterable");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject *start = NULL;
+    Py_ssize_t length = 1;
+    Py_UCS4 maxchar = 0x7f;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = items[i];
+        if (!PyUnicode_Check(item)) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "features must be strings");
+            return NULL;
+        }
+        if (PyUnicode_GET_LENGTH(item) == 1) {
+            start = item; /* the last one wins, as in the Python loop */
+            continue;
+        }
+        length += PyUnicode_GET_LENGTH(item);
+        if (PyUnicode_MAX_CHAR_VALUE(item) > maxchar) maxchar = PyUnicode_MAX_CHAR_VALUE(item);
+    }
+    if (start && PyUnicode_MAX_CHAR_VALUE(start) > maxchar) maxchar = PyUnicode_MAX_CHAR_VALUE(start);
+    PyObject *out = PyUnicode_New(length, maxchar);
+    if (!out) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(out);
+    void *data = PyUnicode_DATA(out);
+    PyUnicode_WRITE(kind, data, 0, start ? PyUnicode_READ_CHAR(start, 0) : 0);
+    Py_ssize_t at = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t size = PyUnicode_GET_LENGTH(items[i]);
+        if (size == 1) continue;
+        if (PyUnicode_CopyCharacters(out, at, items[i], 0, size) < 0) {
+            Py_DECREF(seq);
+            Py_DECREF(out);
+            return NULL;
+        }
+        at += size;
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"normalise", Walker_normalise, METH_O, "The C normalisation of an attribute value (for tests)."},
+    {"pack_features", pack_features, METH_O, "A page's features packed into one string (site.py's _pack)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import repeat
 from operator import add
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from pagesim_scrapy.core.summary import PageSummary
+from pagesim_scrapy.core.summary import PageSummary, _walk_c
 
 #: A page's structural features (2-character strings: parent code + child code).
 Features = frozenset[str]
@@ -134,7 +134,7 @@ RAMP_PAGES = 8
 RAMP_SITE_SHARE = 25
 
 
-def _pack(features: Features) -> str:
+def _pack_in_python(features: Features) -> str:
     """One string for a page's features: the start label (or NUL, which no code is), then the
     2-character pairs."""
     start = "\x00"
@@ -145,6 +145,11 @@ def _pack(features: Features) -> str:
         else:
             pairs.append(feature)
     return start + "".join(pairs)
+
+
+#: The compiled packing (the same strings) where the C walk is built: a kept page is packed
+#: on every page of a crawl, by the site model and by the layout-change watch.
+_pack: Callable[[Features], str] = getattr(_walk_c, "pack_features", None) or _pack_in_python
 
 
 def _canonical(packed: str) -> str:

@@ -737,12 +737,17 @@ class SiteAwareClassifier:
         features = self.features(page)
         with self._lock:
             state = self._site(site)
+            scores = None
             if learn:
+                before = state.model.pages
                 self._add(state, features, site)
                 self._maybe_refresh(state)
+                if state.refreshed_at == state.model.pages:  # the re-estimate scored it
+                    scores = self._kept_scores(state).just_scored(state.model, before)
             elif state.refreshed_at < 0:
                 self._refresh(state)
-            scores = self._scores_of(features, state)
+            if scores is None:
+                scores = self._scores_of(features, state)
             return self.decide(scores, site=site, features=features)
 
     def classify_all(self, pages: Iterable[Any], *, site: str | None = None) -> list[Verdict]:

@@ -78,3 +78,27 @@ def test_a_decision_takes_the_scores_its_re_estimate_made() -> None:
         verdict = taken.classify(features, site="s")
         scored.learn(features, site="s")
         assert verdict.scores == scored.scores(features, site="s")
+
+
+def test_node_pairs_are_the_python_pairs_in_their_order() -> None:
+    from operator import add
+
+    from pagesim_scrapy.core.summary import (
+        frozen_node_pairs,
+        node_pairs,
+        parse_html,
+        summarize_tree,
+    )
+
+    rng = random.Random(11)
+    for _ in range(20):
+        summary = summarize_tree(parse_html(_page(rng, rng.choice("ab"))))
+        for codes in summary.bfs.values():
+            parents = summary.parent_bfs
+            loop = map(add, map(codes.__getitem__, parents[1:]), codes[1:])
+            expected = set(loop)
+            assert list(node_pairs(codes, parents)) == list(expected)
+            frozen = frozenset(map(add, map(codes.__getitem__, parents[1:]), codes[1:]))
+            assert list(frozen_node_pairs(codes, parents)) == list(frozen)
+    assert node_pairs("", []) == set()
+    assert frozen_node_pairs("a", [-1]) == frozenset()

@@ -751,7 +751,57 @@ static PyObject *pack_features(PyObject *self, PyObject *features) {
     return out;
 }
 
+/* The set of parent -> child pairs of a walk's codes: codes[parents[i]] + codes[i] for each
+   node i past the first, as 2-character strings added in the order of the nodes (so the set is
+   the one the Python loop builds, iteration order included); a frozenset when asked.  Why in C: a page of a few hundred
+   nodes has a few dozen distinct pairs, and the Python loop made a string per node. */
+static PyObject *node_pairs(PyObject *self, PyObject *args) {
+    PyObject *codes, *parents;
+    int frozen = 0;
+    if (!PyArg_ParseTuple(args, "UO!|p:node_pairs", &codes, &PyList_Type, &parents, &frozen)) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(codes);
+    if (PyList_GET_SIZE(parents) < n) n = PyList_GET_SIZE(parents);
+    /* a brand new frozenset may be filled with PySet_Add before anyone sees it */
+    PyObject *out = frozen ? PyFrozenSet_New(NULL) : PySet_New(NULL);
+    if (!out || n < 2) return out;
+    size_t size = 16;
+    while (size < (size_t)n * 2) size <<= 1;
+    uint64_t *seen = calloc(size, sizeof(uint64_t)); /* 0: empty (no code is NUL: keys are +1) */
+    if (!seen) {
+        Py_DECREF(out);
+        return PyErr_NoMemory();
+    }
+    int kind = PyUnicode_KIND(codes);
+    const void *data = PyUnicode_DATA(codes);
+    for (Py_ssize_t i = 1; i < n; i++) {
+        Py_ssize_t parent = PyLong_AsSsize_t(PyList_GET_ITEM(parents, i));
+        if (parent < 0 || parent >= n) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "a parent index is out of range");
+            goto fail;
+        }
+        Py_UCS4 pair[2] = {PyUnicode_READ(kind, data, parent), PyUnicode_READ(kind, data, i)};
+        uint64_t key = (((uint64_t)pair[0] << 32) | pair[1]) + 1;
+        size_t slot = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & (size - 1);
+        while (seen[slot] && seen[slot] != key) slot = (slot + 1) & (size - 1);
+        if (seen[slot]) continue;
+        seen[slot] = key;
+        PyObject *text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, pair, 2);
+        if (!text || PySet_Add(out, text) < 0) {
+            Py_XDECREF(text);
+            goto fail;
+        }
+        Py_DECREF(text);
+    }
+    free(seen);
+    return out;
+fail:
+    free(seen);
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"node_pairs", node_pairs, METH_VARARGS, "Parent -> child pairs of a walk's codes (summary.py's node_pairs)."},
     {"normalise", Walker_normalise, METH_O, "The C normalisation of an attribute value (for tests)."},
     {"pack_features", pack_features, METH_O, "A page's features packed into one string (site.py's _pack)."},
     {NULL, NULL, 0, NULL},

@@ -24,14 +24,13 @@ pages and its structure would look like the site's chrome (``benchmarks/eval_rep
 from __future__ import annotations
 
 import math
-from collections import Counter, deque
+from collections import Counter, _count_elements, deque  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import repeat
-from operator import add
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from pagesim_scrapy.core.summary import PageSummary, _walk_c
+from pagesim_scrapy.core.summary import PageSummary, _walk_c, node_pairs
 
 #: A page's structural features (2-character strings: parent code + child code).
 Features = frozenset[str]
@@ -112,9 +111,7 @@ def structural_features(summary: PageSummary) -> Features:
     codes = summary.bfs["csr"]
     if not codes:
         return frozenset()
-    parents = summary.parent_bfs
-    pairs = map(add, map(codes.__getitem__, parents[1:]), codes[1:])
-    features = set(pairs)
+    features = node_pairs(codes, summary.parent_bfs)
     features.add(codes[0])
     page = PageFeatures(features)
     page.page_keys = page_keys(summary)
@@ -297,9 +294,8 @@ class SiteModel:
         """Count one page of the site (``keep``: also keep it for re-scoring)."""
         self.pages += 1
         df = self.df
-        get = df.get
-        for feature in features:
-            df[feature] = get(feature, 0) + 1
+        # ``df[feature] = df.get(feature, 0) + 1`` for each feature, the loop in C
+        _count_elements(df, features)
         if len(df) > self.max_features:
             self.forget_rare()
         if keep:
@@ -330,8 +326,7 @@ class SiteModel:
                 df[feature] = count
             else:
                 df.pop(feature, None)
-        for feature in features:
-            df[feature] = df.get(feature, 0) + 1
+        _count_elements(df, features)
         packed = _pack(features)
         recent[where] = packed
         self.met.recopied(features, hash(packed))

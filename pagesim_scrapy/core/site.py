@@ -271,8 +271,8 @@ class SiteModel:
         self.ramp_pages = ramp_pages
         self.df: dict[str, int] = {}
         self.max_features = max_features
-        # kept pages packed into one string each (see _pack): a frozenset of 2-character
-        # strings costs ~80 bytes a feature, the packed form 8
+        # kept pages packed into one string each (see _pack): a frozenset holds an object
+        # and a table slot per feature, the packed form two characters
         self.recent: deque[str] = deque(maxlen=keep_pages)
         self._table: list[float] = []
         self._table_pages = -1

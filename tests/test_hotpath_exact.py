@@ -37,6 +37,17 @@ def test_compiled_packing_is_the_python_packing() -> None:
     assert site._pack(frozenset()) == "\x00"
 
 
+@pytest.mark.skipif(not HAVE_COMPILED_WALK, reason="the compiled walk is not built")
+def test_compiled_unpacking_is_the_python_unpacking() -> None:
+    rng = random.Random(9)
+    for _ in range(500):
+        packed = site._pack(_random_features(rng))
+        features = site._unpack(packed)
+        assert type(features) is frozenset
+        assert list(features) == list(site._unpack_in_python(packed))
+    assert site._unpack("\x00") == frozenset()
+
+
 def test_pvariance_is_statistics_pvariance() -> None:
     rng = random.Random(3)
     for _ in range(3000):

@@ -800,7 +800,43 @@ fail:
     return NULL;
 }
 
+/* A packed page's features (site.py's _unpack): the 2-character pairs after the start label,
+   then the start label unless it is NUL, added to a set in that order and made a frozenset
+   of it, so the result is the one the Python code builds, iteration order included.  Why in
+   C: the site re-estimates unpack their kept pages to score them, several per page. */
+static PyObject *unpack_features(PyObject *self, PyObject *packed) {
+    if (!PyUnicode_Check(packed)) {
+        PyErr_SetString(PyExc_TypeError, "a packed page is a str");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(packed);
+    PyObject *features = PySet_New(NULL);
+    if (!features) return NULL;
+    for (Py_ssize_t i = 1; i < n; i += 2) {
+        PyObject *pair = PyUnicode_Substring(packed, i, i + 2 < n ? i + 2 : n);
+        if (!pair || PySet_Add(features, pair) < 0) {
+            Py_XDECREF(pair);
+            Py_DECREF(features);
+            return NULL;
+        }
+        Py_DECREF(pair);
+    }
+    if (n > 0 && PyUnicode_READ_CHAR(packed, 0) != 0) {
+        PyObject *start = PyUnicode_Substring(packed, 0, 1);
+        if (!start || PySet_Add(features, start) < 0) {
+            Py_XDECREF(start);
+            Py_DECREF(features);
+            return NULL;
+        }
+        Py_DECREF(start);
+    }
+    PyObject *out = PyFrozenSet_New(features);
+    Py_DECREF(features);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"unpack_features", unpack_features, METH_O, "A packed page's features (site.py's _unpack)."},
     {"node_pairs", node_pairs, METH_VARARGS, "Parent -> child pairs of a walk's codes (summary.py's node_pairs)."},
     {"normalise", Walker_normalise, METH_O, "The C normalisation of an attribute value (for tests)."},
     {"pack_features", pack_features, METH_O, "A page's features packed into one string (site.py's _pack)."},

@@ -169,11 +169,16 @@ def pack_features(features: Features) -> str:
     return _pack(features)
 
 
-def _unpack(packed: str) -> Features:
+def _unpack_in_python(packed: str) -> Features:
     features = {packed[i : i + 2] for i in range(1, len(packed), 2)}
     if packed[0] != "\x00":
         features.add(packed[0])
     return frozenset(features)
+
+
+#: Compiled where the C walk is built (the same frozensets): the site re-estimates unpack
+#: their kept pages to score them.
+_unpack: Callable[[str], Features] = getattr(_walk_c, "unpack_features", None) or _unpack_in_python
 
 
 #: How many distinct pages a site model remembers having counted (the default of

@@ -38,6 +38,12 @@ from pagesim_scrapy.core.summary import PageParseError, parse_html, summarize_tr
 EXACT = RescoreLimits(tolerance=0.0, min_growth=1.0, max_growth=1.0)
 
 
+def template_files() -> dict[str, list[Path]]:
+    """bench_crawl.py's templates as files (a ``str`` given to the core is HTML, not a path:
+    given as such, every template was a one-node page)."""
+    return {label: [Path(p) for p in paths] for label, paths in bench_crawl.templates().items()}
+
+
 def served_features(pages: int, classifier: SiteAwareClassifier) -> list[Features]:
     """The structural features of the pages bench_crawl.py serves, in its order."""
     served, _ = bench_crawl.served_pages(pages)
@@ -53,7 +59,7 @@ def served_features(pages: int, classifier: SiteAwareClassifier) -> list[Feature
 
 
 def run(features: list[Features], limits: RescoreLimits | None) -> tuple[list[Any], str, float]:
-    classifier = SiteAwareClassifier(bench_crawl.templates())
+    classifier = SiteAwareClassifier(template_files())
     if limits is not None:
         classifier.rescore_limits = limits
     began = time.process_time()
@@ -88,7 +94,7 @@ def served_roots(pages: int) -> list[Any]:
 
 def timed_parts(roots: list[Any]) -> tuple[dict[str, float], int, str]:
     """CPU ms per page of each part over ``roots`` as one site; scorings; verdicts' digest."""
-    classifier = SiteAwareClassifier(bench_crawl.templates())
+    classifier = SiteAwareClassifier(template_files())
     monitor = DriftMonitor()
     scorings = 0
     score = classifier._scores_of
@@ -146,7 +152,7 @@ def main() -> None:
     if args.parts:
         parts(args.pages, args.rounds)
         return
-    features = served_features(args.pages, SiteAwareClassifier(bench_crawl.templates()))
+    features = served_features(args.pages, SiteAwareClassifier(template_files()))
     print(f"{len(features)} pages of one site, 10 templates; load average {os.getloadavg()[0]:.1f}")
     times: dict[str, list[float]] = {"re-scoring all": [], "cached scores": []}
     for _ in range(args.rounds):

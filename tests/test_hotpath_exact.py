@@ -113,3 +113,18 @@ def test_node_pairs_are_the_python_pairs_in_their_order() -> None:
             assert list(frozen_node_pairs(codes, parents)) == list(frozen)
     assert node_pairs("", []) == set()
     assert frozen_node_pairs("a", [-1]) == frozenset()
+
+
+def test_shared_weights_are_the_intersections_sums() -> None:
+    rng = random.Random(13)
+    model = site.SiteModel()
+    pages = [_random_features(rng) for _ in range(60)]
+    for features in pages:
+        model.add(features)
+    templates = pages[:10]
+    members = site.template_members(templates)
+    table = model.table()
+    for features in pages[10:]:
+        total, shared = site.shared_weights(features, templates, members, model.df, table)
+        assert total == model.total(features, table)
+        assert shared == [model.total(features & page, table) for page in templates]

@@ -835,7 +835,70 @@ static PyObject *unpack_features(PyObject *self, PyObject *packed) {
     return out;
 }
 
+/* A page's summed weight and the weight it shares with each template, in one pass over its
+   features: weight = table[df.get(feature, 0)], and members[feature] has bit t set when
+   template t holds the feature.  The weights are on a grid on which every sum is exact
+   (site.py's WEIGHT_STEPS), so the order of the additions does not change a sum.  Why in C:
+   a page was intersected with every template and each intersection summed in Python. */
+static PyObject *shared_weights(PyObject *self, PyObject *args) {
+    PyObject *features, *members, *df, *table;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "OO!O!O!n:shared_weights", &features, &PyDict_Type, &members,
+                          &PyDict_Type, &df, &PyList_Type, &table, &count))
+        return NULL;
+    if (count < 0 || count > 64) {
+        PyErr_SetString(PyExc_ValueError, "between 0 and 64 templates");
+        return NULL;
+    }
+    double sums[64] = {0.0};
+    double total = 0.0;
+    Py_ssize_t size = PyList_GET_SIZE(table);
+    PyObject *it = PyObject_GetIter(features), *feature;
+    if (!it) return NULL;
+    while ((feature = PyIter_Next(it))) {
+        Py_ssize_t k = 0;
+        PyObject *n = PyDict_GetItemWithError(df, feature);
+        if (n) k = PyLong_AsSsize_t(n);
+        if (PyErr_Occurred() || k < 0 || k >= size) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+            Py_DECREF(feature);
+            Py_DECREF(it);
+            return NULL;
+        }
+        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, k));
+        total += weight;
+        PyObject *mask = PyDict_GetItemWithError(members, feature);
+        Py_DECREF(feature);
+        if (!mask) {
+            if (PyErr_Occurred()) break;
+            continue;
+        }
+        unsigned long long bits = PyLong_AsUnsignedLongLong(mask);
+        if (bits == (unsigned long long)-1 && PyErr_Occurred()) break;
+        while (bits) {
+            int t = __builtin_ctzll(bits);
+            if (t < count) sums[t] += weight;
+            bits &= bits - 1;
+        }
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) return NULL;
+    PyObject *shared = PyList_New(count);
+    if (!shared) return NULL;
+    for (Py_ssize_t t = 0; t < count; t++) {
+        PyObject *value = PyFloat_FromDouble(sums[t]);
+        if (!value) {
+            Py_DECREF(shared);
+            return NULL;
+        }
+        PyList_SET_ITEM(shared, t, value);
+    }
+    PyObject *out = Py_BuildValue("(dN)", total, shared);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
     {"unpack_features", unpack_features, METH_O, "A packed page's features (site.py's _unpack)."},
     {"node_pairs", node_pairs, METH_VARARGS, "Parent -> child pairs of a walk's codes (summary.py's node_pairs)."},
     {"normalise", Walker_normalise, METH_O, "The C normalisation of an attribute value (for tests)."},

@@ -28,6 +28,7 @@ from collections import Counter, _count_elements, deque  # type: ignore[attr-def
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import repeat
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from pagesim_scrapy.core.summary import PageSummary, _walk_c, node_pairs
@@ -391,6 +392,47 @@ class SiteModel:
 
     def describe(self) -> dict[str, int]:
         return {"pages": self.pages, "features": len(self.df), "kept": len(self.recent)}
+
+
+def template_members(templates: list[Features]) -> dict[str, int]:
+    """Feature -> the bits of the templates (by position) that hold it (see
+    :func:`shared_weights`)."""
+    members: dict[str, int] = {}
+    for number, page in enumerate(templates):
+        bit = 1 << number
+        for feature in page:
+            members[feature] = members.get(feature, 0) | bit
+    return members
+
+
+def _shared_weights_in_python(
+    features: Features, templates: list[Features], df: dict[str, int], table: list[float]
+) -> tuple[float, list[float]]:
+    weight = table.__getitem__
+    total = sum(map(weight, map(df.get, features, repeat(0))))
+    return total, [sum(map(weight, map(df.get, features & page, repeat(0)))) for page in templates]
+
+
+_compiled_shared: Any = getattr(_walk_c, "shared_weights", None)
+
+
+def shared_weights(
+    features: Features,
+    templates: list[Features],
+    members: dict[str, int],
+    df: dict[str, int],
+    table: list[float],
+) -> tuple[float, list[float]]:
+    """A page's summed weight (``table[df[feature]]``) and the weight it shares with each of
+    ``templates`` (``members``: their :func:`template_members`). The weights are on the
+    WEIGHT_STEPS grid, so every sum is exact in any order: compiled, one pass over the page
+    gives the sums the intersections give."""
+    if _compiled_shared is not None and len(templates) <= 64:
+        result: tuple[float, list[float]] = _compiled_shared(
+            features, members, df, table, len(templates)
+        )
+        return result
+    return _shared_weights_in_python(features, templates, df, table)
 
 
 def weighted_jaccard(

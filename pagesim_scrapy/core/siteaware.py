@@ -412,15 +412,18 @@ class SiteAwareClassifier:
 
     def _per_template(self, features: Features, state: _Site) -> dict[str, list[float]]:
         """The page's similarity to each template of each label, under the site's weights."""
+        from pagesim_scrapy.core.site import shared_weights, template_members
+
         model = state.model
         totals = self._template_totals(state)
-        table = model.table()
-        total = model.total(features, table)
+        flat = [page for pages in totals.values() for page, _ in pages]
+        members = getattr(self, "_template_members", None)
+        if members is None or members[0] != list(map(id, flat)):
+            members = self._template_members = (list(map(id, flat)), template_members(flat))
+        total, shared = shared_weights(features, flat, members[1], model.df, model.table())
+        each = iter(shared)
         return {
-            label: [
-                jaccard_of_totals(model.total(features & page, table), total, t_total)
-                for page, t_total in pages
-            ]
+            label: [jaccard_of_totals(next(each), total, t_total) for _, t_total in pages]
             for label, pages in totals.items()
         }
 

@@ -14,6 +14,11 @@
  * expect (attribute values made of entity references, ...) raises `Unsupported` and the caller
  * falls back to the Python walk.
  *
+ * The module also holds the few per-page loops of the site model that made one Python object
+ * per feature or per node: packing and unpacking a page's features, the parent -> child pairs
+ * of a walk's codes, and a page's weight shared with each template.  Each gives the very
+ * result of its Python form in site.py / summary.py, which stays as the fallback.
+ *
  * The tree must not change during the call: the GIL is held throughout, and the only Python
  * code run is the `resolve` callback, which must not touch the tree.  A Walker is not
  * reentrant (the callback may let other threads run): callers serialise walks on one Walker.

@@ -116,7 +116,10 @@ PROFILE_PARTS: dict[str, tuple[str, str]] = {
     "    site re-estimates (_refresh)": ("core/siteaware.py", "_refresh"),
     "      kept pages scored (KeptScores.scores)": ("core/keptscores.py", "scores"),
     "      cuts placed (label_cut)": ("core/cutrules.py", "label_cut"),
+    "        split spreads (separation)": ("core/cutrules.py", "separation"),
     "  drift watch (observe)": ("middlewares/drift.py", "observe"),
+    "    tag skeleton (skeleton_features)": ("core/drift/looks.py", "skeleton_features"),
+    "    looks kept and checked (DriftMonitor.observe)": ("core/drift/monitor.py", "observe"),
     "  meta, flag, stats (_publish)": ("middlewares/downloader.py", "_publish"),
     "  holding, drop, explore (_act)": ("middlewares/downloader.py", "_act"),
 }

@@ -1,16 +1,24 @@
 """Kept-page scorings of the site re-estimates, re-scoring all of them against the cache.
 
     python benchmarks/bench_rescores.py [--pages 2000]
+    python benchmarks/bench_rescores.py --parts [--pages 800] [--rounds 3]
 
 Decides the pages ``bench_crawl.py`` serves, in its order, as one site, twice in one process:
 once re-scoring every kept page at every re-estimate (as before the cache), once with the
 cached scores (``pagesim_scrapy/core/keptscores.py``). Prints the scorings per page, the most
 re-scorings of one page, the CPU time of the decisions per page, and how many verdicts differ.
+
+``--parts`` times the core's per-page parts on the same pages in one process, without a
+profiler (whose per-call overhead inflates the small functions): the walk, the structural
+features, the decision, and the layout-change watch (its features and tag skeleton kept per
+label), median of ``--rounds`` runs; with the number of scorings and a digest of the verdicts.
+Run it with another checkout first on ``PYTHONPATH`` to compare before and after.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import statistics
 import time
@@ -19,6 +27,8 @@ from typing import Any
 
 import bench_crawl
 
+from pagesim_scrapy.core.drift.looks import skeleton_features
+from pagesim_scrapy.core.drift.monitor import DriftMonitor
 from pagesim_scrapy.core.keptscores import RescoreLimits, kept_scores, shared_features
 from pagesim_scrapy.core.site import Features
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
@@ -26,6 +36,12 @@ from pagesim_scrapy.core.summary import PageParseError, parse_html, summarize_tr
 
 #: every cached page re-scored at every re-estimate: what the classifier did before the cache
 EXACT = RescoreLimits(tolerance=0.0, min_growth=1.0, max_growth=1.0)
+
+
+def template_files() -> dict[str, list[Path]]:
+    """bench_crawl.py's templates as files (a ``str`` given to the core is HTML, not a path:
+    given as such, every template was a one-node page)."""
+    return {label: [Path(p) for p in paths] for label, paths in bench_crawl.templates().items()}
 
 
 def served_features(pages: int, classifier: SiteAwareClassifier) -> list[Features]:
@@ -43,7 +59,7 @@ def served_features(pages: int, classifier: SiteAwareClassifier) -> list[Feature
 
 
 def run(features: list[Features], limits: RescoreLimits | None) -> tuple[list[Any], str, float]:
-    classifier = SiteAwareClassifier(bench_crawl.templates())
+    classifier = SiteAwareClassifier(template_files())
     if limits is not None:
         classifier.rescore_limits = limits
     began = time.process_time()
@@ -62,12 +78,81 @@ def run(features: list[Features], limits: RescoreLimits | None) -> tuple[list[An
     return [(v.label, v.score) for v in verdicts], line, seconds * 1000 / n
 
 
+def served_roots(pages: int) -> list[Any]:
+    """The parsed pages bench_crawl.py serves, in its order."""
+    served, _ = bench_crawl.served_pages(pages)
+    bases = [bench_crawl.read_page(Path(p)) for p in served["base"]]
+    roots = []
+    for base, number in served["index"]:
+        body = bench_crawl.variant(bases[base], number) if number else bases[base]
+        try:
+            roots.append(parse_html(body))
+        except PageParseError:
+            continue
+    return roots
+
+
+def timed_parts(roots: list[Any]) -> tuple[dict[str, float], int, str]:
+    """CPU ms per page of each part over ``roots`` as one site; scorings; verdicts' digest."""
+    classifier = SiteAwareClassifier(template_files())
+    monitor = DriftMonitor()
+    scorings = 0
+    score = classifier._scores_of
+
+    def counted(features: Features, state: Any) -> dict[str, float]:
+        nonlocal scorings
+        scorings += 1
+        return score(features, state)
+
+    classifier._scores_of = counted  # type: ignore[method-assign]
+    spent = dict.fromkeys(("walk", "features", "decision", "drift watch"), 0.0)
+    clock = time.process_time
+    verdicts = []
+    for number, root in enumerate(roots):
+        began = clock()
+        summary = summarize_tree(root)
+        walked = clock()
+        features = classifier.features(summary)
+        featured = clock()
+        verdict = classifier.classify(features, site="s")
+        decided = clock()
+        monitor.observe("s", verdict.label, features, str(number), skeleton_features(summary))
+        watched = clock()
+        spent["walk"] += walked - began
+        spent["features"] += featured - walked
+        spent["decision"] += decided - featured
+        spent["drift watch"] += watched - decided
+        verdicts.append((verdict.label, verdict.score, sorted(verdict.scores.items())))
+    n = len(roots)
+    digest = hashlib.sha1(repr(verdicts).encode()).hexdigest()[:12]
+    return {part: seconds * 1000 / n for part, seconds in spent.items()}, scorings, digest
+
+
+def parts(pages: int, rounds: int) -> None:
+    import pagesim_scrapy
+
+    roots = served_roots(pages)
+    print(
+        f"{len(roots)} pages of one site, 10 templates, pagesim from "
+        f"{Path(pagesim_scrapy.__file__).parent.parent.name}; load {os.getloadavg()[0]:.1f}"
+    )
+    runs = [timed_parts(roots) for _ in range(rounds)]
+    for part in runs[0][0]:
+        median = statistics.median(run[0][part] for run in runs)
+        print(f"  {part:12s} {median:.3f} ms/page (median of {rounds})")
+    print(f"  scorings {runs[0][1]}; verdicts digest {runs[0][2]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3, help="alternating runs of each")
+    parser.add_argument("--parts", action="store_true", help="time the core's per-page parts")
     args = parser.parse_args()
-    features = served_features(args.pages, SiteAwareClassifier(bench_crawl.templates()))
+    if args.parts:
+        parts(args.pages, args.rounds)
+        return
+    features = served_features(args.pages, SiteAwareClassifier(template_files()))
     print(f"{len(features)} pages of one site, 10 templates; load average {os.getloadavg()[0]:.1f}")
     times: dict[str, list[float]] = {"re-scoring all": [], "cached scores": []}
     for _ in range(args.rounds):

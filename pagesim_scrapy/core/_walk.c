@@ -14,6 +14,11 @@
  * expect (attribute values made of entity references, ...) raises `Unsupported` and the caller
  * falls back to the Python walk.
  *
+ * The module also holds the few per-page loops of the site model that made one Python object
+ * per feature or per node: packing and unpacking a page's features, the parent -> child pairs
+ * of a walk's codes, and a page's weight shared with each template.  Each gives the very
+ * result of its Python form in site.py / summary.py, which stays as the fallback.
+ *
  * The tree must not change during the call: the GIL is held throughout, and the only Python
  * code run is the `resolve` callback, which must not touch the tree.  A Walker is not
  * reentrant (the callback may let other threads run): callers serialise walks on one Walker.
@@ -701,8 +706,208 @@ static PyTypeObject WalkerType = {
     .tp_methods = walker_methods,
 };
 
+/* One string for a page's features (what site.py's _pack makes, in the same order): the
+   start label (the one 1-character feature, NUL without one), then the other features in the
+   order the iterable gives them.  Why in C: a kept page is packed on every page of a crawl,
+   and the Python loop over its few hundred features cost more than the walk's own share. */
+static PyObject *pack_features(PyObject *self, PyObject *features) {
+    PyObject *seq = PySequence_Fast(features, "features must be iterable");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject *start = NULL;
+    Py_ssize_t length = 1;
+    Py_UCS4 maxchar = 0x7f;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = items[i];
+        if (!PyUnicode_Check(item)) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "features must be strings");
+            return NULL;
+        }
+        if (PyUnicode_GET_LENGTH(item) == 1) {
+            start = item; /* the last one wins, as in the Python loop */
+            continue;
+        }
+        length += PyUnicode_GET_LENGTH(item);
+        if (PyUnicode_MAX_CHAR_VALUE(item) > maxchar) maxchar = PyUnicode_MAX_CHAR_VALUE(item);
+    }
+    if (start && PyUnicode_MAX_CHAR_VALUE(start) > maxchar) maxchar = PyUnicode_MAX_CHAR_VALUE(start);
+    PyObject *out = PyUnicode_New(length, maxchar);
+    if (!out) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(out);
+    void *data = PyUnicode_DATA(out);
+    PyUnicode_WRITE(kind, data, 0, start ? PyUnicode_READ_CHAR(start, 0) : 0);
+    Py_ssize_t at = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t size = PyUnicode_GET_LENGTH(items[i]);
+        if (size == 1) continue;
+        if (PyUnicode_CopyCharacters(out, at, items[i], 0, size) < 0) {
+            Py_DECREF(seq);
+            Py_DECREF(out);
+            return NULL;
+        }
+        at += size;
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
+/* The set of parent -> child pairs of a walk's codes: codes[parents[i]] + codes[i] for each
+   node i past the first, as 2-character strings added in the order of the nodes (so the set is
+   the one the Python loop builds, iteration order included); a frozenset when asked.  Why in C: a page of a few hundred
+   nodes has a few dozen distinct pairs, and the Python loop made a string per node. */
+static PyObject *node_pairs(PyObject *self, PyObject *args) {
+    PyObject *codes, *parents;
+    int frozen = 0;
+    if (!PyArg_ParseTuple(args, "UO!|p:node_pairs", &codes, &PyList_Type, &parents, &frozen)) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(codes);
+    if (PyList_GET_SIZE(parents) < n) n = PyList_GET_SIZE(parents);
+    /* a brand new frozenset may be filled with PySet_Add before anyone sees it */
+    PyObject *out = frozen ? PyFrozenSet_New(NULL) : PySet_New(NULL);
+    if (!out || n < 2) return out;
+    size_t size = 16;
+    while (size < (size_t)n * 2) size <<= 1;
+    uint64_t *seen = calloc(size, sizeof(uint64_t)); /* 0: empty (no code is NUL: keys are +1) */
+    if (!seen) {
+        Py_DECREF(out);
+        return PyErr_NoMemory();
+    }
+    int kind = PyUnicode_KIND(codes);
+    const void *data = PyUnicode_DATA(codes);
+    for (Py_ssize_t i = 1; i < n; i++) {
+        Py_ssize_t parent = PyLong_AsSsize_t(PyList_GET_ITEM(parents, i));
+        if (parent < 0 || parent >= n) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "a parent index is out of range");
+            goto fail;
+        }
+        Py_UCS4 pair[2] = {PyUnicode_READ(kind, data, parent), PyUnicode_READ(kind, data, i)};
+        uint64_t key = (((uint64_t)pair[0] << 32) | pair[1]) + 1;
+        size_t slot = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & (size - 1);
+        while (seen[slot] && seen[slot] != key) slot = (slot + 1) & (size - 1);
+        if (seen[slot]) continue;
+        seen[slot] = key;
+        PyObject *text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, pair, 2);
+        if (!text || PySet_Add(out, text) < 0) {
+            Py_XDECREF(text);
+            goto fail;
+        }
+        Py_DECREF(text);
+    }
+    free(seen);
+    return out;
+fail:
+    free(seen);
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* A packed page's features (site.py's _unpack): the 2-character pairs after the start label,
+   then the start label unless it is NUL, added to a set in that order and made a frozenset
+   of it, so the result is the one the Python code builds, iteration order included.  Why in
+   C: the site re-estimates unpack their kept pages to score them, several per page. */
+static PyObject *unpack_features(PyObject *self, PyObject *packed) {
+    if (!PyUnicode_Check(packed)) {
+        PyErr_SetString(PyExc_TypeError, "a packed page is a str");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(packed);
+    PyObject *features = PySet_New(NULL);
+    if (!features) return NULL;
+    for (Py_ssize_t i = 1; i < n; i += 2) {
+        PyObject *pair = PyUnicode_Substring(packed, i, i + 2 < n ? i + 2 : n);
+        if (!pair || PySet_Add(features, pair) < 0) {
+            Py_XDECREF(pair);
+            Py_DECREF(features);
+            return NULL;
+        }
+        Py_DECREF(pair);
+    }
+    if (n > 0 && PyUnicode_READ_CHAR(packed, 0) != 0) {
+        PyObject *start = PyUnicode_Substring(packed, 0, 1);
+        if (!start || PySet_Add(features, start) < 0) {
+            Py_XDECREF(start);
+            Py_DECREF(features);
+            return NULL;
+        }
+        Py_DECREF(start);
+    }
+    PyObject *out = PyFrozenSet_New(features);
+    Py_DECREF(features);
+    return out;
+}
+
+/* A page's summed weight and the weight it shares with each template, in one pass over its
+   features: weight = table[df.get(feature, 0)], and members[feature] has bit t set when
+   template t holds the feature.  The weights are on a grid on which every sum is exact
+   (site.py's WEIGHT_STEPS), so the order of the additions does not change a sum.  Why in C:
+   a page was intersected with every template and each intersection summed in Python. */
+static PyObject *shared_weights(PyObject *self, PyObject *args) {
+    PyObject *features, *members, *df, *table;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "OO!O!O!n:shared_weights", &features, &PyDict_Type, &members,
+                          &PyDict_Type, &df, &PyList_Type, &table, &count))
+        return NULL;
+    if (count < 0 || count > 64) {
+        PyErr_SetString(PyExc_ValueError, "between 0 and 64 templates");
+        return NULL;
+    }
+    double sums[64] = {0.0};
+    double total = 0.0;
+    Py_ssize_t size = PyList_GET_SIZE(table);
+    PyObject *it = PyObject_GetIter(features), *feature;
+    if (!it) return NULL;
+    while ((feature = PyIter_Next(it))) {
+        Py_ssize_t k = 0;
+        PyObject *n = PyDict_GetItemWithError(df, feature);
+        if (n) k = PyLong_AsSsize_t(n);
+        if (PyErr_Occurred() || k < 0 || k >= size) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+            Py_DECREF(feature);
+            Py_DECREF(it);
+            return NULL;
+        }
+        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, k));
+        total += weight;
+        PyObject *mask = PyDict_GetItemWithError(members, feature);
+        Py_DECREF(feature);
+        if (!mask) {
+            if (PyErr_Occurred()) break;
+            continue;
+        }
+        unsigned long long bits = PyLong_AsUnsignedLongLong(mask);
+        if (bits == (unsigned long long)-1 && PyErr_Occurred()) break;
+        while (bits) {
+            int t = __builtin_ctzll(bits);
+            if (t < count) sums[t] += weight;
+            bits &= bits - 1;
+        }
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) return NULL;
+    PyObject *shared = PyList_New(count);
+    if (!shared) return NULL;
+    for (Py_ssize_t t = 0; t < count; t++) {
+        PyObject *value = PyFloat_FromDouble(sums[t]);
+        if (!value) {
+            Py_DECREF(shared);
+            return NULL;
+        }
+        PyList_SET_ITEM(shared, t, value);
+    }
+    PyObject *out = Py_BuildValue("(dN)", total, shared);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
+    {"unpack_features", unpack_features, METH_O, "A packed page's features (site.py's _unpack)."},
+    {"node_pairs", node_pairs, METH_VARARGS, "Parent -> child pairs of a walk's codes (summary.py's node_pairs)."},
     {"normalise", Walker_normalise, METH_O, "The C normalisation of an attribute value (for tests)."},
+    {"pack_features", pack_features, METH_O, "A page's features packed into one string (site.py's _pack)."},
     {NULL, NULL, 0, NULL},
 };
 

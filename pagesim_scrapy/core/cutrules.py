@@ -26,6 +26,7 @@ import math
 import statistics
 from dataclasses import dataclass, field
 from itertools import pairwise
+from operator import mul
 
 from pagesim_scrapy.core.site import Features
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
@@ -115,6 +116,28 @@ def gap_width(scores: list[float], cut: float) -> float:
     return min(above) - max(below) if above and below else 0.0
 
 
+def pvariance(values: list[float], mean: float) -> float:
+    """``statistics.pvariance(values, mean)``, the same float, without its exact sum in
+    fractions (each cut is placed from two of them per label at every re-estimate).
+
+    Both sum the rounded squares of the deviations exactly and round their mean once. Here
+    the exact sum is held as two floats (checked: ``fsum`` of the rest is zero) and divided
+    in integers, which Python rounds correctly; a sum that does not fit in two floats falls
+    back to ``statistics``."""
+    deviations = [value - mean for value in values]
+    squares = list(map(mul, deviations, deviations))
+    high = math.fsum(squares)
+    squares.append(-high)
+    low = math.fsum(squares)
+    squares.append(-low)
+    if math.fsum(squares) != 0.0:
+        return statistics.pvariance(values, mean)
+    (high_num, high_den), (low_num, low_den) = high.as_integer_ratio(), low.as_integer_ratio()
+    common = max(high_den, low_den)  # powers of two: each divides the larger
+    total = high_num * (common // high_den) + low_num * (common // low_den)
+    return total / (len(values) * common)
+
+
 def separation(scores: list[float], cut: float, policy: SitePolicy = DEFAULT_POLICY) -> float:
     """Fisher's criterion of a split: squared distance of the two means over the within-group
     variance (-1 when the split leaves fewer than two pages below or none above).
@@ -131,8 +154,8 @@ def separation(scores: list[float], cut: float, policy: SitePolicy = DEFAULT_POL
         return -1.0
     low_mean = math.fsum(low) / len(low)
     high_mean = math.fsum(high) / len(high)
-    low_spread = statistics.pvariance(low, low_mean)
-    high_spread = statistics.pvariance(high, high_mean)
+    low_spread = pvariance(low, low_mean)
+    high_spread = pvariance(high, high_mean)
     if len(scores) >= policy.early_pages:
         spread = (len(low) * low_spread + len(high) * high_spread) / len(scores)
     else:

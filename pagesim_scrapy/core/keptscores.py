@@ -142,6 +142,18 @@ class KeptScores:
         self.most_rescored = max(self.most_rescored, entry.rescored)
         return moved
 
+    def just_scored(self, model: SiteModel, pages_before: int) -> Scores | None:
+        """The scores of the page ``model`` has just counted and kept (its page count was
+        ``pages_before``), when a re-estimate has scored it since, under the weights it has
+        now; else None. A decision that re-estimated its site on its own page takes them
+        instead of scoring the page again: the same sums, so the same floats."""
+        if model.pages <= pages_before or not model.recent:
+            return None
+        entry = self._entries.get(model.recent[-1])
+        if entry is None or entry.scored_at != model.pages:
+            return None
+        return dict(entry.scores)
+
     def mask(self, features: Features) -> int:
         """The bits of the shared features that ``features`` holds."""
         bits = self._bits

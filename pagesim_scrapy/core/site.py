@@ -24,14 +24,14 @@ pages and its structure would look like the site's chrome (``benchmarks/eval_rep
 from __future__ import annotations
 
 import math
-from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections import Counter, _count_elements, deque  # type: ignore[attr-defined]
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import repeat
-from operator import add
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from pagesim_scrapy.core.summary import PageSummary
+from pagesim_scrapy.core.summary import PageSummary, _walk_c, node_pairs
 
 #: A page's structural features (2-character strings: parent code + child code).
 Features = frozenset[str]
@@ -116,9 +116,7 @@ def structural_features(summary: PageSummary) -> Features:
     codes = summary.bfs["csr"]
     if not codes:
         return frozenset()
-    parents = summary.parent_bfs
-    pairs = map(add, map(codes.__getitem__, parents[1:]), codes[1:])
-    features = set(pairs)
+    features = node_pairs(codes, summary.parent_bfs)
     features.add(codes[0])
     page = PageFeatures(features)
     page.page_keys = page_keys(summary)
@@ -138,7 +136,7 @@ RAMP_PAGES = 8
 RAMP_SITE_SHARE = 25
 
 
-def _pack(features: Features) -> str:
+def _pack_in_python(features: Features) -> str:
     """One string for a page's features: the start label (or NUL, which no code is), then the
     2-character pairs."""
     start = "\x00"
@@ -149,6 +147,11 @@ def _pack(features: Features) -> str:
         else:
             pairs.append(feature)
     return start + "".join(pairs)
+
+
+#: The compiled packing (the same strings) where the C walk is built: a kept page is packed
+#: on every page of a crawl, by the site model and by the layout-change watch.
+_pack: Callable[[Features], str] = getattr(_walk_c, "pack_features", None) or _pack_in_python
 
 
 def _canonical(packed: str) -> str:
@@ -171,11 +174,16 @@ def pack_features(features: Features) -> str:
     return _pack(features)
 
 
-def _unpack(packed: str) -> Features:
+def _unpack_in_python(packed: str) -> Features:
     features = {packed[i : i + 2] for i in range(1, len(packed), 2)}
     if packed[0] != "\x00":
         features.add(packed[0])
     return frozenset(features)
+
+
+#: Compiled where the C walk is built (the same frozensets): the site re-estimates unpack
+#: their kept pages to score them.
+_unpack: Callable[[str], Features] = getattr(_walk_c, "unpack_features", None) or _unpack_in_python
 
 
 #: How many distinct pages a site model remembers having counted (the default of
@@ -273,8 +281,8 @@ class SiteModel:
         self.ramp_pages = ramp_pages
         self.df: dict[str, int] = {}
         self.max_features = max_features
-        # kept pages packed into one string each (see _pack): a frozenset of 2-character
-        # strings costs ~80 bytes a feature, the packed form 8
+        # kept pages packed into one string each (see _pack): a frozenset holds an object
+        # and a table slot per feature, the packed form two characters
         self.recent: deque[str] = deque(maxlen=keep_pages)
         self._table: list[float] = []
         self._table_pages = -1
@@ -296,9 +304,8 @@ class SiteModel:
         """Count one page of the site (``keep``: also keep it for re-scoring)."""
         self.pages += 1
         df = self.df
-        get = df.get
-        for feature in features:
-            df[feature] = get(feature, 0) + 1
+        # ``df[feature] = df.get(feature, 0) + 1`` for each feature, the loop in C
+        _count_elements(df, features)
         if len(df) > self.max_features:
             self.forget_rare()
         if keep:
@@ -329,8 +336,7 @@ class SiteModel:
                 df[feature] = count
             else:
                 df.pop(feature, None)
-        for feature in features:
-            df[feature] = df.get(feature, 0) + 1
+        _count_elements(df, features)
         packed = _pack(features)
         recent[where] = packed
         self.met.recopied(features, hash(packed))
@@ -390,6 +396,47 @@ class SiteModel:
 
     def describe(self) -> dict[str, int]:
         return {"pages": self.pages, "features": len(self.df), "kept": len(self.recent)}
+
+
+def template_members(templates: list[Features]) -> dict[str, int]:
+    """Feature -> the bits of the templates (by position) that hold it (see
+    :func:`shared_weights`)."""
+    members: dict[str, int] = {}
+    for number, page in enumerate(templates):
+        bit = 1 << number
+        for feature in page:
+            members[feature] = members.get(feature, 0) | bit
+    return members
+
+
+def _shared_weights_in_python(
+    features: Features, templates: list[Features], df: dict[str, int], table: list[float]
+) -> tuple[float, list[float]]:
+    weight = table.__getitem__
+    total = sum(map(weight, map(df.get, features, repeat(0))))
+    return total, [sum(map(weight, map(df.get, features & page, repeat(0)))) for page in templates]
+
+
+_compiled_shared: Any = getattr(_walk_c, "shared_weights", None)
+
+
+def shared_weights(
+    features: Features,
+    templates: list[Features],
+    members: dict[str, int],
+    df: dict[str, int],
+    table: list[float],
+) -> tuple[float, list[float]]:
+    """A page's summed weight (``table[df[feature]]``) and the weight it shares with each of
+    ``templates`` (``members``: their :func:`template_members`). The weights are on the
+    WEIGHT_STEPS grid, so every sum is exact in any order: compiled, one pass over the page
+    gives the sums the intersections give."""
+    if _compiled_shared is not None and len(templates) <= 64:
+        result: tuple[float, list[float]] = _compiled_shared(
+            features, members, df, table, len(templates)
+        )
+        return result
+    return _shared_weights_in_python(features, templates, df, table)
 
 
 def weighted_jaccard(

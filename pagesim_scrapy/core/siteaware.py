@@ -413,15 +413,18 @@ class SiteAwareClassifier:
 
     def _per_template(self, features: Features, state: _Site) -> dict[str, list[float]]:
         """The page's similarity to each template of each label, under the site's weights."""
+        from pagesim_scrapy.core.site import shared_weights, template_members
+
         model = state.model
         totals = self._template_totals(state)
-        table = model.table()
-        total = model.total(features, table)
+        flat = [page for pages in totals.values() for page, _ in pages]
+        members = getattr(self, "_template_members", None)
+        if members is None or members[0] != list(map(id, flat)):
+            members = self._template_members = (list(map(id, flat)), template_members(flat))
+        total, shared = shared_weights(features, flat, members[1], model.df, model.table())
+        each = iter(shared)
         return {
-            label: [
-                jaccard_of_totals(model.total(features & page, table), total, t_total)
-                for page, t_total in pages
-            ]
+            label: [jaccard_of_totals(next(each), total, t_total) for _, t_total in pages]
             for label, pages in totals.items()
         }
 
@@ -738,12 +741,17 @@ class SiteAwareClassifier:
         features = self.features(page)
         with self._lock:
             state = self._site(site)
+            scores = None
             if learn:
+                before = state.model.pages
                 self._add(state, features, site)
                 self._maybe_refresh(state)
+                if state.refreshed_at == state.model.pages:  # the re-estimate scored it
+                    scores = self._kept_scores(state).just_scored(state.model, before)
             elif state.refreshed_at < 0:
                 self._refresh(state)
-            scores = self._scores_of(features, state)
+            if scores is None:
+                scores = self._scores_of(features, state)
             return self.decide(scores, site=site, features=features)
 
     def classify_all(self, pages: Iterable[Any], *, site: str | None = None) -> list[Verdict]:

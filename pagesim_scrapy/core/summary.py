@@ -30,6 +30,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import add
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +141,27 @@ def normalise_value(value: str) -> str:
     if not _HAS_DIGIT(value):  # most values: nothing volatile, no regex work
         return value
     return _DIGITS.sub("0", _HASH_WORD.sub("~", value))
+
+
+_compiled_pairs: Any = getattr(_walk_c, "node_pairs", None)
+
+
+def node_pairs(codes: str, parents: list[int]) -> set[str]:
+    """The parent -> child pairs of a page's codes (one relation of ``PageSummary.bfs``, with
+    its ``parent_bfs``): ``codes[parents[i]] + codes[i]`` for every node but the start.
+    Compiled where the walk is built: it makes one string per distinct pair, not per node."""
+    if _compiled_pairs is not None and type(codes) is str and type(parents) is list:
+        pairs: set[str] = _compiled_pairs(codes, parents)
+        return pairs
+    return set(map(add, map(codes.__getitem__, parents[1:]), codes[1:]))
+
+
+def frozen_node_pairs(codes: str, parents: list[int]) -> frozenset[str]:
+    """:func:`node_pairs` as a frozenset (made as ``frozenset`` of the Python loop makes it)."""
+    if _compiled_pairs is not None and type(codes) is str and type(parents) is list:
+        pairs: frozenset[str] = _compiled_pairs(codes, parents, True)
+        return pairs
+    return frozenset(map(add, map(codes.__getitem__, parents[1:]), codes[1:]))
 
 
 @dataclass(frozen=True)

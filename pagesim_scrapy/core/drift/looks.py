@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from operator import add
 
 from pagesim_scrapy.core.drift.fields import FieldCounts
 from pagesim_scrapy.core.site import Features, pack_features, unpack_features
-from pagesim_scrapy.core.summary import PageSummary
+from pagesim_scrapy.core.summary import PageSummary, frozen_node_pairs
 
 #: The key of pages that got no label (they still count for chrome and shares).
 UNLABELLED = ""
@@ -24,9 +23,7 @@ UNLABELLED = ""
 def skeleton_features(summary: PageSummary) -> Features:
     """Parent -> child pairs of tag names only: the page's tag skeleton, which a theme that
     renames its classes keeps, and which tells a redesigned page type from another type."""
-    codes = summary.bfs["rsn"]
-    parents = summary.parent_bfs
-    return frozenset(map(add, map(codes.__getitem__, parents[1:]), codes[1:]))
+    return frozen_node_pairs(summary.bfs["rsn"], summary.parent_bfs)
 
 
 @dataclass

@@ -1,0 +1,130 @@
+"""The hot path's faster forms give the very values of the forms they replace."""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+
+import pytest
+
+from pagesim_scrapy.core import site
+from pagesim_scrapy.core.cutrules import pvariance
+from pagesim_scrapy.core.keptscores import KeptScores
+from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+from pagesim_scrapy.core.summary import HAVE_COMPILED_WALK
+
+
+def _random_features(rng: random.Random) -> frozenset[str]:
+    chars = [
+        chr(rng.choice([0x41, 0xE9, 0x2000 + rng.randrange(99), 0x100 + rng.randrange(0xFFFFF)]))
+        for _ in range(8)
+    ]
+    features = {a + b for a in chars for b in chars if rng.random() < 0.5}
+    if rng.random() < 0.8:
+        features.add(rng.choice(chars))
+    return frozenset(features)
+
+
+@pytest.mark.skipif(not HAVE_COMPILED_WALK, reason="the compiled walk is not built")
+def test_compiled_packing_is_the_python_packing() -> None:
+    rng = random.Random(7)
+    for _ in range(500):
+        features = _random_features(rng)
+        packed = site._pack(features)
+        assert packed == site._pack_in_python(features)
+        assert hash(packed) == hash(site._pack_in_python(features))
+    assert site._pack(frozenset()) == "\x00"
+
+
+@pytest.mark.skipif(not HAVE_COMPILED_WALK, reason="the compiled walk is not built")
+def test_compiled_unpacking_is_the_python_unpacking() -> None:
+    rng = random.Random(9)
+    for _ in range(500):
+        packed = site._pack(_random_features(rng))
+        features = site._unpack(packed)
+        assert type(features) is frozenset
+        assert list(features) == list(site._unpack_in_python(packed))
+    assert site._unpack("\x00") == frozenset()
+
+
+def test_pvariance_is_statistics_pvariance() -> None:
+    rng = random.Random(3)
+    for _ in range(3000):
+        values = [
+            rng.choice([rng.random(), round(rng.random(), 2), 0.0, 1.0, rng.random() * 1e-170])
+            for _ in range(rng.choice([2, 3, 7, 50]))
+        ]
+        mean = math.fsum(values) / len(values)
+        assert pvariance(values, mean) == statistics.pvariance(values, mean)
+
+
+def test_just_scored_needs_a_fresh_entry() -> None:
+    model = site.SiteModel()
+    cache = KeptScores()
+    assert cache.just_scored(model, 0) is None
+    model.add(frozenset({"a", "ab"}))
+    assert cache.just_scored(model, 0) is None  # never scored
+    cache.scores(list(model.recent), lambda features: {"x": 0.5}, model.pages)
+    assert cache.just_scored(model, 0) == {"x": 0.5}
+    assert cache.just_scored(model, 1) is None  # not counted by this decision
+
+
+def _page(rng: random.Random, kind: str) -> str:
+    shared = "".join(f"<div class='c{i}'><span>x</span></div>" for i in range(10))
+    own = "".join(
+        f"<ul class='{kind}{rng.randrange(9)}'><li class='n{rng.randrange(9)}'>y</li></ul>"
+        for _ in range(rng.randint(5, 20))
+    )
+    return f"<html><body><header>{shared}</header><main class='{kind}'>{own}</main></body></html>"
+
+
+def test_a_decision_takes_the_scores_its_re_estimate_made() -> None:
+    rng = random.Random(5)
+    templates = {kind: [_page(rng, kind), _page(rng, kind)] for kind in "ab"}
+    taken = SiteAwareClassifier(templates)
+    scored = SiteAwareClassifier(templates)
+    for _ in range(80):
+        features = taken.features(_page(rng, rng.choice("abc")))
+        verdict = taken.classify(features, site="s")
+        scored.learn(features, site="s")
+        assert verdict.scores == scored.scores(features, site="s")
+
+
+def test_node_pairs_are_the_python_pairs_in_their_order() -> None:
+    from operator import add
+
+    from pagesim_scrapy.core.summary import (
+        frozen_node_pairs,
+        node_pairs,
+        parse_html,
+        summarize_tree,
+    )
+
+    rng = random.Random(11)
+    for _ in range(20):
+        summary = summarize_tree(parse_html(_page(rng, rng.choice("ab"))))
+        for codes in summary.bfs.values():
+            parents = summary.parent_bfs
+            loop = map(add, map(codes.__getitem__, parents[1:]), codes[1:])
+            expected = set(loop)
+            assert list(node_pairs(codes, parents)) == list(expected)
+            frozen = frozenset(map(add, map(codes.__getitem__, parents[1:]), codes[1:]))
+            assert list(frozen_node_pairs(codes, parents)) == list(frozen)
+    assert node_pairs("", []) == set()
+    assert frozen_node_pairs("a", [-1]) == frozenset()
+
+
+def test_shared_weights_are_the_intersections_sums() -> None:
+    rng = random.Random(13)
+    model = site.SiteModel()
+    pages = [_random_features(rng) for _ in range(60)]
+    for features in pages:
+        model.add(features)
+    templates = pages[:10]
+    members = site.template_members(templates)
+    table = model.table()
+    for features in pages[10:]:
+        total, shared = site.shared_weights(features, templates, members, model.df, table)
+        assert total == model.total(features, table)
+        assert shared == [model.total(features & page, table) for page in templates]

@@ -182,10 +182,10 @@ def _block_beside(
     page's dates and their ancestors) and not the author: a signature, this post's or an
     editor's, is no body."""
     best, best_len = None, 0
+    # the elements that hold the author: the author and its ancestors, looked up once
+    holders = set() if author is None else {author, *author.iterancestors()}
     for el in container.iter():
-        if el is container or el.tag not in _BLOCKS or el in dated:
-            continue
-        if author is not None and _holds(el, author):
+        if el is container or el.tag not in _BLOCKS or el in dated or el in holders:
             continue
         if _on_date_line(el, date) or not _is_prose(el):
             continue

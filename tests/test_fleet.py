@@ -391,7 +391,9 @@ def test_a_fleet_shares_what_it_learns_and_decides_like_one_process(
     assert late_stats.get("pagesim/state/aged_sites", 0) >= 1
     assert "a new crawl of the fleet" in late.log_text()
     assert late_stats.get("pagesim/induction/wrappers_loaded") == 1
-    assert late_stats.get("pagesim/state/types_pulled", 0) == len(types)
+    # every type of the fleet; a pulled type that the worker's own regrouping merges into
+    # another is no longer known to it, and is pulled again at its next sync
+    assert late_stats.get("pagesim/state/types_pulled", 0) >= len(types)
     # it decides like one process that continues from the fleet's state: emulated here, the
     # single process's final counts adopted by a fresh classifier that then learns the late
     # worker's pages in the late worker's order

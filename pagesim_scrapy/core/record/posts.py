@@ -12,6 +12,7 @@ checks look at shapes (dates, profile links, text blocks), not at particular sit
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -75,14 +76,19 @@ Element = etree._Element
 _READ: ContextVar[dict[tuple[str, Element], Any] | None] = ContextVar("_READ", default=None)
 
 
-def _text(el: Element) -> str:
+def _once(kind: str, el: Element, read_it: Callable[[Element], Any]) -> Any:
+    """``read_it(el)``, remembered for the page while :func:`body_posts` runs."""
     read = _READ.get()
     if read is None:
-        return _read_text(el)
-    key = ("text", el)
+        return read_it(el)
+    key = (kind, el)
     if key not in read:
-        read[key] = _read_text(el)
-    return str(read[key])
+        read[key] = read_it(el)
+    return read[key]
+
+
+def _text(el: Element) -> str:
+    return str(_once("text", el, _read_text))
 
 
 def _read_text(el: Element) -> str:
@@ -134,13 +140,7 @@ def _is_url_text(text: str) -> bool:
 def _is_prose(el: Element) -> bool:
     """Text a post could hold: words of its own beside its links, and not mostly the text
     of links (a menu, a signature with a score). A link that shows a URL is post text."""
-    read = _READ.get()
-    if read is None:
-        return _reads_as_prose(el)
-    key = ("prose", el)
-    if key not in read:
-        read[key] = _reads_as_prose(el)
-    return bool(read[key])
+    return bool(_once("prose", el, _reads_as_prose))
 
 
 def _reads_as_prose(el: Element) -> bool:

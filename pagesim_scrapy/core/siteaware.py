@@ -81,7 +81,9 @@ from pagesim_scrapy.core.site import (
     SavedSite,
     SiteModel,
     jaccard_of_totals,
+    shared_weights,
     structural_features,
+    template_members,
     unpack_features,
 )
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SITE_METHOD, SitePolicy
@@ -209,6 +211,13 @@ class SiteAwareClassifier:
         if not self._templates:
             raise ValueError("no templates given")
         self._given = given_thresholds(threshold, self._templates)
+        flat = [page for pages in self._templates.values() for page in pages]
+        #: which templates hold each feature, for scoring a page against all of them at once
+        self._template_members = template_members(flat)
+        #: the features each label's templates share, for the kept pages' core check
+        self._shared_features = shared_features(self._templates)
+        #: sites adopted from saved state, by site
+        self._adopted: dict[str | None, SavedSite] = {}
         self._sites: OrderedDict[str | None, _Site] = OrderedDict()
         #: sites an earlier crawl saved, adopted at this crawl's first page of each
         self._pending: dict[str | None, SavedSite] = {}
@@ -349,7 +358,7 @@ class SiteAwareClassifier:
                 for feature in page:
                     seeds[feature] = seeds.get(feature, 0) + 1
         seeded = sum(map(len, self._templates.values()))
-        adopted: dict[str | None, SavedSite] = getattr(self, "_adopted", {})
+        adopted = self._adopted
         out = []
         with self._lock:
             for site, state in self._sites.items():
@@ -382,7 +391,7 @@ class SiteAwareClassifier:
             raise ValueError("weight must be within (0, 1]")
         with self._lock:
             # kept unscaled to count the pages met again once at export
-            self._adopted: dict[str | None, SavedSite] = dict(getattr(self, "_adopted", {}))
+            self._adopted = dict(self._adopted)
             for saved in sites:
                 if saved.site not in self._sites:
                     self._pending[saved.site] = saved
@@ -413,15 +422,11 @@ class SiteAwareClassifier:
 
     def _per_template(self, features: Features, state: _Site) -> dict[str, list[float]]:
         """The page's similarity to each template of each label, under the site's weights."""
-        from pagesim_scrapy.core.site import shared_weights, template_members
-
         model = state.model
-        totals = self._template_totals(state)
+        totals = self._template_totals(state)  # every label's templates, in their order
         flat = [page for pages in totals.values() for page, _ in pages]
-        members = getattr(self, "_template_members", None)
-        if members is None or members[0] != list(map(id, flat)):
-            members = self._template_members = (list(map(id, flat)), template_members(flat))
-        total, shared = shared_weights(features, flat, members[1], model.df, model.table())
+        members = self._template_members
+        total, shared = shared_weights(features, flat, members, model.df, model.table())
         each = iter(shared)
         return {
             label: [jaccard_of_totals(next(each), total, t_total) for _, t_total in pages]
@@ -496,10 +501,7 @@ class SiteAwareClassifier:
 
     def _kept_scores(self, state: _Site) -> KeptScores:
         """The site's cached kept-page scores (see :mod:`~pagesim_scrapy.core.keptscores`)."""
-        shared = getattr(self, "_shared_features", None)
-        if shared is None:
-            shared = self._shared_features = shared_features(self._templates)
-        return kept_scores(state.model, self.rescore_limits, shared)
+        return kept_scores(state.model, self.rescore_limits, self._shared_features)
 
     def _set_anchors(self, state: _Site) -> None:
         """Every label's templates' likeness (``within``), their likeness to other labels'

@@ -164,12 +164,19 @@ def _card_group(el: Any, page_url: str) -> dict[str, Any]:
     return group
 
 
-def _card_elements(root: Any, url: str, page_url: str) -> list[Any]:
+def _links_by_url(root: Any, page_url: str) -> dict[str, list[Any]]:
+    """The page's links by the URL they resolve to, in page order (resolved once per page,
+    not once per card looked for)."""
+    links: dict[str, list[Any]] = {}
+    for a in root.iter("a"):
+        links.setdefault(urljoin(page_url, str(a.get("href") or "")), []).append(a)
+    return links
+
+
+def _card_elements(links: dict[str, list[Any]], url: str) -> list[Any]:
     """The siblings of the card the link to ``url`` is in: the page's list of cards (the
     card is the ancestor of the link whose siblings of its tag hold links too)."""
-    for a in root.iter("a"):
-        if urljoin(page_url, str(a.get("href") or "")) != url:
-            continue
+    for a in links.get(url, ()):
         for el in a.iterancestors():
             parent = el.getparent()
             if parent is None:
@@ -188,8 +195,9 @@ def body_cards(root: Any, cards: list[dict], page_url: str) -> tuple[list[dict],
     if root is None or not cards:
         return cards, set()
     out, urls, texts = list(cards), {card["url"] for card in cards}, set()
+    links = _links_by_url(root, page_url)
     for seed in cards:
-        for el in _card_elements(root, seed["url"], page_url):
+        for el in _card_elements(links, seed["url"]):
             group = _card_group(el, page_url)
             texts |= value_keys(group["text"])
             card = product_card(group, page_url)

@@ -162,16 +162,16 @@ def _co_signed(author: Element | None) -> bool:
 
 
 def _dates(body: Element) -> list[Element]:
+    """The outermost dates of the body in page order, outside skipped parts: one walk that
+    neither enters a skipped element nor looks inside a date (nothing there dates a post)."""
     out: list[Element] = []
-    seen: set[Element] = set()
-    for el in body.iter():
-        if not isinstance(el.tag, str) or el.tag in _SKIP:
-            continue
-        if any(a.tag in _SKIP for a in el.iterancestors()):
-            continue
-        if _is_date(el) and not any(_is_date(a) for a in el.iterancestors() if a in seen):
+    stack = [body]
+    while stack:
+        el = stack.pop()
+        if _is_date(el):
             out.append(el)
-            seen.add(el)
+            continue
+        stack.extend(c for c in reversed(el) if isinstance(c.tag, str) and c.tag not in _SKIP)
     return out
 
 

@@ -101,10 +101,13 @@ def _is_date(el: Element) -> bool:
     if _DATE_ATTR.match(el.get("title") or ""):
         return True
     own = " ".join(t for t in (el.text, *(c.tail for c in el)) if t)
-    if not own.strip() or len(_text(el)) > MAX_DATE_TEXT:
+    if not own.strip():
         return False
     # a date inside a URL ("…/2014-01-20-image.zip") names a file, it dates no post
-    return bool(_DATE_TEXT.search(" ".join(p for p in own.split() if not _is_url_text(p))))
+    if not _DATE_TEXT.search(" ".join(p for p in own.split() if not _is_url_text(p))):
+        return False
+    # checked last: the element's whole text is read only for an element showing a date
+    return len(_text(el)) <= MAX_DATE_TEXT
 
 
 def _text_before(el: Element) -> str:

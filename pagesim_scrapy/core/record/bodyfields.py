@@ -48,8 +48,8 @@ def _classes(el: Element) -> str:
 
 
 def _text(el: Element) -> str:
-    parts = (t for t in el.itertext() if t)
-    return _SPACE.sub(" ", " ".join(parts)).strip()
+    # empty pieces add only spaces, which the folding removes: no filter needed
+    return _SPACE.sub(" ", " ".join(el.itertext())).strip()
 
 
 def _elements(body: Element) -> Iterator[tuple[Element, str, str, str]]:

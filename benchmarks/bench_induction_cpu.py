@@ -30,7 +30,9 @@ digest of the records, to compare two versions of the code on the same pages.
 offline demo shop (``scrapy crawl shop``) with ``PAGESIM_INDUCTION_ENABLED`` True and False,
 in ``--rounds`` alternating pairs (the order flips each round). Prints each crawl's user+sys
 CPU seconds with the load average, each pair's ratio and their median, and a digest of the
-induction crawls' records (sorted by URL), which must be the same in every round.
+induction crawls' records (sorted by URL), which must be the same in every round. Compare
+digests of two versions run from the same folder: the demo shop's file URLs, and so the
+order the wrapper learns its pages in, depend on where the checkout is.
 """
 
 from __future__ import annotations
@@ -194,10 +196,12 @@ def crawl_cpu(induction: bool, out: Path) -> float:
 
 
 def records_digest(path: Path) -> str:
-    """A digest of a crawl's items' records and induction verdicts, sorted by URL."""
+    """A digest of a crawl's items' records and induction verdicts, sorted by URL (the
+    checkout's own folder left out of the demo shop's file URLs: the same in any clone)."""
+    root = Path(__file__).resolve().parent.parent.as_posix()
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
-        item = json.loads(line)
+        item = json.loads(line.replace(root, ""))
         induction = (item.get("verdict") or {}).get("induction")
         kept = [item.get("url"), item.get("record"), item.get("records"), induction]
         rows.append(json.dumps(kept, sort_keys=True, default=str))

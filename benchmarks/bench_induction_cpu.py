@@ -25,6 +25,19 @@ through the pipeline's learning step (its ``_take``, or ``_learn`` where there i
 the label settles (``_relearn_locked``, as an idle crawl releases its items) and every page is
 extracted with its record (``_extract_record``). Prints the worker CPU per page item and a
 digest of the records, to compare two versions of the code on the same pages.
+
+``--split`` splits the pipeline's extraction-and-record CPU per item on the demo shop's
+product pages (learned from ``--learn`` of them, then every one extracted, as ``--pipeline``
+does) over its steps: the total without a profiler, each step's share from cProfile's
+cumulative times (the profiler's overhead spread in proportion).
+
+``--crawl`` measures instead the README's main job: the sample project's crawl of its
+offline demo shop (``scrapy crawl shop``) with ``PAGESIM_INDUCTION_ENABLED`` True and False,
+in ``--rounds`` alternating pairs (the order flips each round). Prints each crawl's user+sys
+CPU seconds with the load average, each pair's ratio and their median, and a digest of the
+induction crawls' records (sorted by URL), which must be the same in every round. Compare
+digests of two versions run from the same folder: the demo shop's file URLs, and so the
+order the wrapper learns its pages in, depend on where the checkout is.
 """
 
 from __future__ import annotations
@@ -37,8 +50,11 @@ import hashlib
 import json
 import os
 import pstats
+import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -171,6 +187,119 @@ def bench_pipeline(types: list[tuple[str, list[Page]]], learn_pages: int, repeat
     print(f"digest of records: {digest.hexdigest()[:16]}")
 
 
+#: The record path's steps: (file of the function, its name) -> the step's name.
+STEPS = {
+    ("induce/dom.py", "parse_html"): "wrapper's parse",
+    ("induction/records.py", "labelled_rows"): "labelled rows",
+    ("induction/learning.py", "extract"): "wrapper's extraction",
+    ("record/read.py", "read_structured"): "record's parse and structured data",
+    ("record/posts.py", "body_posts"): "body posts",
+    ("record/bodyvariants.py", "body_variants"): "body variants",
+    ("record/bodycrumbs.py", "body_breadcrumbs"): "body breadcrumbs",
+    ("record/bodyfields.py", "body_fields"): "body fields",
+    ("record/naming.py", "observe"): "body naming: observe",
+    ("record/naming.py", "fill"): "body naming: fill",
+    ("record/landmarks.py", "landmark_texts"): "landmarks",
+    ("record/item.py", "item_record"): "item record",
+}
+
+
+def bench_split(learn_pages: int) -> None:
+    """The extraction-and-record CPU per item on the demo shop's product pages, by step."""
+    import logging
+    import random
+
+    from scrapy.utils.test import get_crawler
+
+    import pagesim_scrapy.core.record.build  # noqa: F401  (its import is no page's cost)
+    from pagesim_scrapy.pipelines.induction import TemplateInductionPipeline
+
+    logging.disable(logging.WARNING)
+    folder = Path(__file__).resolve().parent.parent / "sample_project" / "demo_site" / "item"
+    pages = [(p.read_text(encoding="utf-8"), p.as_uri()) for p in sorted(folder.glob("*.html"))]
+    random.Random(0).shuffle(pages)
+
+    def run(profile: cProfile.Profile | None) -> float:
+        pipeline = TemplateInductionPipeline.from_crawler(
+            get_crawler(settings_dict={"PAGESIM_INDUCTION_ENABLED": True})
+        )
+        state = pipeline._label("product")
+        for html, url in pages[:learn_pages]:
+            pipeline._take(state, html, url)
+        pipeline._relearn_locked(state)
+        start = time.process_time()
+        if profile is not None:
+            profile.enable()
+        for html, url in pages:
+            pipeline._extract_record(state, html, html, url)
+        if profile is not None:
+            profile.disable()
+        return (time.process_time() - start) * 1000 / len(pages)
+
+    total = min(run(None) for _ in range(3))
+    profile = cProfile.Profile(time.process_time)  # CPU time, as the total
+    profiled = run(profile)
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    print(f"{len(pages)} product pages: extraction and record {total:.1f} ms/item")
+    for (path, _, name), row in sorted(stats.items(), key=lambda kv: -kv[1][3]):
+        step = next((s for (f, n), s in STEPS.items() if path.endswith(f) and n == name), None)
+        if step is not None:
+            print(f"  {step}: {row[3] * 1000 / len(pages) * total / profiled:.1f} ms/item")
+    print(f"  load average {os.getloadavg()[0]:.1f}")
+
+
+def crawl_cpu(induction: bool, out: Path) -> float:
+    """User+sys CPU seconds of one main-job crawl (a child process), its items in ``out``."""
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", "scrapy", "crawl", "shop", "-s", "LOG_LEVEL=ERROR"]
+    command += ["-s", f"PAGESIM_INDUCTION_ENABLED={induction}", "-O", str(out)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, cwd=root / "sample_project", env=env, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def records_digest(path: Path) -> str:
+    """A digest of a crawl's items' records and induction verdicts, sorted by URL (the
+    checkout's own folder left out of the demo shop's file URLs: the same in any clone)."""
+    root = Path(__file__).resolve().parent.parent.as_posix()
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        item = json.loads(line.replace(root, ""))
+        induction = (item.get("verdict") or {}).get("induction")
+        kept = [item.get("url"), item.get("record"), item.get("records"), induction]
+        rows.append(json.dumps(kept, sort_keys=True, default=str))
+    return hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()[:16]
+
+
+def bench_crawl(rounds: int) -> None:
+    """The main job's CPU with induction over without, in alternating pairs."""
+    ratios: list[float] = []
+    digests: set[str] = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        for index in range(rounds):
+            cpu: dict[bool, float] = {}
+            for induction in (True, False) if index % 2 == 0 else (False, True):
+                out = Path(tmp) / f"items-{index}-{induction}.jsonl"
+                cpu[induction] = crawl_cpu(induction, out)
+                load = os.getloadavg()[0]
+                print(
+                    f"  round {index + 1}, induction {induction}: {cpu[induction]:.2f} s CPU, "
+                    f"load average {load:.1f}"
+                )
+                if induction:
+                    digests.add(records_digest(out))
+            ratios.append(cpu[True] / cpu[False])
+            print(f"  round {index + 1}: ratio {ratios[-1]:.2f}")
+    print(
+        f"main job CPU with / without induction: median ratio {statistics.median(ratios):.2f} "
+        f"over {rounds} pairs"
+    )
+    print(f"digest of records: {', '.join(sorted(digests))}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=200, help="pages extracted (about)")
@@ -181,7 +310,21 @@ def main() -> None:
     parser.add_argument(
         "--pipeline", action="store_true", help="the pipeline's worker steps for held items"
     )
+    parser.add_argument(
+        "--crawl", action="store_true", help="the main job's CPU with / without induction"
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="pairs of crawls (--crawl)")
+    parser.add_argument(
+        "--split", action="store_true", help="the record path's CPU per step (demo shop)"
+    )
     args = parser.parse_args()
+    if args.split:
+        bench_split(args.learn)
+        return
+    if args.crawl:
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        bench_crawl(args.rounds)
+        return
 
     types = page_types(args.pages)
     total = sum(len(p) for _, p in types)

@@ -48,8 +48,8 @@ def _classes(el: Element) -> str:
 
 
 def _text(el: Element) -> str:
-    parts = (t for t in el.itertext() if t)
-    return _SPACE.sub(" ", " ".join(parts)).strip()
+    # empty pieces add only spaces, which the folding removes: no filter needed
+    return _SPACE.sub(" ", " ".join(el.itertext())).strip()
 
 
 def _elements(body: Element) -> Iterator[tuple[Element, str, str, str]]:
@@ -57,17 +57,19 @@ def _elements(body: Element) -> Iterator[tuple[Element, str, str, str]]:
     step's classes; only its own (ancestors by tag and id: a blog post's ``category-…`` and
     ``tag-…`` classes differ from post to post); its parent and itself only (a slot that
     keeps its classes when the page around it is redesigned)."""
-    stack: list[tuple[Element, str, str, str]] = [(body, "body", "body", "body")]
+    stack: list[tuple[Element, str, str, str, str]] = [(body, _step(body), "body", "body", "body")]
     walked = 0
     while stack and walked < MAX_ELEMENTS:
-        el, full, bare, parent = stack.pop()
+        el, step, full, bare, parent = stack.pop()
         walked += 1
-        own = _step(el) + _classes(el)
-        yield el, full + _classes(el), COARSE + bare + _classes(el), f"{LOCAL}{parent}/{own}"
-        children = [c for c in el if isinstance(c.tag, str) and c.tag not in _SKIP]
-        for child in reversed(children):
-            step = _step(child)
-            stack.append((child, f"{full}{_classes(el)}/{step}", f"{bare}/{step}", own))
+        classes = _classes(el)
+        own = step + classes
+        full += classes
+        yield el, full, COARSE + bare + classes, f"{LOCAL}{parent}/{own}"
+        for child in reversed(el):
+            if isinstance(child.tag, str) and child.tag not in _SKIP:
+                kid = _step(child)
+                stack.append((child, kid, f"{full}/{kid}", f"{bare}/{kid}", own))
 
 
 def _only_child_text(el: Element) -> bool:

@@ -70,10 +70,11 @@ def _price(text: str) -> str | None:
     return as_price(text)
 
 
-def _name(texts: list[str]) -> str | None:
+def _name(texts: list[str], plain: set[str]) -> str | None:
     """The card's name: its most repeated text (an image's alt and the title link agree),
-    never a price, a button or the whole card's text glued together."""
-    words = [t for t in texts if not _is_url(t) and _price(t) is None and not _BUTTON.match(t)]
+    never a price, a button or the whole card's text glued together (``plain``: the texts
+    that are neither a URL nor a price)."""
+    words = [t for t in texts if t in plain and not _BUTTON.match(t)]
     words = [t for t in words if any(ch.isalpha() for ch in t) and "%" not in t]
     parts = [t for t in words if not any(o != t and o in t for o in words)]
     if not parts:
@@ -82,16 +83,30 @@ def _name(texts: list[str]) -> str | None:
     return max(parts, key=lambda t: (counts[t], len(t), -parts.index(t)))
 
 
+def _kinds_of(strings: list[tuple[str, str]]) -> tuple[dict[str, bool], dict[str, str | None]]:
+    """Whether each text is a URL, and its price: each checked once (a card's texts repeat)."""
+    is_url = {t: _is_url(t) for _, t in strings}
+    return is_url, {t: _price(t) for t in is_url}
+
+
+def _pictures_and_links(
+    urls: list[tuple[str, str]], page_url: str | None
+) -> tuple[list[str], list[str]]:
+    """A card's picture URLs, and its links that lead away from the page."""
+    images = [t for k, t in urls if _IMAGE.search(t) or _IMAGE_KEY.search(k)]
+    return images, [u for _, u in urls if u not in images and not _same_page(u, page_url)]
+
+
 def product_card(group: Mapping[str, Any], page_url: str | None = None) -> dict | None:
     """``{name, url, price, image}`` of a group that is a product card (a link away from the
     page, a name and a price or an image), else None. The price is the last one the card
     shows (after the struck-through compare-at price), as a decimal."""
     strings = _strings(group)
-    urls = [t for k, t in strings if _is_url(t)]
-    images = [t for k, t in strings if _is_url(t) and (_IMAGE.search(t) or _IMAGE_KEY.search(k))]
-    links = [u for u in urls if u not in images and not _same_page(u, page_url)]
-    prices = [p for p in (_price(t) for _, t in strings) if p is not None]
-    name = _name([t for _, t in strings])
+    is_url, price_of = _kinds_of(strings)
+    images, links = _pictures_and_links([(k, t) for k, t in strings if is_url[t]], page_url)
+    prices = [p for p in (price_of[t] for _, t in strings) if p is not None]
+    plain = {t for t, url in is_url.items() if not url and price_of[t] is None}
+    name = _name([t for _, t in strings], plain)
     if not links or name is None or not (prices or images):
         return None
     return {
@@ -164,12 +179,19 @@ def _card_group(el: Any, page_url: str) -> dict[str, Any]:
     return group
 
 
-def _card_elements(root: Any, url: str, page_url: str) -> list[Any]:
+def _links_by_url(root: Any, page_url: str) -> dict[str, list[Any]]:
+    """The page's links by the URL they resolve to, in page order (resolved once per page,
+    not once per card looked for)."""
+    links: dict[str, list[Any]] = {}
+    for a in root.iter("a"):
+        links.setdefault(urljoin(page_url, str(a.get("href") or "")), []).append(a)
+    return links
+
+
+def _card_elements(links: dict[str, list[Any]], url: str) -> list[Any]:
     """The siblings of the card the link to ``url`` is in: the page's list of cards (the
     card is the ancestor of the link whose siblings of its tag hold links too)."""
-    for a in root.iter("a"):
-        if urljoin(page_url, str(a.get("href") or "")) != url:
-            continue
+    for a in links.get(url, ()):
         for el in a.iterancestors():
             parent = el.getparent()
             if parent is None:
@@ -188,8 +210,9 @@ def body_cards(root: Any, cards: list[dict], page_url: str) -> tuple[list[dict],
     if root is None or not cards:
         return cards, set()
     out, urls, texts = list(cards), {card["url"] for card in cards}, set()
+    links = _links_by_url(root, page_url)
     for seed in cards:
-        for el in _card_elements(root, seed["url"], page_url):
+        for el in _card_elements(links, seed["url"]):
             group = _card_group(el, page_url)
             texts |= value_keys(group["text"])
             card = product_card(group, page_url)

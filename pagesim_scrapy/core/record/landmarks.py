@@ -39,7 +39,9 @@ class LandmarkTexts(NamedTuple):
 
 
 def _norm(text: str | None) -> str:
-    return _SPACE.sub(" ", text or "").strip().casefold()
+    if not text or text.isspace():  # most text nodes of a page: nothing to fold
+        return ""
+    return _SPACE.sub(" ", text).strip().casefold()
 
 
 def _is_landmark(el: Any) -> bool:

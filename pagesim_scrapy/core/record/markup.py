@@ -42,9 +42,16 @@ def has_rdfa(root: etree._Element) -> bool:
     return bool(root.xpath("//*[@vocab or @typeof][1]"))
 
 
-def read_rdfa(html: str | bytes, options: RecordOptions, url: str = "") -> list[dict]:
-    """schema.org entities from the page's RDFa, as compact JSON-LD-like objects."""
+def read_rdfa(
+    html: str | bytes, options: RecordOptions, url: str = "", parsed: etree._Element | None = None
+) -> list[dict]:
+    """schema.org entities from the page's RDFa, as compact JSON-LD-like objects.
+
+    ``parsed`` is the page's tree as the record parsed it: in ``auto`` mode a page without
+    RDFa markers there is not parsed again for the RDFa parser's own tree."""
     if options.rdfa == "never":
+        return []
+    if options.rdfa == "auto" and parsed is not None and not has_rdfa(parsed):
         return []
     try:
         tree = lxml.html.fromstring(html, parser=XmlDomHTMLParser(encoding="UTF-8"))

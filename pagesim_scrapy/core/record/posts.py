@@ -101,10 +101,13 @@ def _is_date(el: Element) -> bool:
     if _DATE_ATTR.match(el.get("title") or ""):
         return True
     own = " ".join(t for t in (el.text, *(c.tail for c in el)) if t)
-    if not own.strip() or len(_text(el)) > MAX_DATE_TEXT:
+    if not own.strip():
         return False
     # a date inside a URL ("…/2014-01-20-image.zip") names a file, it dates no post
-    return bool(_DATE_TEXT.search(" ".join(p for p in own.split() if not _is_url_text(p))))
+    if not _DATE_TEXT.search(" ".join(p for p in own.split() if not _is_url_text(p))):
+        return False
+    # checked last: the element's whole text is read only for an element showing a date
+    return len(_text(el)) <= MAX_DATE_TEXT
 
 
 def _text_before(el: Element) -> str:
@@ -162,16 +165,16 @@ def _co_signed(author: Element | None) -> bool:
 
 
 def _dates(body: Element) -> list[Element]:
+    """The outermost dates of the body in page order, outside skipped parts: one walk that
+    neither enters a skipped element nor looks inside a date (nothing there dates a post)."""
     out: list[Element] = []
-    seen: set[Element] = set()
-    for el in body.iter():
-        if not isinstance(el.tag, str) or el.tag in _SKIP:
-            continue
-        if any(a.tag in _SKIP for a in el.iterancestors()):
-            continue
-        if _is_date(el) and not any(_is_date(a) for a in el.iterancestors() if a in seen):
+    stack = [body]
+    while stack:
+        el = stack.pop()
+        if _is_date(el):
             out.append(el)
-            seen.add(el)
+            continue
+        stack.extend(c for c in reversed(el) if isinstance(c.tag, str) and c.tag not in _SKIP)
     return out
 
 

@@ -56,6 +56,25 @@ def test_a_moved_probe_rescores_every_cached_page() -> None:
     assert cache.rescored == 4
 
 
+def test_a_labels_top_page_is_a_probe() -> None:
+    """The stalest pages can be of another type, whose scores the site's new pages leave
+    alone: a label's highest-scoring page is probed too (bench_rescores.py: 3 of 2,000
+    verdicts differed from re-scoring all when only the stalest were probed)."""
+    cache = KeptScores(RescoreLimits(tolerance=0.01, probes=1, min_growth=1.0, max_growth=100.0))
+    packed = [pack_features(frozenset({f"a{i}"})) for i in range(4)]
+    top = packed[2]
+    moved = [False]
+
+    def score(features: frozenset[str]) -> dict[str, float]:
+        high = pack_features(features) == top
+        return {"a": (0.9 if high else 0.1) - (0.05 if moved[0] and high else 0.0)}
+
+    cache.scores(packed, score, 10)
+    moved[0] = True
+    assert cache.scores(packed, score, 11)[2] == {"a": 0.85}
+    assert cache.rescored == 4  # the top page moved: every cached page was scored again
+
+
 def test_core_holders_are_told_from_the_shared_features() -> None:
     cache = KeptScores(shared=("ab", "cd"))
     first, second = pack_features(frozenset({"ab", "cd"})), pack_features(frozenset({"cd"}))

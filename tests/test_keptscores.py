@@ -58,8 +58,8 @@ def test_a_moved_probe_rescores_every_cached_page() -> None:
 
 def test_a_labels_top_page_is_a_probe() -> None:
     """The stalest pages can be of another type, whose scores the site's new pages leave
-    alone: a label's highest-scoring page is probed too (bench_rescores.py: 3 of 2,000
-    verdicts differed from re-scoring all when only the stalest were probed)."""
+    alone: a label's highest-scoring page is probed too (with the stalest alone, cached
+    verdicts differed from re-scoring all on bench_rescores.py's pages)."""
     cache = KeptScores(RescoreLimits(tolerance=0.01, probes=1, min_growth=1.0, max_growth=100.0))
     packed = [pack_features(frozenset({f"a{i}"})) for i in range(4)]
     top = packed[2]

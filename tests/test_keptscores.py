@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from pagesim_scrapy.core.keptscores import KeptScores, RescoreLimits, kept_scores
+from pagesim_scrapy.core.keptscores import _BY_MODEL, KeptScores, RescoreLimits, kept_scores
 from pagesim_scrapy.core.site import SiteModel, pack_features
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 
@@ -136,3 +136,36 @@ def test_a_recent_score_stands_however_far_the_probes_moved() -> None:
     assert cache.scores(packed, lambda _: {"a": value[0]}, 15) == [{"a": 0.5}] * 3
     assert cache.scores(packed, lambda _: {"a": value[0]}, 21) == [{"a": 0.9}] * 3
     assert cache.most_rescored == 1
+
+
+def test_a_cut_that_does_not_read_the_scores_is_the_same_for_any_scores() -> None:
+    """reads_the_scores false: label_cut gives no cut whatever the scores (so a young site's
+    re-estimate may leave its kept pages' cached scores as they are)."""
+    from pagesim_scrapy.core.cutrules import LabelOnSite, label_cut, pages_needed, reads_the_scores
+
+    rng = random.Random(5)
+    needed = pages_needed(5)
+    for cross in (None, 0.4):
+        for within in (None, 0.9):
+            for count in range(needed + 2):
+                info = LabelOnSite(within=within, cross=cross, prior=0.5)
+                if reads_the_scores(info, count, needed):
+                    continue
+                for _ in range(20):
+                    info.observed = [rng.random() for _ in range(count)]
+                    assert label_cut(info, needed) == (None, "")
+
+
+def test_a_young_site_with_several_labels_is_not_rescored() -> None:
+    templates = {
+        "a": [_page(random.Random(1), "a"), _page(random.Random(4), "a")],
+        "b": [_page(random.Random(2), "b"), _page(random.Random(5), "b")],
+        "c": [_page(random.Random(3), "c"), _page(random.Random(6), "c")],
+    }
+    classifier = SiteAwareClassifier(templates)
+    for page in _pages(20):
+        classifier.classify(page, site="s")
+    cache = _BY_MODEL[classifier.site_model("s")]  # the classifier's own cache
+    assert cache.scored == 20
+    assert cache.rescored == 0
+    assert classifier.describe("s")["labels"]["a"]["pages_scored"] == 20

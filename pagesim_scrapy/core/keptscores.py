@@ -93,10 +93,13 @@ class KeptScores:
         *,
         exact: bool = False,
         young: bool = False,
+        stale_ok: bool = False,
     ) -> list[Scores]:
         """The scores of every page of ``packed`` (oldest first) on a site of ``pages``
         pages; ``score`` scores one page's features; ``exact`` re-scores every page; on a
-        ``young`` site every cached page may be re-scored (its weights move page by page)."""
+        ``young`` site every cached page may be re-scored (its weights move page by page);
+        with ``stale_ok`` (the caller's cuts cannot read the scores yet) only the pages not
+        seen are scored and every cached score stands."""
         live = set(packed)
         entries = {key: entry for key, entry in self._entries.items() if key in live}
         self._entries = entries
@@ -106,6 +109,8 @@ class KeptScores:
             features = unpack_features(key)
             entries[key] = _Entry(score(features), pages, self.mask(features))
             self.scored += 1
+        if stale_ok and not exact:
+            return [entries[key].scores for key in packed]
         recent = pages if young else pages / self.limits.min_growth
         cached = [
             key

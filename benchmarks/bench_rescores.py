@@ -7,6 +7,8 @@ Decides the pages ``bench_crawl.py`` serves, in its order, as one site, twice in
 once re-scoring every kept page at every re-estimate (as before the cache), once with the
 cached scores (``pagesim_scrapy/core/keptscores.py``). Prints the scorings per page, the most
 re-scorings of one page, the CPU time of the decisions per page, and how many verdicts differ.
+Both runs leave alone the scores no cut reads yet (several labels, before the pages a cut
+needs: ``cutrules.reads_the_scores``), which changes no verdict (see ``--parts``' digest).
 
 ``--parts`` times the core's per-page parts on the same pages in one process, without a
 profiler (whose per-call overhead inflates the small functions): the walk, the structural

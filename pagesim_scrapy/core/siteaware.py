@@ -489,7 +489,8 @@ class SiteAwareClassifier:
     def _refresh(self, state: _Site, *, exact: bool = False) -> None:
         """Re-estimate every label's anchors and cut from the site's kept pages (their cached
         scores where the weights have not moved them, see :mod:`~pagesim_scrapy.core.keptscores`;
-        ``exact`` re-scores them all)."""
+        ``exact`` re-scores them all). While no label's cut can read the scores (several
+        labels, before the pages a cut needs), a kept page is scored once and not again."""
         self._set_anchors(state)
         # Every label's cut comes from its scores over all the site's kept pages, as if it
         # were the only label: with several labels a page must be nearest a label *and* pass

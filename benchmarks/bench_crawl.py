@@ -151,6 +151,37 @@ def kept_page_scorings() -> dict[str, int]:
     }
 
 
+class GcWatch:
+    """The garbage collections of a crawl: how many of each generation, and their CPU time
+    (``gc.callbacks``), so that crawls with and without pagesim can be compared."""
+
+    def __init__(self) -> None:
+        self.counts = [0, 0, 0]
+        self.seconds = [0.0, 0.0, 0.0]
+        self._began = 0.0
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.thread_time()
+            return
+        generation = info["generation"]
+        self.counts[generation] += 1
+        self.seconds[generation] += time.thread_time() - self._began
+
+    def start(self) -> None:
+        import gc
+
+        gc.callbacks.append(self._callback)
+
+    def stop(self) -> None:
+        import gc
+
+        gc.callbacks.remove(self._callback)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"counts": self.counts, "ms": [round(s * 1000.0, 1) for s in self.seconds]}
+
+
 def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
     """Crawl http://127.0.0.1:port/page/0..count-1 once; print CPU seconds and stats as JSON."""
     import resource
@@ -175,6 +206,10 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
                 yield scrapy.Request(f"http://127.0.0.1:{port}/page/{i}", callback=self.parse)
 
         def parse(self, response):  # type: ignore[override]
+            if plain_weak:
+                from pagesim_scrapy.middlewares.workarounds import parsed_root
+
+                parsed_root(response)
             response.css("title::text").get()
             pages_seen.add(response.url)
             return None
@@ -187,6 +222,10 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         "CONCURRENT_REQUESTS": 16,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 16,
     }
+    profile_out = extra.pop("BENCH_PROFILE", None)
+    # crawl A freeing each page as crawl B does (pagesim makes the selector's link back to the
+    # response weak: see middlewares/workarounds.py), to tell that cost from pagesim's
+    plain_weak = mode == "plain" and bool(extra.pop("BENCH_PLAIN_WEAK", False))
     if mode == "pagesim":
         import pagesim_scrapy.middlewares  # noqa: F401  (import cost outside the measurement)
 
@@ -199,8 +238,8 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         settings.update(extra)
         if str(extra.get("PAGESIM_STATE_URL", "")).startswith("redis"):
             import redis  # noqa: F401  (a fleet worker's client: imported outside too)
-    profile_out = settings.pop("BENCH_PROFILE", None)
     result: dict[str, Any] = {}
+    collections = GcWatch()
 
     async def run() -> None:
         import cProfile
@@ -211,12 +250,14 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         profiler = cProfile.Profile(time.thread_time) if profile_out else None
         before = resource.getrusage(resource.RUSAGE_SELF)
         started = time.perf_counter()
+        collections.start()
         if profiler is not None:
             profiler.enable()
         await crawler.crawl_async()
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(profile_out)
+        collections.stop()
         after = resource.getrusage(resource.RUSAGE_SELF)
         result["wall"] = time.perf_counter() - started
         result["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -227,6 +268,7 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         result["classified"] = stats.get("pagesim/response_count")
         result["state"] = {k: v for k, v in stats.items() if k.startswith("pagesim/state/")}
         result["rescores"] = kept_page_scorings()
+        result["gc"] = collections.as_dict()
 
     def done(outcome: Any) -> None:
         if not result:
@@ -307,6 +349,79 @@ def profile(pages: int, extra: list[str]) -> None:
         print(f"  kept pages {name:31s} {value:7d}")
 
 
+def own_times(stats: Any, pages: int) -> dict[str, tuple[float, int]]:
+    """{function: (own, not cumulative, ms per page; calls)} of a ``pstats.Stats``."""
+    out: dict[str, tuple[float, int]] = {}
+    for (filename, line, name), (_, calls, own, _, _) in stats.stats.items():
+        where = f"{Path(filename).name}:{line}({name})"
+        ms, n = out.get(where, (0.0, 0))
+        out[where] = (ms + own * 1000.0 / pages, n + calls)
+    return out
+
+
+def pagesim_entries(stats: Any, pages: int) -> dict[str, tuple[float, int]]:
+    """{pagesim function called from outside pagesim: (its cumulative ms per page from those
+    calls, calls)}: every way the crawl enters pagesim (middlewares, signals, pipelines)."""
+    ours = f"{os.sep}pagesim_scrapy{os.sep}"
+    out: dict[str, tuple[float, int]] = {}
+    for (filename, line, name), (*_, callers) in stats.stats.items():
+        if ours not in filename:
+            continue
+        for (caller_file, _, _), (_, calls, _, cumulative) in callers.items():
+            if ours in caller_file:
+                continue
+            where = f"{filename.split(ours)[1]}:{line}({name})"
+            ms, n = out.get(where, (0.0, 0))
+            out[where] = (ms + cumulative * 1000.0 / pages, n + calls)
+    return out
+
+
+def profile_diff(pages: int, extra: list[str], top: int = 40) -> None:
+    """Crawl A and B once each under cProfile (same pages, same process layout); print the
+    functions whose own time differs most between them, per page, and each crawl's garbage
+    collections: what crawl B costs outside pagesim's counter."""
+    import pstats
+
+    served, _ = served_pages(pages)
+    profiles: dict[str, dict[str, tuple[float, int]]] = {}
+    results: dict[str, dict[str, Any]] = {}
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        page_server(__file__, Path(tmp), served) as (port, _),
+    ):
+        load = os.getloadavg()[0]
+        for mode in ("plain", "pagesim"):
+            out = Path(tmp) / f"{mode}.prof"
+            results[mode] = run_crawl(mode, port, pages, [*extra, f"BENCH_PROFILE={out}"])
+            stats = pstats.Stats(str(out))
+            profiles[mode] = own_times(stats, pages)
+    entries = pagesim_entries(stats, pages)
+    plain, with_pagesim = profiles["plain"], profiles["pagesim"]
+    total = {mode: sum(ms for ms, _ in times.values()) for mode, times in profiles.items()}
+    print(f"{pages} pages, crawls A and B under cProfile; load average {load:.1f}")
+    print(f"  profiled total: A {total['plain']:.3f}, B {total['pagesim']:.3f} ms/page")
+    for mode, result in results.items():
+        gc_info = result.get("gc", {})
+        print(
+            f"  {mode:8s} cpu {result['cpu']:.2f} s; gc collections {gc_info.get('counts')}, "
+            f"ms {gc_info.get('ms')}"
+        )
+    print(f"  pagesim/time_ms (B): {results['pagesim']['pagesim_ms'] / pages:.3f} ms/page")
+    print("  where crawl B enters pagesim (cumulative ms/page; calls):")
+    for name, (ms, calls) in sorted(entries.items(), key=lambda e: -e[1][0])[:15]:
+        print(f"    {ms:8.4f}  ({calls})  {name}")
+    names = set(plain) | set(with_pagesim)
+    none = (0.0, 0)
+
+    def change(name: str) -> float:
+        return abs(with_pagesim.get(name, none)[0] - plain.get(name, none)[0])
+
+    print(f"  functions whose own time differs most (B - A, ms/page; calls A/B), top {top}:")
+    for name in sorted(names, key=change, reverse=True)[:top]:
+        (a, calls_a), (b, calls_b) = plain.get(name, none), with_pagesim.get(name, none)
+        print(f"    {b - a:+8.4f}  (A {a:7.4f}, B {b:7.4f}; {calls_a}/{calls_b})  {name}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=2000, help="pages per crawl (default 2000)")
@@ -322,6 +437,11 @@ def main() -> None:
     parser.add_argument(
         "--profile", action="store_true", help="profile crawl B once and print pagesim's split"
     )
+    parser.add_argument(
+        "--profile-diff",
+        action="store_true",
+        help="profile crawls A and B once each and print where B spends more",
+    )
     parser.add_argument("--crawl", choices=("plain", "pagesim"), help=argparse.SUPPRESS)
     parser.add_argument("--serve", metavar="INDEX", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -331,6 +451,9 @@ def main() -> None:
         return
     if args.crawl:
         crawl(args.crawl, args.port, args.pages, parse_settings(args.set))
+        return
+    if args.profile_diff:
+        profile_diff(args.pages, args.set)
         return
     if args.profile:
         profile(args.pages, args.set)

@@ -1,17 +1,20 @@
 """Kept-page scorings of the site re-estimates, re-scoring all of them against the cache.
 
     python benchmarks/bench_rescores.py [--pages 2000]
-    python benchmarks/bench_rescores.py --parts [--pages 800] [--rounds 3]
+    python benchmarks/bench_rescores.py --parts [--pages 800] [--rounds 3] [--sites 64]
 
 Decides the pages ``bench_crawl.py`` serves, in its order, as one site, twice in one process:
 once re-scoring every kept page at every re-estimate (as before the cache), once with the
 cached scores (``pagesim_scrapy/core/keptscores.py``). Prints the scorings per page, the most
 re-scorings of one page, the CPU time of the decisions per page, and how many verdicts differ.
+Both runs leave alone the scores no cut reads yet (several labels, before the pages a cut
+needs: ``cutrules.reads_the_scores``), which changes no verdict (see ``--parts``' digest).
 
 ``--parts`` times the core's per-page parts on the same pages in one process, without a
 profiler (whose per-call overhead inflates the small functions): the walk, the structural
 features, the decision, and the layout-change watch (its features and tag skeleton kept per
 label), median of ``--rounds`` runs; with the number of scorings and a digest of the verdicts.
+``--sites N`` decides the pages as N sites (a many-site crawl, where every site stays young).
 Run it with another checkout first on ``PYTHONPATH`` to compare before and after.
 """
 
@@ -92,8 +95,9 @@ def served_roots(pages: int) -> list[Any]:
     return roots
 
 
-def timed_parts(roots: list[Any]) -> tuple[dict[str, float], int, str]:
-    """CPU ms per page of each part over ``roots`` as one site; scorings; verdicts' digest."""
+def timed_parts(roots: list[Any], sites: int = 1) -> tuple[dict[str, float], int, str]:
+    """CPU ms per page of each part over ``roots`` as ``sites`` sites (page i on site
+    i % sites); scorings; verdicts' digest."""
     classifier = SiteAwareClassifier(template_files())
     monitor = DriftMonitor()
     scorings = 0
@@ -114,9 +118,10 @@ def timed_parts(roots: list[Any]) -> tuple[dict[str, float], int, str]:
         walked = clock()
         features = classifier.features(summary)
         featured = clock()
-        verdict = classifier.classify(features, site="s")
+        site = "s" if sites == 1 else f"s{number % sites}"
+        verdict = classifier.classify(features, site=site)
         decided = clock()
-        monitor.observe("s", verdict.label, features, str(number), skeleton_features(summary))
+        monitor.observe(site, verdict.label, features, str(number), skeleton_features(summary))
         watched = clock()
         spent["walk"] += walked - began
         spent["features"] += featured - walked
@@ -128,15 +133,16 @@ def timed_parts(roots: list[Any]) -> tuple[dict[str, float], int, str]:
     return {part: seconds * 1000 / n for part, seconds in spent.items()}, scorings, digest
 
 
-def parts(pages: int, rounds: int) -> None:
+def parts(pages: int, rounds: int, sites: int = 1) -> None:
     import pagesim_scrapy
 
     roots = served_roots(pages)
+    where = "one site" if sites == 1 else f"{sites} sites"
     print(
-        f"{len(roots)} pages of one site, 10 templates, pagesim from "
+        f"{len(roots)} pages of {where}, 10 templates, pagesim from "
         f"{Path(pagesim_scrapy.__file__).parent.parent.name}; load {os.getloadavg()[0]:.1f}"
     )
-    runs = [timed_parts(roots) for _ in range(rounds)]
+    runs = [timed_parts(roots, sites) for _ in range(rounds)]
     for part in runs[0][0]:
         median = statistics.median(run[0][part] for run in runs)
         print(f"  {part:12s} {median:.3f} ms/page (median of {rounds})")
@@ -148,9 +154,15 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3, help="alternating runs of each")
     parser.add_argument("--parts", action="store_true", help="time the core's per-page parts")
+    parser.add_argument(
+        "--sites",
+        type=int,
+        default=1,
+        help="with --parts: decide the pages as this many sites (page i on site i %% sites)",
+    )
     args = parser.parse_args()
     if args.parts:
-        parts(args.pages, args.rounds)
+        parts(args.pages, args.rounds, args.sites)
         return
     features = served_features(args.pages, SiteAwareClassifier(template_files()))
     print(f"{len(features)} pages of one site, 10 templates; load average {os.getloadavg()[0]:.1f}")

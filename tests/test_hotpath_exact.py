@@ -128,3 +128,29 @@ def test_shared_weights_are_the_intersections_sums() -> None:
         total, shared = site.shared_weights(features, templates, members, model.df, table)
         assert total == model.total(features, table)
         assert shared == [model.total(features & page, table) for page in templates]
+
+
+def test_template_pairs_are_the_intersections_sums() -> None:
+    """The template pairs from one compiled pass per template equal the pairwise sums of the
+    templates' intersections under the site's weights."""
+    from itertools import combinations
+
+    from pagesim_scrapy.core.site import jaccard_of_totals
+
+    rng = random.Random(11)
+    classifier = SiteAwareClassifier({kind: [_page(rng, kind), _page(rng, kind)] for kind in "abc"})
+    state = classifier._site("s")
+    for _ in range(30):
+        classifier.learn(_page(rng, rng.choice("abcd")), site="s")
+    templates = {label: classifier.template_features(label) for label in classifier.labels}
+    flat = [page for pages in templates.values() for page in pages]
+    weights = state.model.weights(frozenset().union(*flat))
+    totals = [sum(map(weights.__getitem__, page)) for page in flat]
+    expected = {
+        (i, j): jaccard_of_totals(
+            sum(map(weights.__getitem__, flat[i] & flat[j])), totals[i], totals[j]
+        )
+        for i, j in combinations(range(len(flat)), 2)
+    }
+    assert any(expected.values())
+    assert classifier._template_pairs(state) == expected

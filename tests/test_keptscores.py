@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from pagesim_scrapy.core.keptscores import KeptScores, RescoreLimits, kept_scores
+from pagesim_scrapy.core.keptscores import _BY_MODEL, KeptScores, RescoreLimits, kept_scores
 from pagesim_scrapy.core.site import SiteModel, pack_features
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 
@@ -54,6 +54,25 @@ def test_a_moved_probe_rescores_every_cached_page() -> None:
     value[0] = 0.7
     assert cache.scores(packed, lambda _: {"a": value[0]}, 11) == [{"a": 0.7}] * 4
     assert cache.rescored == 4
+
+
+def test_a_labels_top_page_is_a_probe() -> None:
+    """The stalest pages can be of another type, whose scores the site's new pages leave
+    alone: a label's highest-scoring page is probed too (with the stalest alone, cached
+    verdicts differed from re-scoring all on bench_rescores.py's pages)."""
+    cache = KeptScores(RescoreLimits(tolerance=0.01, probes=1, min_growth=1.0, max_growth=100.0))
+    packed = [pack_features(frozenset({f"a{i}"})) for i in range(4)]
+    top = packed[2]
+    moved = [False]
+
+    def score(features: frozenset[str]) -> dict[str, float]:
+        high = pack_features(features) == top
+        return {"a": (0.9 if high else 0.1) - (0.05 if moved[0] and high else 0.0)}
+
+    cache.scores(packed, score, 10)
+    moved[0] = True
+    assert cache.scores(packed, score, 11)[2] == {"a": 0.85}
+    assert cache.rescored == 4  # the top page moved: every cached page was scored again
 
 
 def test_core_holders_are_told_from_the_shared_features() -> None:
@@ -117,3 +136,36 @@ def test_a_recent_score_stands_however_far_the_probes_moved() -> None:
     assert cache.scores(packed, lambda _: {"a": value[0]}, 15) == [{"a": 0.5}] * 3
     assert cache.scores(packed, lambda _: {"a": value[0]}, 21) == [{"a": 0.9}] * 3
     assert cache.most_rescored == 1
+
+
+def test_a_cut_that_does_not_read_the_scores_is_the_same_for_any_scores() -> None:
+    """reads_the_scores false: label_cut gives no cut whatever the scores (so a young site's
+    re-estimate may leave its kept pages' cached scores as they are)."""
+    from pagesim_scrapy.core.cutrules import LabelOnSite, label_cut, pages_needed, reads_the_scores
+
+    rng = random.Random(5)
+    needed = pages_needed(5)
+    for cross in (None, 0.4):
+        for within in (None, 0.9):
+            for count in range(needed + 2):
+                info = LabelOnSite(within=within, cross=cross, prior=0.5)
+                if reads_the_scores(info, count, needed):
+                    continue
+                for _ in range(20):
+                    info.observed = [rng.random() for _ in range(count)]
+                    assert label_cut(info, needed) == (None, "")
+
+
+def test_a_young_site_with_several_labels_is_not_rescored() -> None:
+    templates = {
+        "a": [_page(random.Random(1), "a"), _page(random.Random(4), "a")],
+        "b": [_page(random.Random(2), "b"), _page(random.Random(5), "b")],
+        "c": [_page(random.Random(3), "c"), _page(random.Random(6), "c")],
+    }
+    classifier = SiteAwareClassifier(templates)
+    for page in _pages(20):
+        classifier.classify(page, site="s")
+    cache = _BY_MODEL[classifier.site_model("s")]  # the classifier's own cache
+    assert cache.scored == 20
+    assert cache.rescored == 0
+    assert classifier.describe("s")["labels"]["a"]["pages_scored"] == 20

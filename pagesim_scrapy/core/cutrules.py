@@ -305,6 +305,18 @@ def pages_needed(labels: int, policy: SitePolicy = DEFAULT_POLICY) -> int:
     return max(policy.min_pages, math.ceil(policy.min_pages * labels / 2))
 
 
+def reads_the_scores(
+    info: LabelOnSite, scores: int, needed: int, policy: SitePolicy = DEFAULT_POLICY
+) -> bool:
+    """Whether :func:`label_cut` would read the label's ``scores`` scores or only count them:
+    before ``needed`` scores a label that has other labels (or one template) gets no early
+    cut, nor one before ``early_cut_pages`` scores, whatever they are. Until then a site's
+    re-estimate need not re-score its kept pages."""
+    if scores >= needed:
+        return True
+    return info.cross is None and info.within is not None and scores >= policy.early_cut_pages
+
+
 def label_cut(
     info: LabelOnSite, needed: int, policy: SitePolicy = DEFAULT_POLICY
 ) -> tuple[float | None, str]:

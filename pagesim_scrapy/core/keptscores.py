@@ -4,12 +4,12 @@ re-scored only when the site's weights may have moved its scores, not at every r
 A site is re-estimated on every page while it is young and then whenever it has grown by a
 share; re-scoring every kept page each time made the first pages of a site the most scored
 pages of a crawl. Here a re-estimate scores the pages it has not seen, and looks again only at
-the cached pages scored before the site last grew by ``min_growth``: a few of the stalest are
-re-scored as probes, and when no probe's score moved by more than ``tolerance`` the others
-stand. A page scored before the site grew by ``max_growth`` is re-scored in any case. So once
-its site is past its young pages, a kept page is re-scored at most once each time the site
-grows by ``min_growth``; while the site is young (its weights still move page by page: a
-stale score there changed verdicts) the probes alone decide.
+the cached pages scored before the site last grew by ``min_growth``: a few of the stalest, and
+each label's highest-scoring page, are re-scored as probes, and when no probe's score moved by
+more than ``tolerance`` the others stand. A page scored before the site grew by ``max_growth``
+is re-scored in any case. So once its site is past its young pages, a kept page is re-scored
+at most once each time the site grows by ``min_growth``; while the site is young (its weights
+still move page by page: a stale score there changed verdicts) the probes alone decide.
 
 Whether a kept page holds a label's core is answered without unpacking it again: each kept
 page keeps, as the bits of one integer, which of the features its labels' templates all share
@@ -43,6 +43,7 @@ class RescoreLimits:
     #: the largest move of a probe's score, on any label, under which cached scores stand
     tolerance: float = 0.002
     #: the stalest cached pages re-scored at every re-estimate to measure how far scores moved
+    #: (each label's highest-scoring page is a probe too)
     probes: int = 8
     #: a score computed when the site had fewer than pages / max_growth pages is recomputed
     max_growth: float = 1.5
@@ -92,10 +93,13 @@ class KeptScores:
         *,
         exact: bool = False,
         young: bool = False,
+        stale_ok: bool = False,
     ) -> list[Scores]:
         """The scores of every page of ``packed`` (oldest first) on a site of ``pages``
         pages; ``score`` scores one page's features; ``exact`` re-scores every page; on a
-        ``young`` site every cached page may be re-scored (its weights move page by page)."""
+        ``young`` site every cached page may be re-scored (its weights move page by page);
+        with ``stale_ok`` (the caller's cuts cannot read the scores yet) only the pages not
+        seen are scored and every cached score stands."""
         live = set(packed)
         entries = {key: entry for key, entry in self._entries.items() if key in live}
         self._entries = entries
@@ -105,6 +109,8 @@ class KeptScores:
             features = unpack_features(key)
             entries[key] = _Entry(score(features), pages, self.mask(features))
             self.scored += 1
+        if stale_ok and not exact:
+            return [entries[key].scores for key in packed]
         recent = pages if young else pages / self.limits.min_growth
         cached = [
             key
@@ -123,13 +129,28 @@ class KeptScores:
         entries = self._entries
         limits = self.limits
         cached.sort(key=lambda key: entries[key].scored_at)
+        probes = self._probes(cached)
         moved = exact
-        for key in cached[: limits.probes]:
+        for key in probes:
             moved = self._rescore(key, score, pages) > limits.tolerance or moved
         oldest = pages / limits.max_growth
-        for key in cached[limits.probes :]:
-            if moved or entries[key].scored_at < oldest:
+        for key in cached:
+            if key not in probes and (moved or entries[key].scored_at < oldest):
                 self._rescore(key, score, pages)
+
+    def _probes(self, cached: list[str]) -> dict[str, None]:
+        """The pages whose moves decide whether the other cached scores stand (in order): the
+        stalest, and each label's highest-scoring page. The oldest pages alone are often of
+        other types, whose scores the new pages' features leave alone, while the scores of a
+        type's own pages moved far enough to move its cut."""
+        entries = self._entries
+        probes = dict.fromkeys(cached[: self.limits.probes])
+        if not cached or not self.limits.probes:
+            return probes
+        for label in entries[cached[0]].scores:
+            top = max(cached, key=lambda key: entries[key].scores[label])
+            probes.setdefault(top)
+        return probes
 
     def _rescore(self, key: str, score: Callable[[Features], Scores], pages: int) -> float:
         """Score a cached page again; how far its scores moved."""
@@ -157,7 +178,9 @@ class KeptScores:
     def mask(self, features: Features) -> int:
         """The bits of the shared features that ``features`` holds."""
         bits = self._bits
-        return sum(bits[feature] for feature in features if feature in bits)
+        # the intersection in C, not a Python loop over the page's features; an int sum is
+        # the same in any order
+        return sum(map(bits.__getitem__, bits.keys() & features))
 
     def core_holders(self, core: Features, packed: Iterable[str]) -> int:
         """How many of ``packed`` (pages these scores were asked for) hold every feature of

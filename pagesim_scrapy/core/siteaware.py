@@ -41,7 +41,8 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from itertools import combinations
+from functools import cached_property
+from itertools import combinations, compress, repeat
 from typing import Any
 
 from pagesim_scrapy.core.clusterfill import fill_from_types, site_types
@@ -63,6 +64,7 @@ from pagesim_scrapy.core.cutrules import (
     pages_needed,
     raised_to_the_floor,
     reaches_every_threshold,
+    reads_the_scores,
     separation,
     sits_in_a_continuum,
     threshold_of,
@@ -441,16 +443,33 @@ class SiteAwareClassifier:
         }
 
     def _template_pairs(self, state: _Site) -> dict[tuple[int, int], float]:
-        """Site-weighted similarity of every two templates (all labels), each pair once: the
-        weights are looked up once for all templates, and each pair sums only what it shares
+        """Site-weighted similarity of every two templates (all labels), each pair once: one
+        compiled pass over each template gives its total and what it shares with every other
         (a sum of weights on the table's grid is exact in any order)."""
         flat = [page for pages in self._templates.values() for page in pages]
-        weights = state.model.weights(frozenset().union(*flat))
-        weight = weights.__getitem__
-        totals = [sum(map(weight, page)) for page in flat]
+        model = state.model
+        members, df, table = self._template_members, model.df, model.table()
+        sums = [shared_weights(page, flat, members, df, table) for page in flat]
         return {
-            (i, j): jaccard_of_totals(sum(map(weight, flat[i] & flat[j])), totals[i], totals[j])
+            (i, j): jaccard_of_totals(sums[i][1][j], sums[i][0], sums[j][0])
             for i, j in combinations(range(len(flat)), 2)
+        }
+
+    @cached_property
+    def _template_forms(self) -> tuple[Counter[Features], dict[int, int]]:
+        """The templates counted by their features, and how many have each packed length
+        (see :meth:`_sample`): the templates are fixed, and a young site re-estimates on
+        every page."""
+        counted = Counter(page for pages in self._templates.values() for page in pages)
+        return counted, template_counts(self._templates)
+
+    @cached_property
+    def _label_shared(self) -> dict[str, Features | None]:
+        """The features all of each label's templates hold (None for a single template),
+        from which its core on a site is taken (see :meth:`_find_cores`)."""
+        return {
+            label: frozenset.intersection(*templates) if len(templates) >= 2 else None
+            for label, templates in self._templates.items()
         }
 
     def _sample(self, state: _Site) -> Iterator[str]:
@@ -459,8 +478,8 @@ class SiteAwareClassifier:
         their score of 1.0 is not a sample of how the type's pages score (one such page at the
         top made a group of its own there). One kept page is left out per template it equals;
         only a kept page as long as a template is unpacked to tell."""
-        templates = Counter(page for pages in self._templates.values() for page in pages)
-        lengths = template_counts(self._templates)
+        counted, lengths = self._template_forms
+        templates = Counter(counted)
         for packed in state.model.recent:
             if len(packed) in lengths and templates[unpack_features(packed)] > 0:
                 templates[unpack_features(packed)] -= 1
@@ -470,7 +489,8 @@ class SiteAwareClassifier:
     def _refresh(self, state: _Site, *, exact: bool = False) -> None:
         """Re-estimate every label's anchors and cut from the site's kept pages (their cached
         scores where the weights have not moved them, see :mod:`~pagesim_scrapy.core.keptscores`;
-        ``exact`` re-scores them all)."""
+        ``exact`` re-scores them all). While no label's cut can read the scores (several
+        labels, before the pages a cut needs), a kept page is scored once and not again."""
         self._set_anchors(state)
         # Every label's cut comes from its scores over all the site's kept pages, as if it
         # were the only label: with several labels a page must be nearest a label *and* pass
@@ -479,18 +499,23 @@ class SiteAwareClassifier:
         sample = list(self._sample(state))
         cache = self._kept_scores(state)
         pages = state.model.pages
+        needed = pages_needed(len(state.labels), self.policy)
         kept = cache.scores(
             sample,
             lambda page: self._scores_of(page, state),
             pages,
             exact=exact,
             young=pages < self.policy.early_pages,
+            # no cut reads them yet (they are counted): earlier scores of the kept pages do
+            stale_ok=not any(
+                reads_the_scores(info, len(sample), needed, self.policy)
+                for info in state.labels.values()
+            ),
         )
         self._find_cores(state, sample)
         for scores in kept:
             for label, score in scores.items():
                 state.labels[label].observed.append(score)
-        needed = pages_needed(len(state.labels), self.policy)
         for info in state.labels.values():
             info.cut, info.rule = label_cut(info, needed, self.policy)
             info.gap = 0.0 if info.cut is None else gap_width(info.observed, info.cut)
@@ -552,16 +577,20 @@ class SiteAwareClassifier:
     def _find_cores(self, state: _Site, sample: list[str]) -> None:
         """Every label's core under the site's current weights, and how much of the site
         (``sample``: its kept pages, packed) holds it (see :func:`holds_the_core`)."""
-        table = state.model.table()
+        weight = state.model.table().__getitem__
         count = state.model.df.get
+        weighs = (0.0).__lt__
         cache = self._kept_scores(state)
-        for label, templates in self._templates.items():
+        for label, shared in self._label_shared.items():
             info = state.labels[label]
-            if len(templates) < 2:
+            if shared is None:
                 info.core, info.core_share = frozenset(), 0.0
                 continue
-            shared = frozenset.intersection(*templates)
-            info.core = frozenset(f for f in shared if table[count(f, 0)] > 0.0)
+            # the shared features that weigh on the site, the loop in C (a young site
+            # re-estimates on every page)
+            info.core = frozenset(
+                compress(shared, map(weighs, map(weight, map(count, shared, repeat(0)))))
+            )
             holding = cache.core_holders(info.core, sample) if info.core else 0
             info.core_share = holding / len(sample) if sample else 0.0
 

@@ -242,21 +242,11 @@ class _LabelCache:
         """Codes of a node the compiled walk describes; a value is None when it is not read.
 
         Values come normalised by the walk when they are ASCII and raw otherwise; normalising
-        is idempotent, so both give the labels of the Python walk.
+        is idempotent, so both give the labels of the Python walk. The walk calls this once
+        per descriptor it has not met (it keeps them across pages), so a memo here would only
+        repeat its own: the codes are computed straight away.
         """
-        normalised = self.normalised
-        if self.options.normalise_volatile:
-            key: Any = (
-                "\x00",
-                tag,
-                *[(name, value if value is None else normalised(value)) for name, value in items],
-            )
-        else:
-            key = ("\x00", tag, *items)
-        entry = self.entries.get(key)
-        if entry is None:
-            entry = self.store(key, tag, [(name, value or "") for name, value in items])
-        return entry
+        return self._compute(tag, [(name, value or "") for name, value in items])
 
     def store(self, key: Any, tag: str, items: list[tuple[str, str]]) -> _Labels:
         entry = self._compute(tag, items)

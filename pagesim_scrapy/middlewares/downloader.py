@@ -36,6 +36,7 @@ from pagesim_scrapy.middlewares.meta import (
     SECOND_LOOK_META_KEY,
     UNMATCHED_FLAG,
 )
+from pagesim_scrapy.middlewares.spider import crawl_state
 from pagesim_scrapy.middlewares.startup import (
     Readiness,
     Started,
@@ -155,7 +156,11 @@ class PageSimDownloaderMiddleware:
             raise DontCloseSpider
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
-        self.stats.set_value("pagesim/time_ms", round(self.totals.seconds * 1000.0, 1))
+        # with the spider middleware's per-page work: one counter for all of pagesim's
+        seconds = self.totals.seconds
+        if self.crawler is not None:
+            seconds += crawl_state(self.crawler).seconds
+        self.stats.set_value("pagesim/time_ms", round(seconds * 1000.0, 1))
         self.holding.close(reason)
         started = self.started
         if started is not None and started.fleet is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from time import thread_time
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
@@ -41,6 +42,8 @@ class CrawlState:
     def __init__(self) -> None:
         self.targets: frozenset[str] | None = None
         self.filtering = False
+        #: CPU seconds of the spider middleware's per-page work, for ``pagesim/time_ms``
+        self.seconds = 0.0
         self._verdicts: dict[int, tuple[Any, dict[str, Any]]] = {}
 
     def remember(self, item: Any, verdict: dict[str, Any]) -> None:
@@ -107,32 +110,45 @@ class PageSimSpiderMiddleware(BaseSpiderMiddleware):
     async def process_spider_output(  # type: ignore[override]  # the base one is sync
         self, response: Response | None, result: AsyncIterator[Any]
     ) -> AsyncIterator[Any]:
+        # pagesim/time_ms counts this work too (not the waits for the callback's output)
+        began = thread_time()
+        state = self.state
         verdict = verdict_of(response)
         if verdict is None:
+            state.seconds += thread_time() - began
             async for obj in result:
                 yield obj
             return
-        if self.page_items and verdict.get("target") and isinstance(response, TextResponse):
-            yield PageItem(
-                url=response.url,
-                label=verdict.get("label"),
-                score=float(verdict.get("score", 0.0)),
-                verdict=dict(verdict),
-                html=response.text,
-                relevance=verdict.get("relevance"),
-                main_text=verdict.get("main_text"),
-            )
-        state = self.state
+        item = self._page_item(response, verdict)
         field = self.label_field
         # Only items of non-target pages need remembering: the filter lets the rest through.
         remember = state.filtering and not verdict.get("target")
+        state.seconds += thread_time() - began
+        if item is not None:
+            yield item
         async for obj in result:
-            if not isinstance(obj, Request):
+            if not isinstance(obj, Request) and (remember or field):
+                began = thread_time()
                 if remember:
                     state.remember(obj, verdict)
                 if field:
                     _set_field(obj, field, verdict.get("label"))
+                state.seconds += thread_time() - began
             yield obj
+
+    def _page_item(self, response: Response | None, verdict: dict[str, Any]) -> PageItem | None:
+        """The page item of a target page (with ``PAGESIM_PAGE_ITEMS``), else None."""
+        if not (self.page_items and verdict.get("target") and isinstance(response, TextResponse)):
+            return None
+        return PageItem(
+            url=response.url,
+            label=verdict.get("label"),
+            score=float(verdict.get("score", 0.0)),
+            verdict=dict(verdict),
+            html=response.text,
+            relevance=verdict.get("relevance"),
+            main_text=verdict.get("main_text"),
+        )
 
 
 def _set_field(item: Any, field: str, value: Any) -> None:

@@ -52,6 +52,10 @@ Protocols, printed per site and pooled:
   is a user's choice, and the figures above are for one choice; and the every-type protocol's
   own-type (and nearest-type) share with its examples drawn the same way. ``--drawn-templates``
   prints only these tables.
+* --none-sources: where the every-type batch's "none" comes from: per site, the pages of the
+  configured types left with none, by their nearest label's threshold source and cut rule,
+  whether that label is their own type and whether the site's clusters hold them with an
+  example; both data sets by default.
 * --clustered-types MODES: the site's pages clustered (``cluster``'s batch procedure, method
   ``site``), each cluster named by the examples it holds, and the batch verdicts relabelled
   by it (``RELABEL_MODES``; ``mode@share``: only when at least ``share`` of the site's pages
@@ -1154,6 +1158,12 @@ def parse_args() -> argparse.Namespace:
         "(NEAREST_FLOOR) per leave-one-site-out fold, over every site given",
     )
     parser.add_argument(
+        "--none-sources",
+        action="store_true",
+        help="only where the every-type batch's 'none' comes from, per site (both data sets "
+        "by default)",
+    )
+    parser.add_argument(
         "--clustered-types",
         default=None,
         help="comma-separated relabel modes (see RELABEL_MODES; 'off' for none): the site's "
@@ -1390,7 +1400,8 @@ def run_grids(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
 def site_folders(args: argparse.Namespace) -> dict[str, Path]:
     """The folders of the sites to run on: every site of the data sets asked for (``--data``),
     or those named by ``--sites``."""
-    default = "site_page_types,site_page_types_2" if args.several_types else "site_page_types"
+    both = args.several_types or args.none_sources
+    default = "site_page_types,site_page_types_2" if both else "site_page_types"
     folders = {}
     for data in (args.data or default).split(","):
         root = shared(data)
@@ -1429,6 +1440,9 @@ def main() -> None:
         return
     if args.drawn_templates:
         print_drawn_templates(sites)
+        return
+    if args.none_sources:
+        print_none_sources(sites)
         return
     if args.clustered_types is not None:
         modes = [m if m != "off" else "" for m in args.clustered_types.split(",")]
@@ -2063,6 +2077,88 @@ def _clustered_row(name: str, figures: _ModeFigures) -> str:
     one = " ".join(f"{c.f1:.3f}" for c in figures.one)
     some = figures.some
     return f"{name:24} {shares:28} {none:6.3f} {some.precision:7.3f} {some.f1:6.3f}  {one}"
+
+
+# --- where "none" comes from (issue 32, item 1): the pages of a configured type left with none
+
+
+@dataclass
+class NoneSources:
+    """The pages of the configured types left with none in the every-type batch, by why."""
+
+    pages: int = 0  # pages of the configured types
+    #: (nearest label's threshold source, its cut rule, nearest label is the page's own type,
+    #: the page's cluster holds an example) -> pages left with none
+    sources: Counter[tuple[str, str, bool, bool]] = field(default_factory=Counter)
+    #: (page's type, nearest label) -> pages left with none
+    types: Counter[tuple[str, str]] = field(default_factory=Counter)
+    coverage: float = 0.0  # the classifier's: share of kept pages passing their nearest cut
+    covered: float = 0.0  # the clusters': share of the site in a cluster holding an example
+
+    def merge(self, other: NoneSources) -> None:
+        self.pages += other.pages
+        self.sources.update(other.sources)
+        self.types.update(other.types)
+
+
+def none_sources(pages: list[Page]) -> NoneSources:
+    """Every type configured (:func:`several_type_templates`), the shipped batch: each page of
+    a configured type left with none, counted by its nearest label's threshold source and cut
+    rule (``describe()``), whether that label is the page's own type, and whether the site's
+    clusters (:func:`~pagesim_scrapy.core.clusterfill.site_types`) put it with an example."""
+    given = several_type_templates(pages)
+    tests = _tests(pages, given)
+    clf = _classifier(given, "site")
+    verdicts = clf.classify_all([p.summary for p in tests])
+    described = clf.describe()
+    labels = described["labels"]
+    types = site_types([p.summary for p in tests], clf.template_summaries)
+    out = NoneSources(coverage=described["site"]["coverage"], covered=types.covered)
+    for index, (page, verdict) in enumerate(zip(tests, verdicts)):
+        if page.label not in given:
+            continue
+        out.pages += 1
+        if verdict.label is not None:
+            continue
+        near = nearest_type(verdict)
+        info = labels[near]
+        key = (info["threshold_source"], info["cut_rule"] or "-", near == page.label)
+        out.sources[(*key, bool(types.labels_of(index)))] += 1
+        out.types[(page.label, near)] += 1
+    return out
+
+
+def _source_lines(found: NoneSources, top: int) -> list[str]:
+    lines = []
+    for (source, rule, own, clustered), n in found.sources.most_common(top):
+        near = "nearest own" if own else "nearest other"
+        held = "cluster labelled" if clustered else "cluster unlabelled"
+        lines.append(f"    {n:4} ({n / max(1, found.pages):.3f})  {source}/{rule}, {near}, {held}")
+    return lines
+
+
+def print_none_sources(sites: dict[str, list[Page]]) -> None:
+    """Per site and pooled: where the every-type batch's "none" comes from."""
+    print(
+        "\nwhere 'none' comes from: every type configured, batch; the configured types' pages"
+        " left with none, by their nearest label's threshold source/cut rule"
+    )
+    pooled = NoneSources()
+    for name, pages in sites.items():
+        found = none_sources(pages)
+        pooled.merge(found)
+        left = sum(found.sources.values())
+        print(
+            f"{name:24} none {left / max(1, found.pages):.3f} of {found.pages} pages"
+            f"  (labels cover {found.coverage:.2f}, clusters {found.covered:.2f})"
+        )
+        print("\n".join(_source_lines(found, 6)))
+        worst = ", ".join(f"{t}->{n} {c}" for (t, n), c in found.types.most_common(4))
+        if worst:
+            print(f"    type->nearest: {worst}")
+    left = sum(pooled.sources.values())
+    print(f"{'pooled':24} none {left / max(1, pooled.pages):.3f} of {pooled.pages} pages")
+    print("\n".join(_source_lines(pooled, 12)))
 
 
 if __name__ == "__main__":

@@ -773,6 +773,12 @@ class SiteAwareClassifier:
             ]
         return self._fill_from_types(given, verdicts)
 
+    def fills_from_types(self) -> bool:
+        """Whether :meth:`classify_all` names the pages left with none from the site's
+        clusters (``policy.site_types_cover`` at most 1): it then needs the pages' summaries,
+        so a batch job that moves pages must move them, not only their features."""
+        return self.policy.site_types_cover <= 1.0
+
     def _fill_from_types(self, pages: list[Any], verdicts: list[Verdict]) -> list[Verdict]:
         """The verdicts with the pages left with none given their cluster's label, when the
         examples' clusters cover the site (``policy.site_types_cover``; see

@@ -100,6 +100,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from itertools import combinations
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 from urllib.parse import urldefrag, urljoin
@@ -111,7 +112,7 @@ from _data import shared
 from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.clusterfill import fill_from_types, site_types
 from pagesim_scrapy.core.secondlook import SecondLook
-from pagesim_scrapy.core.site import site_similarity
+from pagesim_scrapy.core.site import jaccard_of_totals, site_similarity
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
@@ -1170,6 +1171,13 @@ def parse_args() -> argparse.Namespace:
         "clusters relabel the batch verdicts; prints only that table",
     )
     parser.add_argument(
+        "--clustered-precision",
+        type=float,
+        default=0.0,
+        help="with --clustered-loso: a mode must also keep the other sites' pooled 'some of "
+        "the types' precision at least this high",
+    )
+    parser.add_argument(
         "--clustered-loso",
         action="store_true",
         help="with --clustered-types: each site decided with the mode chosen on the others",
@@ -1446,7 +1454,7 @@ def main() -> None:
         return
     if args.clustered_types is not None:
         modes = [m if m != "off" else "" for m in args.clustered_types.split(",")]
-        print_clustered_types(sites, modes, args.clustered_loso)
+        print_clustered_types(sites, modes, args.clustered_loso, args.clustered_precision)
         return
     if args.crawl_only:
         print_crawl_modes(sites)
@@ -1811,9 +1819,23 @@ def loso_weights(sites: dict[str, list[Page]], args: argparse.Namespace) -> None
 #: pages of its cluster the classifier gave the label (or of the label's examples in it);
 #: ``core``: what the classifier's batch does with the shipped policy (``core.clusterfill``:
 #: ``fill`` when the examples' clusters hold at least ``site_types_cover`` of the site);
+#: ``neighbour``: no clusters: a page left with none takes the label of its most similar page
+#: of the site (under the site's weights; examples included) when that page has one, repeated
+#: until no page changes (``neighbour-nearest``: only when it is also the page's nearest type);
+#: ``core+mode``: ``mode`` applied to what ``core`` gives; ``shipped``: the shipped classifier's
+#: own batch (every fill of ``core.clusterfill`` its policy turns on);
 #: ``mode@share`` applies ``mode`` only when that share does. Those modes start from the
 #: classifier alone (``ALONE``).
-RELABEL_MODES = ("", "replace", "fill", "fill-nearest", "fill-spread", "core")
+RELABEL_MODES = (
+    "",
+    "replace",
+    "fill",
+    "fill-nearest",
+    "fill-spread",
+    "core",
+    "neighbour",
+    "shipped",
+)
 
 #: The classifier alone: its batch's own filling from the site's clusters (``core``) off.
 ALONE = replace(DEFAULT_POLICY, site_types_cover=2.0)
@@ -1846,12 +1868,20 @@ def relabel(
         return labels
     if mode == "core":
         return _core_labels(given, tests, verdicts)
+    if mode == "shipped":
+        shipped = _classifier(given, "site").classify_all([p.summary for p in tests])
+        return [verdict.label for verdict in shipped]
+    if mode.startswith("core+"):
+        labels = _core_labels(given, tests, verdicts)
+        mode = mode.removeprefix("core+")
     mode, _, cover = mode.partition("@")
     cluster_of = site_clusters(pages)
     held = _held(given, cluster_of)
     singles = cover.endswith("s")
     if cover and _covered(pages, held, cluster_of, singles) < float(cover.rstrip("s")):
         return labels
+    if mode.startswith("neighbour"):
+        return neighbour_labels(pages, given, tests, verdicts, labels, "nearest" in mode)
     clusters = [cluster_of[id(page)] for page in tests]
     floors = _cluster_floors(given, clusters, verdicts, cluster_of, mode)
     shares = _cluster_shares(clusters, verdicts)
@@ -1868,6 +1898,61 @@ def relabel(
             share = shares.get((cluster, theirs), 0.0)
             out.append(None if kept or ("share" in mode and share < 0.5) else theirs)
     return out
+
+
+_SITE_SIMILARITIES: dict[int, tuple[dict[int, int], list[list[float]]]] = {}
+
+
+def site_similarities(pages: list[Page]) -> tuple[dict[int, int], list[list[float]]]:
+    """Every two pages' site-weighted similarity, under the model a batch of the site's pages
+    counts (the first page as the template, the rest decided); index by ``id`` of the page.
+    Computed once a site."""
+    key = id(pages)
+    if key not in _SITE_SIMILARITIES:
+        clf = _classifier({"any": pages[:1]}, "site", ALONE)
+        clf.classify_all([page.summary for page in pages[1:]])
+        model = clf.site_model()
+        features = [clf.features(page.summary) for page in pages]
+        weight = model.weights(frozenset().union(*features)).__getitem__
+        totals = [sum(map(weight, page)) for page in features]
+        matrix = [[0.0] * len(pages) for _ in pages]
+        for i, j in combinations(range(len(pages)), 2):
+            shared = sum(map(weight, features[i] & features[j]))
+            matrix[i][j] = matrix[j][i] = jaccard_of_totals(shared, totals[i], totals[j])
+        _SITE_SIMILARITIES[key] = ({id(page): n for n, page in enumerate(pages)}, matrix)
+    return _SITE_SIMILARITIES[key]
+
+
+def neighbour_labels(
+    pages: list[Page],
+    given: dict[str, list[Page]],
+    tests: list[Page],
+    verdicts: list[Any],
+    start: list[str | None],
+    nearest: bool,
+) -> list[str | None]:
+    """``neighbour`` (``RELABEL_MODES``): the labels ``start`` gives ``tests`` with each page
+    left with none given the label of its most similar page of the site, repeated until no
+    page changes."""
+    index, matrix = site_similarities(pages)
+    known: dict[int, str | None] = {index[id(p)]: lb for lb, ps in given.items() for p in ps}
+    known.update((index[id(page)], label) for page, label in zip(tests, start))
+    labels = list(start)
+    changed = True
+    while changed:
+        changed = False
+        for n, (page, verdict) in enumerate(zip(tests, verdicts)):
+            if labels[n] is not None:
+                continue
+            mine = index[id(page)]
+            row = matrix[mine]
+            other = max((j for j in known if j != mine), key=row.__getitem__)
+            label = known[other]
+            if label is None or (nearest and nearest_type(verdict) != label):
+                continue
+            labels[n] = known[mine] = label
+            changed = True
+    return labels
 
 
 def _core_labels(given: dict[str, list[Page]], tests: list[Page], verdicts: list[Any]) -> list:
@@ -2029,7 +2114,9 @@ def _pool(figures: Iterable[_ModeFigures], draws: int = 3) -> _ModeFigures:
     return total
 
 
-def print_clustered_types(sites: dict[str, list[Page]], modes: list[str], loso: bool) -> None:
+def print_clustered_types(
+    sites: dict[str, list[Page]], modes: list[str], loso: bool, precision: float = 0.0
+) -> None:
     """Per mode, per site and pooled (:func:`clustered_figures`); with ``loso``, the modes are
     a grid of one constant (the first is the reference, ``off``) and each site is decided
     with the mode chosen on the others (:func:`_choose_mode`)."""
@@ -2046,16 +2133,17 @@ def print_clustered_types(sites: dict[str, list[Page]], modes: list[str], loso: 
     held_out = []
     for name, figures in rows.items():
         others = [rows[other] for other in rows if other != name]
-        chosen = _choose_mode(others, modes)
+        chosen = _choose_mode(others, modes, precision)
         held_out.append(figures[chosen])
         print(_clustered_row(name, figures[chosen]) + f"  <- {modes[chosen] or 'off'}")
     print(_clustered_row("pooled, held out", _pool(held_out)))
 
 
-def _choose_mode(others: list[list[_ModeFigures]], modes: list[str]) -> int:
+def _choose_mode(others: list[list[_ModeFigures]], modes: list[str], precision: float = 0.0) -> int:
     """The mode with the highest pooled own share (path and draws) on ``others`` among those
     whose "some of the types" precision and one-class F1 (path) stay within 0.005 of the
-    first mode's (the reference); ties to the earlier mode (it relabels less)."""
+    first mode's (the reference), and that precision at least ``precision``; ties to the
+    earlier mode (it relabels less)."""
     pooled = [_pool(figures[m] for figures in others) for m in range(len(modes))]
     reference = pooled[0]
 
@@ -2065,7 +2153,7 @@ def _choose_mode(others: list[list[_ModeFigures]], modes: list[str]) -> int:
     allowed = [
         m
         for m, figures in enumerate(pooled)
-        if figures.some.precision >= reference.some.precision - 0.005
+        if figures.some.precision >= max(precision, reference.some.precision - 0.005)
         and figures.one[0].f1 >= reference.one[0].f1 - 0.005
     ]
     return max(allowed, key=lambda m: (round(own(pooled[m]), 6), -m))
@@ -2122,8 +2210,10 @@ def none_sources(pages: list[Page]) -> NoneSources:
             continue
         near = nearest_type(verdict)
         info = labels[near]
-        key = (info["threshold_source"], info["cut_rule"] or "-", near == page.label)
-        out.sources[(*key, bool(types.labels_of(index)))] += 1
+        clustered = bool(types.labels_of(index))
+        out.sources[
+            (info["threshold_source"], info["cut_rule"] or "-", near == page.label, clustered)
+        ] += 1
         out.types[(page.label, near)] += 1
     return out
 

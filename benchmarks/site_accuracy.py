@@ -62,7 +62,8 @@ Protocols, printed per site and pooled:
   are in a cluster that holds an example). Per mode: the every-type own share (path and 3
   draws), "some of the types" P/F1 and one-class batch F1 (path and 3 draws).
   ``--clustered-loso``: the modes as a grid, each site decided with the one chosen on the
-  others (highest own share that keeps "some" P and one-class F1 within 0.005).
+  others (highest own share that keeps "some" P and one-class F1 within 0.005;
+  ``--clustered-precision P``: and "some" P at least P on the others).
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
 * --wide-grid: the nearest rule's wide-gap exception (``WIDE_GAP``) per leave-one-site-out
@@ -1821,7 +1822,8 @@ def loso_weights(sites: dict[str, list[Page]], args: argparse.Namespace) -> None
 #: ``fill`` when the examples' clusters hold at least ``site_types_cover`` of the site);
 #: ``neighbour``: no clusters: a page left with none takes the label of its most similar page
 #: of the site (under the site's weights; examples included) when that page has one, repeated
-#: until no page changes (``neighbour-nearest``: only when it is also the page's nearest type);
+#: until no page changes, with several labels only (``neighbour-nearest``: only when it is
+#: also the page's nearest type);
 #: ``core+mode``: ``mode`` applied to what ``core`` gives; ``shipped``: the shipped classifier's
 #: own batch (every fill of ``core.clusterfill`` its policy turns on);
 #: ``mode@share`` applies ``mode`` only when that share does. Those modes start from the
@@ -1881,6 +1883,8 @@ def relabel(
     if cover and _covered(pages, held, cluster_of, singles) < float(cover.rstrip("s")):
         return labels
     if mode.startswith("neighbour"):
+        if len(given) < 2:  # as the core: one label's own cut bounds its type
+            return labels
         return neighbour_labels(pages, given, tests, verdicts, labels, "nearest" in mode)
     clusters = [cluster_of[id(page)] for page in tests]
     floors = _cluster_floors(given, clusters, verdicts, cluster_of, mode)
@@ -2142,10 +2146,12 @@ def print_clustered_types(
 def _choose_mode(others: list[list[_ModeFigures]], modes: list[str], precision: float = 0.0) -> int:
     """The mode with the highest pooled own share (path and draws) on ``others`` among those
     whose "some of the types" precision and one-class F1 (path) stay within 0.005 of the
-    first mode's (the reference), and that precision at least ``precision``; ties to the
-    earlier mode (it relabels less)."""
+    first mode's (the reference), and that precision at least ``precision`` (or the
+    reference's, when lower); ties to the earlier mode (it relabels less)."""
     pooled = [_pool(figures[m] for figures in others) for m in range(len(modes))]
     reference = pooled[0]
+    # within 0.005 of the reference, and not under ``precision`` unless the reference is
+    floor = max(reference.some.precision - 0.005, min(precision, reference.some.precision))
 
     def own(figures: _ModeFigures) -> float:
         return sum(s.own for s in figures.own) / max(1, sum(s.total for s in figures.own))
@@ -2153,8 +2159,7 @@ def _choose_mode(others: list[list[_ModeFigures]], modes: list[str], precision: 
     allowed = [
         m
         for m, figures in enumerate(pooled)
-        if figures.some.precision >= max(precision, reference.some.precision - 0.005)
-        and figures.one[0].f1 >= reference.one[0].f1 - 0.005
+        if figures.some.precision >= floor and figures.one[0].f1 >= reference.one[0].f1 - 0.005
     ]
     return max(allowed, key=lambda m: (round(own(pooled[m]), 6), -m))
 

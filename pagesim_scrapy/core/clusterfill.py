@@ -8,11 +8,11 @@ left with "none of these" takes the label of its cluster: its examples' type, by
 even where the label's own cut split the type. When they do not, a cluster is as likely to
 mix a configured type with one nobody configured, and the verdicts stay as they are.
 
-Clusters are coarse where the examples cover less of the site: there, a page still left with
-none takes the label of its most similar page of the site (under the site's weights; the
-examples included) when that page has one, and so on along the chain of nearest pages
-(:func:`fill_from_neighbours`). A page of a type nobody configured is nearest a page of its
-own type, which has no label, so it keeps none.
+Clusters are coarse where the examples cover less of the site: there, with several labels, a
+page still left with none takes the label of its most similar page of the site (under the
+site's weights; the examples included) when that page has one, and so on along the chain of
+nearest pages (:func:`fill_from_neighbours`). A page of a type nobody configured is nearest a
+page of its own type, which has no label, so it keeps none.
 """
 
 from __future__ import annotations

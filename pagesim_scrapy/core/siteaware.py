@@ -792,8 +792,8 @@ class SiteAwareClassifier:
         site: str | None,
     ) -> list[Verdict]:
         """The verdicts with the pages left with none given their cluster's label, when the
-        examples' clusters cover the site (``policy.site_types_cover``), then their nearest
-        labelled page's (``policy.site_neighbour_cover``; see
+        examples' clusters cover the site (``policy.site_types_cover``), then, with several
+        labels, their nearest labelled page's (``policy.site_neighbour_cover``; see
         :mod:`~pagesim_scrapy.core.clusterfill`). Pages given as features alone (a batch job
         that moved only them) cannot be clustered and keep their verdicts."""
         cover = self.policy.site_types_cover
@@ -804,8 +804,8 @@ class SiteAwareClassifier:
             return verdicts
         types = site_types(summaries, self.template_summaries)
         filled = fill_from_types(verdicts, types, cover, frozenset(self._given))
-        if types.covered < self.policy.site_neighbour_cover:
-            return filled
+        if len(self._templates) < 2 or types.covered < self.policy.site_neighbour_cover:
+            return filled  # one label: its own cut bounds its type, no route to choose
         return self._fill_from_neighbours(filled, features, site)
 
     def _fill_from_neighbours(

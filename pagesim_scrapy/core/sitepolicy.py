@@ -108,12 +108,13 @@ class SitePolicy:
     #: leave-one-site-out (every fold chose it) among the values that keep "none"'s precision
     #: for the types nobody configured and the one-class F1.
     site_types_cover: float = 0.95
-    #: ... and when they hold at least this share (clusters are coarse below the share above),
-    #: a page still left with none takes the label of its most similar page of the site when
-    #: that page has one, along the chain of nearest pages (``clusterfill.fill_from_neighbours``):
-    #: a page of a type nobody configured is nearest a page of its own type, without a label.
-    #: Above 1 (or ``site_types_cover`` above 1): off. Chosen leave-one-site-out among the values
-    #: that keep "none"'s precision for the types nobody configured and the one-class F1.
+    #: ... and with several labels, when they hold at least this share (clusters are coarse
+    #: below the share above), a page still left with none takes the label of its most similar
+    #: page of the site when that page has one, along the chain of nearest pages
+    #: (``clusterfill.fill_from_neighbours``): a page of a type nobody configured is nearest a
+    #: page of its own type, without a label. Above 1 (or ``site_types_cover`` above 1): off.
+    #: Chosen leave-one-site-out among the values that keep "none"'s precision for the types
+    #: nobody configured (figures in docs/benchmarks.md).
     site_neighbour_cover: float = 0.6
 
     # -- the early cut of one label ------------------------------------------------------------

@@ -1886,6 +1886,18 @@ def relabel(
         if len(given) < 2:  # as the core: one label's own cut bounds its type
             return labels
         return neighbour_labels(pages, given, tests, verdicts, labels, "nearest" in mode)
+    return _cluster_labels(given, tests, verdicts, mode, cluster_of, held)
+
+
+def _cluster_labels(
+    given: dict[str, list[Page]],
+    tests: list[Page],
+    verdicts: list[Any],
+    mode: str,
+    cluster_of: dict[int, int],
+    held: dict[int, set[str]],
+) -> list[str | None]:
+    """The cluster modes of :func:`relabel` (``replace``, ``fill`` and its checks)."""
     clusters = [cluster_of[id(page)] for page in tests]
     floors = _cluster_floors(given, clusters, verdicts, cluster_of, mode)
     shares = _cluster_shares(clusters, verdicts)

@@ -52,13 +52,18 @@ Protocols, printed per site and pooled:
   is a user's choice, and the figures above are for one choice; and the every-type protocol's
   own-type (and nearest-type) share with its examples drawn the same way. ``--drawn-templates``
   prints only these tables.
+* --none-sources: where the every-type batch's "none" comes from: per site, the pages of the
+  configured types left with none, by their nearest label's threshold source and cut rule,
+  whether that label is their own type and whether the site's clusters hold them with an
+  example; both data sets by default.
 * --clustered-types MODES: the site's pages clustered (``cluster``'s batch procedure, method
   ``site``), each cluster named by the examples it holds, and the batch verdicts relabelled
   by it (``RELABEL_MODES``; ``mode@share``: only when at least ``share`` of the site's pages
   are in a cluster that holds an example). Per mode: the every-type own share (path and 3
   draws), "some of the types" P/F1 and one-class batch F1 (path and 3 draws).
   ``--clustered-loso``: the modes as a grid, each site decided with the one chosen on the
-  others (highest own share that keeps "some" P and one-class F1 within 0.005).
+  others (highest own share that keeps "some" P and one-class F1 within 0.005;
+  ``--clustered-precision P``: and "some" P at least P on the others).
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
 * --wide-grid: the nearest rule's wide-gap exception (``WIDE_GAP``) per leave-one-site-out
@@ -96,6 +101,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from itertools import combinations
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 from urllib.parse import urldefrag, urljoin
@@ -107,7 +113,7 @@ from _data import shared
 from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.clusterfill import fill_from_types, site_types
 from pagesim_scrapy.core.secondlook import SecondLook
-from pagesim_scrapy.core.site import site_similarity
+from pagesim_scrapy.core.site import jaccard_of_totals, site_similarity
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
@@ -1154,10 +1160,23 @@ def parse_args() -> argparse.Namespace:
         "(NEAREST_FLOOR) per leave-one-site-out fold, over every site given",
     )
     parser.add_argument(
+        "--none-sources",
+        action="store_true",
+        help="only where the every-type batch's 'none' comes from, per site (both data sets "
+        "by default)",
+    )
+    parser.add_argument(
         "--clustered-types",
         default=None,
         help="comma-separated relabel modes (see RELABEL_MODES; 'off' for none): the site's "
         "clusters relabel the batch verdicts; prints only that table",
+    )
+    parser.add_argument(
+        "--clustered-precision",
+        type=float,
+        default=0.0,
+        help="with --clustered-loso: a mode must also keep the other sites' pooled 'some of "
+        "the types' precision at least this high",
     )
     parser.add_argument(
         "--clustered-loso",
@@ -1390,7 +1409,8 @@ def run_grids(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
 def site_folders(args: argparse.Namespace) -> dict[str, Path]:
     """The folders of the sites to run on: every site of the data sets asked for (``--data``),
     or those named by ``--sites``."""
-    default = "site_page_types,site_page_types_2" if args.several_types else "site_page_types"
+    both = args.several_types or args.none_sources
+    default = "site_page_types,site_page_types_2" if both else "site_page_types"
     folders = {}
     for data in (args.data or default).split(","):
         root = shared(data)
@@ -1430,9 +1450,12 @@ def main() -> None:
     if args.drawn_templates:
         print_drawn_templates(sites)
         return
+    if args.none_sources:
+        print_none_sources(sites)
+        return
     if args.clustered_types is not None:
         modes = [m if m != "off" else "" for m in args.clustered_types.split(",")]
-        print_clustered_types(sites, modes, args.clustered_loso)
+        print_clustered_types(sites, modes, args.clustered_loso, args.clustered_precision)
         return
     if args.crawl_only:
         print_crawl_modes(sites)
@@ -1797,9 +1820,24 @@ def loso_weights(sites: dict[str, list[Page]], args: argparse.Namespace) -> None
 #: pages of its cluster the classifier gave the label (or of the label's examples in it);
 #: ``core``: what the classifier's batch does with the shipped policy (``core.clusterfill``:
 #: ``fill`` when the examples' clusters hold at least ``site_types_cover`` of the site);
+#: ``neighbour``: no clusters: a page left with none takes the label of its most similar page
+#: of the site (under the site's weights; examples included) when that page has one, repeated
+#: until no page changes, with several labels only (``neighbour-nearest``: only when it is
+#: also the page's nearest type);
+#: ``core+mode``: ``mode`` applied to what ``core`` gives; ``shipped``: the shipped classifier's
+#: own batch (every fill of ``core.clusterfill`` its policy turns on);
 #: ``mode@share`` applies ``mode`` only when that share does. Those modes start from the
 #: classifier alone (``ALONE``).
-RELABEL_MODES = ("", "replace", "fill", "fill-nearest", "fill-spread", "core")
+RELABEL_MODES = (
+    "",
+    "replace",
+    "fill",
+    "fill-nearest",
+    "fill-spread",
+    "core",
+    "neighbour",
+    "shipped",
+)
 
 #: The classifier alone: its batch's own filling from the site's clusters (``core``) off.
 ALONE = replace(DEFAULT_POLICY, site_types_cover=2.0)
@@ -1832,12 +1870,34 @@ def relabel(
         return labels
     if mode == "core":
         return _core_labels(given, tests, verdicts)
+    if mode == "shipped":
+        shipped = _classifier(given, "site").classify_all([p.summary for p in tests])
+        return [verdict.label for verdict in shipped]
+    if mode.startswith("core+"):
+        labels = _core_labels(given, tests, verdicts)
+        mode = mode.removeprefix("core+")
     mode, _, cover = mode.partition("@")
     cluster_of = site_clusters(pages)
     held = _held(given, cluster_of)
     singles = cover.endswith("s")
     if cover and _covered(pages, held, cluster_of, singles) < float(cover.rstrip("s")):
         return labels
+    if mode.startswith("neighbour"):
+        if len(given) < 2:  # as the core: one label's own cut bounds its type
+            return labels
+        return neighbour_labels(pages, given, tests, verdicts, labels, "nearest" in mode)
+    return _cluster_labels(given, tests, verdicts, mode, cluster_of, held)
+
+
+def _cluster_labels(
+    given: dict[str, list[Page]],
+    tests: list[Page],
+    verdicts: list[Any],
+    mode: str,
+    cluster_of: dict[int, int],
+    held: dict[int, set[str]],
+) -> list[str | None]:
+    """The cluster modes of :func:`relabel` (``replace``, ``fill`` and its checks)."""
     clusters = [cluster_of[id(page)] for page in tests]
     floors = _cluster_floors(given, clusters, verdicts, cluster_of, mode)
     shares = _cluster_shares(clusters, verdicts)
@@ -1854,6 +1914,61 @@ def relabel(
             share = shares.get((cluster, theirs), 0.0)
             out.append(None if kept or ("share" in mode and share < 0.5) else theirs)
     return out
+
+
+_SITE_SIMILARITIES: dict[int, tuple[dict[int, int], list[list[float]]]] = {}
+
+
+def site_similarities(pages: list[Page]) -> tuple[dict[int, int], list[list[float]]]:
+    """Every two pages' site-weighted similarity, under the model a batch of the site's pages
+    counts (the first page as the template, the rest decided); index by ``id`` of the page.
+    Computed once a site."""
+    key = id(pages)
+    if key not in _SITE_SIMILARITIES:
+        clf = _classifier({"any": pages[:1]}, "site", ALONE)
+        clf.classify_all([page.summary for page in pages[1:]])
+        model = clf.site_model()
+        features = [clf.features(page.summary) for page in pages]
+        weight = model.weights(frozenset().union(*features)).__getitem__
+        totals = [sum(map(weight, page)) for page in features]
+        matrix = [[0.0] * len(pages) for _ in pages]
+        for i, j in combinations(range(len(pages)), 2):
+            shared = sum(map(weight, features[i] & features[j]))
+            matrix[i][j] = matrix[j][i] = jaccard_of_totals(shared, totals[i], totals[j])
+        _SITE_SIMILARITIES[key] = ({id(page): n for n, page in enumerate(pages)}, matrix)
+    return _SITE_SIMILARITIES[key]
+
+
+def neighbour_labels(
+    pages: list[Page],
+    given: dict[str, list[Page]],
+    tests: list[Page],
+    verdicts: list[Any],
+    start: list[str | None],
+    nearest: bool,
+) -> list[str | None]:
+    """``neighbour`` (``RELABEL_MODES``): the labels ``start`` gives ``tests`` with each page
+    left with none given the label of its most similar page of the site, repeated until no
+    page changes."""
+    index, matrix = site_similarities(pages)
+    known: dict[int, str | None] = {index[id(p)]: lb for lb, ps in given.items() for p in ps}
+    known.update((index[id(page)], label) for page, label in zip(tests, start))
+    labels = list(start)
+    changed = True
+    while changed:
+        changed = False
+        for n, (page, verdict) in enumerate(zip(tests, verdicts)):
+            if labels[n] is not None:
+                continue
+            mine = index[id(page)]
+            row = matrix[mine]
+            other = max((j for j in known if j != mine), key=row.__getitem__)
+            label = known[other]
+            if label is None or (nearest and nearest_type(verdict) != label):
+                continue
+            labels[n] = known[mine] = label
+            changed = True
+    return labels
 
 
 def _core_labels(given: dict[str, list[Page]], tests: list[Page], verdicts: list[Any]) -> list:
@@ -2015,7 +2130,9 @@ def _pool(figures: Iterable[_ModeFigures], draws: int = 3) -> _ModeFigures:
     return total
 
 
-def print_clustered_types(sites: dict[str, list[Page]], modes: list[str], loso: bool) -> None:
+def print_clustered_types(
+    sites: dict[str, list[Page]], modes: list[str], loso: bool, precision: float = 0.0
+) -> None:
     """Per mode, per site and pooled (:func:`clustered_figures`); with ``loso``, the modes are
     a grid of one constant (the first is the reference, ``off``) and each site is decided
     with the mode chosen on the others (:func:`_choose_mode`)."""
@@ -2032,18 +2149,21 @@ def print_clustered_types(sites: dict[str, list[Page]], modes: list[str], loso: 
     held_out = []
     for name, figures in rows.items():
         others = [rows[other] for other in rows if other != name]
-        chosen = _choose_mode(others, modes)
+        chosen = _choose_mode(others, modes, precision)
         held_out.append(figures[chosen])
         print(_clustered_row(name, figures[chosen]) + f"  <- {modes[chosen] or 'off'}")
     print(_clustered_row("pooled, held out", _pool(held_out)))
 
 
-def _choose_mode(others: list[list[_ModeFigures]], modes: list[str]) -> int:
+def _choose_mode(others: list[list[_ModeFigures]], modes: list[str], precision: float = 0.0) -> int:
     """The mode with the highest pooled own share (path and draws) on ``others`` among those
     whose "some of the types" precision and one-class F1 (path) stay within 0.005 of the
-    first mode's (the reference); ties to the earlier mode (it relabels less)."""
+    first mode's (the reference), and that precision at least ``precision`` (or the
+    reference's, when lower); ties to the earlier mode (it relabels less)."""
     pooled = [_pool(figures[m] for figures in others) for m in range(len(modes))]
     reference = pooled[0]
+    # within 0.005 of the reference, and not under ``precision`` unless the reference is
+    floor = max(reference.some.precision - 0.005, min(precision, reference.some.precision))
 
     def own(figures: _ModeFigures) -> float:
         return sum(s.own for s in figures.own) / max(1, sum(s.total for s in figures.own))
@@ -2051,8 +2171,7 @@ def _choose_mode(others: list[list[_ModeFigures]], modes: list[str]) -> int:
     allowed = [
         m
         for m, figures in enumerate(pooled)
-        if figures.some.precision >= reference.some.precision - 0.005
-        and figures.one[0].f1 >= reference.one[0].f1 - 0.005
+        if figures.some.precision >= floor and figures.one[0].f1 >= reference.one[0].f1 - 0.005
     ]
     return max(allowed, key=lambda m: (round(own(pooled[m]), 6), -m))
 
@@ -2063,6 +2182,90 @@ def _clustered_row(name: str, figures: _ModeFigures) -> str:
     one = " ".join(f"{c.f1:.3f}" for c in figures.one)
     some = figures.some
     return f"{name:24} {shares:28} {none:6.3f} {some.precision:7.3f} {some.f1:6.3f}  {one}"
+
+
+# --- where "none" comes from (issue 32, item 1): the pages of a configured type left with none
+
+
+@dataclass
+class NoneSources:
+    """The pages of the configured types left with none in the every-type batch, by why."""
+
+    pages: int = 0  # pages of the configured types
+    #: (nearest label's threshold source, its cut rule, nearest label is the page's own type,
+    #: the page's cluster holds an example) -> pages left with none
+    sources: Counter[tuple[str, str, bool, bool]] = field(default_factory=Counter)
+    #: (page's type, nearest label) -> pages left with none
+    types: Counter[tuple[str, str]] = field(default_factory=Counter)
+    coverage: float = 0.0  # the classifier's: share of kept pages passing their nearest cut
+    covered: float = 0.0  # the clusters': share of the site in a cluster holding an example
+
+    def merge(self, other: NoneSources) -> None:
+        self.pages += other.pages
+        self.sources.update(other.sources)
+        self.types.update(other.types)
+
+
+def none_sources(pages: list[Page]) -> NoneSources:
+    """Every type configured (:func:`several_type_templates`), the shipped batch: each page of
+    a configured type left with none, counted by its nearest label's threshold source and cut
+    rule (``describe()``), whether that label is the page's own type, and whether the site's
+    clusters (:func:`~pagesim_scrapy.core.clusterfill.site_types`) put it with an example."""
+    given = several_type_templates(pages)
+    tests = _tests(pages, given)
+    clf = _classifier(given, "site")
+    verdicts = clf.classify_all([p.summary for p in tests])
+    described = clf.describe()
+    labels = described["labels"]
+    types = site_types([p.summary for p in tests], clf.template_summaries)
+    out = NoneSources(coverage=described["site"]["coverage"], covered=types.covered)
+    for index, (page, verdict) in enumerate(zip(tests, verdicts)):
+        if page.label not in given:
+            continue
+        out.pages += 1
+        if verdict.label is not None:
+            continue
+        near = nearest_type(verdict)
+        info = labels[near]
+        clustered = bool(types.labels_of(index))
+        out.sources[
+            (info["threshold_source"], info["cut_rule"] or "-", near == page.label, clustered)
+        ] += 1
+        out.types[(page.label, near)] += 1
+    return out
+
+
+def _source_lines(found: NoneSources, top: int) -> list[str]:
+    lines = []
+    for (source, rule, own, clustered), n in found.sources.most_common(top):
+        near = "nearest own" if own else "nearest other"
+        held = "cluster labelled" if clustered else "cluster unlabelled"
+        lines.append(f"    {n:4} ({n / max(1, found.pages):.3f})  {source}/{rule}, {near}, {held}")
+    return lines
+
+
+def print_none_sources(sites: dict[str, list[Page]]) -> None:
+    """Per site and pooled: where the every-type batch's "none" comes from."""
+    print(
+        "\nwhere 'none' comes from: every type configured, batch; the configured types' pages"
+        " left with none, by their nearest label's threshold source/cut rule"
+    )
+    pooled = NoneSources()
+    for name, pages in sites.items():
+        found = none_sources(pages)
+        pooled.merge(found)
+        left = sum(found.sources.values())
+        print(
+            f"{name:24} none {left / max(1, found.pages):.3f} of {found.pages} pages"
+            f"  (labels cover {found.coverage:.2f}, clusters {found.covered:.2f})"
+        )
+        print("\n".join(_source_lines(found, 6)))
+        worst = ", ".join(f"{t}->{n} {c}" for (t, n), c in found.types.most_common(4))
+        if worst:
+            print(f"    type->nearest: {worst}")
+    left = sum(pooled.sources.values())
+    print(f"{'pooled':24} none {left / max(1, pooled.pages):.3f} of {pooled.pages} pages")
+    print("\n".join(_source_lines(pooled, 12)))
 
 
 if __name__ == "__main__":

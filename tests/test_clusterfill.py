@@ -6,7 +6,14 @@ from dataclasses import replace
 
 import pytest
 
-from pagesim_scrapy.core.clusterfill import ClusteredTypes, fill_from_types, site_types
+from pagesim_scrapy.core.clusterfill import (
+    ClusteredTypes,
+    fill_from_neighbours,
+    fill_from_types,
+    nearest_pages,
+    site_types,
+)
+from pagesim_scrapy.core.site import SiteModel
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
 from pagesim_scrapy.core.summary import summarize
@@ -74,3 +81,39 @@ def test_the_policy_switch_turns_the_filling_off() -> None:
 def test_the_cover_share_is_checked() -> None:
     with pytest.raises(ValueError, match="site_types_cover"):
         SitePolicy(site_types_cover=-0.1)
+
+
+def test_a_page_left_with_none_takes_the_label_its_chain_of_nearest_pages_ends_in() -> None:
+    # 0 and 1 are examples; 2 -> 0, 3 -> 2 -> 0, 4 and 5 nearest each other, 6 -> a fixed label
+    labels = ["a", "b", None, None, None, None, None]
+    nearest = {2: 0, 3: 2, 4: 5, 5: 4, 6: 1}
+    assert fill_from_neighbours(labels, nearest, frozenset({"b"})) == [
+        "a",
+        "b",
+        "a",
+        "a",
+        None,
+        None,
+        None,
+    ]
+
+
+def test_nearest_pages_weighs_features_by_the_site() -> None:
+    model = SiteModel(max_features=1000, keep_pages=0)
+    pages = [frozenset({"x", "p", "q"}), frozenset({"x", "p", "q", "r"}), frozenset({"x", "s"})]
+    for page in pages:
+        model.add(page, keep=False)
+    assert nearest_pages(pages, model, [0, 2]) == [1, 0]
+
+
+def test_the_neighbour_fill_gives_pages_left_with_none_their_kind() -> None:
+    pages = [summarize(_page("product", n)) for n in range(2, 10)]
+    pages += [summarize(_page("listing", n)) for n in range(2, 10)]
+    templates = {"p": [_page("product", 0)], "l": [_page("listing", 0)]}
+    without = replace(DEFAULT_POLICY, site_neighbour_cover=2.0)
+    alone = SiteAwareClassifier(templates, policy=without).classify_all(pages)
+    batch = SiteAwareClassifier(templates).classify_all(pages)
+    for before, after in zip(alone, batch):
+        assert after.label == before.label or before.label is None
+    kinds = ["p"] * 8 + ["l"] * 8
+    assert all(v.label in (None, kind) for v, kind in zip(batch, kinds))

@@ -45,7 +45,12 @@ from functools import cached_property
 from itertools import combinations, compress, repeat
 from typing import Any
 
-from pagesim_scrapy.core.clusterfill import fill_from_types, site_types
+from pagesim_scrapy.core.clusterfill import (
+    fill_from_neighbours,
+    fill_from_types,
+    nearest_pages,
+    site_types,
+)
 from pagesim_scrapy.core.confidence import confidence_features, verdict_confidence
 from pagesim_scrapy.core.cutrules import (
     CUT_RULES,
@@ -800,11 +805,24 @@ class SiteAwareClassifier:
                 self.decide(self._scores_of(page, state), site=site, features=page)
                 for page in features
             ]
-        return self._fill_from_types(given, verdicts)
+        return self._fill_from_types(given, verdicts, features, site)
 
-    def _fill_from_types(self, pages: list[Any], verdicts: list[Verdict]) -> list[Verdict]:
+    def fills_from_types(self) -> bool:
+        """Whether :meth:`classify_all` names the pages left with none from the site's
+        clusters (``policy.site_types_cover`` at most 1): it then needs the pages' summaries,
+        so a batch job that moves pages must move them, not only their features."""
+        return self.policy.site_types_cover <= 1.0
+
+    def _fill_from_types(
+        self,
+        pages: list[Any],
+        verdicts: list[Verdict],
+        features: list[Features],
+        site: str | None,
+    ) -> list[Verdict]:
         """The verdicts with the pages left with none given their cluster's label, when the
-        examples' clusters cover the site (``policy.site_types_cover``; see
+        examples' clusters cover the site (``policy.site_types_cover``), then, with several
+        labels, their nearest labelled page's (``policy.site_neighbour_cover``; see
         :mod:`~pagesim_scrapy.core.clusterfill`). Pages given as features alone (a batch job
         that moved only them) cannot be clustered and keep their verdicts."""
         cover = self.policy.site_types_cover
@@ -814,7 +832,30 @@ class SiteAwareClassifier:
         if len(summaries) != len(pages):
             return verdicts
         types = site_types(summaries, self.template_summaries)
-        return fill_from_types(verdicts, types, cover, frozenset(self._given))
+        filled = fill_from_types(verdicts, types, cover, frozenset(self._given))
+        if len(self._templates) < 2 or types.covered < self.policy.site_neighbour_cover:
+            return filled  # one label: its own cut bounds its type, no route to choose
+        return self._fill_from_neighbours(filled, features, site)
+
+    def _fill_from_neighbours(
+        self, verdicts: list[Verdict], features: list[Features], site: str | None
+    ) -> list[Verdict]:
+        """The verdicts with each page left with none given the label its chain of nearest
+        pages of the site (the labels' examples first, then the pages) ends in (see
+        :func:`~pagesim_scrapy.core.clusterfill.fill_from_neighbours`)."""
+        examples = [(label, page) for label, pages in self._templates.items() for page in pages]
+        offset = len(examples)
+        labels = [label for label, _ in examples] + [verdict.label for verdict in verdicts]
+        left = [offset + n for n, verdict in enumerate(verdicts) if verdict.label is None]
+        with self._lock:
+            model = self._site(site).model
+            pages = [page for _, page in examples] + features
+            nearest = dict(zip(left, nearest_pages(pages, model, left)))
+        named = fill_from_neighbours(labels, nearest, frozenset(self._given))[offset:]
+        return [
+            verdict if label is None or verdict.label is not None else replace(verdict, label=label)
+            for verdict, label in zip(verdicts, named)
+        ]
 
     def _summary(self, page: Any) -> Any:
         """The page's summary (summarised once for both the features and the clusters), or

@@ -108,6 +108,14 @@ class SitePolicy:
     #: leave-one-site-out (every fold chose it) among the values that keep "none"'s precision
     #: for the types nobody configured and the one-class F1.
     site_types_cover: float = 0.95
+    #: ... and with several labels, when they hold at least this share (clusters are coarse
+    #: below the share above), a page still left with none takes the label of its most similar
+    #: page of the site when that page has one, along the chain of nearest pages
+    #: (``clusterfill.fill_from_neighbours``): a page of a type nobody configured is nearest a
+    #: page of its own type, without a label. Above 1 (or ``site_types_cover`` above 1): off.
+    #: Chosen leave-one-site-out among the values that keep "none"'s precision for the types
+    #: nobody configured (figures in docs/benchmarks.md).
+    site_neighbour_cover: float = 0.6
 
     # -- the early cut of one label ------------------------------------------------------------
 
@@ -193,6 +201,7 @@ _RANGES: dict[str, tuple[float, float, bool, bool]] = {
     "wide_gap": (0.0, 1.0, True, True),
     "nearest_floor": (0.0, 1.0, True, True),
     "site_types_cover": (0.0, 2.0, True, True),
+    "site_neighbour_cover": (0.0, 2.0, True, True),
     "early_cut_share": (0.0, 2.0, True, True),
     "saved_site_weight": (0.0, 1.0, False, True),
     "refresh_growth": (1.0, math.inf, False, False),

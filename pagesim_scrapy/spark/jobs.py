@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
 import uuid
+import zlib
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -20,7 +22,7 @@ from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.cluster import ClusterOptions, cluster_pages
 from pagesim_scrapy.core.cluster.pipeline import SITE_METHOD, site_document_model
 from pagesim_scrapy.core.cluster.sketch import Sketcher, band_keys, lsh_bands
-from pagesim_scrapy.core.decide import PageDecider
+from pagesim_scrapy.core.decide import PageDecider, site_classifier
 from pagesim_scrapy.core.drift import (
     ALL_PAGES,
     DEFAULT_DRIFT_OPTIONS,
@@ -261,8 +263,10 @@ def classify_job(spark: Any, inputs: list[JobInput], spec: ClassifierSpec, site_
     if spec.method == SITE_METHOD:
         # a site is decided from all of its pages: group them, moving each page's features
         # packed into one small string (pickling them as a set of strings cost more than the
-        # grouping), not its summary; a page without features goes along for its line
-        by_site = pages.map(lambda page: _site_features(page, options)).groupByKey(
+        # grouping), and its summary only where the batch's cluster fill needs it (the
+        # local command's verdicts); a page without features goes along for its line
+        keep = fills_from_types(spec)
+        by_site = pages.map(lambda page: _site_features(page, options, keep)).groupByKey(
             sc.defaultParallelism
         )
         return by_site.flatMap(lambda group: _classify_site(broadcast, *group))
@@ -283,29 +287,56 @@ def classify_job(spark: Any, inputs: list[JobInput], spec: ClassifierSpec, site_
     return sc.parallelize(lines, sc.defaultParallelism)
 
 
+#: What grouping moves per page: order, path, packed features (None: unread), error, and the
+#: compressed pickled summary when the cluster fill needs it (else None).
+SitePage = tuple[Order, str, str | None, str | None, bytes | None]
+
+
+def fills_from_types(spec: ClassifierSpec) -> bool:
+    """Whether the spec's classifier names a site's pages left with none from the site's
+    clusters, which needs every page's summary, not only its features."""
+    sites = site_classifier(spec.build())
+    return sites is not None and sites.fills_from_types()
+
+
 def _site_features(
-    page: PageRecord, options: SummaryOptions
-) -> tuple[str, tuple[Order, str, str | None, str | None]]:
-    """(site, (order, path, packed features or None, error)): what grouping moves."""
+    page: PageRecord, options: SummaryOptions, keep_summary: bool = False
+) -> tuple[str, SitePage]:
+    """(site, :data:`SitePage`): what grouping moves."""
     row = summarise(page, options)
-    packed = None if row.summary is None else pack_features(structural_features(row.summary))
-    return row.site, (row.order, row.path, packed, row.error)
+    if row.summary is None:
+        return row.site, (row.order, row.path, None, row.error, None)
+    packed = pack_features(structural_features(row.summary))
+    kept = (
+        zlib.compress(pickle.dumps(row.summary, pickle.HIGHEST_PROTOCOL)) if keep_summary else None
+    )
+    return row.site, (row.order, row.path, packed, row.error, kept)
+
+
+def _site_page(packed: str, kept: bytes | None) -> Any:
+    """What the classifier decides a page from: its summary when it was moved, else its
+    features."""
+    return unpack_features(packed) if kept is None else pickle.loads(zlib.decompress(kept))
 
 
 def _classify_site(
-    spec: Any, site: str, pages: Iterable[tuple[Order, str, str | None, str | None]]
+    spec: Any, site: str, pages: Iterable[SitePage]
 ) -> Iterator[tuple[Order, dict[str, Any]]]:
     """One site's pages, learned together and then each decided (the local command's way);
     the pages that could not be read get their error lines."""
     ordered = sorted(pages, key=lambda page: page[0])
-    for order, path, packed, error in ordered:
+    for order, path, packed, error, _ in ordered:
         if packed is None:
             yield order, verdict_record(path, None, error)
-    read = [(order, path, packed) for order, path, packed, _ in ordered if packed is not None]
+    read = [
+        (order, path, _site_page(packed, kept))
+        for order, path, packed, _, kept in ordered
+        if packed is not None
+    ]
     if not read:
         return
     decider = PageDecider(_classifier(spec))
-    decisions = decider.decide_all([unpack_features(page[2]) for page in read], site=site)
+    decisions = decider.decide_all([page for _, _, page in read], site=site)
     for (order, path, _), decision in zip(read, decisions):
         yield order, verdict_record(path, decision, None)
 

@@ -106,6 +106,18 @@ def test_nearest_pages_weighs_features_by_the_site() -> None:
     assert nearest_pages(pages, model, [0, 2]) == [1, 0]
 
 
+def test_past_the_limit_the_examples_and_a_stride_of_the_pages_are_compared() -> None:
+    model = SiteModel(max_features=1000, keep_pages=0)
+    example = frozenset({"a", "b", "c"})
+    pages = [example] + [frozenset({"a", f"n{n}"}) for n in range(40)] + [frozenset({"a", "b"})]
+    for page in pages:
+        model.add(page, keep=False)
+    # the example (index 0) is always a candidate, though the stride skips most pages
+    assert nearest_pages(pages, model, [41], always=1, limit=5) == [0]
+    # a page left alone among the candidates is its own nearest
+    assert nearest_pages([example], model, [0]) == [0]
+
+
 def test_the_neighbour_fill_gives_pages_left_with_none_their_kind() -> None:
     pages = [summarize(_page("product", n)) for n in range(2, 10)]
     pages += [summarize(_page("listing", n)) for n in range(2, 10)]

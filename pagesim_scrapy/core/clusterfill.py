@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from pagesim_scrapy.core.site import Features, SiteModel, jaccard_of_totals
+from pagesim_scrapy.core.site import Features, SiteModel
 from pagesim_scrapy.core.summary import PageSummary
 from pagesim_scrapy.core.verdict import Verdict
 
@@ -78,34 +78,75 @@ def fill_from_types(
     return out
 
 
+#: At most this many pages of a site are compared with the pages left with none (the
+#: examples always; beyond it, an even stride over the rest), so that the fill's cost on a
+#: large batch grows with the pages left, not with their product with the site.
+NEIGHBOUR_CANDIDATES = 5000
+
+
 def nearest_pages(
-    features: Sequence[Features], model: SiteModel, which: Sequence[int]
+    features: Sequence[Features],
+    model: SiteModel,
+    which: Sequence[int],
+    always: int = 0,
+    limit: int = NEIGHBOUR_CANDIDATES,
 ) -> list[int]:
     """For each page index in ``which``, the index of its most similar other page of
     ``features`` under ``model``'s weights (the first on a tie; itself with no other page).
+    The first ``always`` pages are always candidates; past ``limit`` pages the rest are
+    sampled at an even stride.
 
-    Each page is a sorted array of feature numbers and a comparison one intersection of two
-    arrays: the weights lie on a fixed binary grid, so the sums are the ones
-    :func:`~pagesim_scrapy.core.site.site_similarity` gives, in any order."""
+    All pages' feature numbers sit in one flat array, and one page's weighted overlaps with
+    every candidate are one gather and one segmented sum: the weights lie on a fixed binary
+    grid, so the sums are the ones :func:`~pagesim_scrapy.core.site.site_similarity` gives,
+    in any order."""
     number: dict[str, int] = {}
     for page in features:
         for feature in page:
             number.setdefault(feature, len(number))
     weight = model.weights(number)
     weights = np.fromiter((weight[f] for f in number), dtype=np.float64, count=len(number))
-    arrays = [np.sort(np.fromiter((number[f] for f in page), dtype=np.int64)) for page in features]
-    totals = [float(weights[array].sum()) for array in arrays]
+    candidates = _candidates(len(features), always, limit)
+    arrays = [np.fromiter((number[f] for f in features[j]), dtype=np.int64) for j in candidates]
+    sizes = np.fromiter((len(array) for array in arrays), dtype=np.int64, count=len(arrays))
+    flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+    totals = _segment_sums(weights[flat], starts, sizes)
+    index = np.asarray(candidates, dtype=np.int64)
     out = []
     for i in which:
-        best, best_score = i, -1.0
-        for j, other in enumerate(arrays):
-            if j == i:
-                continue
-            shared = weights[np.intersect1d(arrays[i], other, assume_unique=True)].sum()
-            score = jaccard_of_totals(float(shared), totals[i], totals[j])
-            if score > best_score:
-                best, best_score = j, score
-        out.append(best)
+        own = np.zeros(len(number), dtype=np.float64)
+        mine = np.fromiter((number[f] for f in features[i]), dtype=np.int64)
+        own[mine] = weights[mine]
+        shared = _segment_sums(own[flat], starts, sizes)
+        total = float(own.sum())
+        union = total + totals - shared
+        scores = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
+        np.minimum(scores, 1.0, out=scores)
+        scores[index == i] = -1.0
+        if len(scores) == 0 or scores.max() < 0.0:
+            out.append(i)
+            continue
+        out.append(int(index[int(np.argmax(scores))]))
+    return out
+
+
+def _candidates(count: int, always: int, limit: int) -> list[int]:
+    """The pages compared: all of them up to ``limit``, else the first ``always`` and an
+    even stride over the rest."""
+    if count <= limit:
+        return list(range(count))
+    rest = range(always, count)
+    step = max(1, len(rest) // max(1, limit - always))
+    return list(range(always)) + list(rest[::step])
+
+
+def _segment_sums(values: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The sum of each segment of ``values``, each summed on its own (empty ones 0)."""
+    out = np.zeros(len(sizes), dtype=np.float64)
+    filled = sizes > 0
+    if filled.any():
+        out[filled] = np.add.reduceat(values, starts[filled])
     return out
 
 

@@ -850,7 +850,7 @@ class SiteAwareClassifier:
         with self._lock:
             model = self._site(site).model
             pages = [page for _, page in examples] + features
-            nearest = dict(zip(left, nearest_pages(pages, model, left)))
+            nearest = dict(zip(left, nearest_pages(pages, model, left, always=offset)))
         named = fill_from_neighbours(labels, nearest, frozenset(self._given))[offset:]
         return [
             verdict if label is None or verdict.label is not None else replace(verdict, label=label)

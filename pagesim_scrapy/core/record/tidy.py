@@ -39,6 +39,9 @@ _CODE = re.compile(
     r"\b(?:window|document)\.\w+|\{\s*[a-z-]+\s*:\s*[^;{}]{1,80};"
 )
 _COUNTER = re.compile(r"^\d+\s*(?:of|/|von|de|sur|из|z)\s*\d+$", re.I)
+#: a section heading with its entry count ("Customer reviews (7)", "Comments (0)"): the
+#: words are the site's template, the count is the length of the list it heads
+_COUNTED_HEADING = re.compile(r"^[^\W\d_][^\d()\n]{1,38}\(\s*\d+\s*\)$")
 #: a price-like value: a number with at most a currency sign or code on either side
 _PRICE_LIKE = re.compile(
     r"^(?:[^\w\s]{1,3}|[A-Za-z]{3})?\s?\d[\d.,\s\u00a0]*(?:[^\w\s]{1,3}|[A-Za-z]{3})?$"
@@ -67,6 +70,9 @@ _LAYOUT_WORDS = {
     "sr", "spacing", "clearfix", "wrapper", "container", "inner", "outer", "flex", "grid",
     "col", "row", "gap",
 }  # fmt: skip
+#: element names a wrapper appends to a class-derived name (``rating_summary_a``): at the
+#: end of a name of three or more words they name the tag, not the value
+_TAG_WORDS = {"a", "p", "b", "i", "em", "strong", "small", "h1", "h2", "h3", "h4", "h5", "h6"}
 #: names that, left alone, say no more than a layout word (``list_li`` → ``list``)
 _BARE_NAMES = ("list", "item", "items", "field", "text", "link", "block", "box")
 _SCHEMES = {"http", "https", "ftp", "mailto", "www", "tel", "javascript"}
@@ -142,6 +148,10 @@ def _name_words(name: str) -> list[str]:
     return [w for w in name.lower().split("_") if w]
 
 
+def _ends_in_tag(words: list[str]) -> bool:
+    return len(words) >= 3 and words[-1] in _TAG_WORDS
+
+
 def _is_control_name(name: str) -> bool:
     lowered = name.lower()
     if any(mark in lowered for mark in SCREEN_READER_NAMES):
@@ -154,6 +164,8 @@ def _is_chrome_text(text: str, page_url: str | None) -> bool:
     if not stripped or stripped == "#":
         return True
     if _COUNTER.match(stripped) or _CHROME_TEXT.match(stripped):
+        return True
+    if _COUNTED_HEADING.match(stripped):
         return True
     if _CHROME_URL.search(text.strip()):
         return True
@@ -173,7 +185,8 @@ def _same_page(value: str, page_url: str) -> bool:
 
 def is_chrome(name: str, value: Any, page_url: str | None = None) -> bool:
     """Whether a field is the site's chrome, not the page's data: empty, a screen-reader
-    copy, a share/login/skip control, a link to the page itself, an "N of M" counter, a lone
+    copy, a share/login/skip control, a link to the page itself, an "N of M" counter, a
+    section heading with its entry count ("Customer reviews (7)"), a lone
     number named by a function word (the "13" of "1 of 13"), script or style text, raw
     markup. A group list is chrome when every group is."""
     if _is_control_name(name):
@@ -193,7 +206,8 @@ def is_chrome(name: str, value: Any, page_url: str | None = None) -> bool:
 def is_layout_name(name: str) -> bool:
     """A name that says nothing about the value: a URL scheme (``https``), a value's text
     (``f_0_0mg``: names that began with a digit), a CSS layout class (``list_li``,
-    ``spacing_style_4``, ``visually_hidden``) or a function word (``of``)."""
+    ``spacing_style_4``, ``visually_hidden``), a class with its tag (``rating_summary_a``)
+    or a function word (``of``)."""
     words = _name_words(name)
     if not words:
         return True
@@ -201,7 +215,7 @@ def is_layout_name(name: str) -> bool:
         return True
     if words[0] == "f" and len(words) > 1 and words[1][:1].isdigit():
         return True
-    return any(w in _LAYOUT_WORDS for w in words)
+    return _ends_in_tag(words) or any(w in _LAYOUT_WORDS for w in words)
 
 
 def readable_name(name: str) -> str | None:
@@ -212,7 +226,7 @@ def readable_name(name: str) -> str | None:
         return None
     if words[0] == "f" and len(words) > 1 and words[1][:1].isdigit():
         return None
-    kept = [w for w in words if w not in _LAYOUT_WORDS]
+    kept = [w for w in (words[:-1] if _ends_in_tag(words) else words) if w not in _LAYOUT_WORDS]
     while kept and kept[-1].isdigit():
         kept.pop()
     kept = [w for w in kept if w not in _FUNCTION_WORDS or len(kept) > 1]

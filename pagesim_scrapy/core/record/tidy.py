@@ -24,6 +24,7 @@ __all__ = [
     "member_keys",
     "merge_numbered_regions",
     "readable_name",
+    "shape_chrome_patterns",
     "text_of",
     "value_keys",
     "value_names",
@@ -157,6 +158,21 @@ def _is_control_name(name: str) -> bool:
     if any(mark in lowered for mark in SCREEN_READER_NAMES):
         return True
     return any(w in _CONTROL_WORDS for w in _name_words(name))
+
+
+def shape_chrome_patterns() -> tuple[str, str]:
+    """The chrome tests that need nothing but the value, as two regular expressions: one
+    matched at the start of the folded text (counters, counted headings, share/login
+    words), one searched in the text as it is (share URLs, markup, code). An exported page
+    object compiles them to leave out what the record leaves out."""
+    folded = "|".join(map(_scoped, (_COUNTER, _COUNTED_HEADING, _CHROME_TEXT)))
+    raw = "|".join(map(_scoped, (_CHROME_URL, _MARKUP, _CODE)))
+    return folded, raw
+
+
+def _scoped(pattern: re.Pattern[str]) -> str:
+    """A pattern as a group that keeps its own case rule inside an alternation."""
+    return f"(?{'i' if pattern.flags & re.I else ''}:{pattern.pattern})"
 
 
 def _is_chrome_text(text: str, page_url: str | None) -> bool:

@@ -71,9 +71,6 @@ _LAYOUT_WORDS = {
     "sr", "spacing", "clearfix", "wrapper", "container", "inner", "outer", "flex", "grid",
     "col", "row", "gap",
 }  # fmt: skip
-#: element names a wrapper appends to a class-derived name (``rating_summary_a``): at the
-#: end of a name of three or more words they name the tag, not the value
-_TAG_WORDS = {"a", "p", "b", "i", "em", "strong", "small", "h1", "h2", "h3", "h4", "h5", "h6"}
 #: names that, left alone, say no more than a layout word (``list_li`` → ``list``)
 _BARE_NAMES = ("list", "item", "items", "field", "text", "link", "block", "box")
 _SCHEMES = {"http", "https", "ftp", "mailto", "www", "tel", "javascript"}
@@ -149,10 +146,6 @@ def _name_words(name: str) -> list[str]:
     return [w for w in name.lower().split("_") if w]
 
 
-def _ends_in_tag(words: list[str]) -> bool:
-    return len(words) >= 3 and words[-1] in _TAG_WORDS
-
-
 def _is_control_name(name: str) -> bool:
     lowered = name.lower()
     if any(mark in lowered for mark in SCREEN_READER_NAMES):
@@ -222,8 +215,7 @@ def is_chrome(name: str, value: Any, page_url: str | None = None) -> bool:
 def is_layout_name(name: str) -> bool:
     """A name that says nothing about the value: a URL scheme (``https``), a value's text
     (``f_0_0mg``: names that began with a digit), a CSS layout class (``list_li``,
-    ``spacing_style_4``, ``visually_hidden``), a class with its tag (``rating_summary_a``)
-    or a function word (``of``)."""
+    ``spacing_style_4``, ``visually_hidden``) or a function word (``of``)."""
     words = _name_words(name)
     if not words:
         return True
@@ -231,7 +223,7 @@ def is_layout_name(name: str) -> bool:
         return True
     if words[0] == "f" and len(words) > 1 and words[1][:1].isdigit():
         return True
-    return _ends_in_tag(words) or any(w in _LAYOUT_WORDS for w in words)
+    return any(w in _LAYOUT_WORDS for w in words)
 
 
 def readable_name(name: str) -> str | None:
@@ -242,7 +234,7 @@ def readable_name(name: str) -> str | None:
         return None
     if words[0] == "f" and len(words) > 1 and words[1][:1].isdigit():
         return None
-    kept = [w for w in (words[:-1] if _ends_in_tag(words) else words) if w not in _LAYOUT_WORDS]
+    kept = [w for w in words if w not in _LAYOUT_WORDS]
     while kept and kept[-1].isdigit():
         kept.pop()
     kept = [w for w in kept if w not in _FUNCTION_WORDS or len(kept) > 1]

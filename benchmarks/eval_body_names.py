@@ -15,8 +15,16 @@ unstripped page's own core record (its structured data). Per attribute:
 * ``got``: of those, pages whose filled record has the attribute from the body, the same value;
 * ``wrong``: pages whose filled record has a body value for it that is not the true one.
 
-Run: ``python benchmarks/eval_body_names.py [--held N] [--train N] [--min-pages N] [--site S]``.
-Deterministic.
+Below ``min_pages`` a name is trusted from fewer pages when its agreement was specific
+(:class:`~pagesim_scrapy.core.record.naming.NamingOptions` ``min_specific_chars``,
+``max_specific_elements``). ``--loso`` chooses those two constants leave-one-site-out over
+the recipe sites and the other sites with figures: for each site, the candidate with the
+most right values less twice the wrong ones on the *other* sites is applied to it (a wrong
+value costs a user more than a missing one: it has to be found and removed), and the
+held-out figures are pooled.
+
+Run: ``python benchmarks/eval_body_names.py [--held N] [--train N] [--min-pages N] [--site S]
+[--loso]``. Deterministic.
 """
 
 from __future__ import annotations
@@ -108,19 +116,17 @@ def prepared(pages: list[Page]) -> list[tuple[CoreRecord, dict[str, str]]]:
     return out
 
 
+Read = tuple[CoreRecord, dict[str, str]]
+
+
 def judge_page(
-    truth: CoreRecord,
-    url: str,
-    html: bytes,
-    others: list[tuple[CoreRecord, dict[str, str]]],
-    options: NamingOptions,
+    truth: CoreRecord, bare: Read, others: list[Read], options: NamingOptions
 ) -> Counter[str]:
     naming = BodyNaming(options)
     for core, body in others:
         naming.observe(core, body)
-    bare, root = read_page(stripped(html), url)
-    body = body_fields(root, url)
-    filled = naming.fill(bare, body)
+    filled = naming.fill(*bare)
+    body = bare[1]
     figures: Counter[str] = Counter()
     for spec in FIELDS.get(truth.page_type, ()):
         kind = value_kind(spec.name, spec.kind)
@@ -145,14 +151,28 @@ def _shown(kind: str, truth: Any, body: dict[str, str]) -> bool:
     return False
 
 
-def judge_site(pages: list[Page], held: int, train: int, options: NamingOptions) -> Counter[str]:
+Site = tuple[list[Read], list[Read]]
+
+
+def read_site(pages: list[Page], held: int, train: int) -> Site:
+    """The pages read with their metadata (the first ``held + train``), and the held-out
+    ones read again without it (parsed once, judged with any options)."""
     ready = prepared(pages[: held + train])
+    bare = []
+    for url, html in pages[:held]:
+        core, root = read_page(stripped(html), url)
+        bare.append((core, body_fields(root, url)))
+    return ready, bare
+
+
+def judge_site(site: Site, train: int, options: NamingOptions) -> Counter[str]:
+    ready, bare = site
     figures: Counter[str] = Counter()
-    for i, (url, html) in enumerate(pages[:held]):
+    for i, held in enumerate(bare):
         truth = ready[i][0]
         if not truth.fields:
             continue
-        figures += judge_page(truth, url, html, (ready[i + 1 :] + ready[:i])[:train], options)
+        figures += judge_page(truth, held, (ready[i + 1 :] + ready[:i])[:train], options)
     return figures
 
 
@@ -176,6 +196,57 @@ def sites(only: str | None) -> list[tuple[str, list[Page]]]:
     return [(name, pages) for name, pages in out if only is None or only in name]
 
 
+#: candidates of (min_specific_chars, max_specific_elements) tried by ``--loso``
+LOSO_GRID = [(chars, elements) for chars in (6, 8, 12, 20) for elements in (1, 2, 3)]
+LOSO_GRID += [(4, 3), (4, 5), (6, 5), (8, 5)]
+#: a wrong value counts this many missing ones when ``--loso`` compares candidates
+WRONG_COST = 2
+
+
+def _score(figures: Counter[str]) -> int:
+    got = sum(v for k, v in figures.items() if k.endswith("/got"))
+    wrong = sum(v for k, v in figures.items() if k.endswith("/wrong"))
+    return got - WRONG_COST * wrong
+
+
+def loso(named: list[tuple[str, Site]], args: argparse.Namespace) -> Counter[str]:
+    """Held-out figures, each site judged with the candidate best on the other sites."""
+    per: dict[tuple[int, int], dict[str, Counter[str]]] = {}
+    for chars, elements in LOSO_GRID:
+        options = NamingOptions(
+            min_pages=args.min_pages, min_specific_chars=chars, max_specific_elements=elements
+        )
+        per[chars, elements] = {name: judge_site(site, args.train, options) for name, site in named}
+    held: Counter[str] = Counter()
+    chosen: Counter[tuple[int, int]] = Counter()
+    for name, _ in named:
+        best = max(
+            LOSO_GRID,
+            key=lambda c: _score(sum((f for n, f in per[c].items() if n != name), Counter())),
+        )
+        chosen[best] += 1
+        held += per[best][name]
+    for candidate in LOSO_GRID:
+        pooled = sum(per[candidate].values(), Counter())
+        print(line(f"all sites with {candidate}", pooled))
+    print("chosen (min_specific_chars, max_specific_elements):", dict(chosen))
+    return held
+
+
+def _with_figures(name: str) -> bool:
+    """The recipe sites and the other sites whose pages have metadata the body shows."""
+    return name.startswith("recipes/") or name in LOSO_OTHERS
+
+
+#: the sites besides the recipes with body-shown metadata values (the others have none)
+LOSO_OTHERS = (
+    "demo_shop",
+    "android_stackexchange/question",
+    "cc_opensource_blog/blog_entry",
+    "flink_site/blog_post",
+)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--held", type=int, default=10, help="pages held out per site")
@@ -183,14 +254,23 @@ def main() -> int:
     parser.add_argument("--train", type=int, default=10, help="pages learned from per page")
     parser.add_argument("--min-pages", type=int, default=NamingOptions().min_pages)
     parser.add_argument("-v", "--verbose", action="store_true", help="print every recipe site")
+    parser.add_argument("--loso", action="store_true", help="choose the constants held out")
     args = parser.parse_args()
     options = NamingOptions(min_pages=args.min_pages)
     logging.disable(logging.WARNING)
     warnings.simplefilter("ignore")  # dateutil on time zone names it does not know
+    if args.loso:
+        named = [
+            (n, read_site(p, args.held, args.train))
+            for n, p in sites(args.site)
+            if _with_figures(n)
+        ]
+        print(line("held out (pooled)", loso(named, args)))
+        return 0
     pooled: Counter[str] = Counter()
     recipes: Counter[str] = Counter()
     for name, pages in sites(args.site):
-        figures = judge_site(pages, args.held, args.train, options)
+        figures = judge_site(read_site(pages, args.held, args.train), args.train, options)
         pooled += figures
         if name.startswith("recipes/"):
             recipes += figures

@@ -62,11 +62,20 @@ def test_a_page_without_metadata_gets_its_product_fields_from_the_body():
 def test_names_need_agreement_on_enough_pages():
     pages = _products(2)
     one = _learned(pages[:1])
-    assert one.names() == {}  # one page could agree by chance
-    assert _learned(pages).names()
+    # one page could agree by chance: only a specific value (a long text, one element
+    # showing it) is trusted from it, never a number such as the price
+    assert set(one.names()) <= {"name", "description", "brand"}
+    assert "price" in _learned(pages).names()
+    strict = BodyNaming(NamingOptions(min_specific_chars=10_000))
+    url, html = pages[0]
+    core, root = read_page(html, url)
+    strict.observe(core, body_fields(root, url))
+    assert strict.names() == {}
     assert BodyNaming(NamingOptions(min_pages=1)).names() == {}
     with pytest.raises(ValueError):
         NamingOptions(min_share=0)
+    with pytest.raises(ValueError):
+        NamingOptions(min_specific_chars=0)
 
 
 def test_a_page_with_its_metadata_keeps_it():

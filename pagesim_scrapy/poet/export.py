@@ -88,7 +88,9 @@ def class_name(label: str | None) -> str:
 def _reserved() -> frozenset[str]:
     from web_poet import WebPage
 
-    return frozenset(dir(WebPage)) | {"to_item", "response", "page_params"}
+    # the module's own names too: a field named ``field`` would shadow the decorator of
+    # the fields after it in the class body
+    return frozenset(dir(WebPage)) | {"to_item", "response", "page_params", "field", "re"}
 
 
 def attribute_name(name: str, taken: set[str]) -> str:

@@ -19,15 +19,35 @@ from urllib.parse import urljoin
 from lxml import etree
 
 from pagesim_scrapy.core.induce.dom import URL_ATTRS
+from pagesim_scrapy.core.record import tidy
 
 __all__ = ["RUNTIME_SOURCE", "Selector", "candidates", "page_index", "read_value"]
 
 #: The reader of the exported module, exec'd here too so that validation runs the same code.
-RUNTIME_SOURCE = '''
+#: ``_kept`` leaves out what the record leaves out by the value's shape alone (the patterns
+#: are the record's own, :mod:`pagesim_scrapy.core.record.tidy`), so a page object does not
+#: return a counter, a section heading with its count, a share link or script text on a
+#: page where pagesim's record has no such field.
+_RUNTIME_TEMPLATE = '''
+import re
+
+_FOLDED_CHROME = re.compile(FOLDED_PATTERN)
+_RAW_CHROME = re.compile(RAW_PATTERN)
+
+
+def _kept(text):
+    """The text, or None when pagesim's record leaves such a value out as chrome."""
+    folded = text.casefold()
+    if folded == "#" or _FOLDED_CHROME.match(folded) or _RAW_CHROME.search(text):
+        return None
+    return text
+
+
 def _clean(raw):
-    """Whitespace collapsed, None when blank (as pagesim cleans the values it extracts)."""
+    """Whitespace collapsed, None when blank or chrome (as pagesim cleans the values it
+    extracts)."""
     text = " ".join(raw.split()) if raw else ""
-    return text or None
+    return _kept(text) if text else None
 
 
 def _read(page, query, how):
@@ -47,6 +67,10 @@ def _read(page, query, how):
         return _clean(str(page.urljoin(value)))
     return value
 '''
+_FOLDED, _RAW = tidy.shape_chrome_patterns()
+RUNTIME_SOURCE = _RUNTIME_TEMPLATE.replace("FOLDED_PATTERN", repr(_FOLDED)).replace(
+    "RAW_PATTERN", repr(_RAW)
+)
 
 _RUNTIME: dict[str, Any] = {}
 exec(compile(RUNTIME_SOURCE, "<pagesim export runtime>", "exec"), _RUNTIME)

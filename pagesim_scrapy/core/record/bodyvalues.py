@@ -42,6 +42,7 @@ MIN_PREFIX = 40
 _LABEL = re.compile(r"^(?:by|written by|posted by|[^:\n]{1,24}:)\s+", re.I)
 _TRUNCATED = re.compile(r"(?:\.\.\.|…|\s)+$")
 _SPACE = re.compile(r"\s+")
+_FIRST = re.compile(r"\S")
 _QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
 _NOT_SIGN = re.compile(r"[\d\s.,'\u00a0\u202f-]+")
 
@@ -109,7 +110,15 @@ def _norm(value: Any) -> str:
     return _SPACE.sub(" ", str(value)).strip().casefold().translate(_QUOTES)
 
 
+def _first(value: Any) -> str:
+    """The first visible character of a value, folded as :func:`_norm` folds it."""
+    match = _FIRST.search(str(value))
+    return _norm(match.group()) if match else ""
+
+
 def _same_text(a: Any, b: Any) -> bool:
+    if _first(a)[:1] != _first(b)[:1]:
+        return False  # equal or one the other's prefix: they begin alike (cheap to rule out)
     left, right = _norm(a), _norm(b)
     if left == right:
         return bool(left)

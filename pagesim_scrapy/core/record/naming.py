@@ -5,7 +5,8 @@ on the pages that have both, the body field whose value agrees with the metadata
 is the site's price slot. One :class:`BodyNaming` per (site, page type) is fed each page's
 core record and body fields (:func:`.bodyfields.body_fields`, plus any induced field or
 labelled row under a key of its own); it learns, per standard name, the body field that
-agrees on most of the pages where the metadata has the value, and fills a page's core record
+agrees on most of the pages where the metadata has the value (below ``min_pages`` pages, on
+every page and specifically: a long text few elements show), and fills a page's core record
 from that field where the metadata lacks the value, or where the metadata says otherwise
 than a field that agreed on every page so far (stale metadata). Filled values have the
 source ``body``.
@@ -41,16 +42,28 @@ class NamingOptions:
         stale_pages: a field that agreed on every one of at least this many pages
             overrides the metadata of a page where the two differ.
         max_pages: pages learned from at most; later pages are only filled (cheaper).
+        min_specific_chars: below ``min_pages``, a field is trusted when it agreed on every
+            page seen and each agreement was specific: the value a text at least this long
+            and mostly letters (a name, not a number many fields could show), or a URL. A
+            site with two pages then learns from one.
+        max_specific_elements: ... and at most this many elements of the page showed it (a
+            title shown in a heading and a breadcrumb is still specific; a value every card
+            shows is not). Both chosen leave-one-site-out (``eval_body_names.py --loso``).
     """
 
     min_pages: int = 2
     min_share: float = 0.8
     stale_pages: int = 5
     max_pages: int = 50
+    min_specific_chars: int = 4
+    max_specific_elements: int = 3
 
     def __post_init__(self) -> None:
-        if self.min_pages < 1 or self.stale_pages < 1 or self.max_pages < 1:
-            raise ValueError("min_pages, stale_pages and max_pages must be positive")
+        counts = (self.min_pages, self.stale_pages, self.max_pages)
+        if min(*counts, self.min_specific_chars, self.max_specific_elements) < 1:
+            raise ValueError(
+                "page counts, min_specific_chars and max_specific_elements must be positive"
+            )
         if not 0.0 < self.min_share <= 1.0:
             raise ValueError("min_share must be in (0, 1]")
 
@@ -77,6 +90,25 @@ def _readable(body: Mapping[str, Any], kind: str) -> dict[str, Any]:
     return out
 
 
+#: Kinds whose value can name one element of a page (numbers, dates, prices and stock
+#: states recur in many places of a page, so one page's agreement says little).
+_SPECIFIC_KINDS = frozenset({"text", "name", "authors", "id", "gtin", "urls"})
+
+
+def _specific(kind: str, value: Any, keys: list[str], options: NamingOptions) -> bool:
+    """Few elements of the page agree (an element's keys in the three styles count once),
+    and the value is one only a named slot would show: a long text that is not a number,
+    or a URL."""
+    elements = [key for key in keys if key[:1] not in (LOCAL, COARSE)]
+    if not 1 <= len(elements) <= options.max_specific_elements or kind not in _SPECIFIC_KINDS:
+        return False
+    if kind == "urls":
+        return True
+    text = " ".join(value) if isinstance(value, list) else str(value)
+    letters = sum(ch.isalpha() for ch in text)
+    return len(text.strip()) >= options.min_specific_chars and letters * 2 > len(text)
+
+
 #: key marks, the key that holds on most pages of a site first
 _BREADTH = {LOCAL: 0, COARSE: 1}
 
@@ -92,11 +124,14 @@ class _TypeCounts:
     """Agreement counts of one page type: pages with each metadata value, and pages on
     which each body key agreed with it."""
 
-    def __init__(self, page_type: str) -> None:
+    def __init__(self, page_type: str, options: NamingOptions) -> None:
         self.kinds = _kinds(page_type)
+        self.options = options
         self.pages = 0
         self.seen: Counter[str] = Counter()
         self.agreed: Counter[tuple[str, str]] = Counter()
+        #: pages on which the key agreed specifically (:func:`_specific`)
+        self.specific: Counter[tuple[str, str]] = Counter()
 
     def count(self, core: CoreRecord, body: Mapping[str, Any]) -> None:
         self.pages += 1
@@ -105,20 +140,25 @@ class _TypeCounts:
             if have is None or have.source == BODY:
                 continue
             self.seen[name] += 1
-            for key, value in _readable(body, kind).items():
-                if same(kind, have.value, value):
-                    self.agreed[name, key] += 1
+            readable = _readable(body, kind).items()
+            keys = [key for key, value in readable if same(kind, have.value, value)]
+            specific = _specific(kind, have.value, keys, self.options)
+            for key in keys:
+                self.agreed[name, key] += 1
+                self.specific[name, key] += specific
 
     def names(self, options: NamingOptions) -> dict[str, str]:
         best: dict[str, str] = {}
         for (name, key), count in sorted(self.agreed.items(), key=_rank):
-            if name not in best and self._trusted(name, count, options):
+            if name not in best and self._trusted(name, key, count, options):
                 best[name] = key
         return dict(sorted(best.items()))
 
-    def _trusted(self, name: str, count: int, options: NamingOptions) -> bool:
+    def _trusted(self, name: str, key: str, count: int, options: NamingOptions) -> bool:
         seen = self.seen[name]
-        return seen >= options.min_pages and count >= options.min_share * seen
+        if seen < options.min_pages:
+            return count == seen and self.specific[name, key] == seen
+        return count >= options.min_share * seen
 
     def overrides(self, name: str, key: str, options: NamingOptions) -> bool:
         seen = self.seen[name]
@@ -148,7 +188,7 @@ class BodyNaming:
             self.pages += 1
             counts = self._types.get(core.page_type)
             if counts is None:
-                counts = self._types[core.page_type] = _TypeCounts(core.page_type)
+                counts = self._types[core.page_type] = _TypeCounts(core.page_type, self.options)
             counts.count(core, body)
 
     def page_type(self) -> str | None:

@@ -24,6 +24,7 @@ __all__ = [
     "member_keys",
     "merge_numbered_regions",
     "readable_name",
+    "shape_chrome_patterns",
     "text_of",
     "value_keys",
     "value_names",
@@ -39,6 +40,9 @@ _CODE = re.compile(
     r"\b(?:window|document)\.\w+|\{\s*[a-z-]+\s*:\s*[^;{}]{1,80};"
 )
 _COUNTER = re.compile(r"^\d+\s*(?:of|/|von|de|sur|из|z)\s*\d+$", re.I)
+#: a section heading with its entry count ("Customer reviews (7)", "Comments (0)"): the
+#: words are the site's template, the count is the length of the list it heads
+_COUNTED_HEADING = re.compile(r"^[^\W\d_][^\d()\n]{1,38}\(\s*\d+\s*\)$")
 #: a price-like value: a number with at most a currency sign or code on either side
 _PRICE_LIKE = re.compile(
     r"^(?:[^\w\s]{1,3}|[A-Za-z]{3})?\s?\d[\d.,\s\u00a0]*(?:[^\w\s]{1,3}|[A-Za-z]{3})?$"
@@ -149,11 +153,28 @@ def _is_control_name(name: str) -> bool:
     return any(w in _CONTROL_WORDS for w in _name_words(name))
 
 
+def shape_chrome_patterns() -> tuple[str, str]:
+    """The chrome tests that need nothing but the value, as two regular expressions: one
+    matched at the start of the folded text (counters, counted headings, share/login
+    words), one searched in the text as it is (share URLs, markup, code). An exported page
+    object compiles them to leave out what the record leaves out."""
+    folded = "|".join(map(_scoped, (_COUNTER, _COUNTED_HEADING, _CHROME_TEXT)))
+    raw = "|".join(map(_scoped, (_CHROME_URL, _MARKUP, _CODE)))
+    return folded, raw
+
+
+def _scoped(pattern: re.Pattern[str]) -> str:
+    """A pattern as a group that keeps its own case rule inside an alternation."""
+    return f"(?{'i' if pattern.flags & re.I else ''}:{pattern.pattern})"
+
+
 def _is_chrome_text(text: str, page_url: str | None) -> bool:
     stripped = _norm(text)
     if not stripped or stripped == "#":
         return True
     if _COUNTER.match(stripped) or _CHROME_TEXT.match(stripped):
+        return True
+    if _COUNTED_HEADING.match(stripped):
         return True
     if _CHROME_URL.search(text.strip()):
         return True
@@ -173,7 +194,8 @@ def _same_page(value: str, page_url: str) -> bool:
 
 def is_chrome(name: str, value: Any, page_url: str | None = None) -> bool:
     """Whether a field is the site's chrome, not the page's data: empty, a screen-reader
-    copy, a share/login/skip control, a link to the page itself, an "N of M" counter, a lone
+    copy, a share/login/skip control, a link to the page itself, an "N of M" counter, a
+    section heading with its entry count ("Customer reviews (7)"), a lone
     number named by a function word (the "13" of "1 of 13"), script or style text, raw
     markup. A group list is chrome when every group is."""
     if _is_control_name(name):

@@ -25,7 +25,7 @@ from .normalise import (
 )
 from .posts import _DATE_TEXT
 
-__all__ = ["DATE_FIELDS", "read_as", "same", "value_kind"]
+__all__ = ["DATE_FIELDS", "prepared", "read_as", "same", "same_prepared", "value_kind"]
 
 #: Standard fields that hold a date (their spec kind is ``text``).
 DATE_FIELDS = frozenset({"date_published", "date_modified", "start_date", "end_date"})
@@ -42,7 +42,6 @@ MIN_PREFIX = 40
 _LABEL = re.compile(r"^(?:by|written by|posted by|[^:\n]{1,24}:)\s+", re.I)
 _TRUNCATED = re.compile(r"(?:\.\.\.|…|\s)+$")
 _SPACE = re.compile(r"\s+")
-_FIRST = re.compile(r"\S")
 _QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
 _NOT_SIGN = re.compile(r"[\d\s.,'\u00a0\u202f-]+")
 
@@ -110,53 +109,51 @@ def _norm(value: Any) -> str:
     return _SPACE.sub(" ", str(value)).strip().casefold().translate(_QUOTES)
 
 
-def _first(value: Any) -> str:
-    """The first visible character of a value, folded as :func:`_norm` folds it."""
-    match = _FIRST.search(str(value))
-    return _norm(match.group()) if match else ""
-
-
-def _same_text(a: Any, b: Any) -> bool:
-    if _first(a)[:1] != _first(b)[:1]:
-        return False  # equal or one the other's prefix: they begin alike (cheap to rule out)
-    left, right = _norm(a), _norm(b)
-    if left == right:
-        return bool(left)
-    short, long = sorted((_TRUNCATED.sub("", left), _TRUNCATED.sub("", right)), key=len)
+def _same_folded(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    """Two folded texts (each with its trailing ellipsis stripped) say the same: equal, or
+    one at least :data:`MIN_PREFIX` long that the other begins with."""
+    if a[0] == b[0]:
+        return True
+    short, long = sorted((a[1], b[1]), key=len)
     return len(short) >= MIN_PREFIX and long.startswith(short)
-
-
-def _same_price(a: Any, b: Any) -> bool:
-    try:
-        return Decimal(str(a)) == Decimal(str(b))
-    except InvalidOperation:
-        return False
 
 
 def _url_key(url: str) -> str:
     return url.split("?", 1)[0].split("#", 1)[0].split("://", 1)[-1].rstrip("/")
 
 
-def _same_urls(a: Any, b: Any) -> bool:
-    left = {_url_key(u) for u in (a if isinstance(a, list) else [a]) if isinstance(u, str)}
-    right = {_url_key(u) for u in (b if isinstance(b, list) else [b]) if isinstance(u, str)}
-    return bool(left & right)
+def prepared(kind: str, value: Any) -> Any:
+    """``value`` brought once to the form :func:`same_prepared` compares for ``kind`` (None
+    for a value that matches nothing), so a value met against many is read once."""
+    if value in (None, "", []):
+        return None
+    if kind == "price":
+        try:
+            number = Decimal(str(value))
+        except InvalidOperation:
+            return None
+        return None if number.is_snan() else number
+    if kind == "urls":
+        urls = value if isinstance(value, list) else [value]
+        return frozenset(_url_key(url) for url in urls if isinstance(url, str)) or None
+    if kind == "date":
+        return _date(str(value))
+    folded = _norm(value)
+    return (folded, _TRUNCATED.sub("", folded)) if folded else None
 
 
-def _same_date(a: Any, b: Any) -> bool:
-    left, right = _date(str(a)), _date(str(b))
-    return left is not None and left == right
+def same_prepared(kind: str, a: Any, b: Any) -> bool:
+    """:func:`same` on two values :func:`prepared` for ``kind``."""
+    if a is None or b is None:
+        return False
+    if kind == "urls":
+        return bool(a & b)
+    if kind in ("price", "date"):
+        return bool(a == b)
+    return _same_folded(a, b)
 
 
 def same(kind: str, a: Any, b: Any) -> bool:
     """Whether two core values of ``kind`` say the same (a price as a decimal, images by
     any shared URL, a date by its day, texts folded or one a truncation of the other)."""
-    if a in (None, "", []) or b in (None, "", []):
-        return False
-    if kind == "price":
-        return _same_price(a, b)
-    if kind == "urls":
-        return _same_urls(a, b)
-    if kind == "date":
-        return _same_date(a, b)
-    return _same_text(a, b)
+    return same_prepared(kind, prepared(kind, a), prepared(kind, b))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .bodyfields import COARSE, LOCAL
-from .bodyvalues import read_as, same, value_kind
+from .bodyvalues import prepared, read_as, same, same_prepared, value_kind
 from .fields import FIELDS
 from .model import CoreRecord, Value
 from .posts import BODY
@@ -78,15 +78,20 @@ def _kinds(page_type: str) -> dict[str, str]:
     return out
 
 
-def _readable(body: Mapping[str, Any], kind: str) -> dict[str, Any]:
-    """The body fields that read as a value of ``kind`` (image keys only as images)."""
-    out = {}
+def _readable(body: Mapping[str, Any], kind: str) -> list[tuple[str, Any]]:
+    """The body fields that read as a value of ``kind`` (image keys only as images), each
+    value :func:`~.bodyvalues.prepared` for comparing. A page's element shows its text under
+    several keys, so each distinct text is read once."""
+    read: dict[str, Any] = {}
+    out = []
     for key, raw in body.items():
         if not isinstance(raw, str) or key.endswith("@src") != (kind == "urls"):
             continue
-        value = read_as(kind, raw)
-        if value not in (None, "", []):
-            out[key] = value
+        if raw not in read:
+            value = read_as(kind, raw)
+            read[raw] = None if value in (None, "", []) else prepared(kind, value)
+        if read[raw] is not None:
+            out.append((key, read[raw]))
     return out
 
 
@@ -135,13 +140,16 @@ class _TypeCounts:
 
     def count(self, core: CoreRecord, body: Mapping[str, Any]) -> None:
         self.pages += 1
+        by_kind: dict[str, list[tuple[str, Any]]] = {}
         for name, kind in self.kinds.items():
             have = core.fields.get(name)
             if have is None or have.source == BODY:
                 continue
             self.seen[name] += 1
-            readable = _readable(body, kind).items()
-            keys = [key for key, value in readable if same(kind, have.value, value)]
+            if kind not in by_kind:  # the body read and folded once per kind, not per name
+                by_kind[kind] = _readable(body, kind)
+            mine = prepared(kind, have.value)
+            keys = [key for key, value in by_kind[kind] if same_prepared(kind, mine, value)]
             specific = _specific(kind, have.value, keys, self.options)
             for key in keys:
                 self.agreed[name, key] += 1

@@ -18,6 +18,7 @@ import threading
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .bodyfields import COARSE, LOCAL
@@ -78,6 +79,20 @@ def _kinds(page_type: str) -> dict[str, str]:
     return out
 
 
+#: Texts up to this long are read through a cache shared by the pages: a site's chrome
+#: (menus, footers, buttons) shows the same short texts on every page.
+_SHARED_TEXT = 200
+
+
+def _read(kind: str, raw: str) -> Any:
+    """``raw`` read as a value of ``kind`` and prepared for comparing (None: no value)."""
+    value = read_as(kind, raw)
+    return None if value in (None, "", []) else prepared(kind, value)
+
+
+_read_prepared = lru_cache(maxsize=8192)(_read)
+
+
 def _readable(body: Mapping[str, Any], kind: str) -> list[tuple[str, Any]]:
     """The body fields that read as a value of ``kind`` (image keys only as images), each
     value :func:`~.bodyvalues.prepared` for comparing. A page's element shows its text under
@@ -88,8 +103,7 @@ def _readable(body: Mapping[str, Any], kind: str) -> list[tuple[str, Any]]:
         if not isinstance(raw, str) or key.endswith("@src") != (kind == "urls"):
             continue
         if raw not in read:
-            value = read_as(kind, raw)
-            read[raw] = None if value in (None, "", []) else prepared(kind, value)
+            read[raw] = _read_prepared(kind, raw) if len(raw) <= _SHARED_TEXT else _read(kind, raw)
         if read[raw] is not None:
             out.append((key, read[raw]))
     return out

@@ -154,3 +154,27 @@ def test_template_pairs_are_the_intersections_sums() -> None:
     }
     assert any(expected.values())
     assert classifier._template_pairs(state) == expected
+
+
+def test_young_sites_reuse_the_anchors_sums_and_core_bits_exactly() -> None:
+    """The templates' totals the scores take from the anchors' sums, and each core's share
+    told from its flags' bits, are the ones summed and counted afresh, on every page."""
+    from pagesim_scrapy.core.keptscores import kept_scores
+
+    rng = random.Random(17)
+    templates = {kind: [_page(rng, kind), _page(rng, kind)] for kind in "abc"}
+    classifier = SiteAwareClassifier(templates)
+    for number in range(120):
+        site_name = f"s{number % 4}"
+        classifier.classify(_page(rng, rng.choice("abcd")), site=site_name)
+        state = classifier._site(site_name)
+        model = state.model
+        assert state.totals_pages == model.pages  # young: summed on every page
+        for pages in state.template_totals.values():
+            expected = [model.total(page, state.totals_table) for page, _ in pages]
+            assert [total for _, total in pages] == expected
+        sample = list(classifier._sample(state))
+        cache = kept_scores(model, classifier.rescore_limits, classifier._shared_features)
+        for info in state.labels.values():
+            if info.core and sample:
+                assert info.core_share == cache.core_holders(info.core, sample) / len(sample)

@@ -150,6 +150,9 @@ class _Site:
     template_totals: dict[str, list[tuple[Features, float]]] = field(default_factory=dict)
     totals_table: list[float] | None = None  # the weight table the totals were computed with
     totals_pages: int = -1  # and the site's page count then (a refresh scores many pages)
+    # the templates' totals the anchors summed, with the (model, table, page count) they were
+    # summed under: the scores then take them instead of summing them again
+    anchor_totals: tuple[Any, list[float] | None, int, list[float]] = (None, None, -1, [])
     # share of the kept pages that are nearest a label and pass its own cut: how much of the
     # site the labels describe
     coverage: float = 0.0
@@ -419,8 +422,15 @@ class SiteAwareClassifier:
         if table is not state.totals_table or (
             model.pages < self.policy.early_pages and model.pages != state.totals_pages
         ):
+            summed_under, summed_table, summed_pages, summed = state.anchor_totals
+            if summed_under is model and summed_table is table and summed_pages == model.pages:
+                each = iter(summed)  # the anchors' sums of the same weights: the same floats
+            else:
+                each = (
+                    model.total(page, table) for pages in self._templates.values() for page in pages
+                )
             state.template_totals = {
-                label: [(page, model.total(page, table)) for page in pages]
+                label: [(page, next(each)) for page in pages]
                 for label, pages in self._templates.items()
             }
             state.totals_table = table
@@ -455,6 +465,7 @@ class SiteAwareClassifier:
         model = state.model
         members, df, table = self._template_members, model.df, model.table()
         sums = [shared_weights(page, flat, members, df, table) for page in flat]
+        state.anchor_totals = (model, table, model.pages, [total for total, _ in sums])
         return {
             (i, j): jaccard_of_totals(sums[i][1][j], sums[i][0], sums[j][0])
             for i, j in combinations(range(len(flat)), 2)
@@ -533,21 +544,34 @@ class SiteAwareClassifier:
         """The site's cached kept-page scores (see :mod:`~pagesim_scrapy.core.keptscores`)."""
         return kept_scores(state.model, self.rescore_limits, self._shared_features)
 
+    @cached_property
+    def _anchor_pairs(self) -> dict[str, tuple[list[tuple[int, int]], list[tuple[int, int]]]]:
+        """Per label, the template pairs its ``within`` and its ``cross`` read, in the pairs'
+        order (the templates are fixed; a young site re-estimates on every page)."""
+        owner = [label for label, pages in self._templates.items() for _ in pages]
+        every = list(combinations(range(len(owner)), 2))
+        return {
+            label: (
+                [(i, j) for i, j in every if owner[i] == owner[j] == label],
+                [
+                    (i, j)
+                    for i, j in every
+                    if owner[i] != owner[j] and label in (owner[i], owner[j])
+                ],
+            )
+            for label in self._templates
+        }
+
     def _set_anchors(self, state: _Site) -> None:
         """Every label's templates' likeness (``within``), their likeness to other labels'
         templates (``cross``) and the prior they give, under the site's weights; its scores
         are cleared for re-scoring."""
         pairs = self._template_pairs(state)
-        owner: list[str] = [label for label, pages in self._templates.items() for _ in pages]
-        for label in self._templates:
+        for label, (within_pairs, cross_pairs) in self._anchor_pairs.items():
             info = state.labels[label]
-            within = [v for (i, j), v in pairs.items() if owner[i] == owner[j] == label]
+            within = [pairs[pair] for pair in within_pairs]
             info.within = min(within) if within else None
-            cross = [
-                v
-                for (i, j), v in pairs.items()
-                if owner[i] != owner[j] and label in (owner[i], owner[j])
-            ]
+            cross = [pairs[pair] for pair in cross_pairs]
             info.cross = max(cross) if cross else None
             if info.cross is not None:
                 # the nearest label decides the type; the cut only turns away pages no closer
@@ -593,10 +617,11 @@ class SiteAwareClassifier:
                 continue
             # the shared features that weigh on the site, the loop in C (a young site
             # re-estimates on every page)
-            info.core = frozenset(
-                compress(shared, map(weighs, map(weight, map(count, shared, repeat(0)))))
-            )
-            holding = cache.core_holders(info.core, sample) if info.core else 0
+            weighing = list(map(weighs, map(weight, map(count, shared, repeat(0)))))
+            info.core = frozenset(compress(shared, weighing))
+            # the core's bits straight from the same flags (an int sum is the same in any order)
+            need = sum(compress(cache.bits_of(shared), weighing))
+            holding = cache.holders(need, sample) if info.core else 0
             info.core_share = holding / len(sample) if sample else 0.0
 
     def _due(self, state: _Site, pages: int) -> bool:

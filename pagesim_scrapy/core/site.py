@@ -439,6 +439,26 @@ def shared_weights(
     return _shared_weights_in_python(features, templates, df, table)
 
 
+def grouped_weights(
+    features: Features, members: dict[str, int], groups: int, df: dict[str, int], table: list[float]
+) -> list[float]:
+    """The summed weight of ``features`` in each of ``groups`` groups (at most 64;
+    ``members``: feature -> the bits of its groups), e.g. what each pair of templates
+    shares, in one pass over ``features``: the sums of :func:`shared_weights`."""
+    if _compiled_shared is not None:
+        sums: list[float] = _compiled_shared(features, members, df, table, groups)[1]
+        return sums
+    sums = [0.0] * groups
+    for feature in features:
+        weight = table[df.get(feature, 0)]
+        bits = members.get(feature, 0)
+        while bits:
+            low = bits & -bits
+            sums[low.bit_length() - 1] += weight
+            bits ^= low
+    return sums
+
+
 def weighted_jaccard(
     page: dict[str, float], page_total: float, other: Features, other_total: float
 ) -> float:

@@ -87,6 +87,7 @@ from pagesim_scrapy.core.site import (
     Features,
     SavedSite,
     SiteModel,
+    grouped_weights,
     jaccard_of_totals,
     shared_weights,
     structural_features,
@@ -458,18 +459,46 @@ class SiteAwareClassifier:
         }
 
     def _template_pairs(self, state: _Site) -> dict[tuple[int, int], float]:
-        """Site-weighted similarity of every two templates (all labels), each pair once: one
-        compiled pass over each template gives its total and what it shares with every other
-        (a sum of weights on the table's grid is exact in any order)."""
-        flat = [page for pages in self._templates.values() for page in pages]
+        """Site-weighted similarity of every two templates (all labels), each pair once: each
+        template's total and what every pair shares from compiled passes (a sum of weights on
+        the table's grid is exact in any order)."""
         model = state.model
-        members, df, table = self._template_members, model.df, model.table()
-        sums = [shared_weights(page, flat, members, df, table) for page in flat]
-        state.anchor_totals = (model, table, model.pages, [total for total, _ in sums])
+        df, table = model.df, model.table()
+        flat, union, pair_members, pairs = self._pair_layout
+        if pair_members is not None:
+            totals = shared_weights(union, flat, self._template_members, df, table)[1]
+            shared = grouped_weights(union, pair_members, len(pairs), df, table)
+        else:  # more pairs than one pass holds: a pass per template
+            sums = [shared_weights(page, flat, self._template_members, df, table) for page in flat]
+            totals = [total for total, _ in sums]
+            shared = [sums[i][1][j] for i, j in pairs]
+        state.anchor_totals = (model, table, model.pages, totals)
         return {
-            (i, j): jaccard_of_totals(sums[i][1][j], sums[i][0], sums[j][0])
-            for i, j in combinations(range(len(flat)), 2)
+            (i, j): jaccard_of_totals(both, totals[i], totals[j])
+            for (i, j), both in zip(pairs, shared)
         }
+
+    @cached_property
+    def _pair_layout(
+        self,
+    ) -> tuple[list[Features], Features, dict[str, int] | None, list[tuple[int, int]]]:
+        """The templates in one list, all their features, feature -> the bits of the template
+        pairs that both hold it (None past 64 pairs), and the pairs in their order."""
+        flat = [page for pages in self._templates.values() for page in pages]
+        pairs = list(combinations(range(len(flat)), 2))
+        if len(pairs) > 64:
+            return flat, frozenset(), None, pairs
+        union = frozenset().union(*flat)
+        members = self._template_members
+        pair_members = {
+            feature: sum(
+                1 << number
+                for number, (i, j) in enumerate(pairs)
+                if members[feature] >> i & members[feature] >> j & 1
+            )
+            for feature in union
+        }
+        return flat, union, pair_members, pairs
 
     @cached_property
     def _template_forms(self) -> tuple[Counter[Features], dict[int, int]]:
@@ -618,11 +647,31 @@ class SiteAwareClassifier:
             # the shared features that weigh on the site, the loop in C (a young site
             # re-estimates on every page)
             weighing = list(map(weighs, map(weight, map(count, shared, repeat(0)))))
-            info.core = frozenset(compress(shared, weighing))
-            # the core's bits straight from the same flags (an int sum is the same in any order)
-            need = sum(compress(cache.bits_of(shared), weighing))
+            info.core, need = self._core_of(label, shared, weighing, cache)
             holding = cache.holders(need, sample) if info.core else 0
             info.core_share = holding / len(sample) if sample else 0.0
+
+    def _core_of(
+        self, label: str, shared: Features, weighing: list[bool], cache: KeptScores
+    ) -> tuple[Features, int]:
+        """The core of ``label`` (its ``shared`` features flagged in ``weighing``) and its
+        bits in ``cache``. Most re-estimates find every shared feature weighing: that core
+        is made once (as every other is made, so the same set in the same order)."""
+        if all(weighing):
+            whole = self._whole_cores.get(label)
+            if whole is None or whole[2] is not cache.shared:  # bits are numbered by those
+                core = frozenset(compress(shared, weighing))
+                bits = sum(cache.bits_of(shared))
+                whole = self._whole_cores[label] = (core, bits, cache.shared)
+            return whole[0], whole[1]
+        # the core's bits straight from the same flags (an int sum is the same in any order)
+        return frozenset(compress(shared, weighing)), sum(compress(cache.bits_of(shared), weighing))
+
+    @cached_property
+    def _whole_cores(self) -> dict[str, tuple[Features, int, tuple[str, ...]]]:
+        """Per label, the core when all its shared features weigh, its bits, and the shared
+        features that number the bits."""
+        return {}
 
     def _due(self, state: _Site, pages: int) -> bool:
         """Whether a site of ``pages`` pages is due a re-estimate: on every page while it is

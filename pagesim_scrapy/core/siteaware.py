@@ -637,16 +637,22 @@ class SiteAwareClassifier:
         (``sample``: its kept pages, packed) holds it (see :func:`holds_the_core`)."""
         weight = state.model.table().__getitem__
         count = state.model.df.get
-        weighs = (0.0).__lt__
         cache = self._kept_scores(state)
+        # the shared features (all labels') that weigh nothing on the site, in one C loop
+        # (a young site re-estimates on every page): usually none
+        union = cache.shared
+        light = frozenset(
+            compress(union, map((0.0).__ge__, map(weight, map(count, union, repeat(0)))))
+        )
         for label, shared in self._label_shared.items():
             info = state.labels[label]
             if shared is None:
                 info.core, info.core_share = frozenset(), 0.0
                 continue
-            # the shared features that weigh on the site, the loop in C (a young site
-            # re-estimates on every page)
-            weighing = list(map(weighs, map(weight, map(count, shared, repeat(0)))))
+            if light.isdisjoint(shared):
+                weighing = [True] * len(shared)
+            else:
+                weighing = [feature not in light for feature in shared]
             info.core, need = self._core_of(label, shared, weighing, cache)
             holding = cache.holders(need, sample) if info.core else 0
             info.core_share = holding / len(sample) if sample else 0.0

@@ -347,6 +347,13 @@ def profile(pages: int, extra: list[str]) -> None:
     )
     for name, value in sorted(result.get("rescores", {}).items()):
         print(f"  kept pages {name:31s} {value:7d}")
+    ours = f"{os.sep}pagesim_scrapy{os.sep}"
+    own = [(ms, n, where) for where, (ms, n) in own_times(stats, pages).items()]
+    print("  pagesim's functions by own time (what to make cheaper next):")
+    files = {f"{Path(f).name}:{line}({name})": f for f, line, name in stats.stats}
+    for ms, calls, where in sorted(own, reverse=True)[:60]:
+        if ours in files.get(where, "") or "_walk" in where:
+            print(f"    {where:60s} {ms:7.3f} ms/page  ({calls} calls)")
 
 
 def own_times(stats: Any, pages: int) -> dict[str, tuple[float, int]]:

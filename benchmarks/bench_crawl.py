@@ -351,9 +351,9 @@ def profile(pages: int, extra: list[str]) -> None:
     own = [(ms, n, where) for where, (ms, n) in own_times(stats, pages).items()]
     print("  pagesim's functions by own time (what to make cheaper next):")
     files = {f"{Path(f).name}:{line}({name})": f for f, line, name in stats.stats}
-    for ms, calls, where in sorted(own, reverse=True)[:60]:
-        if ours in files.get(where, "") or "_walk" in where:
-            print(f"    {where:60s} {ms:7.3f} ms/page  ({calls} calls)")
+    mine = [row for row in own if ours in files.get(row[2], "") or "core._walk" in row[2]]
+    for ms, calls, where in sorted(mine, reverse=True)[:25]:
+        print(f"    {where:60s} {ms:7.3f} ms/page  ({calls} calls)")
 
 
 def own_times(stats: Any, pages: int) -> dict[str, tuple[float, int]]:

@@ -178,3 +178,17 @@ def test_young_sites_reuse_the_anchors_sums_and_core_bits_exactly() -> None:
         for info in state.labels.values():
             if info.core and sample:
                 assert info.core_share == cache.core_holders(info.core, sample) / len(sample)
+
+
+def test_compiled_jaccards_are_jaccard_of_totals() -> None:
+    from pagesim_scrapy.core.site import jaccard_of_totals, jaccards
+
+    rng = random.Random(19)
+    grid = [0.0, 1.0, 2.5, rng.random(), 1e-300]
+    for _ in range(3000):
+        n = rng.randrange(0, 12)
+        shared = [rng.choice([*grid, rng.random() * 50]) for _ in range(n)]
+        totals = [rng.choice([*grid, rng.random() * 50]) for _ in range(n)]
+        total = rng.choice([*grid, rng.random() * 50, -1.0])
+        expected = [jaccard_of_totals(s, total, t) for s, t in zip(shared, totals)]
+        assert jaccards(shared, total, totals) == expected

@@ -1104,7 +1104,49 @@ static PyObject *shared_weights(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* site.jaccard_of_totals of a page (its shared weight with each template and its total)
+   and each template's total, as a list: the same float operations in the same order.  Why
+   in C: a page is scored against every template on every decision, and a Python call per
+   template cost more than the compiled pass that summed the weights. */
+static PyObject *jaccards(PyObject *self, PyObject *args) {
+    PyObject *shared, *totals;
+    double total;
+    if (!PyArg_ParseTuple(args, "O!dO!:jaccards", &PyList_Type, &shared, &total, &PyList_Type, &totals))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(shared);
+    if (PyList_GET_SIZE(totals) != n) {
+        PyErr_SetString(PyExc_ValueError, "as many totals as shared weights");
+        return NULL;
+    }
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double both = PyFloat_AsDouble(PyList_GET_ITEM(shared, i));
+        double other = PyFloat_AsDouble(PyList_GET_ITEM(totals, i));
+        if ((both == -1.0 || other == -1.0) && PyErr_Occurred()) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        double value = 0.0;
+        if (both > 0.0) {
+            double union_ = total + other - both;
+            if (union_ > 0.0) {
+                double ratio = both / union_;
+                value = ratio < 1.0 ? ratio : 1.0; /* min(1.0, ratio) */
+            }
+        }
+        PyObject *item = PyFloat_FromDouble(value);
+        if (!item) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, item);
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"jaccards", jaccards, METH_VARARGS, "site.jaccard_of_totals against every template (site.py's jaccards)."},
     {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
     {"unpack_features", unpack_features, METH_O, "A packed page's features (site.py's _unpack)."},
     {"node_pairs", node_pairs, METH_VARARGS, "Parent -> child pairs of a walk's codes (summary.py's node_pairs)."},

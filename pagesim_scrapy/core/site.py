@@ -479,6 +479,18 @@ def jaccard_of_totals(shared: float, total_a: float, total_b: float) -> float:
     return min(1.0, shared / union) if union > 0.0 else 0.0
 
 
+_compiled_jaccards: Any = getattr(_walk_c, "jaccards", None)
+
+
+def jaccards(shared: list[float], total: float, totals: list[float]) -> list[float]:
+    """:func:`jaccard_of_totals` of a page (``total``, and ``shared`` with each template) and
+    each template (``totals``): compiled where the walk is built, the same floats."""
+    if _compiled_jaccards is not None and type(shared) is list and type(totals) is list:
+        values: list[float] = _compiled_jaccards(shared, total, totals)
+        return values
+    return [jaccard_of_totals(both, total, other) for both, other in zip(shared, totals)]
+
+
 def site_similarity(a: Features, b: Features, model: SiteModel, floor: int = 0) -> float:
     """The site-weighted similarity of two pages' features under ``model``."""
     weights = model.weights(a | b, floor)

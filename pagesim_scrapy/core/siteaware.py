@@ -89,6 +89,7 @@ from pagesim_scrapy.core.site import (
     SiteModel,
     grouped_weights,
     jaccard_of_totals,
+    jaccards,
     shared_weights,
     structural_features,
     template_members,
@@ -149,6 +150,7 @@ class _Site:
     refreshed_at: int = -1
     # per label: (features, weighted total) of each template under the current weights
     template_totals: dict[str, list[tuple[Features, float]]] = field(default_factory=dict)
+    flat_totals: list[float] = field(default_factory=list)  # the same, in one list
     totals_table: list[float] | None = None  # the weight table the totals were computed with
     totals_pages: int = -1  # and the site's page count then (a refresh scores many pages)
     # the templates' totals the anchors summed, with the (model, table, page count) they were
@@ -434,6 +436,7 @@ class SiteAwareClassifier:
                 label: [(page, next(each)) for page in pages]
                 for label, pages in self._templates.items()
             }
+            state.flat_totals = [t for pages in state.template_totals.values() for _, t in pages]
             state.totals_table = table
             state.totals_pages = model.pages
         return state.template_totals
@@ -441,15 +444,21 @@ class SiteAwareClassifier:
     def _per_template(self, features: Features, state: _Site) -> dict[str, list[float]]:
         """The page's similarity to each template of each label, under the site's weights."""
         model = state.model
-        totals = self._template_totals(state)  # every label's templates, in their order
-        flat = [page for pages in totals.values() for page, _ in pages]
+        self._template_totals(state)  # every label's templates, in their order
+        flat, spans = self._pair_layout[0], self._label_spans
         members = self._template_members
         total, shared = shared_weights(features, flat, members, model.df, model.table())
-        each = iter(shared)
-        return {
-            label: [jaccard_of_totals(next(each), total, t_total) for _, t_total in pages]
-            for label, pages in totals.items()
-        }
+        values = jaccards(shared, total, state.flat_totals)
+        return {label: values[start:end] for label, (start, end) in spans.items()}
+
+    @cached_property
+    def _label_spans(self) -> dict[str, tuple[int, int]]:
+        """Where each label's templates are in the templates' one list."""
+        spans, start = {}, 0
+        for label, pages in self._templates.items():
+            spans[label] = (start, start + len(pages))
+            start += len(pages)
+        return spans
 
     def _scores_of(self, features: Features, state: _Site) -> dict[str, float]:
         aggregate = max if self.aggregate == "max" else (lambda v: math.fsum(v) / len(v))

@@ -192,3 +192,14 @@ def test_compiled_jaccards_are_jaccard_of_totals() -> None:
         total = rng.choice([*grid, rng.random() * 50, -1.0])
         expected = [jaccard_of_totals(s, total, t) for s, t in zip(shared, totals)]
         assert jaccards(shared, total, totals) == expected
+
+
+def test_young_sites_share_their_weight_tables() -> None:
+    first, second = site.SiteModel(), site.SiteModel()
+    for number in range(150):
+        features = frozenset({"a", "ab", f"x{number % 7}"})
+        first.add(features)
+        second.add(features)
+        table = first.table()
+        assert table == site._weight_table(first._table_pages, len(table), first.ramp_pages)
+        assert (second.table() is table) == (first.pages < 100)

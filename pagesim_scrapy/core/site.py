@@ -27,6 +27,7 @@ import math
 from collections import Counter, _count_elements, deque  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import repeat
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -259,6 +260,13 @@ def _weight_table(pages: int, size: int, ramp_pages: int = RAMP_PAGES) -> list[f
     return table
 
 
+@lru_cache(maxsize=512)
+def _young_table(pages: int, size: int, ramp_pages: int) -> list[float]:
+    """:func:`_weight_table` of a small site, shared (never changed by its users): every
+    young site of a crawl over many sites rebuilds the same tables page after page."""
+    return _weight_table(pages, size, ramp_pages)
+
+
 class SiteModel:
     """Document frequencies of structural features over the pages of one site seen so far.
 
@@ -373,7 +381,8 @@ class SiteModel:
         if pages != built and (pages < 100 or pages >= built * 1.01):
             # long enough for every count the site can reach before the next rebuild
             size = int(pages * 1.01) + 2
-            self._table = _weight_table(pages, size, self.ramp_pages)
+            build = _young_table if pages < 100 else _weight_table
+            self._table = build(pages, size, self.ramp_pages)
             self._table_pages = pages
         return self._table
 

@@ -347,6 +347,13 @@ def profile(pages: int, extra: list[str]) -> None:
     )
     for name, value in sorted(result.get("rescores", {}).items()):
         print(f"  kept pages {name:31s} {value:7d}")
+    ours = f"{os.sep}pagesim_scrapy{os.sep}"
+    own = [(ms, n, where) for where, (ms, n) in own_times(stats, pages).items()]
+    print("  pagesim's functions by own time (what to make cheaper next):")
+    files = {f"{Path(f).name}:{line}({name})": f for f, line, name in stats.stats}
+    mine = [row for row in own if ours in files.get(row[2], "") or "core._walk" in row[2]]
+    for ms, calls, where in sorted(mine, reverse=True)[:25]:
+        print(f"    {where:60s} {ms:7.3f} ms/page  ({calls} calls)")
 
 
 def own_times(stats: Any, pages: int) -> dict[str, tuple[float, int]]:

@@ -15,6 +15,8 @@ profiler (whose per-call overhead inflates the small functions): the walk, the s
 features, the decision, and the layout-change watch (its features and tag skeleton kept per
 label), median of ``--rounds`` runs; with the number of scorings and a digest of the verdicts.
 ``--sites N`` decides the pages as N sites (a many-site crawl, where every site stays young).
+``--codes`` times the compiled walk with a fresh descriptor memory, a new descriptor's codes
+computed in C or by the Python callback, alternating in one process, and checks they agree.
 Run it with another checkout first on ``PYTHONPATH`` to compare before and after.
 """
 
@@ -35,7 +37,15 @@ from pagesim_scrapy.core.drift.monitor import DriftMonitor
 from pagesim_scrapy.core.keptscores import RescoreLimits, kept_scores, shared_features
 from pagesim_scrapy.core.site import Features
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
-from pagesim_scrapy.core.summary import PageParseError, parse_html, summarize_tree
+from pagesim_scrapy.core.summary import (
+    PageParseError,
+    SummaryOptions,
+    _LabelCache,
+    _start_element,
+    _walk_c,
+    parse_html,
+    summarize_tree,
+)
 
 #: every cached page re-scored at every re-estimate: what the classifier did before the cache
 EXACT = RescoreLimits(tolerance=0.0, min_growth=1.0, max_growth=1.0)
@@ -149,6 +159,33 @@ def parts(pages: int, rounds: int, sites: int = 1) -> None:
     print(f"  scorings {runs[0][1]}; verdicts digest {runs[0][2]}")
 
 
+def _fresh_walker(options: SummaryOptions, native: bool) -> Any:
+    """A compiled walker with no descriptor met yet (codes in C, or all from Python)."""
+    cache = _LabelCache(options)
+    names = sorted(cache.value_names | {"class", "id"}) if options.normalise_volatile else None
+    extra = cache.native_labels() if native else {}
+    return _walk_c.Walker(tuple(options.skip_tags), names, cache.resolve, 10**7, **extra)
+
+
+def codes(pages: int, rounds: int) -> None:
+    """The walk of every served page with fresh descriptors, codes in C against Python."""
+    roots = [_start_element(root) for root in served_roots(pages)]
+    options = SummaryOptions(max_nodes=300)  # the crawl's default node budget
+    print(f"{len(roots)} pages, fresh descriptors; load {os.getloadavg()[0]:.1f}")
+    times: dict[bool, list[float]] = {False: [], True: []}
+    walks: dict[bool, list[Any]] = {}
+    for _ in range(rounds):
+        for native in (False, True):
+            walker = _fresh_walker(options, native)
+            began = time.process_time()
+            walks[native] = [walker.walk(root, -1, 300) for root in roots]
+            times[native].append((time.process_time() - began) * 1000 / len(roots))
+    for native, name in ((False, "codes from Python"), (True, "codes in C")):
+        spent = ", ".join(f"{ms:.3f}" for ms in times[native])
+        print(f"  {name:17s} {statistics.median(times[native]):.3f} ms/page ({spent})")
+    print(f"  descriptors {walker.size()}; walks identical: {walks[False] == walks[True]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=2000)
@@ -160,7 +197,11 @@ def main() -> None:
         default=1,
         help="with --parts: decide the pages as this many sites (page i on site i %% sites)",
     )
+    parser.add_argument("--codes", action="store_true", help="time new descriptors' codes")
     args = parser.parse_args()
+    if args.codes:
+        codes(args.pages, args.rounds)
+        return
     if args.parts:
         parts(args.pages, args.rounds, args.sites)
         return

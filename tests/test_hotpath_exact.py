@@ -154,3 +154,52 @@ def test_template_pairs_are_the_intersections_sums() -> None:
     }
     assert any(expected.values())
     assert classifier._template_pairs(state) == expected
+
+
+def test_young_sites_reuse_the_anchors_sums_and_core_bits_exactly() -> None:
+    """The templates' totals the scores take from the anchors' sums, and each core's share
+    told from its flags' bits, are the ones summed and counted afresh, on every page."""
+    from pagesim_scrapy.core.keptscores import kept_scores
+
+    rng = random.Random(17)
+    templates = {kind: [_page(rng, kind), _page(rng, kind)] for kind in "abc"}
+    classifier = SiteAwareClassifier(templates)
+    for number in range(120):
+        site_name = f"s{number % 4}"
+        classifier.classify(_page(rng, rng.choice("abcd")), site=site_name)
+        state = classifier._site(site_name)
+        model = state.model
+        assert state.totals_pages == model.pages  # young: summed on every page
+        for pages in state.template_totals.values():
+            expected = [model.total(page, state.totals_table) for page, _ in pages]
+            assert [total for _, total in pages] == expected
+        sample = list(classifier._sample(state))
+        cache = kept_scores(model, classifier.rescore_limits, classifier._shared_features)
+        for info in state.labels.values():
+            if info.core and sample:
+                assert info.core_share == cache.core_holders(info.core, sample) / len(sample)
+
+
+def test_compiled_jaccards_are_jaccard_of_totals() -> None:
+    from pagesim_scrapy.core.site import jaccard_of_totals, jaccards
+
+    rng = random.Random(19)
+    grid = [0.0, 1.0, 2.5, rng.random(), 1e-300]
+    for _ in range(3000):
+        n = rng.randrange(0, 12)
+        shared = [rng.choice([*grid, rng.random() * 50]) for _ in range(n)]
+        totals = [rng.choice([*grid, rng.random() * 50]) for _ in range(n)]
+        total = rng.choice([*grid, rng.random() * 50, -1.0])
+        expected = [jaccard_of_totals(s, total, t) for s, t in zip(shared, totals)]
+        assert jaccards(shared, total, totals) == expected
+
+
+def test_young_sites_share_their_weight_tables() -> None:
+    first, second = site.SiteModel(), site.SiteModel()
+    for number in range(150):
+        features = frozenset({"a", "ab", f"x{number % 7}"})
+        first.add(features)
+        second.add(features)
+        table = first.table()
+        assert table == site._weight_table(first._table_pages, len(table), first.ramp_pages)
+        assert (second.table() is table) == (first.pages < 100)

@@ -71,6 +71,34 @@ def test_every_shared_page_identical():
         assert fields(compiled) == fields(python), path
 
 
+def _fresh_walkers(options: SummaryOptions) -> tuple[object, object, list[int]]:
+    """A walker computing codes itself and one asking Python for every new descriptor."""
+    cache = summary._LabelCache(options)
+    calls = [0]
+
+    def counted(tag, items):
+        calls[0] += 1
+        return cache.resolve(tag, items)
+
+    names = sorted(cache.value_names | {"class", "id"}) if options.normalise_volatile else None
+    skip = tuple(options.skip_tags)
+    native = summary._walk_c.Walker(skip, names, counted, 10**7, **cache.native_labels())
+    python = summary._walk_c.Walker(skip, names, cache.resolve, 10**7)
+    return native, python, calls
+
+
+@needs_walk
+@pytest.mark.parametrize("options", OPTIONS, ids=option_id)
+def test_native_codes_are_the_resolved_codes_on_shared_pages(options: SummaryOptions):
+    native, python, calls = _fresh_walkers(options)
+    pages = list(iter_page_paths([shared_data()], (*PAGE_SUFFIXES, ".testhtml")))
+    for path in pages:
+        start = summary._start_element(parse_html(read_page_bytes(path)))
+        assert native.walk(start, -1, -1) == python.walk(start, -1, -1), path
+    assert native.size() == python.size() > 0
+    assert calls[0] < native.size() / 10  # the Python callback only for non-ASCII descriptors
+
+
 ODD = b"""<html><body class="x"><div id="post-123" class="a  b\tc css-1x9f3a"><input disabled
 class="q&amp;r" xml:lang="en"><svg xmlns="http://www.w3.org/2000/svg"><path d="1"/></svg>
 <!-- comment --><?pi x?>&nbsp;<p a="" data-id="77">x</p><script>s</script>

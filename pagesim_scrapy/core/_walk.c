@@ -296,6 +296,12 @@ typedef struct {
     char **names;       /* attributes whose values shape labels; NULL: every value, raw */
     Py_ssize_t n_names;
     PyObject *resolve;  /* (tag, ((name, value or None), ...)) -> 3-character codes */
+    int native;         /* codes of ASCII descriptors computed here, not by `resolve` */
+    char **rpsa_tags;   /* RPSA: (tag, attribute) pairs, lower-case, in the options' order */
+    char **rpsa_names;
+    Py_ssize_t n_rpsa;
+    char **structural;  /* attributes whose (normalised) values the CSR label keeps */
+    Py_ssize_t n_structural;
     Py_ssize_t limit;   /* descriptors kept before the table starts afresh */
     StrTable table;     /* descriptor signature -> index, kept across pages */
     PyObject *tags;     /* index -> tag str */
@@ -409,6 +415,175 @@ fail:
     return NULL;
 }
 
+/* ---- label codes of a descriptor, computed here ------------------------------------------ */
+
+static uint32_t crc_table[256];
+
+static void crc_init(void) {
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320U ^ (c >> 1) : c >> 1;
+        crc_table[i] = c;
+    }
+}
+
+/* summary.code_char of an ASCII label: 0x100 + 20 bits of its CRC-32 (zlib's). */
+static Py_UCS4 code_of(const char *s, size_t n) {
+    uint32_t c = 0xFFFFFFFFU;
+    for (size_t i = 0; i < n; i++) c = crc_table[(c ^ (unsigned char)s[i]) & 0xFF] ^ (c >> 8);
+    return (Py_UCS4)(0x100 + ((c ^ 0xFFFFFFFFU) & 0xFFFFF));
+}
+
+typedef struct {
+    const char *name, *value; /* name lower-cased into `names`; value "" when not read */
+    size_t name_len, value_len;
+} Attr;
+
+#define MAX_ATTRS 64
+
+static int in_list(char **list, Py_ssize_t n, const char *name) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (strcmp(list[i], name) == 0) return 1;
+    return 0;
+}
+
+/* The attributes of a signature, names lower-cased into `names`; 1 when they are not what
+ * the codes are computed for here (non-ASCII bytes, namespaced names, a name twice, too many). */
+static int parse_attrs(const char *s, const char *end, Attr *attrs, Py_ssize_t *count, char *names) {
+    for (const char *p = s; p < end; p++)
+        if ((unsigned char)*p >= 0x80) return 1;
+    Py_ssize_t n = 0;
+    while (s < end) {
+        if (n == MAX_ATTRS) return 1;
+        size_t len = strlen(s);
+        if (len == 0 || s[0] == '{') return 1;
+        for (size_t i = 0; i <= len; i++) {
+            char c = s[i];
+            names[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+        }
+        attrs[n].name = names;
+        attrs[n].name_len = len;
+        names += len + 1;
+        s += len + 1;
+        if (*s++ == '\1') {
+            attrs[n].value = s;
+            attrs[n].value_len = strlen(s);
+            s += attrs[n].value_len + 1;
+        } else {
+            attrs[n].value = "";
+            attrs[n].value_len = 0;
+        }
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (strcmp(attrs[k].name, attrs[n].name) == 0) return 1;
+        n++;
+    }
+    *count = n;
+    return 0;
+}
+
+static int add_part(Buffer *b, const Attr *a, int with_value) {
+    return buf_add(b, "\x1f", 1) < 0 || buf_add(b, a->name, a->name_len) < 0 ||
+                   buf_add(b, "=", 1) < 0 || (with_value && buf_add(b, a->value, a->value_len) < 0)
+               ? -1
+               : 0;
+}
+
+/* summary._LabelCache._compute's RPSA label: the tag, then each attribute the tag's RPSA
+ * list names, when present, with its value. */
+static int rpsa_label(const Walker *w, Buffer *b, const char *tag, const Attr *attrs, Py_ssize_t n) {
+    int found = 0;
+    for (Py_ssize_t r = 0; r < w->n_rpsa; r++) {
+        if (strcmp(w->rpsa_tags[r], tag) != 0) continue;
+        found = 1;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (strcmp(attrs[i].name, w->rpsa_names[r]) == 0 && add_part(b, &attrs[i], 1) < 0)
+                return -1;
+    }
+    return found;
+}
+
+/* summary.csr_label: the tag, then every attribute by name, structural values kept (all of
+ * them without normalisation, where the signature holds every value raw). */
+static int csr_label(const Walker *w, Buffer *b, const Attr *attrs, Py_ssize_t n) {
+    Py_ssize_t order[MAX_ATTRS];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t j = i;
+        while (j > 0 && strcmp(attrs[order[j - 1]].name, attrs[i].name) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const Attr *a = &attrs[order[i]];
+        int keep = !w->names || in_list(w->structural, w->n_structural, a->name);
+        if (add_part(b, a, keep) < 0) return -1;
+    }
+    return 0;
+}
+
+/* The three codes of a parsed descriptor (see native_codes). */
+static int attrs_codes(Walker *w, const char *sig, size_t tag_len, const Attr *attrs,
+                       Py_ssize_t count, Py_UCS4 codes[3]) {
+    for (size_t i = 0; i < tag_len; i++)
+        if ((unsigned char)sig[i] >= 0x80) return 1;
+    Buffer *b = &w->value;
+    codes[0] = code_of(sig, tag_len);
+    b->len = 0;
+    if (buf_add(b, sig, tag_len) < 0) return -1;
+    int rc = rpsa_label(w, b, sig, attrs, count);
+    if (rc < 0) return -1;
+    codes[1] = rc ? code_of(b->data, b->len) : codes[0];
+    if (!count) {
+        codes[2] = codes[0];
+        return 0;
+    }
+    b->len = 0;
+    if (buf_add(b, sig, tag_len) < 0 || csr_label(w, b, attrs, count) < 0) return -1;
+    codes[2] = code_of(b->data, b->len);
+    return 0;
+}
+
+/* The rsn, rpsa and csr codes of a signature as summary.py computes them, into `codes`;
+ * 1 when the descriptor is left to the Python `resolve` (see parse_attrs), -1 on error.
+ * Why: every page of a crawl over many sites brings descriptors not met before, and the
+ * Python callback made a dozen objects per descriptor. */
+static int native_codes(Walker *w, const char *sig, size_t n, Py_UCS4 codes[3]) {
+    const char *end = sig + n;
+    size_t tag_len = strlen(sig);
+    if (tag_len == 0 || sig[0] == '{') return 1;
+    Attr attrs[MAX_ATTRS];
+    Py_ssize_t count = 0;
+    char *names = PyMem_Malloc(n + 1);
+    if (!names) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int rc = parse_attrs(sig + tag_len + 1, end, attrs, &count, names);
+    if (rc == 0) rc = attrs_codes(w, sig, tag_len, attrs, count, codes);
+    PyMem_Free(names);
+    return rc;
+}
+
+/* The codes of a new descriptor and its tag: computed here when native_codes can, else from
+ * the Python `resolve`.  New references in *tag_out and the result; NULL on error. */
+static PyObject *codes_of_new(Walker *w, PyObject **tag_out) {
+    if (w->native) {
+        Py_UCS4 codes[3];
+        int rc = native_codes(w, w->sig.data, w->sig.len, codes);
+        if (rc < 0) return NULL;
+        if (rc == 0) {
+            *tag_out = PyUnicode_DecodeASCII(w->sig.data, (Py_ssize_t)strlen(w->sig.data), "strict");
+            if (!*tag_out) return NULL;
+            return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, codes, 3);
+        }
+    }
+    PyObject *items = decode_signature(w->sig.data, w->sig.len, tag_out);
+    PyObject *entry = items ? PyObject_CallFunctionObjArgs(w->resolve, *tag_out, items, NULL) : NULL;
+    Py_XDECREF(items);
+    return entry;
+}
+
 /* Index of the node's descriptor, resolving new ones through Python; -1 error, -2 unsupported. */
 static Py_ssize_t descriptor_of(Walker *w, const xmlNode *node, StrTable *classes, PyObject *class_values) {
     int rc = signature(w, node, classes, class_values);
@@ -418,9 +593,7 @@ static Py_ssize_t descriptor_of(Walker *w, const xmlNode *node, StrTable *classe
     Py_ssize_t index = table_intern(&w->table, w->sig.data, w->sig.len, &is_new);
     if (index < 0 || !is_new) return index;
     PyObject *tag = NULL;
-    PyObject *items = decode_signature(w->sig.data, w->sig.len, &tag);
-    PyObject *entry = items ? PyObject_CallFunctionObjArgs(w->resolve, tag, items, NULL) : NULL;
-    Py_XDECREF(items);
+    PyObject *entry = codes_of_new(w, &tag);
     if (entry && (!PyUnicode_Check(entry) || PyUnicode_GET_LENGTH(entry) != 3)) {
         PyErr_SetString(PyExc_TypeError, "resolve must return a 3-character str");
         Py_CLEAR(entry);
@@ -624,11 +797,33 @@ static void free_strings(char **strings, Py_ssize_t n) {
     PyMem_Free(strings);
 }
 
+/* The optional arguments that let the walker compute codes itself: all given, or none. */
+static int init_native(Walker *w, PyObject *tags, PyObject *names, PyObject *structural) {
+    if (tags == Py_None && names == Py_None && structural == Py_None) return 0;
+    Py_ssize_t n_tags = PyObject_Length(tags), n_names = PyObject_Length(names);
+    if (n_tags < 0 || n_names < 0) return -1;
+    if (n_tags != n_names) {
+        PyErr_SetString(PyExc_ValueError, "rpsa_tags and rpsa_names differ in length");
+        return -1;
+    }
+    w->rpsa_tags = copy_strings(tags, &w->n_rpsa);
+    if (!w->rpsa_tags) return -1;
+    w->rpsa_names = copy_strings(names, &n_names);
+    if (!w->rpsa_names) return -1;
+    w->structural = copy_strings(structural, &w->n_structural);
+    if (!w->structural) return -1;
+    w->native = 1;
+    return 0;
+}
+
 static int Walker_init(Walker *w, PyObject *args, PyObject *kwds) {
-    static char *keywords[] = {"skip_tags", "value_names", "resolve", "limit", NULL};
-    PyObject *skip, *names, *resolve;
+    static char *keywords[] = {"skip_tags", "value_names", "resolve", "limit", "rpsa_tags",
+                               "rpsa_names", "structural", NULL};
+    PyObject *skip, *names, *resolve, *rpsa_tags = Py_None, *rpsa_names = Py_None,
+                                       *structural = Py_None;
     Py_ssize_t limit = 100000;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|n", keywords, &skip, &names, &resolve, &limit))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|nOOO", keywords, &skip, &names, &resolve,
+                                     &limit, &rpsa_tags, &rpsa_names, &structural))
         return -1;
     if (!PyCallable_Check(resolve)) {
         PyErr_SetString(PyExc_TypeError, "resolve must be callable");
@@ -641,6 +836,7 @@ static int Walker_init(Walker *w, PyObject *args, PyObject *kwds) {
     w->skip = copy_strings(skip, &w->n_skip);
     if (!w->skip) return -1;
     if (names != Py_None && !(w->names = copy_strings(names, &w->n_names))) return -1;
+    if (init_native(w, rpsa_tags, rpsa_names, structural) < 0) return -1;
     w->resolve = Py_NewRef(resolve);
     w->limit = limit;
     w->tags = PyList_New(0);
@@ -653,6 +849,9 @@ static void Walker_dealloc(Walker *w) {
     PyObject_GC_UnTrack(w);
     free_strings(w->skip, w->n_skip);
     free_strings(w->names, w->n_names);
+    free_strings(w->rpsa_tags, w->n_rpsa);
+    free_strings(w->rpsa_names, w->n_rpsa);
+    free_strings(w->structural, w->n_structural);
     table_free(&w->table);
     PyMem_Free(w->sig.data);
     PyMem_Free(w->value.data);
@@ -685,12 +884,15 @@ static PyMethodDef walker_methods[] = {
 };
 
 PyDoc_STRVAR(walker_doc,
-"Walker(skip_tags, value_names, resolve, limit=100000)\n\n"
+"Walker(skip_tags, value_names, resolve, limit=100000, rpsa_tags=None, rpsa_names=None,\n"
+"       structural=None)\n\n"
 "Holds one summary option set: `skip_tags` (tag names whose subtrees are left out),\n"
 "`value_names` (attributes whose normalised values shape labels; None: every raw value),\n"
 "`resolve(tag, ((name, value or None), ...))` giving a node's 3-character label codes.\n"
 "Descriptors are remembered across pages (at most `limit`, then the memory starts afresh),\n"
-"so on a crawl of one site `resolve` is rarely called.");
+"so on a crawl of one site `resolve` is rarely called.  With `rpsa_tags`/`rpsa_names` (the\n"
+"RPSA (tag, attribute) pairs, lower-case) and `structural` (the attributes whose values CSR\n"
+"labels keep), the codes of ASCII descriptors are computed here as summary.py does.");
 
 static PyTypeObject WalkerType = {
     PyVarObject_HEAD_INIT(NULL, 0)
@@ -902,7 +1104,49 @@ static PyObject *shared_weights(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* site.jaccard_of_totals of a page (its shared weight with each template and its total)
+   and each template's total, as a list: the same float operations in the same order.  Why
+   in C: a page is scored against every template on every decision, and a Python call per
+   template cost more than the compiled pass that summed the weights. */
+static PyObject *jaccards(PyObject *self, PyObject *args) {
+    PyObject *shared, *totals;
+    double total;
+    if (!PyArg_ParseTuple(args, "O!dO!:jaccards", &PyList_Type, &shared, &total, &PyList_Type, &totals))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(shared);
+    if (PyList_GET_SIZE(totals) != n) {
+        PyErr_SetString(PyExc_ValueError, "as many totals as shared weights");
+        return NULL;
+    }
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double both = PyFloat_AsDouble(PyList_GET_ITEM(shared, i));
+        double other = PyFloat_AsDouble(PyList_GET_ITEM(totals, i));
+        if ((both == -1.0 || other == -1.0) && PyErr_Occurred()) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        double value = 0.0;
+        if (both > 0.0) {
+            double union_ = total + other - both;
+            if (union_ > 0.0) {
+                double ratio = both / union_;
+                value = ratio < 1.0 ? ratio : 1.0; /* min(1.0, ratio) */
+            }
+        }
+        PyObject *item = PyFloat_FromDouble(value);
+        if (!item) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, item);
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"jaccards", jaccards, METH_VARARGS, "site.jaccard_of_totals against every template (site.py's jaccards)."},
     {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
     {"unpack_features", unpack_features, METH_O, "A packed page's features (site.py's _unpack)."},
     {"node_pairs", node_pairs, METH_VARARGS, "Parent -> child pairs of a walk's codes (summary.py's node_pairs)."},
@@ -949,6 +1193,7 @@ PyMODINIT_FUNC PyInit__walk(void) {
         PyErr_SetString(PyExc_ImportError, "lxml's element layout is not the one this module was built for");
         return NULL;
     }
+    crc_init();
     if (PyType_Ready(&WalkerType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;

@@ -79,6 +79,7 @@ class KeptScores:
         #: the features some label's templates all share, in bit order
         self.shared = shared
         self._bits = {feature: 1 << i for i, feature in enumerate(shared)}
+        self._bits_of: dict[Features, list[int]] = {}
         self._entries: dict[str, _Entry] = {}
         #: pages scored and re-scored since this cache was made (for benchmarks)
         self.scored = 0
@@ -185,9 +186,22 @@ class KeptScores:
     def core_holders(self, core: Features, packed: Iterable[str]) -> int:
         """How many of ``packed`` (pages these scores were asked for) hold every feature of
         ``core``, a subset of the shared features."""
-        need = self.mask(core)
+        return self.holders(self.mask(core), packed)
+
+    def holders(self, need: int, packed: Iterable[str]) -> int:
+        """How many of ``packed`` (pages these scores were asked for) hold every shared
+        feature whose bit ``need`` has."""
         entries = self._entries
         return sum(entries[key].shared & need == need for key in packed)
+
+    def bits_of(self, features: Features) -> list[int]:
+        """The bit of each of ``features`` (shared features), in their order: a label's core
+        is a subset of its shared features, told by a flag per feature."""
+        memo = self._bits_of
+        bits = memo.get(features)
+        if bits is None:
+            bits = memo[features] = list(map(self._bits.__getitem__, features))
+        return bits
 
 
 #: each site model's cached scores (a re-adopted site gets a new model, and so a new cache)

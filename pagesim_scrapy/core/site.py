@@ -27,6 +27,7 @@ import math
 from collections import Counter, _count_elements, deque  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import repeat
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -259,6 +260,13 @@ def _weight_table(pages: int, size: int, ramp_pages: int = RAMP_PAGES) -> list[f
     return table
 
 
+@lru_cache(maxsize=512)
+def _young_table(pages: int, size: int, ramp_pages: int) -> list[float]:
+    """:func:`_weight_table` of a small site, shared (never changed by its users): every
+    young site of a crawl over many sites rebuilds the same tables page after page."""
+    return _weight_table(pages, size, ramp_pages)
+
+
 class SiteModel:
     """Document frequencies of structural features over the pages of one site seen so far.
 
@@ -373,7 +381,8 @@ class SiteModel:
         if pages != built and (pages < 100 or pages >= built * 1.01):
             # long enough for every count the site can reach before the next rebuild
             size = int(pages * 1.01) + 2
-            self._table = _weight_table(pages, size, self.ramp_pages)
+            build = _young_table if pages < 100 else _weight_table
+            self._table = build(pages, size, self.ramp_pages)
             self._table_pages = pages
         return self._table
 
@@ -439,6 +448,26 @@ def shared_weights(
     return _shared_weights_in_python(features, templates, df, table)
 
 
+def grouped_weights(
+    features: Features, members: dict[str, int], groups: int, df: dict[str, int], table: list[float]
+) -> list[float]:
+    """The summed weight of ``features`` in each of ``groups`` groups (at most 64;
+    ``members``: feature -> the bits of its groups), e.g. what each pair of templates
+    shares, in one pass over ``features``: the sums of :func:`shared_weights`."""
+    if _compiled_shared is not None:
+        sums: list[float] = _compiled_shared(features, members, df, table, groups)[1]
+        return sums
+    sums = [0.0] * groups
+    for feature in features:
+        weight = table[df.get(feature, 0)]
+        bits = members.get(feature, 0)
+        while bits:
+            low = bits & -bits
+            sums[low.bit_length() - 1] += weight
+            bits ^= low
+    return sums
+
+
 def weighted_jaccard(
     page: dict[str, float], page_total: float, other: Features, other_total: float
 ) -> float:
@@ -457,6 +486,18 @@ def jaccard_of_totals(shared: float, total_a: float, total_b: float) -> float:
     union = total_a + total_b - shared
     # a total summed a few pages earlier can be a little smaller than the shared weight now
     return min(1.0, shared / union) if union > 0.0 else 0.0
+
+
+_compiled_jaccards: Any = getattr(_walk_c, "jaccards", None)
+
+
+def jaccards(shared: list[float], total: float, totals: list[float]) -> list[float]:
+    """:func:`jaccard_of_totals` of a page (``total``, and ``shared`` with each template) and
+    each template (``totals``): compiled where the walk is built, the same floats."""
+    if _compiled_jaccards is not None and type(shared) is list and type(totals) is list:
+        values: list[float] = _compiled_jaccards(shared, total, totals)
+        return values
+    return [jaccard_of_totals(both, total, other) for both, other in zip(shared, totals)]
 
 
 def site_similarity(a: Features, b: Features, model: SiteModel, floor: int = 0) -> float:

@@ -87,7 +87,9 @@ from pagesim_scrapy.core.site import (
     Features,
     SavedSite,
     SiteModel,
+    grouped_weights,
     jaccard_of_totals,
+    jaccards,
     shared_weights,
     structural_features,
     template_members,
@@ -148,8 +150,12 @@ class _Site:
     refreshed_at: int = -1
     # per label: (features, weighted total) of each template under the current weights
     template_totals: dict[str, list[tuple[Features, float]]] = field(default_factory=dict)
+    flat_totals: list[float] = field(default_factory=list)  # the same, in one list
     totals_table: list[float] | None = None  # the weight table the totals were computed with
     totals_pages: int = -1  # and the site's page count then (a refresh scores many pages)
+    # the templates' totals the anchors summed, with the (model, table, page count) they were
+    # summed under: the scores then take them instead of summing them again
+    anchor_totals: tuple[Any, list[float] | None, int, list[float]] = (None, None, -1, [])
     # share of the kept pages that are nearest a label and pass its own cut: how much of the
     # site the labels describe
     coverage: float = 0.0
@@ -419,10 +425,18 @@ class SiteAwareClassifier:
         if table is not state.totals_table or (
             model.pages < self.policy.early_pages and model.pages != state.totals_pages
         ):
+            summed_under, summed_table, summed_pages, summed = state.anchor_totals
+            if summed_under is model and summed_table is table and summed_pages == model.pages:
+                each = iter(summed)  # the anchors' sums of the same weights: the same floats
+            else:
+                each = (
+                    model.total(page, table) for pages in self._templates.values() for page in pages
+                )
             state.template_totals = {
-                label: [(page, model.total(page, table)) for page in pages]
+                label: [(page, next(each)) for page in pages]
                 for label, pages in self._templates.items()
             }
+            state.flat_totals = [t for pages in state.template_totals.values() for _, t in pages]
             state.totals_table = table
             state.totals_pages = model.pages
         return state.template_totals
@@ -430,15 +444,21 @@ class SiteAwareClassifier:
     def _per_template(self, features: Features, state: _Site) -> dict[str, list[float]]:
         """The page's similarity to each template of each label, under the site's weights."""
         model = state.model
-        totals = self._template_totals(state)  # every label's templates, in their order
-        flat = [page for pages in totals.values() for page, _ in pages]
+        self._template_totals(state)  # every label's templates, in their order
+        flat, spans = self._pair_layout[0], self._label_spans
         members = self._template_members
         total, shared = shared_weights(features, flat, members, model.df, model.table())
-        each = iter(shared)
-        return {
-            label: [jaccard_of_totals(next(each), total, t_total) for _, t_total in pages]
-            for label, pages in totals.items()
-        }
+        values = jaccards(shared, total, state.flat_totals)
+        return {label: values[start:end] for label, (start, end) in spans.items()}
+
+    @cached_property
+    def _label_spans(self) -> dict[str, tuple[int, int]]:
+        """Where each label's templates are in the templates' one list."""
+        spans, start = {}, 0
+        for label, pages in self._templates.items():
+            spans[label] = (start, start + len(pages))
+            start += len(pages)
+        return spans
 
     def _scores_of(self, features: Features, state: _Site) -> dict[str, float]:
         aggregate = max if self.aggregate == "max" else (lambda v: math.fsum(v) / len(v))
@@ -448,17 +468,46 @@ class SiteAwareClassifier:
         }
 
     def _template_pairs(self, state: _Site) -> dict[tuple[int, int], float]:
-        """Site-weighted similarity of every two templates (all labels), each pair once: one
-        compiled pass over each template gives its total and what it shares with every other
-        (a sum of weights on the table's grid is exact in any order)."""
-        flat = [page for pages in self._templates.values() for page in pages]
+        """Site-weighted similarity of every two templates (all labels), each pair once: each
+        template's total and what every pair shares from compiled passes (a sum of weights on
+        the table's grid is exact in any order)."""
         model = state.model
-        members, df, table = self._template_members, model.df, model.table()
-        sums = [shared_weights(page, flat, members, df, table) for page in flat]
+        df, table = model.df, model.table()
+        flat, union, pair_members, pairs = self._pair_layout
+        if pair_members is not None:
+            totals = shared_weights(union, flat, self._template_members, df, table)[1]
+            shared = grouped_weights(union, pair_members, len(pairs), df, table)
+        else:  # more pairs than one pass holds: a pass per template
+            sums = [shared_weights(page, flat, self._template_members, df, table) for page in flat]
+            totals = [total for total, _ in sums]
+            shared = [sums[i][1][j] for i, j in pairs]
+        state.anchor_totals = (model, table, model.pages, totals)
         return {
-            (i, j): jaccard_of_totals(sums[i][1][j], sums[i][0], sums[j][0])
-            for i, j in combinations(range(len(flat)), 2)
+            (i, j): jaccard_of_totals(both, totals[i], totals[j])
+            for (i, j), both in zip(pairs, shared)
         }
+
+    @cached_property
+    def _pair_layout(
+        self,
+    ) -> tuple[list[Features], Features, dict[str, int] | None, list[tuple[int, int]]]:
+        """The templates in one list, all their features, feature -> the bits of the template
+        pairs that both hold it (None past 64 pairs), and the pairs in their order."""
+        flat = [page for pages in self._templates.values() for page in pages]
+        pairs = list(combinations(range(len(flat)), 2))
+        if len(pairs) > 64:
+            return flat, frozenset(), None, pairs
+        union = frozenset().union(*flat)
+        members = self._template_members
+        pair_members = {
+            feature: sum(
+                1 << number
+                for number, (i, j) in enumerate(pairs)
+                if members[feature] >> i & members[feature] >> j & 1
+            )
+            for feature in union
+        }
+        return flat, union, pair_members, pairs
 
     @cached_property
     def _template_forms(self) -> tuple[Counter[Features], dict[int, int]]:
@@ -533,21 +582,34 @@ class SiteAwareClassifier:
         """The site's cached kept-page scores (see :mod:`~pagesim_scrapy.core.keptscores`)."""
         return kept_scores(state.model, self.rescore_limits, self._shared_features)
 
+    @cached_property
+    def _anchor_pairs(self) -> dict[str, tuple[list[tuple[int, int]], list[tuple[int, int]]]]:
+        """Per label, the template pairs its ``within`` and its ``cross`` read, in the pairs'
+        order (the templates are fixed; a young site re-estimates on every page)."""
+        owner = [label for label, pages in self._templates.items() for _ in pages]
+        every = list(combinations(range(len(owner)), 2))
+        return {
+            label: (
+                [(i, j) for i, j in every if owner[i] == owner[j] == label],
+                [
+                    (i, j)
+                    for i, j in every
+                    if owner[i] != owner[j] and label in (owner[i], owner[j])
+                ],
+            )
+            for label in self._templates
+        }
+
     def _set_anchors(self, state: _Site) -> None:
         """Every label's templates' likeness (``within``), their likeness to other labels'
         templates (``cross``) and the prior they give, under the site's weights; its scores
         are cleared for re-scoring."""
         pairs = self._template_pairs(state)
-        owner: list[str] = [label for label, pages in self._templates.items() for _ in pages]
-        for label in self._templates:
+        for label, (within_pairs, cross_pairs) in self._anchor_pairs.items():
             info = state.labels[label]
-            within = [v for (i, j), v in pairs.items() if owner[i] == owner[j] == label]
+            within = [pairs[pair] for pair in within_pairs]
             info.within = min(within) if within else None
-            cross = [
-                v
-                for (i, j), v in pairs.items()
-                if owner[i] != owner[j] and label in (owner[i], owner[j])
-            ]
+            cross = [pairs[pair] for pair in cross_pairs]
             info.cross = max(cross) if cross else None
             if info.cross is not None:
                 # the nearest label decides the type; the cut only turns away pages no closer
@@ -584,20 +646,47 @@ class SiteAwareClassifier:
         (``sample``: its kept pages, packed) holds it (see :func:`holds_the_core`)."""
         weight = state.model.table().__getitem__
         count = state.model.df.get
-        weighs = (0.0).__lt__
         cache = self._kept_scores(state)
+        # the shared features (all labels') that weigh nothing on the site, in one C loop
+        # (a young site re-estimates on every page): usually none
+        union = cache.shared
+        light = frozenset(
+            compress(union, map((0.0).__ge__, map(weight, map(count, union, repeat(0)))))
+        )
         for label, shared in self._label_shared.items():
             info = state.labels[label]
             if shared is None:
                 info.core, info.core_share = frozenset(), 0.0
                 continue
-            # the shared features that weigh on the site, the loop in C (a young site
-            # re-estimates on every page)
-            info.core = frozenset(
-                compress(shared, map(weighs, map(weight, map(count, shared, repeat(0)))))
-            )
-            holding = cache.core_holders(info.core, sample) if info.core else 0
+            if light.isdisjoint(shared):
+                weighing = [True] * len(shared)
+            else:
+                weighing = [feature not in light for feature in shared]
+            info.core, need = self._core_of(label, shared, weighing, cache)
+            holding = cache.holders(need, sample) if info.core else 0
             info.core_share = holding / len(sample) if sample else 0.0
+
+    def _core_of(
+        self, label: str, shared: Features, weighing: list[bool], cache: KeptScores
+    ) -> tuple[Features, int]:
+        """The core of ``label`` (its ``shared`` features flagged in ``weighing``) and its
+        bits in ``cache``. Most re-estimates find every shared feature weighing: that core
+        is made once (as every other is made, so the same set in the same order)."""
+        if all(weighing):
+            whole = self._whole_cores.get(label)
+            if whole is None or whole[2] is not cache.shared:  # bits are numbered by those
+                core = frozenset(compress(shared, weighing))
+                bits = sum(cache.bits_of(shared))
+                whole = self._whole_cores[label] = (core, bits, cache.shared)
+            return whole[0], whole[1]
+        # the core's bits straight from the same flags (an int sum is the same in any order)
+        return frozenset(compress(shared, weighing)), sum(compress(cache.bits_of(shared), weighing))
+
+    @cached_property
+    def _whole_cores(self) -> dict[str, tuple[Features, int, tuple[str, ...]]]:
+        """Per label, the core when all its shared features weigh, its bits, and the shared
+        features that number the bits."""
+        return {}
 
     def _due(self, state: _Site, pages: int) -> bool:
         """Whether a site of ``pages`` pages is due a re-estimate: on every page while it is

@@ -236,15 +236,29 @@ class _LabelCache:
         """The compiled walk for these options; it remembers descriptors across pages."""
         options = self.options
         names = sorted(self.value_names | {"class", "id"}) if options.normalise_volatile else None
-        return _walk_c.Walker(tuple(options.skip_tags), names, self.resolve, self.limit)
+        return _walk_c.Walker(
+            tuple(options.skip_tags), names, self.resolve, self.limit, **self.native_labels()
+        )
+
+    def native_labels(self) -> dict[str, Any]:
+        """What the compiled walk needs to compute a new descriptor's codes itself (without the
+        Python ``resolve``); empty when an RPSA name is not plain ASCII (``resolve`` then)."""
+        pairs = [(tag, attr) for tag, attrs in self.options._rpsa_by_tag.items() for attr in attrs]
+        if not all(part and part.isascii() for pair in pairs for part in pair):
+            return {}
+        return {
+            "rpsa_tags": [tag for tag, _ in pairs],
+            "rpsa_names": [attr for _, attr in pairs],
+            "structural": sorted(STRUCTURAL_ATTRIBUTES),
+        }
 
     def resolve(self, tag: str, items: tuple[tuple[str, str | None], ...]) -> _Labels:
         """Codes of a node the compiled walk describes; a value is None when it is not read.
 
         Values come normalised by the walk when they are ASCII and raw otherwise; normalising
-        is idempotent, so both give the labels of the Python walk. The walk calls this once
-        per descriptor it has not met (it keeps them across pages), so a memo here would only
-        repeat its own: the codes are computed straight away.
+        is idempotent, so both give the labels of the Python walk. The walk computes the codes
+        of plain ASCII descriptors itself and calls this for the others, once per descriptor
+        it has not met (it keeps them across pages), so there is no memo here.
         """
         return self._compute(tag, [(name, value or "") for name, value in items])
 

@@ -93,19 +93,28 @@ def _read(kind: str, raw: str) -> Any:
 _read_prepared = lru_cache(maxsize=8192)(_read)
 
 
-def _readable(body: Mapping[str, Any], kind: str) -> list[tuple[str, Any]]:
-    """The body fields that read as a value of ``kind`` (image keys only as images), each
-    value :func:`~.bodyvalues.prepared` for comparing. A page's element shows its text under
-    several keys, so each distinct text is read once."""
-    read: dict[str, Any] = {}
-    out = []
+def _texts(body: Mapping[str, Any]) -> dict[tuple[bool, str], list[str]]:
+    """The page's body texts, each with the keys that show it (an element shows its text
+    under several keys) and whether they are image sources."""
+    out: dict[tuple[bool, str], list[str]] = {}
     for key, raw in body.items():
-        if not isinstance(raw, str) or key.endswith("@src") != (kind == "urls"):
+        if isinstance(raw, str):
+            out.setdefault((key.endswith("@src"), raw), []).append(key)
+    return out
+
+
+def _readable(
+    texts: Mapping[tuple[bool, str], list[str]], kind: str
+) -> list[tuple[list[str], Any]]:
+    """The body texts that read as a value of ``kind`` (image sources only as images), each
+    with its keys and its value :func:`~.bodyvalues.prepared` for comparing."""
+    out = []
+    for (is_src, raw), keys in texts.items():
+        if is_src != (kind == "urls"):
             continue
-        if raw not in read:
-            read[raw] = _read_prepared(kind, raw) if len(raw) <= _SHARED_TEXT else _read(kind, raw)
-        if read[raw] is not None:
-            out.append((key, read[raw]))
+        value = _read_prepared(kind, raw) if len(raw) <= _SHARED_TEXT else _read(kind, raw)
+        if value is not None:
+            out.append((keys, value))
     return out
 
 
@@ -154,16 +163,22 @@ class _TypeCounts:
 
     def count(self, core: CoreRecord, body: Mapping[str, Any]) -> None:
         self.pages += 1
-        by_kind: dict[str, list[tuple[str, Any]]] = {}
+        texts = _texts(body)
+        by_kind: dict[str, list[tuple[list[str], Any]]] = {}
         for name, kind in self.kinds.items():
             have = core.fields.get(name)
             if have is None or have.source == BODY:
                 continue
             self.seen[name] += 1
             if kind not in by_kind:  # the body read and folded once per kind, not per name
-                by_kind[kind] = _readable(body, kind)
+                by_kind[kind] = _readable(texts, kind)
             mine = prepared(kind, have.value)
-            keys = [key for key, value in by_kind[kind] if same_prepared(kind, mine, value)]
+            keys = [
+                key
+                for shown, value in by_kind[kind]
+                if same_prepared(kind, mine, value)
+                for key in shown
+            ]
             specific = _specific(kind, have.value, keys, self.options)
             for key in keys:
                 self.agreed[name, key] += 1

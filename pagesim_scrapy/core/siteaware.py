@@ -229,6 +229,9 @@ class SiteAwareClassifier:
         self._template_members = template_members(flat)
         #: the features each label's templates share, for the kept pages' core check
         self._shared_features = shared_features(self._templates)
+        #: per label, its core when all its shared features weigh, the core's bits, and the
+        #: shared features that number the bits (see :meth:`_core_of`)
+        self._whole_cores: dict[str, tuple[Features, int, tuple[str, ...]]] = {}
         #: sites adopted from saved state, by site
         self._adopted: dict[str | None, SavedSite] = {}
         self._sites: OrderedDict[str | None, _Site] = OrderedDict()
@@ -681,12 +684,6 @@ class SiteAwareClassifier:
             return whole[0], whole[1]
         # the core's bits straight from the same flags (an int sum is the same in any order)
         return frozenset(compress(shared, weighing)), sum(compress(cache.bits_of(shared), weighing))
-
-    @cached_property
-    def _whole_cores(self) -> dict[str, tuple[Features, int, tuple[str, ...]]]:
-        """Per label, the core when all its shared features weigh, its bits, and the shared
-        features that number the bits."""
-        return {}
 
     def _due(self, state: _Site, pages: int) -> bool:
         """Whether a site of ``pages`` pages is due a re-estimate: on every page while it is

@@ -172,9 +172,7 @@ def _is_chrome_text(text: str, page_url: str | None) -> bool:
     stripped = _norm(text)
     if not stripped or stripped == "#":
         return True
-    if _COUNTER.match(stripped) or _CHROME_TEXT.match(stripped):
-        return True
-    if _COUNTED_HEADING.match(stripped):
+    if any(p.match(stripped) for p in (_COUNTER, _COUNTED_HEADING, _CHROME_TEXT)):
         return True
     if _CHROME_URL.search(text.strip()):
         return True

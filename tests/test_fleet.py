@@ -248,6 +248,7 @@ def run_fleet(
         if workers[0].process.poll() is not None:
             break
         time.sleep(0.1)
+    client.close()
     workers += [Worker(project, out, f"w{i}", shop, settings) for i in range(1, n)]
     return workers
 
@@ -480,6 +481,7 @@ def test_a_worker_killed_mid_crawl_loses_nothing_the_others_need(
     assert wrapper is not None and version >= 1
     wrapper.compiled()
     state.close()
+    client.close()
 
 
 def test_an_unreachable_state_is_one_error_and_the_crawl_goes_on(

@@ -303,6 +303,8 @@ def run_crawls(job_file: str) -> None:
             }
             if job["method"]:
                 settings["PAGESIM_METHOD"] = job["method"]
+            if job.get("policy"):
+                settings["PAGESIM_SITE_POLICY"] = job["policy"]
             crawler = AsyncCrawlerRunner(settings).create_crawler(PageTypeSpider)
             await crawler.crawl_async(urls=crawl["urls"], follow=crawl.get("follow", False))
             stats = crawler.stats.get_stats()
@@ -332,6 +334,7 @@ def crawl_site(
     """Run the crawls of one site in a subprocess; their outcomes by name, and its stderr."""
     job: dict[str, Any] = {
         "method": method,
+        "policy": POLICY,
         "crawls": [],
         "base": server.base,
         "origins": server.origins,
@@ -385,6 +388,9 @@ def crawl_site(
 
 # --- the protocols -----------------------------------------------------------------------------
 
+
+#: PAGESIM_SITE_POLICY of every crawl (``--site-policy``, a JSON object; empty: the shipped).
+POLICY: dict[str, Any] = {}
 
 #: The share of the crawl the type has in the "large type" crawls.
 LARGE_SHARE = 0.5
@@ -1075,10 +1081,16 @@ def main() -> None:
         default="site_page_types,site_page_types_2",
         help="with --every-type: comma-separated data sets under ../shared/data",
     )
+    parser.add_argument(
+        "--site-policy",
+        default="{}",
+        help="PAGESIM_SITE_POLICY of every crawl, as JSON (e.g. '{\"crawl_neighbour_cover\": 2}')",
+    )
     args = parser.parse_args()
     if args.crawl:
         run_crawls(args.crawl)
         return
+    POLICY.update(json.loads(args.site_policy))
     if args.every_type:
         print_every_type(args)
         return

@@ -13,6 +13,11 @@ page still left with none takes the label of its most similar page of the site (
 site's weights; the examples included) when that page has one, and so on along the chain of
 nearest pages (:func:`fill_from_neighbours`). A page of a type nobody configured is nearest a
 page of its own type, which has no label, so it keeps none.
+
+A crawl has no clusters and decides page by page: :class:`KeptNeighbours` is the same chain
+over the labels' examples and a bounded sample of the site's kept pages, and a page left with
+none looks up its most similar sampled page there (one vectorised pass, as in
+:func:`nearest_pages`).
 """
 
 from __future__ import annotations

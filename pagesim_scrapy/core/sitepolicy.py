@@ -117,12 +117,13 @@ class SitePolicy:
     #: nobody configured (figures in docs/benchmarks.md).
     site_neighbour_cover: float = 0.6
     #: In a crawl (``SiteAwareClassifier.fill_from_kept``), with several labels, a page left
-    #: with none takes the label its most similar kept page of the site chains to when at
-    #: least this share of the site's kept pages chain to a label (the crawl's measure of how
-    #: much of the site the labels describe; it has no clusters). Above 1 (or either batch
-    #: cover above 1): off. Chosen leave-one-site-out by the online every-type own share
-    #: among the values that keep the online "some of the types" precision.
-    crawl_neighbour_cover: float = 0.6
+    #: with none takes its nearest label when its most similar kept page of the site chains to
+    #: that label and at least this share of the site's kept pages chain to a label (the
+    #: crawl's measure of how much of the site the labels describe: it has no clusters).
+    #: Above 1 (or either batch cover above 1): off. Chosen leave-one-site-out by the online
+    #: every-type own share among the values that keep the online "some of the types"
+    #: precision (figures in docs/benchmarks.md).
+    crawl_neighbour_cover: float = 0.5
 
     # -- the early cut of one label ------------------------------------------------------------
 

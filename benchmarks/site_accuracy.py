@@ -64,6 +64,11 @@ Protocols, printed per site and pooled:
   ``--clustered-loso``: the modes as a grid, each site decided with the one chosen on the
   others (highest own share that keeps "some" P and one-class F1 within 0.005;
   ``--clustered-precision P``: and "some" P at least P on the others).
+* --online-types: every type configured and "some of the types", online: the pages decided one
+  by one in a shuffled order (3 orders) through the crawl's decision step (``PageDecider``, so
+  the crawl's neighbour fill included); both data sets by default. ``--online-fill-grid``: the
+  crawl fill's cover (``crawl_neighbour_cover``) per leave-one-site-out fold, judged by the
+  online every-type own share among the values that keep the online "some" precision.
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
 * --wide-grid: the nearest rule's wide-gap exception (``WIDE_GAP``) per leave-one-site-out

@@ -50,6 +50,13 @@ types each have their own template):
   with the second look but nothing held; and with neither. P/R/F1 of what reaches the spider
   with the label, and the pages requested again (default settings).
 
+* every type configured (``--every-type``, both data sets by default): one crawl per site with
+  site_accuracy's every-type templates (every label a target), the other pages in a shuffled
+  order; the configured types' pages given their own type, none or another, the pages filled
+  from their neighbours (``"filled"`` in the verdict), and the share of the crawl's pages
+  whose label is the one ``classify``'s batch gives on the same pages. ``--site-policy JSON``
+  sets ``PAGESIM_SITE_POLICY`` of every crawl (``'{"crawl_neighbour_cover": 2}'``: fill off).
+
 The crawls of one site run one after the other in a subprocess (``AsyncCrawlerRunner``, a new
 crawler, so new pagesim components, per crawl). Pages that are not classified (download
 errors, non-HTML, no item) count as "no label" and are reported, with the crawls' warnings.

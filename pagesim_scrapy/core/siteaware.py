@@ -969,10 +969,12 @@ class SiteAwareClassifier:
         label the chain gives is the page's nearest (its scores and its neighbours agree)."""
         if not scores or not self._fills_from_neighbours():
             return None
+        needed = pages_needed(len(self._templates), self.policy)
         with self._lock:
+            if len(self._site(site).model.recent) < needed:  # not built before it can serve
+                return None
             kept = self._kept_neighbours(site)
-            mature = kept.sampled >= pages_needed(len(self._templates), self.policy)
-            if not mature or kept.covered < self.policy.crawl_neighbour_cover:
+            if kept.sampled < needed or kept.covered < self.policy.crawl_neighbour_cover:
                 return None
             found = kept.fill(features)
         nearest = max(scores, key=scores.__getitem__)

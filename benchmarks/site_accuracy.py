@@ -64,6 +64,11 @@ Protocols, printed per site and pooled:
   ``--clustered-loso``: the modes as a grid, each site decided with the one chosen on the
   others (highest own share that keeps "some" P and one-class F1 within 0.005;
   ``--clustered-precision P``: and "some" P at least P on the others).
+* --online-types: every type configured and "some of the types", online: the pages decided one
+  by one in a shuffled order (3 orders) through the crawl's decision step (``PageDecider``, so
+  the crawl's neighbour fill included); both data sets by default. ``--online-fill-grid``: the
+  crawl fill's cover (``crawl_neighbour_cover``) per leave-one-site-out fold, judged by the
+  online every-type own share among the values that keep the online "some" precision.
 * --loso: the online protocol's two constants (prior weight, pages before the distribution
   decides) chosen on four sites by pooled F1 and applied to the fifth.
 * --wide-grid: the nearest rule's wide-gap exception (``WIDE_GAP``) per leave-one-site-out
@@ -112,6 +117,7 @@ from _data import shared
 
 from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.clusterfill import fill_from_types, site_types
+from pagesim_scrapy.core.decide import PageDecider
 from pagesim_scrapy.core.secondlook import SecondLook
 from pagesim_scrapy.core.site import jaccard_of_totals, site_similarity
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
@@ -667,6 +673,134 @@ def several_types(
     return shares
 
 
+def crawl_verdicts(clf: Any, pages: list[Page]) -> list[Any]:
+    """The pages decided one by one, in the order given, through the crawl's decision step
+    (:class:`~pagesim_scrapy.core.decide.PageDecider`, tag mode): what a crawl's spider reads
+    as ``response.meta["pagesim"]``, fills included."""
+    decider = PageDecider(clf)
+    return [decider.decide(page.summary, site=None, url=page.url or page.path) for page in pages]
+
+
+def several_types_online(
+    pages: list[Page], seed: int, policy: SitePolicy | None = None, draw: int = 0
+) -> TypeShares:
+    """The every-type protocol (:func:`several_types`) online: the same pages decided one by
+    one in a shuffled order (``seed``) through the crawl's decision step."""
+    given = several_type_templates(pages, draw)
+    tests = _tests(pages, given)
+    random.Random(f"{seed}:several").shuffle(tests)
+    decisions = crawl_verdicts(_classifier(given, "site", policy), tests)
+    shares = TypeShares()
+    for page, decision in zip(tests, decisions):
+        if page.label not in given:
+            continue
+        shares.own += decision.label == page.label
+        shares.none += decision.label is None
+        shares.other += decision.label is not None and decision.label != page.label
+        shares.nearest += nearest_type(decision) == page.label
+    return shares
+
+
+def some_types_online(pages: list[Page], seed: int, policy: SitePolicy | None = None) -> Counts:
+    """The "some of the types" protocol (:func:`some_types`) online: the same label sets, the
+    other pages decided one by one in a shuffled order through the crawl's decision step."""
+    types = sorted(t for t, c in Counter(page.label for page in pages).items() if c >= 5)
+    rng = random.Random(f"{seed}:some")
+    combos = [rng.sample(types, k) for k, n in ((2, 6), (3, 4)) if k < len(types) for _ in range(n)]
+    counts = Counts()
+    for number, combo in enumerate(combos):
+        templates = {label: [p for p in pages if p.label == label][:2] for label in combo}
+        tests = _tests(pages, templates)
+        random.Random(f"{seed}:some:{number}").shuffle(tests)
+        decisions = crawl_verdicts(_classifier(templates, "site", policy), tests)
+        add_micro(counts, tests, decisions, combo)
+    return counts
+
+
+def print_online_types(
+    sites: dict[str, list[Page]],
+    seeds: tuple[int, ...] = (1, 2, 3),
+    policy: SitePolicy | None = None,
+) -> None:
+    """Every type configured and some of the types, online (a crawl's decisions), per site
+    and pooled over ``seeds``."""
+    print(
+        "\nonline, through the crawl's decision step (shuffled orders, seeds "
+        f"{','.join(map(str, seeds))}): every type configured (configured types' pages given) "
+        "/ some of the types (micro P/R/F1)"
+    )
+    every, some = TypeShares(), Counts()
+    for name, pages in sites.items():
+        site_every, site_some = TypeShares(), Counts()
+        for seed in seeds:
+            site_every.merge(several_types_online(pages, seed, policy))
+            site_some.merge(some_types_online(pages, seed, policy))
+        every.merge(site_every)
+        some.merge(site_some)
+        print(f"{name:24} {site_every}\n{'':24} some {site_some}")
+    print(f"{'pooled':24} {every}\n{'':24} some {some}")
+
+
+#: The neighbour fill's cover in a crawl, per value tried (above 1: the fill off).
+ONLINE_FILL_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 2.0)
+
+
+def online_fill_grid(
+    sites: dict[str, list[Page]], seeds: tuple[int, ...] = (1, 2, 3), slack: float = 0.005
+) -> None:
+    """The crawl's neighbour-fill cover (``crawl_neighbour_cover``) per leave-one-site-out
+    fold: on the other sites, the highest online every-type own share among the values that
+    keep the online "some of the types" precision within ``slack`` of the fill off; the
+    held-out site decided with it."""
+    table: dict[float, dict[str, tuple[TypeShares, Counts]]] = {}
+    for value in ONLINE_FILL_GRID:
+        policy = replace(DEFAULT_POLICY, crawl_neighbour_cover=value)
+        table[value] = {}
+        for name, pages in sites.items():
+            every, some = TypeShares(), Counts()
+            for seed in seeds:
+                every.merge(several_types_online(pages, seed, policy))
+                some.merge(some_types_online(pages, seed, policy))
+            table[value][name] = (every, some)
+        pooled_every, pooled_some = _pooled_online(table[value], list(sites))
+        print(f"cover {value:4.2f}  every type {pooled_every}\n{'':12}some {pooled_some}")
+    held_every, held_some = TypeShares(), Counts()
+    for name in sites:
+        others = [other for other in sites if other != name]
+        chosen = _chosen_cover(table, others, slack)
+        every, some = table[chosen][name]
+        held_every.merge(every)
+        held_some.merge(some)
+        print(f"held out {name:24} cover {chosen:4.2f}  {every}  some {some}")
+    print(f"{'held out, pooled':33} {held_every}\n{'':33} some {held_some}")
+
+
+def _pooled_online(
+    row: dict[str, tuple[TypeShares, Counts]], names: list[str]
+) -> tuple[TypeShares, Counts]:
+    every, some = TypeShares(), Counts()
+    for name in names:
+        every.merge(row[name][0])
+        some.merge(row[name][1])
+    return every, some
+
+
+def _chosen_cover(
+    table: dict[float, dict[str, tuple[TypeShares, Counts]]], names: list[str], slack: float
+) -> float:
+    """The value with the highest own share on ``names`` that keeps "some" P within
+    ``slack`` of the fill off (the last value of the grid); the lowest such on a tie."""
+    off = ONLINE_FILL_GRID[-1]
+    floor = _pooled_online(table[off], names)[1].precision - slack
+    best, best_own = off, -1.0
+    for value in ONLINE_FILL_GRID:
+        every, some = _pooled_online(table[value], names)
+        own = every.own / max(1, every.total)
+        if some.precision >= floor and own > best_own:
+            best, best_own = value, own
+    return best
+
+
 def one_nn_right(clf: SiteAwareClassifier, pages: list[Page], counted: list[Page]) -> int:
     """How many of ``counted`` have, as their most similar other page of ``pages`` under the
     site's weights (after a batch), a page of their own type: what choosing the nearest type
@@ -1184,6 +1318,18 @@ def parse_args() -> argparse.Namespace:
         help="with --clustered-types: each site decided with the mode chosen on the others",
     )
     parser.add_argument(
+        "--online-types",
+        action="store_true",
+        help="only every type configured and some of the types, online through the crawl's "
+        "decision step (3 shuffled orders; both data sets by default)",
+    )
+    parser.add_argument(
+        "--online-fill-grid",
+        action="store_true",
+        help="the crawl's neighbour-fill cover per leave-one-site-out fold (online every-type "
+        "own share, 'some of the types' precision kept; both data sets by default)",
+    )
+    parser.add_argument(
         "--floor-grid",
         action="store_true",
         help="the cut's floor (ANCHOR_FLOOR) per leave-one-site-out fold",
@@ -1409,7 +1555,7 @@ def run_grids(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
 def site_folders(args: argparse.Namespace) -> dict[str, Path]:
     """The folders of the sites to run on: every site of the data sets asked for (``--data``),
     or those named by ``--sites``."""
-    both = args.several_types or args.none_sources
+    both = args.several_types or args.none_sources or args.online_types or args.online_fill_grid
     default = "site_page_types,site_page_types_2" if both else "site_page_types"
     folders = {}
     for data in (args.data or default).split(","):
@@ -1449,6 +1595,12 @@ def main() -> None:
         return
     if args.drawn_templates:
         print_drawn_templates(sites)
+        return
+    if args.online_types:
+        print_online_types(sites)
+        return
+    if args.online_fill_grid:
+        online_fill_grid(sites)
         return
     if args.none_sources:
         print_none_sources(sites)

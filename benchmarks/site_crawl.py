@@ -50,6 +50,13 @@ types each have their own template):
   with the second look but nothing held; and with neither. P/R/F1 of what reaches the spider
   with the label, and the pages requested again (default settings).
 
+* every type configured (``--every-type``, both data sets by default): one crawl per site with
+  site_accuracy's every-type templates (every label a target), the other pages in a shuffled
+  order; the configured types' pages given their own type, none or another, the pages filled
+  from their neighbours (``"filled"`` in the verdict), and the share of the crawl's pages
+  whose label is the one ``classify``'s batch gives on the same pages. ``--site-policy JSON``
+  sets ``PAGESIM_SITE_POLICY`` of every crawl (``'{"crawl_neighbour_cover": 2}'``: fill off).
+
 The crawls of one site run one after the other in a subprocess (``AsyncCrawlerRunner``, a new
 crawler, so new pagesim components, per crawl). Pages that are not classified (download
 errors, non-HTML, no item) count as "no label" and are reported, with the crawls' warnings.
@@ -80,7 +87,13 @@ from typing import Any
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 from _data import shared
-from site_accuracy import SHARED_TEMPLATE_SITES, Counts, large_type_samples, link_key
+from site_accuracy import (
+    SHARED_TEMPLATE_SITES,
+    Counts,
+    large_type_samples,
+    link_key,
+    several_type_templates,
+)
 
 #: The wiki's <body> class names the page type: removed (first occurrence) before serving.
 HIDE_BODY_CLASS_SITES = ("awesomewm_wiki",)
@@ -98,6 +111,7 @@ _STAT_PREFIXES = (
     "pagesim/response_count",
     "pagesim/skipped/",
     "pagesim/second_look/",
+    "pagesim/neighbour_fill",
     "elapsed_time_seconds",
     "log_count/ERROR",
     "log_count/WARNING",
@@ -275,6 +289,7 @@ def run_crawls(job_file: str) -> None:
                 "again": bool(response.meta.get("pagesim_second_look")),
                 # a held page given again from the response kept in memory: not downloaded
                 "replayed": response.meta.get("pagesim_replay") is not None,
+                "filled": verdict.get("filled") is not None,
             }
 
     async def run() -> None:
@@ -295,6 +310,8 @@ def run_crawls(job_file: str) -> None:
             }
             if job["method"]:
                 settings["PAGESIM_METHOD"] = job["method"]
+            if job.get("policy"):
+                settings["PAGESIM_SITE_POLICY"] = job["policy"]
             crawler = AsyncCrawlerRunner(settings).create_crawler(PageTypeSpider)
             await crawler.crawl_async(urls=crawl["urls"], follow=crawl.get("follow", False))
             stats = crawler.stats.get_stats()
@@ -324,6 +341,7 @@ def crawl_site(
     """Run the crawls of one site in a subprocess; their outcomes by name, and its stderr."""
     job: dict[str, Any] = {
         "method": method,
+        "policy": POLICY,
         "crawls": [],
         "base": server.base,
         "origins": server.origins,
@@ -377,6 +395,9 @@ def crawl_site(
 
 # --- the protocols -----------------------------------------------------------------------------
 
+
+#: PAGESIM_SITE_POLICY of every crawl (``--site-policy``, a JSON object; empty: the shipped).
+POLICY: dict[str, Any] = {}
 
 #: The share of the crawl the type has in the "large type" crawls.
 LARGE_SHARE = 0.5
@@ -934,6 +955,122 @@ def print_problems(results: list[SiteResult]) -> None:
         print(f"  {count:4d} x {line}")
 
 
+# --- every type configured, one crawl per site ------------------------------------------------
+
+
+def every_type_crawl(pages: list[Page], seed: int) -> Crawl:
+    """site_accuracy's every-type protocol as a crawl: every type with >= 3 pages configured
+    (2 examples of the detail type, 1 of each other; every label a target), the other pages of
+    the site requested in a shuffled order."""
+    given = several_type_templates(pages)
+    used = {page.path for chosen in given.values() for page in chosen}
+    tests = [page for page in pages if page.path not in used]
+    random.Random(f"{seed}:every").shuffle(tests)
+    return Crawl(
+        "every-type",
+        {label: [page.path for page in chosen] for label, chosen in given.items()},
+        [],
+        [page.path for page in tests],
+    )
+
+
+@dataclass
+class EveryType:
+    """One site's every-type crawl: its configured types' pages given their own type, none or
+    another; pages filled from their neighbours; pages whose label the batch gives too."""
+
+    own: int = 0
+    none: int = 0
+    other: int = 0
+    filled: int = 0
+    filled_right: int = 0
+    agree: int = 0
+    compared: int = 0
+
+    def merge(self, other: EveryType) -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def __str__(self) -> str:
+        n = max(1, self.own + self.none + self.other)
+        return (
+            f"own {self.own / n:.3f}  none {self.none / n:.3f}  other {self.other / n:.3f}  "
+            f"filled {self.filled} ({self.filled_right} right)  "
+            f"batch agrees {self.agree / max(1, self.compared):.3f}  ({n} pages)"
+        )
+
+
+def batch_labels(folder: Path, crawl: Crawl) -> dict[str, str | None]:
+    """The crawl's pages decided by ``classify``'s batch (the same templates): label by path."""
+    import site_accuracy
+
+    from pagesim_scrapy.core.classify import build_classifier
+
+    by_path = {page.path: page for page in site_accuracy.load_site(folder)}
+    templates = {
+        label: [by_path[path].summary for path in paths] for label, paths in crawl.templates.items()
+    }
+    clf = build_classifier(templates, method="site")
+    verdicts = clf.classify_all([by_path[path].summary for path in crawl.paths])
+    return {path: verdict.label for path, verdict in zip(crawl.paths, verdicts)}
+
+
+def every_type_site(folder: Path, seed: int, method: str | None, tmp: Path) -> EveryType:
+    """Crawl one site with every type configured; its figures against the truth and the
+    batch."""
+    pages = load_site(folder)
+    truth = {page.path: page.label for page in pages}
+    server = SiteServer(site_bodies(folder, pages), {p.path: p.url for p in pages if p.url})
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    crawl = every_type_crawl(pages, seed)
+    try:
+        outcomes, _ = crawl_site(server, [crawl], method, tmp)
+    finally:
+        server.shutdown()
+        server.server_close()
+    verdicts = outcomes[crawl.name].by_path()
+    batch = batch_labels(folder, crawl)
+    result = EveryType()
+    for path in crawl.paths:
+        item = verdicts.get(path, {})
+        label, right = item.get("label"), truth[path]
+        result.compared += 1
+        result.agree += label == batch[path]
+        if item.get("filled"):
+            result.filled += 1
+            result.filled_right += label == right
+        if right not in crawl.templates:
+            continue
+        result.own += label == right
+        result.none += label is None
+        result.other += label is not None and label != right
+    return result
+
+
+def print_every_type(args: argparse.Namespace) -> None:
+    """The every-type crawl per site and pooled, over the data sets asked for."""
+    print(
+        "every type configured (types with >= 3 pages; 2 examples of the largest type, 1 of "
+        "each other), one crawl per site, tag mode, default hold and second look: the "
+        "configured types' pages given; pages filled from their neighbours; share of the "
+        "crawl's pages whose label is the batch's (classify over the same pages)"
+    )
+    pooled = EveryType()
+    with tempfile.TemporaryDirectory(prefix="site_crawl-") as tmp:
+        for data in args.data.split(","):
+            root = shared(data)
+            for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+                if args.sites and folder.name not in args.sites.split(","):
+                    continue
+                work = Path(tmp) / folder.name
+                work.mkdir()
+                result = every_type_site(folder, args.seed, args.method, work)
+                pooled.merge(result)
+                print(f"{folder.name:24} {result}", flush=True)
+    print(f"{'pooled':24} {pooled}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sites", default="", help="comma-separated site folders (default all)")
@@ -941,9 +1078,28 @@ def main() -> None:
     parser.add_argument("--method", default=None, help="PAGESIM_METHOD (default: pagesim's)")
     parser.add_argument("--per-type", action="store_true", help="print one-class figures per type")
     parser.add_argument("--crawl", metavar="JOB", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--every-type",
+        action="store_true",
+        help="only the every-type crawl (one per site, every type configured) against the batch",
+    )
+    parser.add_argument(
+        "--data",
+        default="site_page_types,site_page_types_2",
+        help="with --every-type: comma-separated data sets under ../shared/data",
+    )
+    parser.add_argument(
+        "--site-policy",
+        default="{}",
+        help="PAGESIM_SITE_POLICY of every crawl, as JSON (e.g. '{\"crawl_neighbour_cover\": 2}')",
+    )
     args = parser.parse_args()
     if args.crawl:
         run_crawls(args.crawl)
+        return
+    POLICY.update(json.loads(args.site_policy))
+    if args.every_type:
+        print_every_type(args)
         return
 
     from pagesim_scrapy.settings import PageSimConfig

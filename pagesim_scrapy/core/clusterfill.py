@@ -13,11 +13,16 @@ page still left with none takes the label of its most similar page of the site (
 site's weights; the examples included) when that page has one, and so on along the chain of
 nearest pages (:func:`fill_from_neighbours`). A page of a type nobody configured is nearest a
 page of its own type, which has no label, so it keeps none.
+
+A crawl has no clusters and decides page by page: :class:`KeptNeighbours` is the same chain
+over the labels' examples and a bounded sample of the site's kept pages, and a page left with
+none looks up its most similar sampled page there (one vectorised pass, as in
+:func:`nearest_pages`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -94,41 +99,62 @@ def nearest_pages(
     """For each page index in ``which``, the index of its most similar other page of
     ``features`` under ``model``'s weights (the first on a tie; itself with no other page).
     The first ``always`` pages are always candidates; past ``limit`` pages the rest are
-    sampled at an even stride.
-
-    All pages' feature numbers sit in one flat array, and one page's weighted overlaps with
-    every candidate are one gather and one segmented sum: the weights lie on a fixed binary
-    grid, so the sums are the ones :func:`~pagesim_scrapy.core.site.site_similarity` gives,
-    in any order."""
+    sampled at an even stride."""
     number: dict[str, int] = {}
     for page in features:
         for feature in page:
             number.setdefault(feature, len(number))
-    weight = model.weights(number)
-    weights = np.fromiter((weight[f] for f in number), dtype=np.float64, count=len(number))
     candidates = _candidates(len(features), always, limit)
-    arrays = [np.fromiter((number[f] for f in features[j]), dtype=np.int64) for j in candidates]
-    sizes = np.fromiter((len(array) for array in arrays), dtype=np.int64, count=len(arrays))
-    flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
-    totals = _segment_sums(weights[flat], starts, sizes)
+    pool = CandidatePool(number, model, [features[j] for j in candidates])
     index = np.asarray(candidates, dtype=np.int64)
     out = []
     for i in which:
-        own = np.zeros(len(number), dtype=np.float64)
-        mine = np.fromiter((number[f] for f in features[i]), dtype=np.int64)
-        own[mine] = weights[mine]
-        shared = _segment_sums(own[flat], starts, sizes)
-        total = float(own.sum())
-        union = total + totals - shared
-        scores = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
-        np.minimum(scores, 1.0, out=scores)
+        scores = pool.similarities(features[i])
         scores[index == i] = -1.0
         if len(scores) == 0 or scores.max() < 0.0:
             out.append(i)
             continue
         out.append(int(index[int(np.argmax(scores))]))
     return out
+
+
+class CandidatePool:
+    """Pages compared with one page at a time, their feature numbers in one flat array.
+
+    One page's weighted overlaps with every candidate are one gather and one segmented sum:
+    the weights lie on a fixed binary grid, so the sums are the ones
+    :func:`~pagesim_scrapy.core.site.site_similarity` gives, in any order."""
+
+    def __init__(
+        self, number: dict[str, int], model: SiteModel, candidates: Sequence[Features]
+    ) -> None:
+        self.number = number
+        self.model = model
+        weight = model.weights(number)
+        self.weights = np.fromiter((weight[f] for f in number), dtype=np.float64, count=len(number))
+        arrays = [np.fromiter((number[f] for f in page), dtype=np.int64) for page in candidates]
+        sizes = np.fromiter((len(array) for array in arrays), dtype=np.int64, count=len(arrays))
+        self.flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+        self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+        self.sizes = sizes
+        self.totals = _segment_sums(self.weights[self.flat], self.starts, sizes)
+
+    def similarities(self, page: Features) -> np.ndarray:
+        """The page's site-weighted similarity to every candidate; a feature no candidate
+        holds weighs in the page's own total only (at its weight on the site now)."""
+        number = self.number
+        own = np.zeros(len(number), dtype=np.float64)
+        known = [number[f] for f in page if f in number]
+        mine = np.fromiter(known, dtype=np.int64, count=len(known))
+        own[mine] = self.weights[mine]
+        shared = _segment_sums(own[self.flat], self.starts, self.sizes)
+        total = float(own.sum())
+        if len(known) < len(page):
+            total += sum(self.model.weights([f for f in page if f not in number]).values())
+        union = total + self.totals - shared
+        scores = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
+        np.minimum(scores, 1.0, out=scores)
+        return scores
 
 
 def _candidates(count: int, always: int, limit: int) -> list[int]:
@@ -169,3 +195,86 @@ def fill_from_neighbours(
             for member in chain:
                 out[member] = label
     return out
+
+
+#: In a crawl, at most this many of a site's pages (its labels' examples always, then its
+#: kept pages at an even stride) are compared with a page left with none: the fill's cost per
+#: page stays flat however long the crawl.
+CRAWL_NEIGHBOUR_CANDIDATES = 300
+
+
+@dataclass(frozen=True)
+class NeighbourFill:
+    """Why a crawl's page left with none got a label: its most similar page of the site
+    (``score``) has it, or leads to it along the chain of nearest pages (``steps`` pages)."""
+
+    label: str
+    score: float
+    steps: int
+
+    def as_meta(self) -> dict[str, object]:
+        return {"by": "neighbours", "score": round(self.score, 6), "steps": self.steps}
+
+
+class KeptNeighbours:
+    """A site's pages as a crawl fills from them: the labels' examples and a bounded sample of
+    its kept pages, each with the label its chain of nearest pages ends in (the batch's
+    :func:`fill_from_neighbours` over the sample), and the share of the kept pages that chain
+    to a label: how much of the site the labels describe, as the examples' clusters' share
+    does in a batch."""
+
+    def __init__(
+        self,
+        examples: Sequence[tuple[str, Features]],
+        kept: Sequence[Features],
+        label_of: Callable[[Features], str | None],
+        model: SiteModel,
+        fixed: frozenset[str],
+        limit: int = CRAWL_NEIGHBOUR_CANDIDATES,
+    ) -> None:
+        offset = len(examples)
+        pages = [page for _, page in examples] + list(kept)
+        chosen = _candidates(len(pages), offset, limit)
+        self.pages = [pages[j] for j in chosen]
+        labels = [label for label, _ in examples] + [label_of(page) for page in self.pages[offset:]]
+        number: dict[str, int] = {}
+        for page in self.pages:
+            for feature in page:
+                number.setdefault(feature, len(number))
+        self.pool = CandidatePool(number, model, self.pages)
+        given: list[str | None] = list(labels)
+        left = [n for n, label in enumerate(given) if label is None]
+        nearest = dict(zip(left, nearest_pages(self.pages, model, left, always=offset)))
+        self.labels = fill_from_neighbours(given, nearest, fixed)
+        self.steps = [_steps(n, given, nearest) for n in range(len(given))]
+        sampled = len(chosen) - offset
+        named = sum(label is not None for label in self.labels[offset:])
+        self.covered = named / sampled if sampled > 0 else 0.0
+        #: the kept pages sampled
+        self.sampled = sampled
+        self._same = {page: n for n, page in enumerate(self.pages)}
+
+    def fill(self, page: Features) -> NeighbourFill | None:
+        """The label of ``page``'s most similar other page of the sample's chain (None when
+        that page has none); the page itself, if sampled, is not its own neighbour."""
+        scores = self.pool.similarities(page)
+        itself = self._same.get(page)
+        if itself is not None:
+            scores[itself] = -1.0
+        if len(scores) == 0 or scores.max() < 0.0:
+            return None
+        best = int(np.argmax(scores))
+        label = self.labels[best]
+        if label is None:
+            return None
+        return NeighbourFill(label, float(scores[best]), 1 + self.steps[best])
+
+
+def _steps(start: int, labels: Sequence[str | None], nearest: Mapping[int, int]) -> int:
+    """How many pages the chain from ``start`` passes before a page with a label."""
+    steps, page, seen = 0, start, {start}
+    while labels[page] is None and page in nearest and nearest[page] not in seen:
+        page = nearest[page]
+        seen.add(page)
+        steps += 1
+    return steps

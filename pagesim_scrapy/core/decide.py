@@ -83,6 +83,8 @@ class Decision:
     threshold_source: str | None = None
     confidence: float | None = None
     core: bool = False
+    #: why a page left with none got its label from its neighbours (a crawl's fill)
+    filled: Mapping[str, Any] | None = None
     classified: bool = False
     cluster: str | None = None
     cluster_score: float | None = None
@@ -121,6 +123,8 @@ class Decision:
                 confidence=self.confidence,
                 core=self.core,
             )
+        if self.filled is not None:
+            meta["filled"] = dict(self.filled)
         return meta
 
     def as_meta(self) -> dict[str, Any]:
@@ -293,12 +297,16 @@ class PageDecider:
             # a page decided again is already counted into its site
             features = sites.features(summary)
             decided = sites.classify(features, site=site, learn=not again)
+            decided, filled = sites.fill_from_kept(decided, features, site)
             unsettled = False
             if self._looks_again is not None and self.hold and not again:
                 # tag mode: the spider sees the verdict either way, so either way it waits
                 settles = sites.settled if self.defer else sites.holds
                 unsettled = not settles(decided, site)
-            return _Verdict(_verdict_fields(decided.as_dict()), features, unsettled)
+            fields = _verdict_fields(decided.as_dict())
+            if filled is not None:
+                fields["filled"] = filled.as_meta()
+            return _Verdict(fields, features, unsettled)
         if self.classifier is not None:
             decided = self.classifier.classify(summary, site=site)
             return _Verdict(_verdict_fields(decided.as_dict()))

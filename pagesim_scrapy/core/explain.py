@@ -16,7 +16,7 @@ by walking the page and the templates again.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pagesim_scrapy.core.cutrules import CUT_RULES
@@ -156,6 +156,8 @@ class Explanation:
             f"nearest: template {self.nearest_template + 1} of label {self.nearest_label!r}",
         ]
         lines.append(self._core_line())
+        if verdict.filled is not None:
+            lines.append(self._filled_line(verdict.filled))
         lines.append("node pairs beyond the chrome (weight, pages of the site with the pair):")
         for title, notes in (
             ("shared with the template", self.matching),
@@ -167,6 +169,16 @@ class Explanation:
                 lines.append("  (none)")
             lines += [f"  {note.weight:5.2f} {note.pages:6d}  {note.text}" for note in notes]
         return "\n".join(lines)
+
+    def _filled_line(self, filled: Mapping[str, Any]) -> str:
+        steps = int(filled.get("steps", 1))
+        chain = "has it" if steps <= 1 else f"leads to it through {steps - 1} more page(s)"
+        return (
+            f"filled: no label's cut took the page, but its most similar page of the site "
+            f"(similarity {float(filled.get('score', 0.0)):.3f}) {chain}, and the labels "
+            f"describe the site (most of its kept pages chain to a label): a crawl gives it "
+            f"{self.verdict.label!r}"
+        )
 
     def _core_line(self) -> str:
         label = repr(self.nearest_label)
@@ -254,6 +266,19 @@ def _how(classifier: SiteAwareClassifier, label: str, info: Mapping[str, Any]) -
     )
 
 
+def _filled_as_in_a_crawl(
+    classifier: SiteAwareClassifier, verdict: Decision, features: Features, site: str | None
+) -> Decision:
+    """The decision with the crawl's neighbour fill, so the explanation says why a page left
+    with none by every cut got a label in the crawl."""
+    if verdict.label is not None:
+        return verdict
+    filled = classifier.neighbour_fill(features, verdict.scores, site)
+    if filled is None:
+        return verdict
+    return replace(verdict, label=filled.label, filled=filled.as_meta())
+
+
 def explain_page(
     classifier: SiteAwareClassifier,
     page: PageSummary,
@@ -268,6 +293,7 @@ def explain_page(
     features = structural_features(page)
     scores = classifier.scores(page, site=site)
     verdict = PageDecider(classifier).decide_scores(scores, site=site, features=features)
+    verdict = _filled_as_in_a_crawl(classifier, verdict, features, site)
     described = classifier.describe(site)
     coverage = described.get("site", {}).get("coverage", 0.0)
     notes = []

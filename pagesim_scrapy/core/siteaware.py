@@ -46,6 +46,8 @@ from itertools import combinations, compress, repeat
 from typing import Any
 
 from pagesim_scrapy.core.clusterfill import (
+    KeptNeighbours,
+    NeighbourFill,
     fill_from_neighbours,
     fill_from_types,
     nearest_pages,
@@ -942,6 +944,83 @@ class SiteAwareClassifier:
             verdict if label is None or verdict.label is not None else replace(verdict, label=label)
             for verdict, label in zip(verdicts, named)
         ]
+
+    def fill_from_kept(
+        self, verdict: Verdict, features: Features, site: str | None = None
+    ) -> tuple[Verdict, NeighbourFill | None]:
+        """A crawl's verdict with the neighbour fill of :meth:`classify_all`: with several
+        labels that describe the site (see :meth:`neighbour_fill`), a page left with none
+        takes its nearest label when its most similar kept page chains to that label.
+        Returns the verdict and why it got the label (None when it did not)."""
+        if verdict.label is not None:
+            return verdict, None
+        found = self.neighbour_fill(features, verdict.scores, site)
+        if found is None:
+            return verdict, None
+        return replace(verdict, label=found.label), found
+
+    def neighbour_fill(
+        self, features: Features, scores: Mapping[str, float], site: str | None = None
+    ) -> NeighbourFill | None:
+        """The label a page left with none takes from its neighbours on ``site`` and why, or
+        None; learns nothing. Only once every label can have a cut of its own (before, the
+        kept pages' labels are the priors' and lead chains astray), when at least
+        ``policy.crawl_neighbour_cover`` of the kept pages chain to a label, and when the
+        label the chain gives is the page's nearest (its scores and its neighbours agree)."""
+        if not scores or not self._fills_from_neighbours():
+            return None
+        needed = pages_needed(len(self._templates), self.policy)
+        with self._lock:
+            if len(self._site(site).model.recent) < needed:  # not built before it can serve
+                return None
+            kept = self._kept_neighbours(site)
+            if kept.sampled < needed or kept.covered < self.policy.crawl_neighbour_cover:
+                return None
+            found = kept.fill(features)
+        nearest = max(scores, key=scores.__getitem__)
+        if found is None or found.label != nearest or found.label in self._given:
+            return None
+        return found
+
+    def _fills_from_neighbours(self) -> bool:
+        """Whether pages left with none are filled from their neighbours: several labels (one
+        label's own cut bounds its type), and both fills of the batch on."""
+        policy = self.policy
+        covers = (
+            policy.site_types_cover,
+            policy.site_neighbour_cover,
+            policy.crawl_neighbour_cover,
+        )
+        return max(covers) <= 1.0 and len(self._templates) >= 2
+
+    @cached_property
+    def _neighbour_cache(self) -> dict[str | None, tuple[_Site, int, KeptNeighbours]]:
+        """Per site, its kept pages as the crawl's fill reads them, and the re-estimate they
+        were labelled at (the labels move only when the cuts do)."""
+        return {}
+
+    def _kept_neighbours(self, site: str | None) -> KeptNeighbours:
+        """The site's :class:`~pagesim_scrapy.core.clusterfill.KeptNeighbours`, rebuilt after
+        each re-estimate of its cuts. Called under the lock."""
+        state = self._site(site)
+        if state.refreshed_at < 0:
+            self._refresh(state)
+        cache = self._neighbour_cache
+        cached = cache.get(site)
+        if cached is not None and cached[0] is state and cached[1] == state.refreshed_at:
+            return cached[2]
+
+        def label_of(page: Features) -> str | None:
+            return self.decide(self._scores_of(page, state), site=site, features=page).label
+
+        examples = [(label, page) for label, pages in self._templates.items() for page in pages]
+        kept = [unpack_features(packed) for packed in self._sample(state)]
+        built = KeptNeighbours(examples, kept, label_of, state.model, frozenset(self._given))
+        if len(cache) > len(self._sites):  # forget the sites evicted since
+            for gone in [name for name in cache if name not in self._sites]:
+                del cache[gone]
+        cache[site] = (state, state.refreshed_at, built)
+        return built
 
     def _summary(self, page: Any) -> Any:
         """The page's summary (summarised once for both the features and the clusters), or

@@ -116,6 +116,14 @@ class SitePolicy:
     #: Chosen leave-one-site-out among the values that keep "none"'s precision for the types
     #: nobody configured (figures in docs/benchmarks.md).
     site_neighbour_cover: float = 0.6
+    #: In a crawl (``SiteAwareClassifier.fill_from_kept``), with several labels, a page left
+    #: with none takes its nearest label when its most similar kept page of the site chains to
+    #: that label and at least this share of the site's kept pages chain to a label (the
+    #: crawl's measure of how much of the site the labels describe: it has no clusters).
+    #: Above 1 (or either batch cover above 1): off. Chosen leave-one-site-out by the online
+    #: every-type own share among the values that keep the online "some of the types"
+    #: precision (figures in docs/benchmarks.md).
+    crawl_neighbour_cover: float = 0.5
 
     # -- the early cut of one label ------------------------------------------------------------
 
@@ -202,6 +210,7 @@ _RANGES: dict[str, tuple[float, float, bool, bool]] = {
     "nearest_floor": (0.0, 1.0, True, True),
     "site_types_cover": (0.0, 2.0, True, True),
     "site_neighbour_cover": (0.0, 2.0, True, True),
+    "crawl_neighbour_cover": (0.0, 2.0, True, True),
     "early_cut_share": (0.0, 2.0, True, True),
     "saved_site_weight": (0.0, 1.0, False, True),
     "refresh_growth": (1.0, math.inf, False, False),

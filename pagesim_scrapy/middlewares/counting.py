@@ -1,6 +1,6 @@
 """The stats of each decision (``pagesim/response_count``, ``pagesim/label_count/<label>``,
-the second look's, the discovery's and the relevance's), and a dropped page counted by Scrapy
-as a received response."""
+``pagesim/neighbour_fill``, the second look's, the discovery's and the relevance's), and a
+dropped page counted by Scrapy as a received response."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ def count_decision(
         stats.inc_value("pagesim/unmatched")
     else:
         stats.inc_value(f"pagesim/label_count/{label}")
+        if decision.filled is not None:
+            stats.inc_value("pagesim/neighbour_fill")
+            stats.inc_value(f"pagesim/neighbour_fill/{label}")
     if decision.again and decision.target:
         stats.inc_value("pagesim/second_look/kept")
     elif decision.again:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
 import threading
 from collections.abc import Iterable
@@ -93,8 +92,9 @@ def _without_file_folder(serialised: bytes) -> bytes:
     urls = _FILE_URL.findall(serialised)
     if not urls:
         return serialised
-    shared = os.path.commonprefix(urls)
-    shared = shared[: shared.rfind(b"/") + 1]
+    low, high = min(urls), max(urls)  # the prefix all share is the prefix these two share
+    end = next((k for k, (a, b) in enumerate(zip(low, high)) if a != b), len(low))
+    shared = low[: low.rfind(b"/", 0, end) + 1]
     return serialised.replace(shared, b"file:///")
 
 

@@ -1,0 +1,68 @@
+"""The record's leftovers on the demo shop (issue 31): a microdata description without the
+section heading that opens it, and an entry count under a name made of a CSS class.
+
+General checks, not words of one shop: a heading that opens an ``itemprop`` element labels
+the value; "N <word>" under ``<class>_<tag>`` is a count of entries the page lists.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from pagesim_scrapy.core.record import read_record
+from pagesim_scrapy.core.record.markup import read_microdata
+from pagesim_scrapy.core.record.tidy import is_chrome
+from sample_project.demo_shop import DEMO_SITE_DIR
+
+_PAGE = """<html><body><div itemscope itemtype="https://schema.org/Product">
+<h1 itemprop="name">Lamp</h1>
+<section itemprop="description"><h2>Description</h2><p>A warm light.</p><p>Two bulbs.</p>
+</section>
+<div itemprop="review" itemscope itemtype="https://schema.org/Review">
+<p itemprop="reviewBody">Bright <b>enough</b></p></div>
+<div itemprop="disambiguatingDescription"><h3>Only a heading</h3></div>
+</div></body></html>"""
+
+
+def _product() -> dict:
+    root = etree.fromstring(_PAGE, etree.HTMLParser())
+    (product,) = read_microdata(root, "https://shop.example/lamp")
+    return product
+
+
+def test_a_microdata_text_leaves_out_the_heading_that_opens_its_element() -> None:
+    product = _product()
+    assert product["description"].startswith("A warm light.")
+    assert "Description" not in product["description"]
+    assert "Two bulbs." in product["description"]
+
+
+def test_a_microdata_text_without_an_opening_heading_is_read_whole() -> None:
+    product = _product()
+    assert product["name"] == "Lamp"
+    assert product["review"]["reviewBody"] == "Bright enough"
+    # an element that holds nothing but a heading keeps it: the heading is its text
+    assert product["disambiguatingDescription"] == "Only a heading"
+
+
+def test_the_demo_description_does_not_begin_with_its_section_heading() -> None:
+    path = DEMO_SITE_DIR / "item" / "mira-nordic-usb-c-charger-10482.html"
+    record = read_record(path.read_bytes(), "https://shop.example/item/x.html")
+    assert record is not None
+    description = record.fields["description"]
+    assert description.source == "microdata"
+    assert description.value.startswith("Weight handle smooth")
+
+
+def test_an_entry_count_under_a_class_name_is_chrome() -> None:
+    assert is_chrome("rating_summary_a", "7 reviews")
+    assert is_chrome("comment_count_span", "12 comments")
+
+
+def test_counts_under_a_label_or_other_values_stay() -> None:
+    # a label's name, not a class and a tag: the value is the page's data
+    assert not is_chrome("warranty", "2 years")
+    assert not is_chrome("reviews", "7 reviews")
+    # a class-derived name with a value that is not a bare count
+    assert not is_chrome("rating_summary_a", "Rated 4.5 by 7 customers")
+    assert not is_chrome("size_span", "XL")

@@ -66,3 +66,17 @@ def test_counts_under_a_label_or_other_values_stay() -> None:
     # a class-derived name with a value that is not a bare count
     assert not is_chrome("rating_summary_a", "Rated 4.5 by 7 customers")
     assert not is_chrome("size_span", "XL")
+
+
+def test_a_rating_count_is_named_as_the_page_metadata_names_it() -> None:
+    page = b"""<html><head><script type="application/ld+json">{"@context": "https://schema.org",
+    "@type": "Product", "name": "Lamp", "aggregateRating": {"@type": "AggregateRating",
+    "ratingValue": "4.5", "reviewCount": "7", "ratingCount": "1,204"}}</script></head>
+    <body><h1>Lamp</h1><div class="rating-summary"><a href="#reviews">7 reviews</a></div>
+    </body></html>"""
+    record = read_record(page, "https://shop.example/lamp")
+    assert record is not None and record.page_type == "product"
+    values = {name: value.value for name, value in record.fields.items()}
+    assert values["rating_value"] == "4.5"
+    assert values["review_count"] == "7"
+    assert values["rating_count"] == "1204"

@@ -15,8 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pagesim_scrapy.core.induce import Wrapper
-from pagesim_scrapy.core.record import item_record, read_record
+from pagesim_scrapy.core.induce import PageParseError, Wrapper, parse_html
+from pagesim_scrapy.core.record import item_record
+from pagesim_scrapy.core.record.build import read_page
+from pagesim_scrapy.core.record.landmarks import landmark_texts
+from pagesim_scrapy.core.record.rows import page_rows
 from pagesim_scrapy.poet.selectors import Selector, candidates, page_index
 
 __all__ = [
@@ -67,8 +70,14 @@ def reference_record(wrapper: Wrapper, body: bytes, url: str | None = None) -> d
     """pagesim's record of a page as a crawl's induction pipeline gives it (the core record
     under its standard names, then the induced fields kept), links made absolute against
     ``url``: the page object is checked against what the next crawl will compare it with."""
-    core = read_record(body, url or "")
-    return item_record(core, wrapper.extract(body, url=url).record, url).record
+    core, root = read_page(body, url or "")
+    try:
+        tree = parse_html(body, structured=wrapper.structured, base_url=url)
+    except PageParseError:
+        return item_record(core, wrapper.extract(body, url=url).record, url).record
+    # the crawl's record reads the page's labelled rows and its header and footer too
+    induced = wrapper.extract(tree, url=url).record
+    return item_record(core, induced, url, page_rows(tree), landmark_texts(root), root).record
 
 
 def exported_record(spec: PageObjectSpec, record: dict[str, Any]) -> dict[str, Any]:

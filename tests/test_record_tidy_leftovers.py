@@ -80,3 +80,29 @@ def test_a_rating_count_is_named_as_the_page_metadata_names_it() -> None:
     assert values["rating_value"] == "4.5"
     assert values["review_count"] == "7"
     assert values["rating_count"] == "1204"
+
+
+def test_demo_records_hold_neither_leftover() -> None:
+    """The records the core API gives on demo product pages (a wrapper learned from them):
+    no class-named review count, no description opening with its section heading."""
+    import json
+
+    from pagesim_scrapy.core.induce import Wrapper, parse_html
+    from pagesim_scrapy.core.record import item_record
+    from pagesim_scrapy.core.record.rows import page_rows
+    from sample_project.demo_shop import DEMO_LABELS_FILE
+
+    labels = json.loads(DEMO_LABELS_FILE.read_text(encoding="utf-8"))
+    paths = sorted(p for p, label in labels.items() if label == "product")[:12]
+    pages = [("https://shop.example/" + p, (DEMO_SITE_DIR / p).read_bytes()) for p in paths]
+    wrapper = Wrapper(label="product")
+    wrapper.add_pages([parse_html(html, base_url=url) for url, html in pages])
+    counted = 0
+    for url, html in pages:
+        root = parse_html(html, base_url=url)
+        induced = wrapper.extract(root, url=url).record
+        counted += any(str(v).endswith("reviews") for v in induced.values() if v)
+        record = item_record(read_record(html, url), induced, url, page_rows(root)).record
+        assert not any(str(v).endswith(" reviews") for v in record.values()), url
+        assert not record["description"].startswith("Description"), url
+    assert counted  # the wrapper did read the count: the record left it out

@@ -21,12 +21,14 @@ _PAGE = """<html><body><div itemscope itemtype="https://schema.org/Product">
 <div itemprop="review" itemscope itemtype="https://schema.org/Review">
 <p itemprop="reviewBody">Bright <b>enough</b></p></div>
 <div itemprop="disambiguatingDescription"><h3>Only a heading</h3></div>
-</div></body></html>"""
+</div>
+<div itemscope itemtype="https://schema.org/Article"><div itemprop="articleBody">
+<h2>Intro</h2><p>First words.</p></div></div></body></html>"""
 
 
 def _product() -> dict:
     root = etree.fromstring(_PAGE, etree.HTMLParser())
-    (product,) = read_microdata(root, "https://shop.example/lamp")
+    product, _ = read_microdata(root, "https://shop.example/lamp")
     return product
 
 
@@ -43,6 +45,10 @@ def test_a_microdata_text_without_an_opening_heading_is_read_whole() -> None:
     assert product["review"]["reviewBody"] == "Bright enough"
     # an element that holds nothing but a heading keeps it: the heading is its text
     assert product["disambiguatingDescription"] == "Only a heading"
+    # a whole body keeps its headings
+    root = etree.fromstring(_PAGE, etree.HTMLParser())
+    _, article = read_microdata(root, "https://shop.example/lamp")
+    assert article["articleBody"].startswith("Intro")
 
 
 def test_the_demo_description_does_not_begin_with_its_section_heading() -> None:

@@ -29,6 +29,8 @@ _SCHEMA_PREFIXES = ("http://schema.org/", "https://schema.org/")
 
 
 _HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+#: properties whose text is a whole body: its headings are part of it
+_BODY_PROPERTIES = frozenset(("articleBody", "text"))
 
 
 class _ValueTextExtractor(MicrodataExtractor):
@@ -47,8 +49,11 @@ class _ValueTextExtractor(MicrodataExtractor):
 
 
 def _leading_heading(node: Any) -> Any:
-    """The heading element that opens ``node`` (no text before it), or None."""
+    """The heading element that opens ``node`` (no text before it), or None (also for a
+    whole body, such as an ``articleBody``, which keeps its headings)."""
     if len(node) < 2 or (node.text or "").strip():
+        return None
+    if _BODY_PROPERTIES & set((node.get("itemprop") or "").split()):
         return None
     first = node[0]
     tag = first.tag if isinstance(first.tag, str) else ""

@@ -15,8 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pagesim_scrapy.core.induce import Wrapper
-from pagesim_scrapy.core.record import item_record, read_record
+from pagesim_scrapy.core.induce import PageParseError, Wrapper, parse_html
+from pagesim_scrapy.core.record import item_record
+from pagesim_scrapy.core.record.build import read_page
+from pagesim_scrapy.core.record.landmarks import landmark_texts
+from pagesim_scrapy.core.record.rows import page_rows
 from pagesim_scrapy.poet.selectors import Selector, candidates, page_index
 
 __all__ = [
@@ -67,8 +70,14 @@ def reference_record(wrapper: Wrapper, body: bytes, url: str | None = None) -> d
     """pagesim's record of a page as a crawl's induction pipeline gives it (the core record
     under its standard names, then the induced fields kept), links made absolute against
     ``url``: the page object is checked against what the next crawl will compare it with."""
-    core = read_record(body, url or "")
-    return item_record(core, wrapper.extract(body, url=url).record, url).record
+    core, root = read_page(body, url or "")
+    try:
+        tree = parse_html(body, structured=wrapper.structured, base_url=url)
+    except PageParseError:
+        return item_record(core, wrapper.extract(body, url=url).record, url).record
+    # the crawl's record reads the page's labelled rows and its header and footer too
+    induced = wrapper.extract(tree, url=url).record
+    return item_record(core, induced, url, page_rows(tree), landmark_texts(root), root).record
 
 
 def exported_record(spec: PageObjectSpec, record: dict[str, Any]) -> dict[str, Any]:
@@ -154,6 +163,34 @@ def _find_selector(
     return None
 
 
+def record_order(records: Sequence[dict[str, Any]]) -> list[str]:
+    """The field names of several records in one order that each record's order agrees
+    with: a name first seen on a later page goes right after the name before it there, so
+    a field's repeat check reads the fields the record put before it."""
+    order: list[str] = []
+    for record in records:
+        at = 0
+        for name in record:
+            if name in order:
+                at = order.index(name) + 1
+            else:
+                order.insert(at, name)
+                at += 1
+    return order
+
+
+def _with_repeat_checks(
+    selector: Selector, spec: PageObjectSpec, responses: list[Any], values: list[str | None]
+) -> Selector:
+    """The selector with the record's repeat drops (a value an earlier field holds, a link
+    the page holds elsewhere), the strictest that still gives pagesim's value on every
+    example page: a page object then leaves out, on a new page, what the record leaves out
+    there."""
+    earlier = tuple((f.selector.query, f.selector.how) for f in spec.fields)
+    found = _first_valid(selector.guarded(earlier), responses, values)
+    return found or selector
+
+
 def export_label(wrapper: Wrapper, pages: Sequence[ExamplePage]) -> PageObjectSpec:
     """The page object of the wrapper's label, its selectors checked on ``pages`` (pages the
     wrapper does not fit are left out of the check: they have no record to reproduce)."""
@@ -165,7 +202,7 @@ def export_label(wrapper: Wrapper, pages: Sequence[ExamplePage]) -> PageObjectSp
     records = [reference_record(wrapper, p.body, p.url) for p in fitting]
     responses = _responses(fitting)
     indexes = [page_index(r.selector.root, str(r.url)) for r in responses]
-    names = list(dict.fromkeys(name for rec in records for name in rec))
+    names = record_order(records)
     taken: set[str] = set()
     for name in names:
         values = [rec.get(name) for rec in records]
@@ -174,6 +211,7 @@ def export_label(wrapper: Wrapper, pages: Sequence[ExamplePage]) -> PageObjectSp
             texts = [v or None for v in values]
             selector = _find_selector(responses, indexes, texts)
             if selector is not None:
+                selector = _with_repeat_checks(selector, spec, responses, texts)
                 spec.fields.append(ExportedField(name, attribute_name(name, taken), selector))
                 continue
             reason = "no robust selector gives pagesim's value on every example page"

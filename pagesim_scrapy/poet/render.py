@@ -18,7 +18,7 @@ from pagesim_scrapy.poet.export import (
     exported_record,
     reference_record,
 )
-from pagesim_scrapy.poet.selectors import RUNTIME_SOURCE
+from pagesim_scrapy.poet.selectors import RUNTIME_SOURCE, Selector
 
 __all__ = ["render_module", "write_fixtures"]
 
@@ -52,6 +52,13 @@ def _class_source(spec: PageObjectSpec) -> list[str]:
     if not spec.fields:
         lines.append("")
         lines.append("    # no field could be expressed as a selector (see the module's docstring)")
+    else:
+        # each field's (query, how), in record order: a field's repeat check reads the
+        # fields before it
+        lines.append("")
+        lines.append("    _SELECTORS = (")
+        lines += [f"        ({f.selector.query!r}, {f.selector.how!r})," for f in spec.fields]
+        lines.append("    )")
     for f in spec.fields:
         sel = f.selector
         lines += [
@@ -60,9 +67,16 @@ def _class_source(spec: PageObjectSpec) -> list[str]:
             f"    def {f.attr}(self):",
             f"        # anchored on: {sel.anchor}"
             + (f" (pagesim's field {f.name!r})" if f.attr != f.name else ""),
-            f"        return _read(self, {sel.query!r}, {sel.how!r})",
+            f"        return _read(self, {sel.query!r}, {sel.how!r}{_guards(sel)})",
         ]
     return lines
+
+
+def _guards(sel: Selector) -> str:
+    """The repeat checks' arguments of ``_read`` (the earlier fields as a slice of the
+    class's ``_SELECTORS``)."""
+    out = f", earlier=self._SELECTORS[:{len(sel.earlier)}]" if sel.earlier else ""
+    return out + (", elsewhere=True" if sel.elsewhere else "")
 
 
 def render_module(specs: Sequence[PageObjectSpec]) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeGuard
 from urllib.parse import urljoin
 
@@ -50,7 +50,7 @@ def _clean(raw):
     return _kept(text) if text else None
 
 
-def _read(page, query, how):
+def _value(page, query, how):
     """The value of the first node the XPath query selects: its text pieces joined with
     spaces ("words"), its string value ("string"), an attribute or text node ("value"), or a
     link attribute made absolute against the page's URL ("link")."""
@@ -66,6 +66,38 @@ def _read(page, query, how):
     if how == "link" and value:
         return _clean(str(page.urljoin(value)))
     return value
+
+
+def _repeats(page, value, earlier):
+    """Whether an earlier field of the record reads the same value (pagesim keeps a value
+    once, under its first name)."""
+    folded = value.casefold()
+    for query, how in earlier:
+        other = _value(page, query, how)
+        if other is not None and other.casefold() == folded:
+            return True
+    return False
+
+
+def _elsewhere(page, value):
+    """Whether the URL is also a linked picture's (a card of another product) or a meta
+    value of the page (its og:image): pagesim's record holds it there already."""
+    held = page.xpath("//a[@href]//img/@src | //meta/@content").getall()
+    return any(str(page.urljoin(link.strip())) == value for link in held if link.strip())
+
+
+def _read(page, query, how, earlier=(), elsewhere=False):
+    """The field's value (see ``_value``), or None where pagesim's record leaves it out as
+    a repeat: of an ``earlier`` field's value, or (``elsewhere``) of a link the page holds
+    in another place too (a linked picture, a meta value)."""
+    value = _value(page, query, how)
+    if value is None:
+        return None
+    if earlier and _repeats(page, value, earlier):
+        return None
+    if elsewhere and _elsewhere(page, value):
+        return None
+    return value
 '''
 _FOLDED, _RAW = tidy.shape_chrome_patterns()
 RUNTIME_SOURCE = _RUNTIME_TEMPLATE.replace("FOLDED_PATTERN", repr(_FOLDED)).replace(
@@ -74,7 +106,7 @@ RUNTIME_SOURCE = _RUNTIME_TEMPLATE.replace("FOLDED_PATTERN", repr(_FOLDED)).repl
 
 _RUNTIME: dict[str, Any] = {}
 exec(compile(RUNTIME_SOURCE, "<pagesim export runtime>", "exec"), _RUNTIME)
-read_value: Callable[[Any, str, str], str | None] = _RUNTIME["_read"]
+read_value: Callable[..., str | None] = _RUNTIME["_read"]
 clean: Callable[[str | None], str | None] = _RUNTIME["_clean"]
 
 #: Attributes that name what an element is, most telling first.
@@ -98,11 +130,23 @@ class Selector:
     """An XPath query and how its first node is read (see ``RUNTIME_SOURCE``)."""
 
     query: str
-    how: str  # "words", "string" or "value"
+    how: str  # "words", "string", "value" or "link"
     anchor: str  # what the selector is anchored on, for the reader of the module
+    #: the (query, how) of the fields before it in the record: a value one of them reads
+    #: is a repeat, left out as the record leaves it out
+    earlier: tuple[tuple[str, str], ...] = ()
+    #: a link left out where the page holds the same URL in another place too
+    elsewhere: bool = False
 
     def read(self, page: Any) -> str | None:
-        return read_value(page, self.query, self.how)
+        return read_value(page, self.query, self.how, self.earlier, self.elsewhere)
+
+    def guarded(self, earlier: tuple[tuple[str, str], ...]) -> list[Selector]:
+        """This selector with the record's repeat checks, strictest first."""
+        options = [replace(self, earlier=earlier)] if earlier else []
+        if self.how in ("link", "value"):
+            options.insert(0, replace(self, earlier=earlier, elsewhere=True))
+        return options
 
 
 def literal(text: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -72,10 +73,29 @@ PageInput = bytes | str | Element
 def page_order_key(root: Element) -> tuple[int, bytes]:
     """The order in which :meth:`Wrapper.add_pages` learns parsed pages: most elements
     first, then by a digest of the whole parsed page (a total order: two pages that tie are
-    the same tree, and learning either gives the same wrapper)."""
+    the same tree, and learning either gives the same wrapper). ``file://`` links are
+    digested without the folder they all share, so a site crawled from two checkouts
+    learns its pages in one order."""
     size = sum(1 for _ in root.iter())
-    digest = hashlib.sha256(etree.tostring(root, encoding="utf-8", method="xml")).digest()
-    return (-size, digest)
+    serialised = etree.tostring(root, encoding="utf-8", method="xml")
+    if b"file:" in serialised:
+        serialised = _without_file_folder(serialised)
+    return (-size, hashlib.sha256(serialised).digest())
+
+
+_FILE_URL = re.compile(rb"file:/[^\s\"'<>]*")
+
+
+def _without_file_folder(serialised: bytes) -> bytes:
+    """The page with the folder prefix that its ``file://`` URLs share cut off them (up to
+    a path separator): what is left of each URL is the same from whichever folder it came."""
+    urls = _FILE_URL.findall(serialised)
+    if not urls:
+        return serialised
+    low, high = min(urls), max(urls)  # the prefix all share is the prefix these two share
+    end = next((k for k, (a, b) in enumerate(zip(low, high)) if a != b), len(low))
+    shared = low[: low.rfind(b"/", 0, end) + 1]
+    return serialised.replace(shared, b"file:///")
 
 
 class WrapperError(ValueError):

@@ -37,6 +37,10 @@ _DESCRIPTION = FieldSpec(
 _URL = FieldSpec("url", "url", ("url",), ("og:url", "canonical"))
 #: one list of groups, the same keys in each: {author, date, body, rating}
 _REVIEWS = FieldSpec("reviews", "reviews", ("review", "reviews"))
+_RATING_VALUE = FieldSpec("rating_value", "price", ("aggregateRating.ratingValue",))
+#: the counts a page shows beside its rating ("7 reviews"), named as its metadata names them
+_REVIEW_COUNT = FieldSpec("review_count", "price", ("aggregateRating.reviewCount",))
+_RATING_COUNT = FieldSpec("rating_count", "price", ("aggregateRating.ratingCount",))
 _AUTHOR = FieldSpec(
     "author",
     "authors",
@@ -133,6 +137,9 @@ PRODUCT = (
     FieldSpec("breadcrumbs", "breadcrumbs"),
     FieldSpec("variants", "variants"),
     _REVIEWS,
+    _RATING_VALUE,
+    _REVIEW_COUNT,
+    _RATING_COUNT,
     _URL,
 )
 
@@ -173,7 +180,7 @@ RECIPE = (
     FieldSpec("cook_time", "text", ("cookTime",)),
     FieldSpec("recipe_category", "text", ("recipeCategory",)),
     FieldSpec("recipe_cuisine", "text", ("recipeCuisine",)),
-    FieldSpec("rating_value", "price", ("aggregateRating.ratingValue",)),
+    _RATING_VALUE,
     _REVIEWS,
     _URL,
 )

@@ -9,6 +9,7 @@ kind of input.
 from __future__ import annotations
 
 import logging
+from copy import deepcopy
 from typing import Any
 
 import lxml.html
@@ -27,10 +28,44 @@ logger = logging.getLogger(__name__)
 _SCHEMA_PREFIXES = ("http://schema.org/", "https://schema.org/")
 
 
+_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+#: properties whose text is a whole body: its headings are part of it
+_BODY_PROPERTIES = frozenset(("articleBody", "text"))
+
+
+class _ValueTextExtractor(MicrodataExtractor):
+    """extruct's microdata reader, reading a property's text without the section heading
+    that opens its element: ``<section itemprop=description><h2>Description</h2><p>…``
+    labels the value, it is not part of it."""
+
+    def _extract_textContent(self, node: Any) -> Any:
+        heading = _leading_heading(node)
+        if heading is None:
+            return super()._extract_textContent(node)
+        copy = deepcopy(node)
+        copy.remove(copy[0])  # the heading is the first child (see _leading_heading)
+        text = super()._extract_textContent(copy)
+        return text if text.strip() else super()._extract_textContent(node)
+
+
+def _leading_heading(node: Any) -> Any:
+    """The heading element that opens ``node`` (no text before it), or None (also for a
+    whole body, such as an ``articleBody``, which keeps its headings)."""
+    if len(node) < 2 or (node.text or "").strip():
+        return None
+    if _BODY_PROPERTIES & set((node.get("itemprop") or "").split()):
+        return None
+    first = node[0]
+    tag = first.tag if isinstance(first.tag, str) else ""
+    if tag.lower() in _HEADINGS or first.get("role") == "heading":
+        return first
+    return None
+
+
 def read_microdata(root: etree._Element, url: str = "") -> list[dict]:
     """The page's microdata items as compact JSON-LD-like objects, in document order."""
     try:
-        items = MicrodataExtractor().extract_items(root, base_url=url or None)
+        items = _ValueTextExtractor().extract_items(root, base_url=url or None)
         return [e for e in _umicrodata_microformat(items, "http://schema.org") if e]
     except (RecursionError, ValueError, TypeError, AttributeError, KeyError) as exc:
         logger.warning("microdata of %s skipped: %s", url or "the page", type(exc).__name__)

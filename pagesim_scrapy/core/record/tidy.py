@@ -43,6 +43,10 @@ _COUNTER = re.compile(r"^\d+\s*(?:of|/|von|de|sur|из|z)\s*\d+$", re.I)
 #: a section heading with its entry count ("Customer reviews (7)", "Comments (0)"): the
 #: words are the site's template, the count is the length of the list it heads
 _COUNTED_HEADING = re.compile(r"^[^\W\d_][^\d()\n]{1,38}\(\s*\d+\s*\)$")
+#: a count of entries ("7 reviews", "12 comments"): a number and one word
+_COUNT_TEXT = re.compile(r"^\d[\d,.]*\s+[^\W\d_]{2,20}$")
+#: tags whose name ends a name made of a CSS class and the slot's tag (``rating_summary_a``)
+_TAG_WORDS = {"a", "span", "div", "p", "li", "em", "strong", "b", "i", "small", "button"}
 #: a price-like value: a number with at most a currency sign or code on either side
 _PRICE_LIKE = re.compile(
     r"^(?:[^\w\s]{1,3}|[A-Za-z]{3})?\s?\d[\d.,\s\u00a0]*(?:[^\w\s]{1,3}|[A-Za-z]{3})?$"
@@ -193,7 +197,9 @@ def _same_page(value: str, page_url: str) -> bool:
 def is_chrome(name: str, value: Any, page_url: str | None = None) -> bool:
     """Whether a field is the site's chrome, not the page's data: empty, a screen-reader
     copy, a share/login/skip control, a link to the page itself, an "N of M" counter, a
-    section heading with its entry count ("Customer reviews (7)"), a lone
+    section heading with its entry count ("Customer reviews (7)"), an entry count under
+    a name made of a class ("7 reviews" as ``rating_summary_a``: the length of a list the
+    record holds, or the page's rating count), a lone
     number named by a function word (the "13" of "1 of 13"), script or style text, raw
     markup. A group list is chrome when every group is."""
     if _is_control_name(name):
@@ -207,7 +213,16 @@ def is_chrome(name: str, value: Any, page_url: str | None = None) -> bool:
     text = str(value)
     if name.lower() in _FUNCTION_WORDS and _norm(text).isdigit():
         return True
+    if _is_class_name(name) and _COUNT_TEXT.match(_norm(text)):
+        return True
     return _is_chrome_text(text, page_url)
+
+
+def _is_class_name(name: str) -> bool:
+    """A name made of a CSS class and the slot's tag (``rating_summary_a``): the page gave
+    the value no label of its own."""
+    words = _name_words(name)
+    return len(words) > 1 and words[-1] in _TAG_WORDS
 
 
 def is_layout_name(name: str) -> bool:

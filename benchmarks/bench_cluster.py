@@ -188,6 +188,7 @@ def child(stream: str, count: int, algorithm: str, method: str) -> None:
     wall, cpu = time.perf_counter(), time.process_time()
     result = cluster_pages(pages(), algorithm=algorithm, method=method, **extra)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    result.stats["snn_pair_work"] = snn_pair_work(result)
     print(
         json.dumps(
             {
@@ -202,6 +203,19 @@ def child(stream: str, count: int, algorithm: str, method: str) -> None:
             }
         )
     )
+
+
+def snn_pair_work(result: Any) -> int:
+    """How many (item, holder, holder) steps SNN's overlaps take: the sum over the leaders of
+    the square of how many neighbourhoods hold each (counted after the timing)."""
+    from pagesim_scrapy.core.cluster.snn import neighbourhoods
+
+    params = result.options.grouping_params()
+    held = [0] * len(result.graph)
+    for hood in neighbourhoods(result.graph, params.k, params.t_n):
+        for item in hood:
+            held[item] += 1
+    return sum(count * count for count in held)
 
 
 def run_child(stream: Path, size: int, algorithm: str, method: str) -> dict[str, Any]:
@@ -273,7 +287,8 @@ def scale(
             print(
                 f"  {row['pages']} pages: condense {stats['seconds_condense']:.1f} s, compare "
                 f"{stats['seconds_compare']:.1f} s, group {stats['seconds_cluster']:.1f} s (wall); "
-                f"leader-graph edges {stats['leader_edges']}"
+                f"leader-graph edges {stats['leader_edges']}, SNN overlap steps "
+                f"{stats.get('snn_pair_work', 0)}"
             )
         first, last = rows[0], rows[-1]
         grow_pages = last["pages"] / first["pages"]

@@ -121,8 +121,9 @@ def counted_run(features: list[Features]) -> dict[str, float]:
         "first scorings/page": cache.scored / n,
         "re-scorings/page": cache.rescored / n,
         "most re-scorings of a page": cache.most_rescored,
-        "table builds": model.table_builds,
-        "table entries/page": model.table_entries / n,
+        # (absent from a checkout before the counters: run with it on PYTHONPATH to compare)
+        "table builds": getattr(model, "table_builds", 0),
+        "table entries/page": getattr(model, "table_entries", 0) / n,
         "re-estimates ms/page (noisy)": spent * 1000 / n,
         "digest": int(digest[:8], 16),
     }

@@ -19,6 +19,11 @@
 4. Crawl-time discovery: milliseconds per ``OnlineDiscovery.assign`` (median).
 
 ``--sweep`` adds threshold sweeps (how much the ARI depends on the defaults).
+
+The scale table also counts what can grow faster than the pages: LSH hits per query (the
+leaders a page's query meets), the largest LSH bucket, and the seconds of each stage.
+``BENCH_BUCKET_CAP=none`` (or a number) in the environment runs the scale section with that
+``ClusterOptions.bucket_cap`` instead of the default, to compare.
 """
 
 from __future__ import annotations
@@ -176,9 +181,14 @@ def child(stream: str, count: int, algorithm: str, method: str) -> None:
                 labels.append(label)
                 yield summary
 
+    cap = os.environ.get("BENCH_BUCKET_CAP")
+    extra: dict[str, Any] = {}
+    if cap:
+        extra["bucket_cap"] = None if cap == "none" else int(cap)
     wall, cpu = time.perf_counter(), time.process_time()
-    result = cluster_pages(pages(), algorithm=algorithm, method=method)
+    result = cluster_pages(pages(), algorithm=algorithm, method=method, **extra)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    result.stats["snn_pair_work"] = snn_pair_work(result)
     print(
         json.dumps(
             {
@@ -193,6 +203,19 @@ def child(stream: str, count: int, algorithm: str, method: str) -> None:
             }
         )
     )
+
+
+def snn_pair_work(result: Any) -> int:
+    """How many (item, holder, holder) steps SNN's overlaps take: the sum over the leaders of
+    the square of how many neighbourhoods hold each (counted after the timing)."""
+    from pagesim_scrapy.core.cluster.snn import neighbourhoods
+
+    params = result.options.grouping_params()
+    held = [0] * len(result.graph)
+    for hood in neighbourhoods(result.graph, params.k, params.t_n):
+        for item in hood:
+            held[item] += 1
+    return sum(count * count for count in held)
 
 
 def run_child(stream: Path, size: int, algorithm: str, method: str) -> dict[str, Any]:
@@ -243,6 +266,7 @@ def scale(
         print(
             f"{'pages':>7}{'seconds':>9}{'CPU s':>7}{'CPU ms/page':>12}{'leaders':>9}"
             f"{'clusters':>9}{'exact sims':>11}{'ARI':>7}{'peak RSS MB':>12}{'(imports)':>10}"
+            f"{'hits/query':>11}{'top bucket':>11}"
         )
         if repeat > 1:
             print(f"(each size's least CPU time of {repeat} runs, sizes alternating)")
@@ -253,8 +277,18 @@ def scale(
                 f"{row['pages']:>7}{row['seconds']:>9.1f}{row['cpu_seconds']:>7.1f}"
                 f"{1000 * row['cpu_seconds'] / row['pages']:>12.2f}{stats['leaders']:>9}"
                 f"{stats['clusters']:>9}{stats['comparisons']:>11}{row['ari']:>7.3f}"
-                f"{row['rss_mb']:>12.0f}{row['baseline_rss_mb']:>10.0f}",
+                f"{row['rss_mb']:>12.0f}{row['baseline_rss_mb']:>10.0f}"
+                f"{stats.get('lsh_hits', 0) / max(1, stats.get('lsh_queries', 0)):>11.1f}"
+                f"{stats.get('largest_bucket', 0):>11}",
                 flush=True,
+            )
+        for row in rows:
+            stats = row["stats"]
+            print(
+                f"  {row['pages']} pages: condense {stats['seconds_condense']:.1f} s, compare "
+                f"{stats['seconds_compare']:.1f} s, group {stats['seconds_cluster']:.1f} s (wall); "
+                f"leader-graph edges {stats['leader_edges']}, SNN overlap steps "
+                f"{stats.get('snn_pair_work', 0)}"
             )
         first, last = rows[0], rows[-1]
         grow_pages = last["pages"] / first["pages"]

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_rescores.py [--pages 2000]
     python benchmarks/bench_rescores.py --parts [--pages 800] [--rounds 3] [--sites 64]
+    python benchmarks/bench_rescores.py --counts [--sizes 200,800,2000,5000]
 
 Decides the pages ``bench_crawl.py`` serves, in its order, as one site, twice in one process:
 once re-scoring every kept page at every re-estimate (as before the cache), once with the
@@ -17,6 +18,10 @@ label), median of ``--rounds`` runs; with the number of scorings and a digest of
 ``--sites N`` decides the pages as N sites (a many-site crawl, where every site stays young).
 ``--codes`` times the compiled walk with a fresh descriptor memory, a new descriptor's codes
 computed in C or by the Python callback, alternating in one process, and checks they agree.
+``--counts`` counts, deterministically, what the re-estimates do over crawl length: the
+pages of bench_crawl.py decided as one site, for each of ``--sizes``: re-estimates, first
+scorings and re-scorings of kept pages (per page of the crawl), the most times one page was
+re-scored, and the weight-table builds and their entries.
 Run it with another checkout first on ``PYTHONPATH`` to compare before and after.
 """
 
@@ -89,6 +94,56 @@ def run(features: list[Features], limits: RescoreLimits | None) -> tuple[list[An
         f"a page {cache.most_rescored}"
     )
     return [(v.label, v.score) for v in verdicts], line, seconds * 1000 / n
+
+
+def counted_run(features: list[Features]) -> dict[str, float]:
+    """What the re-estimates did deciding ``features`` as one site (counts, no times)."""
+    classifier = SiteAwareClassifier(template_files())
+    refreshes, spent = 0, 0.0
+    refresh = classifier._refresh
+
+    def counted(state: Any, **kwargs: Any) -> None:
+        nonlocal refreshes, spent
+        refreshes += 1
+        began = time.process_time()
+        refresh(state, **kwargs)
+        spent += time.process_time() - began
+
+    classifier._refresh = counted  # type: ignore[method-assign]
+    verdicts = [classifier.classify(page, site="s") for page in features]
+    model = classifier.site_model("s")
+    cache = kept_scores(model, classifier.rescore_limits, classifier._shared_features)
+    n = len(features)
+    digest = hashlib.sha1(repr([(v.label, v.score) for v in verdicts]).encode()).hexdigest()
+    return {
+        "pages": n,
+        "re-estimates": refreshes,
+        "first scorings/page": cache.scored / n,
+        "re-scorings/page": cache.rescored / n,
+        "most re-scorings of a page": cache.most_rescored,
+        # (absent from a checkout before the counters: run with it on PYTHONPATH to compare)
+        "table builds": getattr(model, "table_builds", 0),
+        "table entries/page": getattr(model, "table_entries", 0) / n,
+        "re-estimates ms/page (noisy)": spent * 1000 / n,
+        "digest": int(digest[:8], 16),
+    }
+
+
+def counts(sizes: list[int]) -> None:
+    """Deterministic counts of the re-estimates' work at each crawl length (one site)."""
+    features = served_features(max(sizes), SiteAwareClassifier(template_files()))
+    print(f"one site, 10 templates, counts; load {os.getloadavg()[0]:.1f}")
+    for size in sizes:
+        row = counted_run(features[:size])
+        print(
+            "  "
+            + "; ".join(
+                f"{name} {value:.2f}" if isinstance(value, float) else f"{name} {value}"
+                for name, value in row.items()
+                if name != "digest"
+            )
+            + f"; verdicts {row['digest']:08x}"
+        )
 
 
 def served_roots(pages: int) -> list[Any]:
@@ -198,7 +253,12 @@ def main() -> None:
         help="with --parts: decide the pages as this many sites (page i on site i %% sites)",
     )
     parser.add_argument("--codes", action="store_true", help="time new descriptors' codes")
+    parser.add_argument("--counts", action="store_true", help="count the re-estimates' work")
+    parser.add_argument("--sizes", default="200,800,2000,5000", help="with --counts")
     args = parser.parse_args()
+    if args.counts:
+        counts([int(size) for size in args.sizes.split(",")])
+        return
     if args.codes:
         codes(args.pages, args.rounds)
         return

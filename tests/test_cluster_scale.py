@@ -146,3 +146,31 @@ def test_streamed_pages_cluster_as_a_list_and_keep_their_summaries(summaries) ->
     assert streamed.similarity(first, second) == listed.similarity(
         listed.clusters[0].summary, listed.clusters[-1].summary
     )
+
+
+def test_a_bucket_holds_at_most_its_cap(summaries) -> None:
+    """With ``bucket_cap`` a bucket keeps the first keys that reach it: a query meets at most
+    the cap per band, a key left out of a full bucket is still indexed and removable."""
+    sketcher = Sketcher()
+    sketches = [sketcher.sketch(s) for s in summaries]
+    capped, plain = SketchIndex(bucket_cap=2), SketchIndex()
+    for key, minhash in enumerate(sketches):
+        capped.add(key, minhash)
+        plain.add(key, minhash)
+    assert capped.largest_bucket() <= 2 < plain.largest_bucket()
+    bands = len(capped._bands)
+    for minhash in sketches:
+        hits = capped.hits(minhash)
+        assert len(hits) <= 2 * bands
+        assert hits <= plain.hits(minhash)
+    for key in range(len(sketches)):
+        capped.remove(key)
+    assert len(capped) == 0 and capped.largest_bucket() == 0
+    with pytest.raises(ValueError):
+        SketchIndex(bucket_cap=0)
+
+
+def test_a_bucket_cap_above_the_leaders_changes_no_cluster(summaries) -> None:
+    plain = cluster_pages(summaries, method="site", bucket_cap=None)
+    capped = cluster_pages(summaries, method="site", bucket_cap=len(summaries))
+    assert capped.assignments == plain.assignments

@@ -203,3 +203,22 @@ def test_young_sites_share_their_weight_tables() -> None:
         table = first.table()
         assert table == site._weight_table(first._table_pages, len(table), first.ramp_pages)
         assert (second.table() is table) == (first.pages < 100)
+
+
+@pytest.mark.skipif(not HAVE_COMPILED_WALK, reason="the compiled walk is not built")
+def test_a_packed_page_weighs_what_its_features_weigh() -> None:
+    """A kept page scored from its packed string gives the sums of its unpacked features."""
+    rng = random.Random(11)
+    templates = [_random_features(rng) for _ in range(6)]
+    members = site.template_members(templates)
+    pages = [_random_features(rng) for _ in range(300)]
+    model = site.SiteModel()
+    for page in templates + pages:
+        model.add(page, keep=False)
+    table = model.table()
+    for page in pages:
+        packed = site.pack_features(page)
+        expected = site.shared_weights(page, templates, members, model.df, table)
+        assert site.packed_weights(packed, templates, members, model.df, table) == expected
+    with pytest.raises(ValueError):
+        site.packed_weights("ab", templates, members, model.df, table)

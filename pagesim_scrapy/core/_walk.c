@@ -1042,6 +1042,31 @@ static PyObject *unpack_features(PyObject *self, PyObject *packed) {
     return out;
 }
 
+/* One feature's weight and the template bits it adds to ``sums`` (shared_weights' step). */
+static int add_feature(PyObject *feature, PyObject *members, PyObject *df, PyObject *table,
+                       Py_ssize_t count, double *total, double *sums) {
+    Py_ssize_t k = 0, size = PyList_GET_SIZE(table);
+    PyObject *n = PyDict_GetItemWithError(df, feature);
+    if (n) k = PyLong_AsSsize_t(n);
+    if (PyErr_Occurred()) return -1;
+    if (k < 0 || k >= size) {
+        PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+        return -1;
+    }
+    double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, k));
+    *total += weight;
+    PyObject *mask = PyDict_GetItemWithError(members, feature);
+    if (!mask) return PyErr_Occurred() ? -1 : 0;
+    unsigned long long bits = PyLong_AsUnsignedLongLong(mask);
+    if (bits == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    while (bits) {
+        int t = __builtin_ctzll(bits);
+        if (t < count) sums[t] += weight;
+        bits &= bits - 1;
+    }
+    return 0;
+}
+
 /* A page's summed weight and the weight it shares with each template, in one pass over its
    features: weight = table[df.get(feature, 0)], and members[feature] has bit t set when
    template t holds the feature.  The weights are on a grid on which every sum is exact
@@ -1059,34 +1084,12 @@ static PyObject *shared_weights(PyObject *self, PyObject *args) {
     }
     double sums[64] = {0.0};
     double total = 0.0;
-    Py_ssize_t size = PyList_GET_SIZE(table);
     PyObject *it = PyObject_GetIter(features), *feature;
     if (!it) return NULL;
     while ((feature = PyIter_Next(it))) {
-        Py_ssize_t k = 0;
-        PyObject *n = PyDict_GetItemWithError(df, feature);
-        if (n) k = PyLong_AsSsize_t(n);
-        if (PyErr_Occurred() || k < 0 || k >= size) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "a count past the weight table");
-            Py_DECREF(feature);
-            Py_DECREF(it);
-            return NULL;
-        }
-        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, k));
-        total += weight;
-        PyObject *mask = PyDict_GetItemWithError(members, feature);
+        int failed = add_feature(feature, members, df, table, count, &total, sums);
         Py_DECREF(feature);
-        if (!mask) {
-            if (PyErr_Occurred()) break;
-            continue;
-        }
-        unsigned long long bits = PyLong_AsUnsignedLongLong(mask);
-        if (bits == (unsigned long long)-1 && PyErr_Occurred()) break;
-        while (bits) {
-            int t = __builtin_ctzll(bits);
-            if (t < count) sums[t] += weight;
-            bits &= bits - 1;
-        }
+        if (failed) break;
     }
     Py_DECREF(it);
     if (PyErr_Occurred()) return NULL;
@@ -1102,6 +1105,48 @@ static PyObject *shared_weights(PyObject *self, PyObject *args) {
     }
     PyObject *out = Py_BuildValue("(dN)", total, shared);
     return out;
+}
+
+/* shared_weights of a packed page (site.py's _pack), read straight from its string: the
+   features unpack_features would give, each once, so the same sums (exact in any order).
+   Why in C: a site's re-estimate scores its kept pages again, and unpacking each into a
+   frozenset first cost as much as the scoring. */
+static PyObject *packed_weights(PyObject *self, PyObject *args) {
+    PyObject *packed, *members, *df, *table;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "UO!O!O!n:packed_weights", &packed, &PyDict_Type, &members,
+                          &PyDict_Type, &df, &PyList_Type, &table, &count))
+        return NULL;
+    if (count < 0 || count > 64) {
+        PyErr_SetString(PyExc_ValueError, "between 0 and 64 templates");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(packed);
+    if (n % 2 != 1) {
+        PyErr_SetString(PyExc_ValueError, "not a packed page");
+        return NULL;
+    }
+    double sums[64] = {0.0};
+    double total = 0.0;
+    for (Py_ssize_t i = 0; i < n; i += 2) {
+        if (i == 0 && PyUnicode_READ_CHAR(packed, 0) == 0) continue;
+        PyObject *feature = PyUnicode_Substring(packed, i == 0 ? 0 : i - 1, i == 0 ? 1 : i + 1);
+        if (!feature) return NULL;
+        int failed = add_feature(feature, members, df, table, count, &total, sums);
+        Py_DECREF(feature);
+        if (failed) return NULL;
+    }
+    PyObject *shared = PyList_New(count);
+    if (!shared) return NULL;
+    for (Py_ssize_t t = 0; t < count; t++) {
+        PyObject *value = PyFloat_FromDouble(sums[t]);
+        if (!value) {
+            Py_DECREF(shared);
+            return NULL;
+        }
+        PyList_SET_ITEM(shared, t, value);
+    }
+    return Py_BuildValue("(dN)", total, shared);
 }
 
 /* site.jaccard_of_totals of a page (its shared weight with each template and its total)
@@ -1148,6 +1193,7 @@ static PyObject *jaccards(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"jaccards", jaccards, METH_VARARGS, "site.jaccard_of_totals against every template (site.py's jaccards)."},
     {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
+    {"packed_weights", packed_weights, METH_VARARGS, "shared_weights of a packed page (site.py's packed_weights)."},
     {"unpack_features", unpack_features, METH_O, "A packed page's features (site.py's _unpack)."},
     {"node_pairs", node_pairs, METH_VARARGS, "Parent -> child pairs of a walk's codes (summary.py's node_pairs)."},
     {"normalise", Walker_normalise, METH_O, "The C normalisation of an attribute value (for tests)."},

@@ -95,9 +95,11 @@ class KeptScores:
         exact: bool = False,
         young: bool = False,
         stale_ok: bool = False,
+        rescore: Callable[[str], Scores] | None = None,
     ) -> list[Scores]:
         """The scores of every page of ``packed`` (oldest first) on a site of ``pages``
-        pages; ``score`` scores one page's features; ``exact`` re-scores every page; on a
+        pages; ``score`` scores one page's features, ``rescore`` (default: ``score`` of the
+        unpacked page) a cached page given packed; ``exact`` re-scores every page; on a
         ``young`` site every cached page may be re-scored (its weights move page by page);
         with ``stale_ok`` (the caller's cuts cannot read the scores yet) only the pages not
         seen are scored and every cached score stands."""
@@ -119,11 +121,12 @@ class KeptScores:
             if entry.scored_at != pages and (exact or entry.scored_at < recent)
         ]
         if cached:
-            self._refresh_stale(cached, score, pages, exact)
+            again = rescore or (lambda key: score(unpack_features(key)))
+            self._refresh_stale(cached, again, pages, exact)
         return [entries[key].scores for key in packed]
 
     def _refresh_stale(
-        self, cached: list[str], score: Callable[[Features], Scores], pages: int, exact: bool
+        self, cached: list[str], score: Callable[[str], Scores], pages: int, exact: bool
     ) -> None:
         """Re-score the probes, the pages scored long ago, and every page when a probe
         moved (or when ``exact``)."""
@@ -153,10 +156,10 @@ class KeptScores:
             probes.setdefault(top)
         return probes
 
-    def _rescore(self, key: str, score: Callable[[Features], Scores], pages: int) -> float:
-        """Score a cached page again; how far its scores moved."""
+    def _rescore(self, key: str, score: Callable[[str], Scores], pages: int) -> float:
+        """Score a cached page again (``score`` takes it packed); how far its scores moved."""
         entry = self._entries[key]
-        new = score(unpack_features(key))
+        new = score(key)
         moved = max((abs(new[label] - old) for label, old in entry.scores.items()), default=0.0)
         entry.scores, entry.scored_at = new, pages
         entry.rescored += 1

@@ -294,6 +294,9 @@ class SiteModel:
         self.recent: deque[str] = deque(maxlen=keep_pages)
         self._table: list[float] = []
         self._table_pages = -1
+        #: how many times the weight table was built, and its entries in all (for benchmarks)
+        self.table_builds = 0
+        self.table_entries = 0
 
     @classmethod
     def from_counts(
@@ -384,6 +387,8 @@ class SiteModel:
             build = _young_table if pages < 100 else _weight_table
             self._table = build(pages, size, self.ramp_pages)
             self._table_pages = pages
+            self.table_builds += 1
+            self.table_entries += size
         return self._table
 
     def weights(self, features: Iterable[str], floor: int = 0) -> dict[str, float]:
@@ -446,6 +451,26 @@ def shared_weights(
         )
         return result
     return _shared_weights_in_python(features, templates, df, table)
+
+
+_compiled_packed: Any = getattr(_walk_c, "packed_weights", None)
+
+
+def packed_weights(
+    packed: str,
+    templates: list[Features],
+    members: dict[str, int],
+    df: dict[str, int],
+    table: list[float],
+) -> tuple[float, list[float]]:
+    """:func:`shared_weights` of a packed page (see :meth:`SiteModel.add`), read from its
+    string without unpacking it first where the walk is compiled: the same sums."""
+    if _compiled_packed is not None and len(templates) <= 64:
+        result: tuple[float, list[float]] = _compiled_packed(
+            packed, members, df, table, len(templates)
+        )
+        return result
+    return shared_weights(unpack_features(packed), templates, members, df, table)
 
 
 def grouped_weights(

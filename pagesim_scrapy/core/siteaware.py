@@ -92,6 +92,7 @@ from pagesim_scrapy.core.site import (
     grouped_weights,
     jaccard_of_totals,
     jaccards,
+    packed_weights,
     shared_weights,
     structural_features,
     template_members,
@@ -446,13 +447,15 @@ class SiteAwareClassifier:
             state.totals_pages = model.pages
         return state.template_totals
 
-    def _per_template(self, features: Features, state: _Site) -> dict[str, list[float]]:
-        """The page's similarity to each template of each label, under the site's weights."""
+    def _per_template(self, features: Features | str, state: _Site) -> dict[str, list[float]]:
+        """The page's similarity to each template of each label, under the site's weights
+        (``features`` as a set, or packed: a kept page is scored without unpacking it)."""
         model = state.model
         self._template_totals(state)  # every label's templates, in their order
         flat, spans = self._pair_layout[0], self._label_spans
         members = self._template_members
-        total, shared = shared_weights(features, flat, members, model.df, model.table())
+        weigh = packed_weights if isinstance(features, str) else shared_weights
+        total, shared = weigh(features, flat, members, model.df, model.table())  # type: ignore[arg-type]
         values = jaccards(shared, total, state.flat_totals)
         return {label: values[start:end] for label, (start, end) in spans.items()}
 
@@ -465,7 +468,7 @@ class SiteAwareClassifier:
             start += len(pages)
         return spans
 
-    def _scores_of(self, features: Features, state: _Site) -> dict[str, float]:
+    def _scores_of(self, features: Features | str, state: _Site) -> dict[str, float]:
         aggregate = max if self.aggregate == "max" else (lambda v: math.fsum(v) / len(v))
         return {
             label: aggregate(values)
@@ -563,6 +566,7 @@ class SiteAwareClassifier:
             sample,
             lambda page: self._scores_of(page, state),
             pages,
+            rescore=lambda packed: self._scores_of(packed, state),
             exact=exact,
             young=pages < self.policy.early_pages,
             # no cut reads them yet (they are counted): earlier scores of the kept pages do

@@ -71,6 +71,8 @@ class LeaderClustering:
     loosely alike (a wiki's articles) shows it by the scores its pages joined with, and its
     next page is held to that rather than to a bar set for every type of every site. Each
     candidate is then judged by its score over its own bar.
+
+    ``bucket_cap`` bounds each LSH bucket (see :class:`SketchIndex`).
     """
 
     def __init__(
@@ -84,6 +86,7 @@ class LeaderClustering:
         max_leaders: int | None = None,
         early_accept: float | None = None,
         relative: float = 0.0,
+        bucket_cap: int | None = None,
     ) -> None:
         if not 0.0 <= threshold <= 1.0:
             raise ValueError("threshold must be within [0, 1]")
@@ -96,7 +99,7 @@ class LeaderClustering:
         self.similarity = similarity
         self.threshold = threshold
         self.sketcher = sketcher or Sketcher()
-        self.index = SketchIndex(self.sketcher.num_perm, lsh_threshold)
+        self.index = SketchIndex(self.sketcher.num_perm, lsh_threshold, bucket_cap)
         self.max_compare = max_compare
         self.max_leaders = max_leaders
         self.early_accept = early_accept

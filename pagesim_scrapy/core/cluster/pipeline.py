@@ -91,6 +91,11 @@ def method_thresholds(method: str) -> dict[str, float]:
     return {name: background + share * (1.0 - background) for name, share in _RELATIVE.items()}
 
 
+#: Keys an LSH bucket of the batch clustering holds at most (see ``SketchIndex``). Above the
+#: leaders one layout of a small site makes, so those sites cluster as without a bound.
+BUCKET_CAP = 128
+
+
 @dataclass(frozen=True)
 class ClusterOptions:
     """Parameters of :func:`cluster_pages`; None takes the method's default threshold."""
@@ -109,6 +114,9 @@ class ClusterOptions:
     lsh_threshold: float = 0.3  # Jaccard of shingle sets the LSH index aims to catch
     max_compare: int = 5  # exact comparisons per page while condensing
     max_neighbors: int = 50  # exact comparisons per leader for the leader graph
+    #: keys an LSH bucket holds at most (None: no bound): what a page's query meets stops
+    #: growing with the pages of its layout
+    bucket_cap: int | None = BUCKET_CAP
     num_perm: int = 128
     shingle_size: int = 2
     shingle_relation: str = "rpsa"
@@ -132,6 +140,8 @@ class ClusterOptions:
         for name in ("k", "max_compare", "max_neighbors"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
+        if self.bucket_cap is not None and self.bucket_cap < 1:
+            raise ValueError("bucket_cap must be >= 1 or None")
 
     def resolved(self) -> dict[str, float]:
         """The thresholds in force: the given ones, else the method's defaults."""
@@ -355,6 +365,7 @@ def cluster_pages(
         lsh_threshold=options.lsh_threshold,
         max_compare=options.max_compare,
         early_accept=None if online else thresholds["condense"],
+        bucket_cap=options.bucket_cap,
     )
     report = _Progress(progress)
     started = time.perf_counter()
@@ -403,6 +414,9 @@ def cluster_pages(
         "merged_by_closeness": merged,
         "leader_edges": graph.n_edges,
         "comparisons": condenser.comparisons + graph.n_edges,
+        "lsh_queries": condenser.index.queries,
+        "lsh_hits": condenser.index.hit_count,
+        "largest_bucket": condenser.index.largest_bucket(),
         "seconds_condense": round(condensed - started, 3),
         "seconds_compare": round(compared - condensed, 3),
         "seconds_cluster": round(clustered - compared, 3),

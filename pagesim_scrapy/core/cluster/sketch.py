@@ -145,20 +145,33 @@ class SketchIndex:
     callers can compare exactly with the few best only. The band tables are kept here as sets
     so that a query unites its buckets in C: among many leaders of one layout every query hits
     most of them, and a Python step per hit made the queries grow faster than the pages.
+    ``bucket_cap`` bounds a bucket to the first keys that reach it (a sample of that band's
+    look): the leaders of one layout all share some buckets, and without a bound every query
+    of that layout met every one of them, so the work per page grew with the pages.
     Thread-safe: a lock guards every change and query.
     """
 
-    def __init__(self, num_perm: int = 128, threshold: float = 0.3) -> None:
+    def __init__(
+        self, num_perm: int = 128, threshold: float = 0.3, bucket_cap: int | None = None
+    ) -> None:
         if not 0.0 < threshold < 1.0:
             raise ValueError("the LSH threshold must be within (0, 1)")
+        if bucket_cap is not None and bucket_cap < 1:
+            raise ValueError("bucket_cap must be >= 1 or None")
         self.num_perm = num_perm
         self.threshold = threshold
+        #: the most keys one band's bucket holds (None: no bound); see :meth:`add`
+        self.bucket_cap = bucket_cap
         self._bands = lsh_bands(num_perm, threshold)
         self._tables: list[dict[bytes, set[int]]] = [{} for _ in self._bands]
         self._rows: dict[int, int] = {}
         self._keys: list[int] = []
         self._matrix: np.ndarray | None = None  # one row of hash values per key
         self._lock = threading.RLock()
+        #: queries made and the hits they found in all (for benchmarks: what grows with the
+        #: pages)
+        self.queries = 0
+        self.hit_count = 0
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -186,8 +199,11 @@ class SketchIndex:
             self._matrix[row] = values
             self._rows[key] = row
             self._keys.append(key)
+            cap = self.bucket_cap
             for table, bucket in zip(self._tables, self._buckets(values)):
-                table.setdefault(bucket, set()).add(key)
+                keys = table.setdefault(bucket, set())
+                if cap is None or len(keys) < cap:
+                    keys.add(key)
 
     def remove(self, key: int) -> None:
         """Drop a key (its matrix row is reused by the last row, so memory stays bounded)."""
@@ -195,7 +211,9 @@ class SketchIndex:
             row = self._rows.pop(key)
             assert self._matrix is not None
             for table, bucket in zip(self._tables, self._buckets(self._matrix[row])):
-                keys = table[bucket]
+                keys = table.get(bucket)
+                if keys is None:
+                    continue
                 keys.discard(key)
                 if not keys:
                     del table[bucket]
@@ -224,7 +242,14 @@ class SketchIndex:
                 keys = table.get(bucket)
                 if keys:
                     found |= keys
+            self.queries += 1
+            self.hit_count += len(found)
             return found
+
+    def largest_bucket(self) -> int:
+        """The most keys sharing one band's bucket (for benchmarks)."""
+        with self._lock:
+            return max((len(keys) for table in self._tables for keys in table.values()), default=0)
 
     def candidates(self, minhash: MinHash, limit: int | None = None) -> list[Candidate]:
         """Indexed keys that collide with the query, best estimate first, at most ``limit``.

@@ -12,7 +12,6 @@ so a page with its metadata stripped gives the same keys as the page with it.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterator
 from urllib.parse import urljoin
 
@@ -52,6 +51,31 @@ def _text(el: Element) -> str:
     return _SPACE.sub(" ", " ".join(el.itertext())).strip()
 
 
+def all_texts(body: Element) -> dict[Element, str]:
+    """Every element's :func:`_text` under ``body`` (itself included), built bottom-up from
+    its children's: reading each element's whole subtree again made the full read quadratic
+    in the page's depth. The same strings: the words of the pieces joined with spaces, whether
+    the children's were folded first or not (``str.split`` and ``\\s`` agree on spaces)."""
+    texts: dict[Element, str] = {}
+    for el in reversed(list(body.iter())):
+        if not isinstance(el.tag, str):
+            continue  # a comment's or instruction's own text is no text (its tail is)
+        text = el.text
+        parts = text.split() if text else []
+        for child in el:
+            if isinstance(child.tag, str):
+                kid = texts[child]
+                if kid:
+                    parts.append(kid)
+            elif child.tag is etree.Entity and child.text:  # an unresolved entity reads as itself
+                parts.append(child.text)
+            tail = child.tail
+            if tail:
+                parts.extend(tail.split())
+        texts[el] = " ".join(parts)
+    return texts
+
+
 def _elements(body: Element) -> Iterator[tuple[Element, str, str, str]]:
     """Every visible element under ``body`` in page order, with its three paths: every
     step's classes; only its own (ancestors by tag and id: a blog post's ``category-…`` and
@@ -79,7 +103,9 @@ def _only_child_text(el: Element) -> bool:
     return len(kids) == 1 and not own
 
 
-def _values(el: Element, base_url: str) -> Iterator[tuple[str, str]]:
+def _values(
+    el: Element, base_url: str, texts: dict[Element, str] | None = None
+) -> Iterator[tuple[str, str]]:
     if el.tag == "img":
         src = el.get("src") or el.get("data-src") or ""
         if src and not src.startswith("data:"):
@@ -89,7 +115,7 @@ def _values(el: Element, base_url: str) -> Iterator[tuple[str, str]]:
         yield "@datetime", el.get("datetime", "").strip()
     if _only_child_text(el):
         return
-    text = _text(el)
+    text = texts[el] if texts is not None else _text(el)
     if text and len(text) <= MAX_VALUE_CHARS:
         yield "", text
 
@@ -103,19 +129,26 @@ def body_fields(
     if body is None:
         return {}
     places = None if wanted is None else {w[: w.rfind("]") + 1] for w in wanted}
-    seen: Counter[str] = Counter()
+    # every text is read when every key is: once, bottom-up; a few by themselves otherwise
+    texts = all_texts(body) if wanted is None else None
     out: dict[str, str] = {}
-    for el, *paths in _elements(body):
-        keys = []
-        for path in paths:
-            keys.append(f"{path}[{seen[path]}]")
-            seen[path] += 1
+    for el, keys in _keyed(body):
         if places is not None:
             keys = [key for key in keys if key in places]
-        if not keys:
-            continue
-        for suffix, value in _values(el, base_url):
+            if not keys:
+                continue
+        for suffix, value in _values(el, base_url, texts):
             for key in keys:
                 if wanted is None or key + suffix in wanted:
                     out[key + suffix] = value
     return out
+
+
+def _keyed(body: Element) -> Iterator[tuple[Element, list[str]]]:
+    """Every visible element with its three keys: each path with its rank among the
+    elements of that path so far."""
+    seen: dict[str, int] = {}
+    for el, full, coarse, local in _elements(body):
+        a, b, c = seen.get(full, 0), seen.get(coarse, 0), seen.get(local, 0)
+        seen[full], seen[coarse], seen[local] = a + 1, b + 1, c + 1
+        yield el, [f"{full}[{a}]", f"{coarse}[{b}]", f"{local}[{c}]"]

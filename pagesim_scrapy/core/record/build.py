@@ -23,7 +23,7 @@ from .normalise import (
     first,
 )
 from .options import RecordOptions
-from .posts import body_posts, with_body_posts
+from .posts import body_posts, posts_may_change, with_body_posts
 from .read import StructuredData, read_structured
 
 __all__ = ["build_record", "guess_page_type", "read_page", "read_record"]
@@ -59,7 +59,9 @@ def read_page(
     options = options or RecordOptions()
     data = read_structured(html, url, options)
     record = build_record(data, url, page_type, options)
-    record = with_body_posts(record, body_posts(data.root), forced=page_type is not None)
+    forced = page_type is not None
+    if posts_may_change(record, forced):
+        record = with_body_posts(record, body_posts(data.root), forced)
     if record.page_type == "product" and "variants" not in record.fields:
         record = with_body_variants(record, body_variants(data.root))
     if "breadcrumbs" not in record.fields:

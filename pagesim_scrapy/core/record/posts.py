@@ -21,7 +21,7 @@ from lxml import etree
 from .fields import FIELDS
 from .model import CoreRecord, Value
 
-__all__ = ["BODY", "body_posts", "with_body_posts"]
+__all__ = ["BODY", "body_posts", "posts_may_change", "with_body_posts"]
 
 #: The source of a core value read from the page body.
 BODY = "body"
@@ -47,6 +47,8 @@ _DATE_TEXT = re.compile(
     re.I,
 )
 _DATE_ATTR = re.compile(r"^\d{4}-\d{2}-\d{2}")
+#: Every date text holds a digit: a text without one is no date, whatever its words.
+_DIGIT = re.compile(r"\d")
 _PROFILE_URL = re.compile(
     r"/(?:user|users|member|members|profile|profiles|author|authors|people|u)/[^/?#]+", re.I
 )
@@ -101,7 +103,7 @@ def _is_date(el: Element) -> bool:
     if _DATE_ATTR.match(el.get("title") or ""):
         return True
     own = " ".join(t for t in (el.text, *(c.tail for c in el)) if t)
-    if not own.strip():
+    if not _DIGIT.search(own):
         return False
     # a date inside a URL ("…/2014-01-20-image.zip") names a file, it dates no post
     if not _DATE_TEXT.search(" ".join(p for p in own.split() if not _is_url_text(p))):
@@ -328,6 +330,17 @@ def _posts_of(body: Element) -> list[dict[str, Any]]:
 
 def _lacks_signatures(posts: Any) -> bool:
     return not posts or not any(p.get("author") or p.get("date") for p in posts)
+
+
+def posts_may_change(record: CoreRecord, forced: bool) -> bool:
+    """Whether :func:`with_body_posts` can change ``record`` with some posts: where it
+    cannot (an article; a product whose structured data has its reviews; a thread whose
+    posts are signed), the body's posts need not be looked for."""
+    if record.page_type == "thread":
+        return _lacks_signatures(record.get("posts"))
+    if record.page_type in REVIEWED:
+        return "reviews" not in record.fields
+    return record.page_type == "page" and not forced
 
 
 def with_body_posts(record: CoreRecord, posts: list[dict[str, Any]], forced: bool) -> CoreRecord:

@@ -11,9 +11,11 @@ somewhere and show a name and a price: that is what a product card is, on any sh
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
@@ -120,7 +122,13 @@ def product_card(group: Mapping[str, Any], page_url: str | None = None) -> dict 
 def _same_page(url: str, page_url: str | None) -> bool:
     if not page_url:
         return False
-    return urldefrag(url)[0].rstrip("/") == urldefrag(page_url)[0].rstrip("/")
+    return _without_fragment(url) == _without_fragment(page_url)
+
+
+@lru_cache(maxsize=4096)
+def _without_fragment(url: str) -> str:
+    """A URL without its fragment and trailing slash (a page's links repeat across cards)."""
+    return urldefrag(url)[0].rstrip("/")
 
 
 def _cards(value: Any, page_url: str | None) -> list[dict] | None:
@@ -129,8 +137,17 @@ def _cards(value: Any, page_url: str | None) -> list[dict] | None:
         return None
     if not all(isinstance(group, dict) for group in value):
         return None
-    cards = [product_card(group, page_url) for group in value]
-    found = [card for card in cards if card is not None]
+    # a region needs most of its groups to be cards: stop at the miss that rules it out
+    misses_allowed = len(value) - max(2, math.ceil(MIN_CARD_SHARE * len(value)))
+    found = []
+    for group in value:
+        card = product_card(group, page_url)
+        if card is not None:
+            found.append(card)
+        elif len(value) > 1 and misses_allowed <= 0:
+            return None
+        else:
+            misses_allowed -= 1
     if len(value) == 1 and found and None not in found[0].values():
         return found  # one whole card (link, name, price, picture): a region of one
     if len(found) < MIN_CARD_SHARE * len(value) or len(found) < 2:
@@ -211,8 +228,12 @@ def body_cards(root: Any, cards: list[dict], page_url: str) -> tuple[list[dict],
         return cards, set()
     out, urls, texts = list(cards), {card["url"] for card in cards}, set()
     links = _links_by_url(root, page_url)
+    done: set[Any] = set()  # seeds of one card list find the same cards: each read once
     for seed in cards:
         for el in _card_elements(links, seed["url"]):
+            if el in done:
+                continue
+            done.add(el)
             group = _card_group(el, page_url)
             texts |= value_keys(group["text"])
             card = product_card(group, page_url)

@@ -102,14 +102,21 @@ def _is_date(el: Element) -> bool:
         return True
     if _DATE_ATTR.match(el.get("title") or ""):
         return True
-    own = " ".join(t for t in (el.text, *(c.tail for c in el)) if t)
-    if not _DIGIT.search(own):
+    own = _own_text(el)
+    if not own or not _DIGIT.search(own):
         return False
     # a date inside a URL ("…/2014-01-20-image.zip") names a file, it dates no post
     if not _DATE_TEXT.search(" ".join(p for p in own.split() if not _is_url_text(p))):
         return False
     # checked last: the element's whole text is read only for an element showing a date
     return len(_text(el)) <= MAX_DATE_TEXT
+
+
+def _own_text(el: Element) -> str:
+    """The element's own text pieces (its text and its children's tails), joined."""
+    if not len(el):  # most elements: no children, the text alone
+        return el.text or ""
+    return " ".join(t for t in (el.text, *(c.tail for c in el)) if t)
 
 
 def _text_before(el: Element) -> str:

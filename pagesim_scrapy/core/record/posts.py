@@ -226,9 +226,7 @@ def _depth_shared(a: Element, b: Element) -> int:
 def _author_element(container: Element, date: Element) -> Element | None:
     """The author's element nearest to the date: a link to a profile, else an element of an
     author/user class."""
-    links = [
-        el for el in container.iter("a") if _PROFILE_URL.search(el.get("href") or "") and _text(el)
-    ]
+    links = list(_once("profile links", container, _profile_links))
     if not links:
         links = [
             el
@@ -239,6 +237,14 @@ def _author_element(container: Element, date: Element) -> Element | None:
             and not _holds(el, date)
         ]
     return max(links, key=lambda el: _depth_shared(el, date), default=None)
+
+
+def _profile_links(container: Element) -> list[Element]:
+    """The container's links to a profile that show a text (read once per container: the
+    climbs from a post's dates pass the same containers)."""
+    return [
+        el for el in container.iter("a") if _PROFILE_URL.search(el.get("href") or "") and _text(el)
+    ]
 
 
 def _by_name(date: Element) -> str | None:
@@ -323,9 +329,11 @@ def _posts_of(body: Element) -> list[dict[str, Any]]:
         if post is None or any(post[0] is have[0] for have in found):
             continue
         found.append((*post, date))
+    # the elements that hold a post's container (each container is found once)
+    holders = {el for other in found for el in other[0].iterancestors()}
     posts = []
     for container, block, author, date in found:
-        if any(_holds(container, other[0]) for other in found if other[0] is not container):
+        if container in holders:
             continue
         text = _body_text(block, author, dated)
         if author and text:

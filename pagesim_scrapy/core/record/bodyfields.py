@@ -128,20 +128,47 @@ def body_fields(
     body = root.find("body") if root is not None else None
     if body is None:
         return {}
-    places = None if wanted is None else {w[: w.rfind("]") + 1] for w in wanted}
-    # every text is read when every key is: once, bottom-up; a few by themselves otherwise
-    texts = all_texts(body) if wanted is None else None
     out: dict[str, str] = {}
+    if wanted is not None:
+        for el, keys in _wanted_keyed(body, _ranks(wanted)):
+            for suffix, value in _values(el, base_url):
+                for key in keys:
+                    if key + suffix in wanted:
+                        out[key + suffix] = value
+        return out
+    texts = all_texts(body)  # every text is read: once, bottom-up
     for el, keys in _keyed(body):
-        if places is not None:
-            keys = [key for key in keys if key in places]
-            if not keys:
-                continue
         for suffix, value in _values(el, base_url, texts):
             for key in keys:
-                if wanted is None or key + suffix in wanted:
-                    out[key + suffix] = value
+                out[key + suffix] = value
     return out
+
+
+def _ranks(wanted: frozenset[str]) -> dict[str, set[int]]:
+    """The wanted keys' paths and, for each, the ranks wanted (``path[rank]suffix``)."""
+    ranks: dict[str, set[int]] = {}
+    for key in wanted:
+        path, _, rank = key[: key.rfind("]")].rpartition("[")
+        if rank.isascii() and rank.isdigit():  # any other key is none this module makes
+            ranks.setdefault(path, set()).add(int(rank))
+    return ranks
+
+
+def _wanted_keyed(
+    body: Element, ranks: dict[str, set[int]]
+) -> Iterator[tuple[Element, list[str]]]:
+    """:func:`_keyed` for the elements with a wanted key, each with its wanted keys only
+    (every element is still counted, the others' keys are not written out)."""
+    seen: dict[str, int] = {}
+    for el, *paths in _elements(body):
+        keys = []
+        for path in paths:
+            rank = seen.get(path, 0)
+            seen[path] = rank + 1
+            if rank in ranks.get(path, ()):
+                keys.append(f"{path}[{rank}]")
+        if keys:
+            yield el, keys
 
 
 def _keyed(body: Element) -> Iterator[tuple[Element, list[str]]]:

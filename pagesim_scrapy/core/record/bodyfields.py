@@ -154,9 +154,7 @@ def _ranks(wanted: frozenset[str]) -> dict[str, set[int]]:
     return ranks
 
 
-def _wanted_keyed(
-    body: Element, ranks: dict[str, set[int]]
-) -> Iterator[tuple[Element, list[str]]]:
+def _wanted_keyed(body: Element, ranks: dict[str, set[int]]) -> Iterator[tuple[Element, list[str]]]:
     """:func:`_keyed` for the elements with a wanted key, each with its wanted keys only
     (every element is still counted, the others' keys are not written out)."""
     seen: dict[str, int] = {}

@@ -130,6 +130,18 @@ def _strip_value(text: str) -> str:
 
 
 def _text(el: Element) -> str:
+    """The element's cleaned text (its screen-reader copies once); read once per element
+    while a page's rows are read (a label element is read as a label, then for its colon)."""
+    texts: dict[Element, str] | None = getattr(_PAGE, "texts", None)
+    if texts is None:
+        return _read_text(el)
+    text = texts.get(el)
+    if text is None:
+        text = texts[el] = _read_text(el)
+    return text
+
+
+def _read_text(el: Element) -> str:
     if el.tag in LEAF_TAGS:
         return ""
     copies: set[Element] | None = getattr(_PAGE, "copies", None)
@@ -361,11 +373,11 @@ def _read_rows(root: Element) -> list[Row]:
     for el in preorder:
         if el.get("class") is not None and _reader_only(el):
             copies.update(el.iterancestors())
-    _PAGE.copies = copies
+    _PAGE.copies, _PAGE.texts = copies, {}
     try:
         return _find_rows(body, preorder)
     finally:
-        _PAGE.copies = None
+        _PAGE.copies = _PAGE.texts = None
 
 
 def _find_rows(body: Element, preorder: list[Element]) -> list[Row]:

@@ -10,14 +10,12 @@ page's content does not show it too, so the product name repeated in a header st
 
 from __future__ import annotations
 
-import re
 from typing import Any, NamedTuple
 
 from lxml import etree
 
 __all__ = ["LandmarkTexts", "landmark_texts"]
 
-_SPACE = re.compile(r"\s+")
 _LANDMARK_TAGS = ("header", "footer")
 _LANDMARK_ROLES = frozenset({"banner", "contentinfo"})
 #: a header or footer inside one of these is the part's own, not the site's
@@ -43,7 +41,8 @@ class LandmarkTexts(NamedTuple):
 def _norm(text: str | None) -> str:
     if not text or text.isspace():  # most text nodes of a page: nothing to fold
         return ""
-    return _SPACE.sub(" ", text).strip().casefold()
+    # ``str.split`` splits at what ``\s`` matches: the words joined by single spaces
+    return " ".join(text.split()).casefold()
 
 
 def _is_landmark(el: Any) -> bool:

@@ -38,6 +38,16 @@ def test_links_resolved_as_urljoin_resolves_them(base: str) -> None:
         assert [a.get("href") for a in root.iter("a")] == [urljoin(base, v) for v in VALUES]
 
 
+@pytest.mark.parametrize("base", BASES)
+def test_link_resolver_is_urljoin(base: str) -> None:
+    from urllib.parse import urljoin
+
+    values = [*VALUES, "", "#top", " /x", "http://a.example/p", "http:rel", "mailto:a@b.c"]
+    for _ in range(2):  # the second resolver reads the process's cache
+        absolute = dom.LinkResolver(base)
+        assert [absolute(v) for v in values] == [urljoin(base, v) for v in values]
+
+
 ROWS_PAGE = """<html><body>
 <div><div><p>Brand: Acme</p></div></div>
 <div>Serves <b>4</b><br>Time: 1 h</div>

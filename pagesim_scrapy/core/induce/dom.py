@@ -239,19 +239,42 @@ def absolutise_links(root: Element, base_url: str) -> None:
 
 
 def _resolved(base_url: str, value: str, key: tuple[Any, ...] | None) -> str:
-    """``urljoin(base_url, value)``, through the process's cache under ``key`` (if any)."""
-    new = _SITE_LINKS.get(key) if key is not None else None
-    if new is not None:
-        return new
+    """``urljoin(base_url, value)`` (``value`` itself if malformed), through the process's
+    cache under ``key`` (if any)."""
     try:
-        new = urljoin(base_url, value)
+        return _joined(base_url, value, key)
     except ValueError:  # a malformed URL (bad IPv6 host…) stays as it is
-        new = value
-    if key is not None:
-        if len(_SITE_LINKS) >= _SITE_LINKS_LIMIT:
-            _SITE_LINKS.clear()
-        _SITE_LINKS[key] = new
+        return value
+
+
+def _joined(base_url: str, value: str, key: tuple[Any, ...] | None) -> str:
+    new = _SITE_LINKS.get(key) if key is not None else None
+    if new is None:
+        new = urljoin(base_url, value)
+        if key is not None:
+            if len(_SITE_LINKS) >= _SITE_LINKS_LIMIT:
+                _SITE_LINKS.clear()
+            _SITE_LINKS[key] = new
     return new
+
+
+class LinkResolver:
+    """``urljoin(base_url, value)`` for the links of one page (raising as it does): each
+    value once, and through the process's cache where the result depends on the base's
+    site or folder only (a site's menus bring the same links on each page)."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.site, self.folder = _site_of(base_url), _folder_of(base_url)
+        self.seen: dict[str, str] = {}
+
+    def __call__(self, value: str) -> str:
+        found = self.seen.get(value)
+        if found is None:
+            # a fragment alone (or nothing) reads the whole base: no shared key
+            key = _link_key(self.site, self.folder, value) if value[:1] not in ("", "#") else None
+            found = self.seen[value] = _joined(self.base_url, value, key)
+        return found
 
 
 def clean_text(text: str) -> str:

@@ -14,10 +14,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
-from urllib.parse import urldefrag, urljoin
+from urllib.parse import urldefrag
+
+from pagesim_scrapy.core.induce.dom import LinkResolver
 
 from .normalise import as_price
 from .tidy import value_keys
@@ -185,23 +187,23 @@ def gather_cards(
     return out, held
 
 
-def _card_group(el: Any, page_url: str) -> dict[str, Any]:
+def _card_group(el: Any, absolute: Callable[[str], str]) -> dict[str, Any]:
     """A card element of the page as a group: its whole text, links and pictures."""
     parts = [piece for piece in (_SPACE.sub(" ", t).strip() for t in el.itertext()) if piece]
     group: dict[str, Any] = {"text": " ".join(parts), "parts": parts}
-    group["links"] = [urljoin(page_url, str(a.get("href"))) for a in el.iter("a") if a.get("href")]
+    group["links"] = [absolute(str(a.get("href"))) for a in el.iter("a") if a.get("href")]
     group["alts"] = [str(img.get("alt") or "") for img in el.iter("img")]
-    group["images"] = [urljoin(page_url, str(img.get("src"))) for img in el.iter("img")]
+    group["images"] = [absolute(str(img.get("src"))) for img in el.iter("img")]
     group["titles"] = [_SPACE.sub(" ", "".join(a.itertext())).strip() for a in el.iter("a")]
     return group
 
 
-def _links_by_url(root: Any, page_url: str) -> dict[str, list[Any]]:
+def _links_by_url(root: Any, absolute: Callable[[str], str]) -> dict[str, list[Any]]:
     """The page's links by the URL they resolve to, in page order (resolved once per page,
     not once per card looked for)."""
     links: dict[str, list[Any]] = {}
     for a in root.iter("a"):
-        links.setdefault(urljoin(page_url, str(a.get("href") or "")), []).append(a)
+        links.setdefault(absolute(str(a.get("href") or "")), []).append(a)
     return links
 
 
@@ -227,14 +229,15 @@ def body_cards(root: Any, cards: list[dict], page_url: str) -> tuple[list[dict],
     if root is None or not cards:
         return cards, set()
     out, urls, texts = list(cards), {card["url"] for card in cards}, set()
-    links = _links_by_url(root, page_url)
+    absolute = LinkResolver(page_url)  # urljoin, each of the page's links once
+    links = _links_by_url(root, absolute)
     done: set[Any] = set()  # seeds of one card list find the same cards: each read once
     for seed in cards:
         for el in _card_elements(links, seed["url"]):
             if el in done:
                 continue
             done.add(el)
-            group = _card_group(el, page_url)
+            group = _card_group(el, absolute)
             texts |= value_keys(group["text"])
             card = product_card(group, page_url)
             if card is not None and card["url"] not in urls:

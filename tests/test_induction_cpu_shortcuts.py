@@ -43,6 +43,7 @@ def test_link_resolver_is_urljoin(base: str) -> None:
     from urllib.parse import urljoin
 
     values = [*VALUES, "", "#top", " /x", "http://a.example/p", "http:rel", "mailto:a@b.c"]
+    assert [dom.LinkResolver("")(v) for v in values] == values
     for _ in range(2):  # the second resolver reads the process's cache
         absolute = dom.LinkResolver(base)
         assert [absolute(v) for v in values] == [urljoin(base, v) for v in values]

@@ -265,7 +265,9 @@ class LinkResolver:
 
     def __init__(self, base_url: str) -> None:
         self.base_url = base_url
-        self.site, self.folder = _site_of(base_url), _folder_of(base_url)
+        # no base: urljoin gives each value back as it is, nothing to share
+        self.site = _site_of(base_url) if base_url else None
+        self.folder = _folder_of(base_url) if base_url else None
         self.seen: dict[str, str] = {}
 
     def __call__(self, value: str) -> str:

@@ -12,12 +12,11 @@ so a page with its metadata stripped gives the same keys as the page with it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from urllib.parse import urljoin
+from collections.abc import Callable, Iterator
 
 from lxml import etree
 
-from pagesim_scrapy.core.induce.dom import normalise_classes
+from pagesim_scrapy.core.induce.dom import LinkResolver, normalise_classes
 
 __all__ = ["body_fields"]
 
@@ -104,12 +103,12 @@ def _only_child_text(el: Element) -> bool:
 
 
 def _values(
-    el: Element, base_url: str, texts: dict[Element, str] | None = None
+    el: Element, absolute: Callable[[str], str], texts: dict[Element, str] | None = None
 ) -> Iterator[tuple[str, str]]:
     if el.tag == "img":
         src = el.get("src") or el.get("data-src") or ""
         if src and not src.startswith("data:"):
-            yield "@src", urljoin(base_url, src.strip())
+            yield "@src", absolute(src.strip())
         return
     if el.get("datetime"):
         yield "@datetime", el.get("datetime", "").strip()
@@ -129,16 +128,17 @@ def body_fields(
     if body is None:
         return {}
     out: dict[str, str] = {}
+    absolute = LinkResolver(base_url)  # urljoin, each source once
     if wanted is not None:
         for el, keys in _wanted_keyed(body, _ranks(wanted)):
-            for suffix, value in _values(el, base_url):
+            for suffix, value in _values(el, absolute):
                 for key in keys:
                     if key + suffix in wanted:
                         out[key + suffix] = value
         return out
     texts = all_texts(body)  # every text is read: once, bottom-up
     for el, keys in _keyed(body):
-        for suffix, value in _values(el, base_url, texts):
+        for suffix, value in _values(el, absolute, texts):
             for key in keys:
                 out[key + suffix] = value
     return out

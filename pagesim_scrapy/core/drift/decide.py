@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from pagesim_scrapy.core.drift.collapse import collapsed, with_stand_ins
 from pagesim_scrapy.core.drift.fisher import fisher_two_sided
-from pagesim_scrapy.core.drift.looks import SiteLooks
+from pagesim_scrapy.core.drift.looks import Look, SiteLooks
+from pagesim_scrapy.core.drift.memo import once
 from pagesim_scrapy.core.drift.options import DEFAULT_DRIFT_OPTIONS, DriftOptions
 from pagesim_scrapy.core.drift.report import (
     CHANGED,
@@ -42,20 +43,30 @@ class _Side:
     @classmethod
     def of(cls, looks: SiteLooks, label: str) -> _Side:
         look = looks.labels[label]
-        pages = look.features()
-        return cls(pages, look.page_ids(), Counter(f for page in pages for f in page))
+        return cls(look.features(), look.page_ids(), look.counts())
 
     def share(self, feature: str) -> float:
         return self.counts[feature] / len(self.pages)
 
 
 def _other_shares(looks: SiteLooks, label: str, options: DriftOptions) -> dict[str, float] | None:
-    """Each feature's share among the site's pages of other labels (None: too few of them)."""
-    others = looks.other_pages(label)
-    if len(others) < options.min_other_pages:
+    """Each feature's share among the site's pages of other labels (None: too few of them);
+    once per round of checks (:mod:`.memo`), from each look's own counts."""
+    others = [look for key, look in looks.labels.items() if key != label]
+    state = tuple(look.state() for look in others)
+    return once(
+        ("shares", label), (looks, options, *others), state, lambda: _shares(others, options)
+    )
+
+
+def _shares(others: list[Look], options: DriftOptions) -> dict[str, float] | None:
+    pages = sum(len(look.kept) for look in others)
+    if pages < options.min_other_pages:
         return None
-    counts = Counter(f for page in others for f in page)
-    return {f: n / len(others) for f, n in counts.items()}
+    counts: Counter[str] = Counter()
+    for look in others:  # the features in the order the pages first show them, as one count
+        counts.update(look.counts())
+    return {f: n / pages for f, n in counts.items()}
 
 
 def chrome_of(looks: SiteLooks, label: str, options: DriftOptions) -> frozenset[str]:
@@ -117,11 +128,18 @@ def newness(page: Features, gone: frozenset[str], new: frozenset[str]) -> float:
 
 
 def _site_weights(before: SiteLooks, now: SiteLooks) -> SiteModel:
+    """The site's weights over both sides' kept pages: once per round of checks (every label
+    of a site shares them at the close), not to be changed."""
+    looks = [*before.labels.values(), *now.labels.values()]
+    state = (list(before.labels), list(now.labels), [look.state() for look in looks])
+    return once("weights", (before, now, *looks), state, lambda: _weights_of(looks))
+
+
+def _weights_of(looks: list[Look]) -> SiteModel:
     model = SiteModel(keep_pages=0)
-    for looks in (before, now):
-        for look in looks.labels.values():
-            for page in look.features():
-                model.add(page, keep=False)
+    for look in looks:
+        for page in look.features():
+            model.add(page, keep=False)
     return model
 
 
@@ -148,12 +166,23 @@ class _Scorer:
         return jaccard_of_totals(shared, total_page, total_look)
 
     def mean_before(self) -> float:
+        """Each baseline page against the look of the other baseline pages: a pair on more
+        than half of them is in every page's look, one just at half only in the looks of
+        the pages that lack it; so the looks are not built page by page (the weights are on a
+        grid, so the sums are the same in any order)."""
         counts, n = self.before.counts, len(self.before.pages)
+        half = (n - 1) / 2
+        weight = self.weights.get
+        always = {f for f in self.weights if counts[f] - 1 >= half}
+        edge = [f for f in self.weights if half <= counts[f] < half + 1]
+        total_always = sum(weight(f, 0.0) for f in always)
         scores = []
         for page in self.before.pages:
-            half = (n - 1) / 2
-            look = {f for f in self.weights if counts[f] - (f in page) >= half}
-            scores.append(self._score(page, look))
+            own = page - self.chrome
+            total_page = sum(weight(f, 0.0) for f in own)
+            total_look = total_always + sum(weight(f, 0.0) for f in edge if f not in page)
+            shared = sum(weight(f, 0.0) for f in own if f in always)
+            scores.append(jaccard_of_totals(shared, total_page, total_look))
         return sum(scores) / len(scores)
 
     def mean_now(self, pages: Sequence[Features]) -> float:

@@ -8,11 +8,13 @@ of the site each label takes. Framework-free and bounded, so it can be saved bet
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from pagesim_scrapy.core.drift.fields import FieldCounts
+from pagesim_scrapy.core.drift.memo import once
 from pagesim_scrapy.core.site import Features, pack_features, unpack_features
 from pagesim_scrapy.core.summary import PageSummary, frozen_node_pairs
 
@@ -62,7 +64,25 @@ class Look:
         ]
 
     def features(self) -> list[Features]:
-        return [unpack_features(packed) for packed, _ in self.kept]
+        """The kept pages' features (unpacked once per round of checks: :mod:`.memo`)."""
+        return once(
+            "features",
+            (self,),
+            self.state(),
+            lambda: [unpack_features(packed) for packed, _ in self.kept],
+        )
+
+    def counts(self) -> Counter[str]:
+        """On how many kept pages each feature is (in the order the pages first show them);
+        once per round of checks, not to be changed."""
+        return once(
+            "counts", (self,), self.state(), lambda: Counter(f for p in self.features() for f in p)
+        )
+
+    def state(self) -> tuple[Any, ...]:
+        """What changes whenever a page is added or kept (the newest kept entry itself)."""
+        last = self.kept[-1] if self.kept else None
+        return (self.pages, len(self.kept), id(last), last)
 
     def page_ids(self) -> list[str]:
         return [page_id for _, page_id in self.kept]

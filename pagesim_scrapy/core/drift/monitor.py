@@ -16,6 +16,7 @@ from pagesim_scrapy.core.drift.collapse import collapsed
 from pagesim_scrapy.core.drift.decide import compare_looks
 from pagesim_scrapy.core.drift.fields import FieldDrift, compare_fields
 from pagesim_scrapy.core.drift.looks import DriftBaseline, SiteLooks
+from pagesim_scrapy.core.drift.memo import remembered
 from pagesim_scrapy.core.drift.options import DEFAULT_DRIFT_OPTIONS, DriftOptions
 from pagesim_scrapy.core.drift.report import CHANGED, UNCHANGED, DriftReport
 from pagesim_scrapy.core.site import Features
@@ -121,6 +122,10 @@ class DriftMonitor:
         if pages < self._next_site_check.get(site, self.options.collapse_pages):
             return None
         self._next_site_check[site] = 2 * pages
+        with remembered():
+            return self._first_collapse(site)
+
+    def _first_collapse(self, site: str | None) -> DriftReport | None:
         for label in self._missing_labels(site):
             report = self.check(site, label)
             if report.verdict == CHANGED:
@@ -155,9 +160,10 @@ class DriftMonitor:
 
     def check(self, site: str | None, label: str) -> DriftReport:
         """The drift of ``label`` on ``site`` as it stands."""
-        return compare_looks(
-            site, label, self.baseline.sites.get(site), self._site_now(site), self.options
-        )
+        with remembered():
+            return compare_looks(
+                site, label, self.baseline.sites.get(site), self._site_now(site), self.options
+            )
 
     def _site_now(self, site: str | None) -> SiteLooks:
         return self.now.sites.get(site) or SiteLooks(self.options.max_kept)
@@ -165,6 +171,10 @@ class DriftMonitor:
     def reports(self) -> list[DriftReport]:
         """A report for every (site, label) of this crawl (the crawl's close summary), and for
         a label of the baseline the crawl met no page of when its share collapsed."""
+        with remembered():  # a site's looks are read once for all its labels
+            return self._reports()
+
+    def _reports(self) -> list[DriftReport]:
         reports = [
             self.check(site, label)
             for site, looks in self.now.sites.items()

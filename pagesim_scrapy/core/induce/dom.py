@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlparse, urlsplit
 
 from lxml import etree
 from rapidfuzz.distance import Indel
@@ -169,9 +169,10 @@ _NOT_RELATIVE = ("#", "data:", "javascript:", "mailto:", "tel:")
 _HAS_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-#: Absolute paths ("/c/shoes") resolved per site (scheme and host) for every page of the
-#: process: a site's menus and footers bring the same paths on each of its pages.
-_SITE_LINKS: dict[tuple[str, str, str], str] = {}
+#: Absolute paths ("/c/shoes") resolved per site (scheme and host), and relative ones per
+#: folder, for every page of the process: a site's menus and footers bring the same paths
+#: on each of its pages.
+_SITE_LINKS: dict[tuple[Any, ...], str] = {}
 _SITE_LINKS_LIMIT = 20_000
 
 
@@ -185,14 +186,40 @@ def _site_of(base_url: str) -> tuple[str, str] | None:
     return parts.scheme, parts.netloc
 
 
+def _folder_of(base_url: str) -> tuple[str, str, tuple[str, ...]] | None:
+    """All that :func:`urllib.parse.urljoin` reads of the base for a relative path
+    ("../c/shoes", "p2.html"): its scheme, host and the segments of its folder, as
+    ``urljoin`` splits them (None if unreadable). The pages of one folder share them."""
+    try:
+        parts = urlparse(base_url)
+    except ValueError:
+        return None
+    segments = parts.path.split("/")
+    if segments[-1] != "":
+        del segments[-1]
+    return parts.scheme, parts.netloc, tuple(segments)
+
+
+def _link_key(
+    site: tuple[str, str] | None, folder: tuple[str, str, tuple[str, ...]] | None, value: str
+) -> tuple[Any, ...] | None:
+    """The key under which ``value`` resolves the same from every page that shares it:
+    the site for an absolute path, the folder for a relative one, None otherwise (a
+    query or fragment alone reads the whole base)."""
+    if value[0] == "/":
+        return None if site is None or value[1:2] == "/" else (*site, value)
+    if value[0] in "?;" or value[0] <= " " or folder is None:
+        return None
+    return (folder, value)
+
+
 def absolutise_links(root: Element, base_url: str) -> None:
     """Resolve relative ``href``/``src`` values against the page URL (and its ``<base>``)."""
     base = root.find("head/base[@href]")
     if base is not None:
         with contextlib.suppress(ValueError):  # a broken <base href>: the page URL stays
             base_url = urljoin(base_url, (base.get("href") or "").strip())
-    site = _site_of(base_url)
-    site_links = _SITE_LINKS
+    site, folder = _site_of(base_url), _folder_of(base_url)
     resolved: dict[str, str] = {}
     for el in root.iter(*URL_ATTRS):
         for attr in URL_ATTRS[str(el.tag)]:
@@ -204,24 +231,52 @@ def absolutise_links(root: Element, base_url: str) -> None:
                 continue
             new = resolved.get(value)
             if new is None:
-                key = None
-                if site is not None and value[0] == "/" and value[1:2] != "/":
-                    key = (site[0], site[1], value)
-                    new = site_links.get(key)
-                if new is None:
-                    try:
-                        new = urljoin(base_url, value)
-                    except ValueError:  # a malformed URL (bad IPv6 host…) stays as it is
-                        new = value
-                    if key is not None:
-                        if len(site_links) >= _SITE_LINKS_LIMIT:
-                            site_links.clear()
-                        site_links[key] = new
-                resolved[value] = new
+                new = resolved[value] = _resolved(base_url, value, _link_key(site, folder, value))
             try:
                 el.set(attr, new)
             except ValueError:  # lxml refuses the value (a control character): left as it was
                 continue
+
+
+def _resolved(base_url: str, value: str, key: tuple[Any, ...] | None) -> str:
+    """``urljoin(base_url, value)`` (``value`` itself if malformed), through the process's
+    cache under ``key`` (if any)."""
+    try:
+        return _joined(base_url, value, key)
+    except ValueError:  # a malformed URL (bad IPv6 host…) stays as it is
+        return value
+
+
+def _joined(base_url: str, value: str, key: tuple[Any, ...] | None) -> str:
+    new = _SITE_LINKS.get(key) if key is not None else None
+    if new is None:
+        new = urljoin(base_url, value)
+        if key is not None:
+            if len(_SITE_LINKS) >= _SITE_LINKS_LIMIT:
+                _SITE_LINKS.clear()
+            _SITE_LINKS[key] = new
+    return new
+
+
+class LinkResolver:
+    """``urljoin(base_url, value)`` for the links of one page (raising as it does): each
+    value once, and through the process's cache where the result depends on the base's
+    site or folder only (a site's menus bring the same links on each page)."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        # no base: urljoin gives each value back as it is, nothing to share
+        self.site = _site_of(base_url) if base_url else None
+        self.folder = _folder_of(base_url) if base_url else None
+        self.seen: dict[str, str] = {}
+
+    def __call__(self, value: str) -> str:
+        found = self.seen.get(value)
+        if found is None:
+            # a fragment alone (or nothing) reads the whole base: no shared key
+            key = _link_key(self.site, self.folder, value) if value[:1] not in ("", "#") else None
+            found = self.seen[value] = _joined(self.base_url, value, key)
+        return found
 
 
 def clean_text(text: str) -> str:

@@ -130,6 +130,18 @@ def _strip_value(text: str) -> str:
 
 
 def _text(el: Element) -> str:
+    """The element's cleaned text (its screen-reader copies once); read once per element
+    while a page's rows are read (a label element is read as a label, then for its colon)."""
+    texts: dict[Element, str] | None = getattr(_PAGE, "texts", None)
+    if texts is None:
+        return _read_text(el)
+    text = texts.get(el)
+    if text is None:
+        text = texts[el] = _read_text(el)
+    return text
+
+
+def _read_text(el: Element) -> str:
     if el.tag in LEAF_TAGS:
         return ""
     copies: set[Element] | None = getattr(_PAGE, "copies", None)
@@ -361,11 +373,11 @@ def _read_rows(root: Element) -> list[Row]:
     for el in preorder:
         if el.get("class") is not None and _reader_only(el):
             copies.update(el.iterancestors())
-    _PAGE.copies = copies
+    _PAGE.copies, _PAGE.texts = copies, {}
     try:
         return _find_rows(body, preorder)
     finally:
-        _PAGE.copies = None
+        _PAGE.copies = _PAGE.texts = None
 
 
 def _find_rows(body: Element, preorder: list[Element]) -> list[Row]:
@@ -409,8 +421,46 @@ def _read_table_row(tr: Element, k: int, rows: list[tuple[int, Row]], used: set[
         used.update(tr.iterdescendants())
 
 
+def _holds_no_row(el: Element) -> bool:
+    """Whether every segment of ``el`` (:func:`_segments`) is one block element alone or
+    begins with a text without a colon: neither is ever a row (most elements of a page: a
+    link's text, a wrapper of one block), so their segments need no reading."""
+    first = _text_first(el.text, None)
+    if first == _MAYBE:
+        return False
+    for child in el:
+        tag = child.tag
+        if isinstance(tag, str):
+            if tag in _BREAKS:
+                first = None  # a new segment
+            elif first is None and tag not in INLINE_TAGS:
+                first = _BLOCK
+            elif first != _TEXT:
+                return False  # an inline element first, or a block and more
+        first = _text_first(child.tail, first)
+        if first == _MAYBE:
+            return False
+    return True
+
+
+#: what a segment begins with, as :func:`_holds_no_row` reads it
+_TEXT, _BLOCK, _MAYBE = "text", "block", "maybe"
+
+
+def _text_first(text: str | None, first: str | None) -> str | None:
+    """The segment's beginning after a piece of text: a text without a colon (no row), a
+    block followed by more (perhaps a row), or what it was."""
+    if not text or text.isspace():
+        return first
+    if first is None:
+        return _MAYBE if ":" in text or "：" in text else _TEXT
+    return _MAYBE if first == _BLOCK else first
+
+
 def _read_element_rows(el: Element, k: int, rows: list[tuple[int, Row]]) -> bool:
     """The label/value rows of one element's own text and children; whether it held any."""
+    if _holds_no_row(el):
+        return False
     found = False
     alike = False
     if len(el) >= 2:  # (most elements have fewer children: no list of alike items)

@@ -12,13 +12,11 @@ so a page with its metadata stripped gives the same keys as the page with it.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Iterator
-from urllib.parse import urljoin
+from collections.abc import Callable, Iterator
 
 from lxml import etree
 
-from pagesim_scrapy.core.induce.dom import normalise_classes
+from pagesim_scrapy.core.induce.dom import LinkResolver, normalise_classes
 
 __all__ = ["body_fields"]
 
@@ -52,6 +50,31 @@ def _text(el: Element) -> str:
     return _SPACE.sub(" ", " ".join(el.itertext())).strip()
 
 
+def all_texts(body: Element) -> dict[Element, str]:
+    """Every element's :func:`_text` under ``body`` (itself included), built bottom-up from
+    its children's: reading each element's whole subtree again made the full read quadratic
+    in the page's depth. The same strings: the words of the pieces joined with spaces, whether
+    the children's were folded first or not (``str.split`` and ``\\s`` agree on spaces)."""
+    texts: dict[Element, str] = {}
+    for el in reversed(list(body.iter())):
+        if not isinstance(el.tag, str):
+            continue  # a comment's or instruction's own text is no text (its tail is)
+        text = el.text
+        parts = text.split() if text else []
+        for child in el:
+            if isinstance(child.tag, str):
+                kid = texts[child]
+                if kid:
+                    parts.append(kid)
+            elif child.tag is etree.Entity and child.text:  # an unresolved entity reads as itself
+                parts.append(child.text)
+            tail = child.tail
+            if tail:
+                parts.extend(tail.split())
+        texts[el] = " ".join(parts)
+    return texts
+
+
 def _elements(body: Element) -> Iterator[tuple[Element, str, str, str]]:
     """Every visible element under ``body`` in page order, with its three paths: every
     step's classes; only its own (ancestors by tag and id: a blog post's ``category-…`` and
@@ -79,17 +102,19 @@ def _only_child_text(el: Element) -> bool:
     return len(kids) == 1 and not own
 
 
-def _values(el: Element, base_url: str) -> Iterator[tuple[str, str]]:
+def _values(
+    el: Element, absolute: Callable[[str], str], texts: dict[Element, str] | None = None
+) -> Iterator[tuple[str, str]]:
     if el.tag == "img":
         src = el.get("src") or el.get("data-src") or ""
         if src and not src.startswith("data:"):
-            yield "@src", urljoin(base_url, src.strip())
+            yield "@src", absolute(src.strip())
         return
     if el.get("datetime"):
         yield "@datetime", el.get("datetime", "").strip()
     if _only_child_text(el):
         return
-    text = _text(el)
+    text = texts[el] if texts is not None else _text(el)
     if text and len(text) <= MAX_VALUE_CHARS:
         yield "", text
 
@@ -102,20 +127,53 @@ def body_fields(
     body = root.find("body") if root is not None else None
     if body is None:
         return {}
-    places = None if wanted is None else {w[: w.rfind("]") + 1] for w in wanted}
-    seen: Counter[str] = Counter()
     out: dict[str, str] = {}
+    absolute = LinkResolver(base_url)  # urljoin, each source once
+    if wanted is not None:
+        for el, keys in _wanted_keyed(body, _ranks(wanted)):
+            for suffix, value in _values(el, absolute):
+                for key in keys:
+                    if key + suffix in wanted:
+                        out[key + suffix] = value
+        return out
+    texts = all_texts(body)  # every text is read: once, bottom-up
+    for el, keys in _keyed(body):
+        for suffix, value in _values(el, absolute, texts):
+            for key in keys:
+                out[key + suffix] = value
+    return out
+
+
+def _ranks(wanted: frozenset[str]) -> dict[str, set[int]]:
+    """The wanted keys' paths and, for each, the ranks wanted (``path[rank]suffix``)."""
+    ranks: dict[str, set[int]] = {}
+    for key in wanted:
+        path, _, rank = key[: key.rfind("]")].rpartition("[")
+        if rank.isascii() and rank.isdigit():  # any other key is none this module makes
+            ranks.setdefault(path, set()).add(int(rank))
+    return ranks
+
+
+def _wanted_keyed(body: Element, ranks: dict[str, set[int]]) -> Iterator[tuple[Element, list[str]]]:
+    """:func:`_keyed` for the elements with a wanted key, each with its wanted keys only
+    (every element is still counted, the others' keys are not written out)."""
+    seen: dict[str, int] = {}
     for el, *paths in _elements(body):
         keys = []
         for path in paths:
-            keys.append(f"{path}[{seen[path]}]")
-            seen[path] += 1
-        if places is not None:
-            keys = [key for key in keys if key in places]
-        if not keys:
-            continue
-        for suffix, value in _values(el, base_url):
-            for key in keys:
-                if wanted is None or key + suffix in wanted:
-                    out[key + suffix] = value
-    return out
+            rank = seen.get(path, 0)
+            seen[path] = rank + 1
+            if rank in ranks.get(path, ()):
+                keys.append(f"{path}[{rank}]")
+        if keys:
+            yield el, keys
+
+
+def _keyed(body: Element) -> Iterator[tuple[Element, list[str]]]:
+    """Every visible element with its three keys: each path with its rank among the
+    elements of that path so far."""
+    seen: dict[str, int] = {}
+    for el, full, coarse, local in _elements(body):
+        a, b, c = seen.get(full, 0), seen.get(coarse, 0), seen.get(local, 0)
+        seen[full], seen[coarse], seen[local] = a + 1, b + 1, c + 1
+        yield el, [f"{full}[{a}]", f"{coarse}[{b}]", f"{local}[{c}]"]

@@ -23,7 +23,7 @@ from .normalise import (
     first,
 )
 from .options import RecordOptions
-from .posts import body_posts, with_body_posts
+from .posts import body_posts, posts_may_change, with_body_posts
 from .read import StructuredData, read_structured
 
 __all__ = ["build_record", "guess_page_type", "read_page", "read_record"]
@@ -59,7 +59,9 @@ def read_page(
     options = options or RecordOptions()
     data = read_structured(html, url, options)
     record = build_record(data, url, page_type, options)
-    record = with_body_posts(record, body_posts(data.root), forced=page_type is not None)
+    forced = page_type is not None
+    if posts_may_change(record, forced):
+        record = with_body_posts(record, body_posts(data.root), forced)
     if record.page_type == "product" and "variants" not in record.fields:
         record = with_body_variants(record, body_variants(data.root))
     if "breadcrumbs" not in record.fields:
@@ -80,8 +82,9 @@ def build_record(
         raise ValueError(f"unknown page type {page_type!r}; known: {', '.join(FIELDS)}")
     specs = FIELDS[page_type]
     fields: dict[str, Value] = {}
+    mains: dict[str, dict | None] = {}  # each syntax's main entity, looked for once
     for spec in specs:
-        found = _field(spec, page_type, data, url, options)
+        found = _field(spec, page_type, data, url, options, mains)
         if found is not None:
             fields[spec.name] = found
     return CoreRecord(page_type, fields, _extras(data, specs, options))
@@ -104,13 +107,20 @@ def guess_page_type(data: StructuredData, options: RecordOptions | None = None) 
 
 
 def _field(
-    spec: FieldSpec, page_type: str, data: StructuredData, url: str, options: RecordOptions
+    spec: FieldSpec,
+    page_type: str,
+    data: StructuredData,
+    url: str,
+    options: RecordOptions,
+    mains: dict[str, dict | None],
 ) -> Value | None:
     for source in _STRUCTURED:
         entities = data.entities.get(source, [])
         if not entities:
             continue
-        value = _from_entities(spec, page_type, entities, url, options)
+        if source not in mains:
+            mains[source] = find_entity(entities, MAIN_TYPES[page_type], options.max_depth)
+        value = _from_entities(spec, entities, mains[source], url, options)
         if value is not None:
             return Value(value, source)
     for source in _FLAT:
@@ -124,13 +134,13 @@ def _field(
 
 
 def _from_entities(
-    spec: FieldSpec, page_type: str, entities: list[dict], url: str, options: RecordOptions
+    spec: FieldSpec, entities: list[dict], main: dict | None, url: str, options: RecordOptions
 ) -> Any:
+    """The field from one syntax's entities (``main``: the page type's main entity in them)."""
     if spec.kind == "breadcrumbs":
         return groups.breadcrumbs(entities, options.max_depth)
     if spec.kind == "posts":
         return groups.posts(entities, options.max_depth, options.max_items)
-    main = find_entity(entities, MAIN_TYPES[page_type], options.max_depth)
     if main is None:
         return None
     if spec.kind == "variants":

@@ -11,11 +11,15 @@ somewhere and show a name and a price: that is what a product card is, on any sh
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
-from urllib.parse import urldefrag, urljoin
+from urllib.parse import urldefrag
+
+from pagesim_scrapy.core.induce.dom import LinkResolver
 
 from .normalise import as_price
 from .tidy import value_keys
@@ -120,7 +124,13 @@ def product_card(group: Mapping[str, Any], page_url: str | None = None) -> dict 
 def _same_page(url: str, page_url: str | None) -> bool:
     if not page_url:
         return False
-    return urldefrag(url)[0].rstrip("/") == urldefrag(page_url)[0].rstrip("/")
+    return _without_fragment(url) == _without_fragment(page_url)
+
+
+@lru_cache(maxsize=4096)
+def _without_fragment(url: str) -> str:
+    """A URL without its fragment and trailing slash (a page's links repeat across cards)."""
+    return urldefrag(url)[0].rstrip("/")
 
 
 def _cards(value: Any, page_url: str | None) -> list[dict] | None:
@@ -129,8 +139,17 @@ def _cards(value: Any, page_url: str | None) -> list[dict] | None:
         return None
     if not all(isinstance(group, dict) for group in value):
         return None
-    cards = [product_card(group, page_url) for group in value]
-    found = [card for card in cards if card is not None]
+    # a region needs most of its groups to be cards: stop at the miss that rules it out
+    misses_allowed = len(value) - max(2, math.ceil(MIN_CARD_SHARE * len(value)))
+    found = []
+    for group in value:
+        card = product_card(group, page_url)
+        if card is not None:
+            found.append(card)
+        elif len(value) > 1 and misses_allowed <= 0:
+            return None
+        else:
+            misses_allowed -= 1
     if len(value) == 1 and found and None not in found[0].values():
         return found  # one whole card (link, name, price, picture): a region of one
     if len(found) < MIN_CARD_SHARE * len(value) or len(found) < 2:
@@ -168,23 +187,23 @@ def gather_cards(
     return out, held
 
 
-def _card_group(el: Any, page_url: str) -> dict[str, Any]:
+def _card_group(el: Any, absolute: Callable[[str], str]) -> dict[str, Any]:
     """A card element of the page as a group: its whole text, links and pictures."""
     parts = [piece for piece in (_SPACE.sub(" ", t).strip() for t in el.itertext()) if piece]
     group: dict[str, Any] = {"text": " ".join(parts), "parts": parts}
-    group["links"] = [urljoin(page_url, str(a.get("href"))) for a in el.iter("a") if a.get("href")]
+    group["links"] = [absolute(str(a.get("href"))) for a in el.iter("a") if a.get("href")]
     group["alts"] = [str(img.get("alt") or "") for img in el.iter("img")]
-    group["images"] = [urljoin(page_url, str(img.get("src"))) for img in el.iter("img")]
+    group["images"] = [absolute(str(img.get("src"))) for img in el.iter("img")]
     group["titles"] = [_SPACE.sub(" ", "".join(a.itertext())).strip() for a in el.iter("a")]
     return group
 
 
-def _links_by_url(root: Any, page_url: str) -> dict[str, list[Any]]:
+def _links_by_url(root: Any, absolute: Callable[[str], str]) -> dict[str, list[Any]]:
     """The page's links by the URL they resolve to, in page order (resolved once per page,
     not once per card looked for)."""
     links: dict[str, list[Any]] = {}
     for a in root.iter("a"):
-        links.setdefault(urljoin(page_url, str(a.get("href") or "")), []).append(a)
+        links.setdefault(absolute(str(a.get("href") or "")), []).append(a)
     return links
 
 
@@ -210,10 +229,15 @@ def body_cards(root: Any, cards: list[dict], page_url: str) -> tuple[list[dict],
     if root is None or not cards:
         return cards, set()
     out, urls, texts = list(cards), {card["url"] for card in cards}, set()
-    links = _links_by_url(root, page_url)
+    absolute = LinkResolver(page_url)  # urljoin, each of the page's links once
+    links = _links_by_url(root, absolute)
+    done: set[Any] = set()  # seeds of one card list find the same cards: each read once
     for seed in cards:
         for el in _card_elements(links, seed["url"]):
-            group = _card_group(el, page_url)
+            if el in done:
+                continue
+            done.add(el)
+            group = _card_group(el, absolute)
             texts |= value_keys(group["text"])
             card = product_card(group, page_url)
             if card is not None and card["url"] not in urls:

@@ -136,9 +136,20 @@ class _Builder:
         self.record[self._name_for(name, value)] = value
 
     def _in_site_chrome(self, value: Any) -> bool:
-        """Every text of the value is one only the site's header or footer shows."""
-        texts = [_norm(t) for t in _texts(value) if not _URL.match(t.strip())]
-        return self.landmarks.hold([t for t in texts if t])
+        """Every text of the value is one only the site's header or footer shows (read up
+        to the first text they do not show: most fields' first)."""
+        landmarks = self.landmarks
+        if not landmarks.only:
+            return False
+        texts = []
+        for text in _texts(value):
+            if _URL.match(text.strip()):
+                continue
+            folded = _norm(text)
+            if folded and folded not in landmarks.shown:
+                return False
+            texts.append(folded)
+        return landmarks.hold([t for t in texts if t])
 
     def _groups_held(self, value: Any, known: set[str]) -> bool:
         """A list of groups each of which holds a value the record has already (the rows of

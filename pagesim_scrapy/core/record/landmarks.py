@@ -10,12 +10,12 @@ page's content does not show it too, so the product name repeated in a header st
 
 from __future__ import annotations
 
-import re
 from typing import Any, NamedTuple
+
+from lxml import etree
 
 __all__ = ["LandmarkTexts", "landmark_texts"]
 
-_SPACE = re.compile(r"\s+")
 _LANDMARK_TAGS = ("header", "footer")
 _LANDMARK_ROLES = frozenset({"banner", "contentinfo"})
 #: a header or footer inside one of these is the part's own, not the site's
@@ -41,7 +41,8 @@ class LandmarkTexts(NamedTuple):
 def _norm(text: str | None) -> str:
     if not text or text.isspace():  # most text nodes of a page: nothing to fold
         return ""
-    return _SPACE.sub(" ", text).strip().casefold()
+    # ``str.split`` splits at what ``\s`` matches: the words joined by single spaces
+    return " ".join(text.split()).casefold()
 
 
 def _is_landmark(el: Any) -> bool:
@@ -65,18 +66,34 @@ def _texts_inside(landmark: Any, members: set[Any]) -> set[str]:
     """The text nodes of a landmark and the whole texts of its elements (a field's value
     is one or the other)."""
     texts: set[str] = set()
-    for el in landmark.iter():
-        if not isinstance(el.tag, str):
-            continue
+    for el, whole in _whole_texts(landmark):
         members.add(el)
         texts.add(_norm(el.text))
         if el is not landmark:
             texts.add(_norm(el.tail))
-        whole = _norm("".join(el.itertext()))
+        whole = _norm(whole)
         if len(whole) <= _MAX_TEXT:
             texts.add(whole)
     texts.discard("")
     return texts
+
+
+def _whole_texts(top: Any) -> list[tuple[Any, str]]:
+    """Each element under ``top`` (itself included, in page order) with
+    ``"".join(el.itertext())``, built bottom-up from its children's (not each subtree
+    read again)."""
+    whole: dict[Any, str] = {}
+    elements = [el for el in top.iter() if isinstance(el.tag, str)]
+    for el in reversed(elements):
+        parts = [el.text or ""]
+        for child in el:
+            if isinstance(child.tag, str):
+                parts.append(whole[child])
+            elif child.tag is etree.Entity:  # an unresolved entity reads as itself
+                parts.append(child.text or "")
+            parts.append(child.tail or "")  # a comment's text is no text, its tail is
+        whole[el] = "".join(parts)
+    return [(el, whole[el]) for el in elements]
 
 
 def landmark_texts(root: Any) -> LandmarkTexts:

@@ -21,7 +21,7 @@ from lxml import etree
 from .fields import FIELDS
 from .model import CoreRecord, Value
 
-__all__ = ["BODY", "body_posts", "with_body_posts"]
+__all__ = ["BODY", "body_posts", "posts_may_change", "with_body_posts"]
 
 #: The source of a core value read from the page body.
 BODY = "body"
@@ -47,6 +47,8 @@ _DATE_TEXT = re.compile(
     re.I,
 )
 _DATE_ATTR = re.compile(r"^\d{4}-\d{2}-\d{2}")
+#: Every date text holds a digit: a text without one is no date, whatever its words.
+_DIGIT = re.compile(r"\d")
 _PROFILE_URL = re.compile(
     r"/(?:user|users|member|members|profile|profiles|author|authors|people|u)/[^/?#]+", re.I
 )
@@ -100,14 +102,21 @@ def _is_date(el: Element) -> bool:
         return True
     if _DATE_ATTR.match(el.get("title") or ""):
         return True
-    own = " ".join(t for t in (el.text, *(c.tail for c in el)) if t)
-    if not own.strip():
+    own = _own_text(el)
+    if not own or not _DIGIT.search(own):
         return False
     # a date inside a URL ("…/2014-01-20-image.zip") names a file, it dates no post
     if not _DATE_TEXT.search(" ".join(p for p in own.split() if not _is_url_text(p))):
         return False
     # checked last: the element's whole text is read only for an element showing a date
     return len(_text(el)) <= MAX_DATE_TEXT
+
+
+def _own_text(el: Element) -> str:
+    """The element's own text pieces (its text and its children's tails), joined."""
+    if not len(el):  # most elements: no children, the text alone
+        return el.text or ""
+    return " ".join(t for t in (el.text, *(c.tail for c in el)) if t)
 
 
 def _text_before(el: Element) -> str:
@@ -217,9 +226,7 @@ def _depth_shared(a: Element, b: Element) -> int:
 def _author_element(container: Element, date: Element) -> Element | None:
     """The author's element nearest to the date: a link to a profile, else an element of an
     author/user class."""
-    links = [
-        el for el in container.iter("a") if _PROFILE_URL.search(el.get("href") or "") and _text(el)
-    ]
+    links = list(_once("profile links", container, _profile_links))
     if not links:
         links = [
             el
@@ -230,6 +237,14 @@ def _author_element(container: Element, date: Element) -> Element | None:
             and not _holds(el, date)
         ]
     return max(links, key=lambda el: _depth_shared(el, date), default=None)
+
+
+def _profile_links(container: Element) -> list[Element]:
+    """The container's links to a profile that show a text (read once per container: the
+    climbs from a post's dates pass the same containers)."""
+    return [
+        el for el in container.iter("a") if _PROFILE_URL.search(el.get("href") or "") and _text(el)
+    ]
 
 
 def _by_name(date: Element) -> str | None:
@@ -314,9 +329,11 @@ def _posts_of(body: Element) -> list[dict[str, Any]]:
         if post is None or any(post[0] is have[0] for have in found):
             continue
         found.append((*post, date))
+    # the elements that hold a post's container (each container is found once)
+    holders = {el for other in found for el in other[0].iterancestors()}
     posts = []
     for container, block, author, date in found:
-        if any(_holds(container, other[0]) for other in found if other[0] is not container):
+        if container in holders:
             continue
         text = _body_text(block, author, dated)
         if author and text:
@@ -328,6 +345,17 @@ def _posts_of(body: Element) -> list[dict[str, Any]]:
 
 def _lacks_signatures(posts: Any) -> bool:
     return not posts or not any(p.get("author") or p.get("date") for p in posts)
+
+
+def posts_may_change(record: CoreRecord, forced: bool) -> bool:
+    """Whether :func:`with_body_posts` can change ``record`` with some posts: where it
+    cannot (an article; a product whose structured data has its reviews; a thread whose
+    posts are signed), the body's posts need not be looked for."""
+    if record.page_type == "thread":
+        return _lacks_signatures(record.get("posts"))
+    if record.page_type in REVIEWED:
+        return "reviews" not in record.fields
+    return record.page_type == "page" and not forced
 
 
 def with_body_posts(record: CoreRecord, posts: list[dict[str, Any]], forced: bool) -> CoreRecord:

@@ -1,16 +1,18 @@
 """Reading a body text as a core value of one kind, and saying when two values are the same.
 
 The body shows a value the way a visitor reads it ("$19.99", "By Jane Doe", "SKU: A-12",
-"March 5, 2015"); the metadata holds it normalised ("19.99", "Jane Doe", "A-12",
-"2015-03-05T10:00"). Both are brought to the core record's form before they are compared,
-so a body field can be matched to the metadata's name and then stand in for it.
+"March 5, 2015", "1 hr 15 mins", "Serves 4", "4.7 / 5"); the metadata holds it normalised
+("19.99", "Jane Doe", "A-12", "2015-03-05T10:00", "PT1H15M", "4", "4.66667"). Both are
+brought to the core record's form before they are compared, so a body field can be matched
+to the metadata's name and then stand in for it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
+import unicodedata
+from collections.abc import Callable, Mapping
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 from .groups import authors
@@ -25,14 +27,46 @@ from .normalise import (
 )
 from .posts import _DATE_TEXT
 
-__all__ = ["DATE_FIELDS", "prepared", "read_as", "same", "same_prepared", "value_kind"]
+__all__ = [
+    "ANY_RANK",
+    "DATE_FIELDS",
+    "as_minutes",
+    "prepared",
+    "rank_keys",
+    "read_as",
+    "same",
+    "same_prepared",
+    "sequence",
+    "sequences",
+    "value_kind",
+]
 
 #: Standard fields that hold a date (their spec kind is ``text``).
 DATE_FIELDS = frozenset({"date_published", "date_modified", "start_date", "end_date"})
-#: Kinds a body text can be read as (groups, durations and URLs of the page are not).
+#: Kinds a body text can be read as (groups and the page's own URL are not).
 BODY_KINDS = frozenset(
-    {"text", "name", "authors", "id", "gtin", "price", "currency", "availability", "urls", "date"}
+    {
+        "text",
+        "name",
+        "authors",
+        "id",
+        "gtin",
+        "price",
+        "currency",
+        "availability",
+        "urls",
+        "date",
+        "duration",
+        "list",
+    }
 )
+#: Spec kinds of a list of texts, which the body shows as a repeated element.
+LIST_KINDS = frozenset({"texts", "instructions"})
+#: The end of the key of a repeated element: its path with any rank.
+ANY_RANK = "[*]"
+#: A list agrees with a repeated element when at least this share of the longer one's
+#: items are the other's (a section heading or a note among the steps is not in the head).
+MIN_LIST_SHARE = 0.8
 #: A price, currency, identifier or availability is shown in a short text.
 MAX_SHORT = 60
 #: Texts at least this long are the same when one begins with the other (a truncated
@@ -44,6 +78,32 @@ _TRUNCATED = re.compile(r"(?:\.\.\.|…|\s)+$")
 _SPACE = re.compile(r"\s+")
 _QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
 _NOT_SIGN = re.compile(r"[\d\s.,'\u00a0\u202f-]+")
+_TAGS = re.compile(r"<[^>]{0,200}>")
+#: One number (or range) in a short text, the rest words ("Serves 4", "4-6 servings").
+_COUNT = re.compile(r"^([^\d]*?)(\d+(?:[.,]\d+)?(?:\s*[-\u2013]\s*\d+(?:[.,]\d+)?)?)([^\d]*)$")
+_RANGE_DASH = re.compile(r"\s*[-\u2013]\s*")
+_WORD = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
+#: Separators of a list written as one text ("Dinner, Main Course", "Asian | Vegan").
+_LIST_SEPARATOR = re.compile(r"\s*[,;|\u2022/]\s*")
+#: A count or a list shown in a text of at most this many characters.
+MAX_COUNT_TEXT = 40
+#: ISO 8601 duration (``PT1H15M``, ``P0DT0H20M``, ``PT90M``).
+_ISO_DURATION = re.compile(
+    r"^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$",
+    re.I,
+)
+#: Units of a duration as people write them, by their first letters in several languages
+#: (hours: h, hr, hour, hora, heure, Std/Stunde, uur, ora, tim(me); minutes: m, min, minute,
+#: minuto, Minute(n), minutter, perc; days: d, day, día, jour, Tag, dag).
+_HOURS = r"h|hrs?|hours?|horas?|heures?|std\.?|stunden?|uur|or[ae]|timm?[ae]r?|óra"
+_MINUTES = r"m|mins?\.?|minutes?|minutos?|minuten?|minutt?(?:er)?|minuti|perc"
+_DAYS = r"d|days?|días?|dias?|jours?|tage?n?|dag(?:en)?"
+_DURATION_PART = re.compile(
+    rf"(\d+(?:[.,]\d+)?)\s*(?:({_DAYS})|({_HOURS})|({_MINUTES}))(?![a-zà-ÿ])", re.I
+)
+#: Between the parts of one duration ("1 hr 15 mins", "1 hour and 15 minutes", "1h30").
+_DURATION_JOIN = re.compile(r"^(?:\s*(?:,|and|y|und|et|en|e|og|och)?\s*)$", re.I)
 
 
 def value_kind(name: str, kind: str) -> str | None:
@@ -51,8 +111,12 @@ def value_kind(name: str, kind: str) -> str | None:
     text stands for (groups, the page's URL, durations)."""
     if name in DATE_FIELDS:
         return "date"
-    if name.endswith("_time") or name == "url":
+    if name.endswith("_time"):
+        return "duration"
+    if name == "url":
         return None
+    if kind in LIST_KINDS:
+        return "list"
     return kind if kind in BODY_KINDS else None
 
 
@@ -82,6 +146,48 @@ def _date(text: str) -> str | None:
         return None
 
 
+def _number(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def as_minutes(text: str) -> float | None:
+    """Minutes of a duration written in ISO 8601 (``PT1H15M``) or as people write it
+    (``1 hr 15 mins``, ``45 minutes``); None when the text is not one duration (two
+    durations in one text, "Prep 10 min Cook 20 min", are not one)."""
+    text = text.strip()
+    iso = _ISO_DURATION.match(text)
+    if iso and any(iso.groups()):
+        days, hours, minutes, seconds = (float(g) if g else 0.0 for g in iso.groups())
+        return days * 1440 + hours * 60 + minutes + seconds / 60
+    return _written_minutes(text) if len(text) <= MAX_SHORT else None
+
+
+def _written_minutes(text: str) -> float | None:
+    """Minutes of one duration as people write it: its parts side by side, each a number
+    and a unit ("1 hr 15 mins", "1 hour and 15 minutes")."""
+    total, end, parts = 0.0, 0, 0
+    for match in _DURATION_PART.finditer(text):
+        if parts and not _DURATION_JOIN.match(text[end : match.start()]):
+            return None  # two separate durations
+        days, hours = match.group(2), match.group(3)
+        total += _number(match.group(1)) * (1440 if days else 60 if hours else 1)
+        end, parts = match.end(), parts + 1
+    if not parts or _DIGIT.search(text[end:]):
+        return None  # no duration, or a number after it that no unit names
+    return total
+
+
+def _iso_duration(minutes: float) -> str:
+    hours, rest = divmod(round(minutes), 60)
+    return "PT" + (f"{hours}H" if hours else "") + (f"{rest}M" if rest or not hours else "")
+
+
+def _duration(text: str) -> str | None:
+    """A duration in the core record's form (ISO 8601), from either way of writing it."""
+    minutes = as_minutes(_unlabelled(text))
+    return None if minutes is None or minutes <= 0 else _iso_duration(minutes)
+
+
 _READERS: dict[str, Callable[[str], Any]] = {
     "text": lambda text: as_text(text),
     "name": _short(lambda text: as_name(_unlabelled(text))),
@@ -93,29 +199,151 @@ _READERS: dict[str, Callable[[str], Any]] = {
     "availability": _short(as_availability),
     "urls": lambda text: [text] if text.startswith(("http://", "https://")) else None,
     "date": _date,
+    "duration": _duration,
 }
 
 
 def read_as(kind: str, text: str) -> Any:
-    """The body text read as a core value of ``kind`` (None when it cannot be one)."""
-    if not text:
+    """The body text read as a core value of ``kind`` (None when it cannot be one; a list
+    is read from a repeated element's texts, :func:`sequence`)."""
+    if not text or kind == "list":
         return None
     return _READERS[kind](text)
 
 
+def sequences(body: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The texts of each repeated element of the page (a path shown at least twice), in page
+    order, under the path's key with :data:`ANY_RANK`."""
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for key, raw in body.items():
+        if key.endswith("]") and isinstance(raw, str):
+            cut = key.rfind("[")
+            rank = key[cut + 1 : -1]
+            if rank.isdigit():
+                groups.setdefault(key[:cut] + ANY_RANK, []).append((int(rank), raw))
+    return {
+        path: [text for _, text in sorted(items)]
+        for path, items in groups.items()
+        if len(items) >= 2
+    }
+
+
+def sequence(body: Mapping[str, Any], key: str, limit: int = 200) -> list[str] | None:
+    """The texts of the repeated element ``key`` (a path with :data:`ANY_RANK`), in page
+    order, at most ``limit`` (None: fewer than two)."""
+    path = key[: -len(ANY_RANK)]
+    texts = []
+    for rank in range(limit):
+        raw = body.get(f"{path}[{rank}]")
+        if isinstance(raw, str):
+            texts.append(raw)
+    return texts if len(texts) >= 2 else None
+
+
+def rank_keys(key: str, limit: int = 200) -> list[str]:
+    """The keys a repeated element ``key`` may show its items under (for reading only those)."""
+    path = key[: -len(ANY_RANK)]
+    return [f"{path}[{rank}]" for rank in range(limit)]
+
+
 def _norm(value: Any) -> str:
-    """Folded for comparing: case, runs of space, and typographic quotes (a head's plain
-    quotes are a body's curly ones)."""
-    return _SPACE.sub(" ", str(value)).strip().casefold().translate(_QUOTES)
+    """Folded for comparing: markup a head value kept escaped, case, runs of space, and
+    typographic quotes (a head's plain quotes are a body's curly ones)."""
+    text = str(value)
+    if "<" in text:
+        text = _TAGS.sub(" ", text)
+    return _SPACE.sub(" ", text).strip().casefold().translate(_QUOTES)
 
 
-def _same_folded(a: tuple[str, str], b: tuple[str, str]) -> bool:
-    """Two folded texts (each with its trailing ellipsis stripped) say the same: equal, or
-    one at least :data:`MIN_PREFIX` long that the other begins with."""
+def _count(folded: str) -> tuple[str, frozenset[str]] | None:
+    """A short text's one number and its words ("serves 4" -> ("4", {"serves"}))."""
+    if len(folded) > MAX_COUNT_TEXT:
+        return None
+    match = _COUNT.match(folded)
+    if match is None:
+        return None
+    words = frozenset(_WORD.findall(match.group(1) + " " + match.group(3)))
+    return _RANGE_DASH.sub("-", match.group(2).replace(",", ".")), words
+
+
+def _first_item(folded: str) -> str | None:
+    """The first member of a short list written as one text ("dinner, main course")."""
+    if len(folded) > MAX_SHORT:
+        return None
+    items = _LIST_SEPARATOR.split(folded)
+    return items[0] if len(items) > 1 and items[0] else None
+
+
+def _folded(value: Any) -> tuple[str, str, Any, Any] | None:
+    """A text folded, with its trailing ellipsis stripped, its count and its first list
+    member (each None where it has none)."""
+    folded = _norm(value)
+    if not folded:
+        return None
+    return folded, _TRUNCATED.sub("", folded), _count(folded), _first_item(folded)
+
+
+def _same_count(a: Any, b: Any) -> bool:
+    """The same number, and one side is the number alone or both name it alike ("4" and
+    "serves 4"; "4 servings" and "servings: 4"), never two different counted things."""
+    if a is None or b is None or a[0] != b[0]:
+        return False
+    return not a[1] or not b[1] or a[1] == b[1]
+
+
+def _same_folded(a: tuple[str, str, Any, Any], b: tuple[str, str, Any, Any]) -> bool:
+    """Two folded texts say the same: equal; one at least :data:`MIN_PREFIX` long that the
+    other begins with; the same count; or one the first member of a list the other writes
+    out (a head keeps the first of its categories, the body shows them all)."""
     if a[0] == b[0]:
         return True
     short, long = sorted((a[1], b[1]), key=len)
-    return len(short) >= MIN_PREFIX and long.startswith(short)
+    if len(short) >= MIN_PREFIX and long.startswith(short):
+        return True
+    return _same_count(a[2], b[2]) or a[0] == b[3] or b[0] == a[3]
+
+
+def _item(text: Any) -> str:
+    """A list item folded to its words and numbers ("▢ ½ cup flour (sifted)" and
+    "1/2 cup flour, sifted" are one item)."""
+    return " ".join(_WORD.findall(unicodedata.normalize("NFKC", str(text)).casefold()))
+
+
+def _list(value: Any) -> tuple[str, ...] | None:
+    items = tuple(
+        item for item in map(_item, value if isinstance(value, list) else [value]) if item
+    )
+    return items or None
+
+
+def _same_item(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    return a == b or (len(short) >= MIN_PREFIX and long.startswith(short))
+
+
+def _same_list(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Two lists hold the same items, bar a few that only one shows (see MIN_LIST_SHARE)."""
+    short, long = sorted((a, b), key=len)
+    needed = MIN_LIST_SHARE * len(long)
+    if len(short) < needed:
+        return False
+    shared = set(short) & set(long)
+    matched = sum(item in shared or any(map(lambda o: _same_item(item, o), long)) for item in short)
+    return matched >= needed
+
+
+def _rounded_equal(a: Decimal, b: Decimal) -> bool:
+    """Two numbers agree when the one with fewer decimals (at least one) is the other
+    rounded half up (a rating of 4.6667 shown as 4.7)."""
+    if a == b:
+        return True
+    if not (a.is_finite() and b.is_finite()):
+        return False
+    places_a, places_b = int(a.as_tuple().exponent), int(b.as_tuple().exponent)
+    short, long, places = (a, b, places_a) if places_a > places_b else (b, a, places_b)
+    if places >= 0 or places == min(places_a, places_b):
+        return False
+    return long.quantize(Decimal(1).scaleb(places), rounding=ROUND_HALF_UP) == short
 
 
 def _url_key(url: str) -> str:
@@ -138,8 +366,11 @@ def prepared(kind: str, value: Any) -> Any:
         return frozenset(_url_key(url) for url in urls if isinstance(url, str)) or None
     if kind == "date":
         return _date(str(value))
-    folded = _norm(value)
-    return (folded, _TRUNCATED.sub("", folded)) if folded else None
+    if kind == "duration":
+        return as_minutes(_unlabelled(str(value)))
+    if kind == "list":
+        return _list(value)
+    return _folded(value)
 
 
 def same_prepared(kind: str, a: Any, b: Any) -> bool:
@@ -148,8 +379,12 @@ def same_prepared(kind: str, a: Any, b: Any) -> bool:
         return False
     if kind == "urls":
         return bool(a & b)
-    if kind in ("price", "date"):
+    if kind == "price":
+        return _rounded_equal(a, b)
+    if kind in ("date", "duration"):
         return bool(a == b)
+    if kind == "list":
+        return _same_list(a, b)
     return _same_folded(a, b)
 
 

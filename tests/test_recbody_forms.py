@@ -98,8 +98,9 @@ def _page(title: str, ingredients: list[str], prep: str) -> str:
     items = "".join(f"<li class='ingredient'>{text}</li>" for text in ingredients)
     return (
         f"<html><body><nav><ul><li>Home</li><li>Recipes</li></ul></nav>"
-        f"<div class='head'><h1 class='title'>{title}</h1></div><div class='meta'><span class='prep'>{prep}</span>"
-        f"<span class='by'>By Jo</span></div><ul class='ingredients'>{items}</ul>"
+        f"<div class='head'><h1 class='title'>{title}</h1></div>"
+        f"<div class='meta'><span class='prep'>{prep}</span><span class='by'>By Jo</span></div>"
+        f"<ul class='ingredients'>{items}</ul>"
         f"<footer>Contact</footer></body></html>"
     )
 
@@ -173,3 +174,29 @@ def test_sequences_are_the_texts_of_a_repeated_element_in_page_order():
     assert sequences(body) == {"ul/li[*]": ["a", "b", "c"]}
     assert sequence(body, "ul/li[*]") == ["a", "b", "c"]
     assert sequence(body, "h1[*]") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("05 abr 2026", "2026-04-05"),
+        ("24 de febrero de 2023", "2023-02-24"),
+        ("3. März 2021", "2021-03-03"),
+        ("8 mei 2019", "2019-05-08"),
+        ("1 juillet 2019", "2019-07-01"),
+        ("10 mayo, 2017", "2017-05-10"),
+        ("Lukács Zsolt 2024. 07. 20.", "2024-07-20"),
+        ("2020/10/23", "2020-10-23"),
+        ("Updated on March 6, 2024 | By Sara", "2024-03-06"),
+        ("Wed Mar 08 2023 11:01:00 GMT", "2023-03-08"),
+        ("09/01/21", "2021-09-01"),
+    ],
+)
+def test_a_date_in_other_languages_and_orders_reads_as_its_day(text, day):
+    assert read_as("date", text) == day
+    assert same("date", f"{day}T10:00:00+00:00", text)
+
+
+def test_a_text_without_a_whole_date_is_no_date():
+    assert read_as("date", "Dinner for 2 in 2020") is None
+    assert read_as("date", "juin 2020") is None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
+from datetime import date
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
@@ -136,14 +137,79 @@ def _date(text: str) -> str | None:
     """An ISO date (``YYYY-MM-DD``) from an ISO value or a date as people write it."""
     if re.match(r"^\d{4}-\d{2}-\d{2}", text):
         return text[:10]
-    if len(text) > MAX_SHORT or not _DATE_TEXT.search(text):
+    if len(text) > MAX_SHORT:
         return None
+    named = _named_month(text)  # before dateutil, which takes "10 mayo, 2017" for October
+    if named is not None or not _DATE_TEXT.search(text):
+        return named or _year_first(text)
     from dateutil import parser
 
     try:
         return parser.parse(_unlabelled(text), fuzzy=True).date().isoformat()
     except (ValueError, OverflowError):
         return None
+
+
+#: Month names in the languages of most sites: their first letters (three or more) name
+#: the month where no two months share them.
+_MONTH_NAMES = (
+    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
+    "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
+    "januar februar märz april mai juni juli august september oktober november dezember",
+    "januari februari maart april mei juni juli augustus september oktober november december",
+    "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
+    "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",
+    "januari februari mars april maj juni juli augusti september oktober november december",
+    "januar februar marts april maj juni juli august september oktober november desember",
+    "január február március április május június július augusztus szeptember október"
+    " november december",
+    "january february march april may june july august september october november december",
+)
+
+
+def _month_prefixes() -> dict[str, int]:
+    months: dict[str, set[int]] = {}
+    for line in _MONTH_NAMES:
+        for number, name in enumerate(line.split(), 1):
+            for end in range(3, len(name) + 1):
+                months.setdefault(name[:end], set()).add(number)
+    return {prefix: numbers.pop() for prefix, numbers in months.items() if len(numbers) == 1}
+
+
+_MONTHS = _month_prefixes()
+_DAY_MONTH_YEAR = re.compile(
+    r"\b(\d{1,2})\.?\s+(?:de\s+)?([^\W\d_]{3,})\.?,?\s+(?:de\s+)?(\d{4})\b"
+)
+_MONTH_DAY_YEAR = re.compile(r"\b([^\W\d_]{3,})\.?\s+(\d{1,2})\.?,?\s+(\d{4})\b")
+_YEAR_FIRST = re.compile(r"\b(\d{4})\s?[-/.]\s?(\d{1,2})\s?[-/.]\s?(\d{1,2})\b")
+
+
+def _iso_day(year: str, month: int | None, day: str) -> str | None:
+    if month is None or not 1 <= int(day) <= 31:
+        return None
+    try:
+        return date(int(year), month, int(day)).isoformat()
+    except ValueError:
+        return None
+
+
+def _year_first(text: str) -> str | None:
+    """A date written year first (``2020/10/23``, ``2025. 01. 08.``)."""
+    match = _YEAR_FIRST.search(text)
+    return None if match is None else _iso_day(match[1], int(match[2]), match[3])
+
+
+def _named_month(text: str) -> str | None:
+    """A date with a month name in another language (``5 abr 2026``, ``3. März 2021``,
+    ``24 de febrero de 2023``)."""
+    folded = text.casefold()
+    match = _DAY_MONTH_YEAR.search(folded)
+    if match is not None:
+        return _iso_day(match[3], _MONTHS.get(match[2]), match[1])
+    match = _MONTH_DAY_YEAR.search(folded)
+    if match is not None:
+        return _iso_day(match[3], _MONTHS.get(match[1]), match[2])
+    return None
 
 
 def _number(text: str) -> float:

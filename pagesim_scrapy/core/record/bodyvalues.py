@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 from .groups import authors
@@ -32,6 +33,7 @@ __all__ = [
     "ANY_RANK",
     "DATE_FIELDS",
     "as_minutes",
+    "lengths_agree",
     "prepared",
     "rank_keys",
     "read_as",
@@ -369,7 +371,13 @@ def _same_folded(a: tuple[str, str, Any, Any], b: tuple[str, str, Any, Any]) -> 
     return _same_count(a[2], b[2]) or a[0] == b[3] or b[0] == a[3]
 
 
-def _item(text: Any) -> str:
+def lengths_agree(a: int, b: int) -> bool:
+    """Whether lists of ``a`` and ``b`` items can agree (a check before any item is read)."""
+    return min(a, b) >= MIN_LIST_SHARE * max(a, b)
+
+
+@lru_cache(maxsize=8192)
+def _item(text: str) -> str:
     """A list item folded to its words and numbers ("▢ ½ cup flour (sifted)" and
     "1/2 cup flour, sifted" are one item)."""
     return " ".join(_WORD.findall(unicodedata.normalize("NFKC", str(text)).casefold()))

@@ -6,10 +6,12 @@ is the site's price slot. One :class:`BodyNaming` per (site, page type) is fed e
 core record and body fields (:func:`.bodyfields.body_fields`, plus any induced field or
 labelled row under a key of its own); it learns, per standard name, the body field that
 agrees on most of the pages where the metadata has the value (below ``min_pages`` pages, on
-every page and specifically: a long text few elements show), and fills a page's core record
-from that field where the metadata lacks the value, or where the metadata says otherwise
-than a field that agreed on every page so far (stale metadata). Filled values have the
-source ``body``.
+every page and specifically: a long text few elements show, or a date, duration or list one
+element shows), and fills a page's core record from that field where the metadata lacks the
+value, or where the metadata says otherwise than a field that agreed on every page so far
+(stale metadata). A list (ingredients, steps) is learned from a repeated element, the key of
+its path with any rank; a page without the best field is read from the next trusted one.
+Filled values have the source ``body``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 from .bodyfields import COARSE, LOCAL
 from .bodyvalues import (
     ANY_RANK,
+    lengths_agree,
     prepared,
     rank_keys,
     read_as,
@@ -126,12 +129,11 @@ def _texts(body: Mapping[str, Any]) -> dict[tuple[bool, str], list[str]]:
 def _readable(
     texts: Mapping[tuple[bool, str], list[str]], kind: str, body: Mapping[str, Any]
 ) -> list[tuple[list[str], Any]]:
-    """The body texts that read as a value of ``kind`` (image sources only as images; a list
-    from a repeated element), each with its keys and its value
-    :func:`~.bodyvalues.prepared` for comparing."""
+    """The body texts that read as a value of ``kind`` (image sources only as images), each
+    with its keys and its value :func:`~.bodyvalues.prepared` for comparing; a list is each
+    repeated element's texts, prepared only when compared (:func:`_agreeing`)."""
     if kind == "list":
-        found = ((path, prepared(kind, items)) for path, items in sequences(body).items())
-        return [([path], value) for path, value in found if value is not None]
+        return [([path], items) for path, items in sequences(body).items()]
     out = []
     for (is_src, raw), keys in texts.items():
         if is_src != (kind == "urls"):
@@ -140,6 +142,19 @@ def _readable(
         if value is not None:
             out.append((keys, value))
     return out
+
+
+def _agreeing(kind: str, mine: Any, readable: list[tuple[list[str], Any]]) -> list[str]:
+    """The keys of the body values that say the same as ``mine``."""
+    if mine is None:
+        return []
+    if kind == "list":  # most repeated elements are menus and cards: their length rules them out
+        readable = [
+            (shown, prepared(kind, items))
+            for shown, items in readable
+            if lengths_agree(len(mine), len(items))
+        ]
+    return [key for shown, value in readable if same_prepared(kind, mine, value) for key in shown]
 
 
 #: Kinds whose value can name one element of a page (numbers, prices and stock states
@@ -201,13 +216,7 @@ class _TypeCounts:
             self.seen[name] += 1
             if kind not in by_kind:  # the body read and folded once per kind, not per name
                 by_kind[kind] = _readable(texts, kind, body)
-            mine = prepared(kind, have.value)
-            keys = [
-                key
-                for shown, value in by_kind[kind]
-                if same_prepared(kind, mine, value)
-                for key in shown
-            ]
+            keys = _agreeing(kind, prepared(kind, have.value), by_kind[kind])
             specific = _specific(kind, have.value, keys, self.options)
             for key in keys:
                 self.agreed[name, key] += 1

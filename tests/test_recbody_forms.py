@@ -170,7 +170,7 @@ def test_a_second_trusted_key_stands_in_where_the_page_lacks_the_best():
 
 
 def test_sequences_are_the_texts_of_a_repeated_element_in_page_order():
-    body = {"ul/li[1]": "b", "ul/li[0]": "a", "ul/li[2]": "c", "h1[0]": "x", "img[0]@src": "u"}
+    body = {"ul/li[0]": "a", "h1[0]": "x", "ul/li[1]": "b", "img[0]@src": "u", "ul/li[2]": "c"}
     assert sequences(body) == {"ul/li[*]": ["a", "b", "c"]}
     assert sequence(body, "ul/li[*]") == ["a", "b", "c"]
     assert sequence(body, "h1[*]") is None

@@ -281,19 +281,13 @@ def read_as(kind: str, text: str) -> Any:
 
 def sequences(body: Mapping[str, Any]) -> dict[str, list[str]]:
     """The texts of each repeated element of the page (a path shown at least twice), in page
-    order, under the path's key with :data:`ANY_RANK`."""
-    groups: dict[str, list[tuple[int, str]]] = {}
+    order, under the path's key with :data:`ANY_RANK` (the body's keys come in page order,
+    so a path's ranks do too)."""
+    groups: dict[str, list[str]] = {}
     for key, raw in body.items():
-        if key.endswith("]") and isinstance(raw, str):
-            cut = key.rfind("[")
-            rank = key[cut + 1 : -1]
-            if rank.isdigit():
-                groups.setdefault(key[:cut] + ANY_RANK, []).append((int(rank), raw))
-    return {
-        path: [text for _, text in sorted(items)]
-        for path, items in groups.items()
-        if len(items) >= 2
-    }
+        if key[-1:] == "]" and isinstance(raw, str):
+            groups.setdefault(key[: key.rfind("[")], []).append(raw)
+    return {path + ANY_RANK: texts for path, texts in groups.items() if len(texts) >= 2}
 
 
 def sequence(body: Mapping[str, Any], key: str, limit: int = 200) -> list[str] | None:
@@ -363,12 +357,12 @@ def _same_folded(a: tuple[str, str, Any, Any], b: tuple[str, str, Any, Any]) -> 
     """Two folded texts say the same: equal; one at least :data:`MIN_PREFIX` long that the
     other begins with; the same count; or one the first member of a list the other writes
     out (a head keeps the first of its categories, the body shows them all)."""
-    if a[0] == b[0]:
+    if a[0] == b[0] or a[0] == b[3] or b[0] == a[3]:
         return True
-    short, long = sorted((a[1], b[1]), key=len)
+    short, long = (a[1], b[1]) if len(a[1]) <= len(b[1]) else (b[1], a[1])
     if len(short) >= MIN_PREFIX and long.startswith(short):
         return True
-    return _same_count(a[2], b[2]) or a[0] == b[3] or b[0] == a[3]
+    return a[2] is not None and b[2] is not None and _same_count(a[2], b[2])
 
 
 def lengths_agree(a: int, b: int) -> bool:
@@ -390,19 +384,19 @@ def _list(value: Any) -> tuple[str, ...] | None:
     return items or None
 
 
-def _same_item(a: str, b: str) -> bool:
-    short, long = sorted((a, b), key=len)
-    return a == b or (len(short) >= MIN_PREFIX and long.startswith(short))
-
-
 def _same_list(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Two lists hold the same items, bar a few that only one shows (see MIN_LIST_SHARE)."""
+    """Two lists hold the same items, bar a few that only one shows (see MIN_LIST_SHARE);
+    a long item may be cut short on one side (a step's first sentences)."""
     short, long = sorted((a, b), key=len)
     needed = MIN_LIST_SHARE * len(long)
-    if len(short) < needed:
-        return False
     shared = set(short) & set(long)
-    matched = sum(item in shared or any(map(lambda o: _same_item(item, o), long)) for item in short)
+    matched = sum(item in shared for item in short)
+    if matched >= needed or len(short) < needed:
+        return matched >= needed
+    rest = [item for item in long if item not in shared and len(item) >= MIN_PREFIX]
+    for item in short:
+        if item not in shared and len(item) >= MIN_PREFIX:
+            matched += any(other.startswith(item) or item.startswith(other) for other in rest)
     return matched >= needed
 
 
@@ -451,15 +445,19 @@ def same_prepared(kind: str, a: Any, b: Any) -> bool:
     """:func:`same` on two values :func:`prepared` for ``kind``."""
     if a is None or b is None:
         return False
+    if kind not in _OTHER_KINDS:
+        return _same_folded(a, b)
     if kind == "urls":
         return bool(a & b)
     if kind == "price":
         return _rounded_equal(a, b)
     if kind in ("date", "duration"):
         return bool(a == b)
-    if kind == "list":
-        return _same_list(a, b)
-    return _same_folded(a, b)
+    return _same_list(a, b)
+
+
+#: Kinds compared otherwise than as folded texts.
+_OTHER_KINDS = frozenset({"urls", "price", "date", "duration", "list"})
 
 
 def same(kind: str, a: Any, b: Any) -> bool:

@@ -62,6 +62,7 @@ def test_a_duration_is_filled_in_the_metadata_form():
         ("Appetizer", "Appetizer, Side Dish, Snack", True),
         ("Side Dish", "Appetizer, Side Dish, Snack", False),
         ("<p>Dinner</p>", "Dinner", True),
+        ("Rust Once, Run Everywhere | Rust Blog", "Rust Once, Run Everywhere", True),
         ("Jane", "Jane Doe", False),
     ],
 )

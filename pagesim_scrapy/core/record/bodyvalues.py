@@ -34,6 +34,7 @@ __all__ = [
     "DATE_FIELDS",
     "as_minutes",
     "lengths_agree",
+    "list_share",
     "prepared",
     "rank_keys",
     "read_as",
@@ -88,7 +89,7 @@ _RANGE_DASH = re.compile(r"\s*[-\u2013]\s*")
 _WORD = re.compile(r"\w+")
 _DIGIT = re.compile(r"\d")
 #: Separators of a list written as one text ("Dinner, Main Course", "Asian | Vegan").
-_LIST_SEPARATOR = re.compile(r"\s*[,;|\u2022/]\s*")
+_LIST_SEPARATORS = ",;|\u2022/"
 #: A count or a list shown in a text of at most this many characters.
 MAX_COUNT_TEXT = 40
 #: ISO 8601 duration (``PT1H15M``, ``P0DT0H20M``, ``PT90M``).
@@ -328,21 +329,22 @@ def _count(folded: str) -> tuple[str, frozenset[str]] | None:
     return _RANGE_DASH.sub("-", match.group(2).replace(",", ".")), words
 
 
-def _first_item(folded: str) -> str | None:
-    """The first member of a short list written as one text ("dinner, main course")."""
+def _first_items(folded: str) -> frozenset[str]:
+    """The first member of a short list written as one text, for each separator it may be
+    written with ("dinner, main course"; "rust once, run everywhere | rust blog")."""
     if len(folded) > MAX_SHORT:
-        return None
-    items = _LIST_SEPARATOR.split(folded)
-    return items[0] if len(items) > 1 and items[0] else None
+        return frozenset()
+    firsts = (folded.split(sep, 1)[0].strip() for sep in _LIST_SEPARATORS if sep in folded)
+    return frozenset(first for first in firsts if first)
 
 
 def _folded(value: Any) -> tuple[str, str, Any, Any] | None:
-    """A text folded, with its trailing ellipsis stripped, its count and its first list
-    member (each None where it has none)."""
+    """A text folded, with its trailing ellipsis stripped, its count (None: none) and its
+    first list members."""
     folded = _norm(value)
     if not folded:
         return None
-    return folded, _TRUNCATED.sub("", folded), _count(folded), _first_item(folded)
+    return folded, _TRUNCATED.sub("", folded), _count(folded), _first_items(folded)
 
 
 def _same_count(a: Any, b: Any) -> bool:
@@ -357,7 +359,7 @@ def _same_folded(a: tuple[str, str, Any, Any], b: tuple[str, str, Any, Any]) -> 
     """Two folded texts say the same: equal; one at least :data:`MIN_PREFIX` long that the
     other begins with; the same count; or one the first member of a list the other writes
     out (a head keeps the first of its categories, the body shows them all)."""
-    if a[0] == b[0] or a[0] == b[3] or b[0] == a[3]:
+    if a[0] == b[0] or a[0] in b[3] or b[0] in a[3]:
         return True
     short, long = (a[1], b[1]) if len(a[1]) <= len(b[1]) else (b[1], a[1])
     if len(short) >= MIN_PREFIX and long.startswith(short):
@@ -384,20 +386,19 @@ def _list(value: Any) -> tuple[str, ...] | None:
     return items or None
 
 
-def _same_list(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Two lists hold the same items, bar a few that only one shows (see MIN_LIST_SHARE);
-    a long item may be cut short on one side (a step's first sentences)."""
+def list_share(a: tuple[str, ...], b: tuple[str, ...]) -> float:
+    """The share of the longer list's items the other holds too (a long item may be cut
+    short on one side: a step's first sentences); 0.0 below :data:`MIN_LIST_SHARE`."""
     short, long = sorted((a, b), key=len)
     needed = MIN_LIST_SHARE * len(long)
     shared = set(short) & set(long)
     matched = sum(item in shared for item in short)
-    if matched >= needed or len(short) < needed:
-        return matched >= needed
-    rest = [item for item in long if item not in shared and len(item) >= MIN_PREFIX]
-    for item in short:
-        if item not in shared and len(item) >= MIN_PREFIX:
-            matched += any(other.startswith(item) or item.startswith(other) for other in rest)
-    return matched >= needed
+    if matched < needed <= len(short):
+        rest = [item for item in long if item not in shared and len(item) >= MIN_PREFIX]
+        for item in short:
+            if item not in shared and len(item) >= MIN_PREFIX:
+                matched += any(other.startswith(item) or item.startswith(other) for other in rest)
+    return matched / len(long) if matched >= needed else 0.0
 
 
 def _rounded_equal(a: Decimal, b: Decimal) -> bool:
@@ -453,7 +454,7 @@ def same_prepared(kind: str, a: Any, b: Any) -> bool:
         return _rounded_equal(a, b)
     if kind in ("date", "duration"):
         return bool(a == b)
-    return _same_list(a, b)
+    return list_share(a, b) > 0.0
 
 
 #: Kinds compared otherwise than as folded texts.

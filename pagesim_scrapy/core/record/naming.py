@@ -27,6 +27,7 @@ from .bodyfields import COARSE, LOCAL
 from .bodyvalues import (
     ANY_RANK,
     lengths_agree,
+    list_share,
     prepared,
     rank_keys,
     read_as,
@@ -148,13 +149,23 @@ def _agreeing(kind: str, mine: Any, readable: list[tuple[list[str], Any]]) -> li
     """The keys of the body values that say the same as ``mine``."""
     if mine is None:
         return []
-    if kind == "list":  # most repeated elements are menus and cards: their length rules them out
-        readable = [
-            (shown, prepared(kind, items))
-            for shown, items in readable
-            if lengths_agree(len(mine), len(items))
-        ]
+    if kind == "list":
+        return _closest_lists(mine, readable)
     return [key for shown, value in readable if same_prepared(kind, mine, value) for key in shown]
+
+
+def _closest_lists(mine: tuple[str, ...], readable: list[tuple[list[str], Any]]) -> list[str]:
+    """The repeated elements that hold the metadata's list most closely: a wider path (the
+    ingredients and the nutrition facts under one ``ul/li``) agrees only where no closer
+    one does. Most repeated elements (menus, cards) are ruled out by their length first."""
+    shares: dict[str, float] = {}
+    for shown, items in readable:
+        if lengths_agree(len(mine), len(items)):
+            share = list_share(mine, prepared("list", items) or ())
+            if share:
+                shares.update(dict.fromkeys(shown, share))
+    best = max(shares.values(), default=0.0)
+    return [key for key, share in shares.items() if share == best]
 
 
 #: Kinds whose value can name one element of a page (numbers, prices and stock states

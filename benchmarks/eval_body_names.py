@@ -292,8 +292,14 @@ LOSO_GRIDS: dict[str, list[dict[str, int]]] = {
     # one-page trust of dates, durations and lists; fallback keys per name
     "formed": [
         {"max_formed_elements": formed, "max_keys": keys}
-        for formed in (0, 1, 2, 3)
-        for keys in (1, 2, 3, 5)
+        for formed in (0, 1, 2, 3, 4, 6)
+        for keys in (1, 3, 5, 8)
+    ],
+    # the same, only around the chosen (3, 5): cheaper to rerun
+    "formed-near": [
+        {"max_formed_elements": formed, "max_keys": keys}
+        for formed in (2, 3, 4, 6)
+        for keys in (3, 5, 8)
     ],
 }
 #: a wrong value counts this many missing ones when ``--loso`` compares candidates

@@ -69,7 +69,8 @@ class NamingOptions:
             (0: never; two elements showing the same date or time may be two slots, a
             published and an updated date, a prep and a cook time).
         max_keys: trusted body keys kept per name, best first; a page without the best
-            one (a site's second layout, a slot that moved) is read from the next.
+            one (a site's second layout, a slot that moved) is read from the next. Both
+            chosen leave-one-site-out (``eval_body_names.py --loso formed``).
     """
 
     min_pages: int = 2
@@ -78,8 +79,8 @@ class NamingOptions:
     max_pages: int = 50
     min_specific_chars: int = 4
     max_specific_elements: int = 3
-    max_formed_elements: int = 1
-    max_keys: int = 3
+    max_formed_elements: int = 3
+    max_keys: int = 5
 
     def __post_init__(self) -> None:
         counts = (self.min_pages, self.stale_pages, self.max_pages, self.max_keys)

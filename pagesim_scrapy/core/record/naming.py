@@ -70,7 +70,9 @@ class NamingOptions:
             published and an updated date, a prep and a cook time).
         max_keys: trusted body keys kept per name, best first; a page without the best
             one (a site's second layout, a slot that moved) is read from the next. Both
-            chosen leave-one-site-out (``eval_body_names.py --loso formed``).
+            chosen leave-one-site-out (``eval_body_names.py --loso formed``); a larger
+            ``max_formed_elements`` gains a few values more at one wrong in three, so it
+            stays at 3.
     """
 
     min_pages: int = 2

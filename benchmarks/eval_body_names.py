@@ -17,14 +17,20 @@ unstripped page's own core record (its structured data). Per attribute:
 
 Below ``min_pages`` a name is trusted from fewer pages when its agreement was specific
 (:class:`~pagesim_scrapy.core.record.naming.NamingOptions` ``min_specific_chars``,
-``max_specific_elements``). ``--loso`` chooses those two constants leave-one-site-out over
-the recipe sites and the other sites with figures: for each site, the candidate with the
+``max_specific_elements``). ``--loso [GRID]`` chooses constants leave-one-site-out over
+the recipe sites and the other sites with figures (grid ``specific``: those two; grid
+``formed``, the default: ``max_formed_elements``, one-page trust of dates, durations and
+lists, and ``max_keys``, the fallback keys per name): for each site, the candidate with the
 most right values less twice the wrong ones on the *other* sites is applied to it (a wrong
 value costs a user more than a missing one: it has to be found and removed), and the
 held-out figures are pooled.
 
+``--misses`` prints, per attribute, why values were missed (not shown by the body, shown
+but no name trusted, the learned key not on the page, a wrong value) with examples: the
+metadata's value and the body text most like it.
+
 Run: ``python benchmarks/eval_body_names.py [--held N] [--train N] [--min-pages N] [--site S]
-[--loso]``. Deterministic.
+[--loso [GRID]] [--misses]``. Deterministic.
 """
 
 from __future__ import annotations
@@ -45,7 +51,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pagesim_scrapy.core.record.bodyfields import body_fields  # noqa: E402
-from pagesim_scrapy.core.record.bodyvalues import read_as, same, value_kind  # noqa: E402
+from pagesim_scrapy.core.record.bodyvalues import (  # noqa: E402
+    read_as,
+    same,
+    sequences,
+    value_kind,
+)
 from pagesim_scrapy.core.record.build import read_page  # noqa: E402
 from pagesim_scrapy.core.record.fields import FIELDS  # noqa: E402
 from pagesim_scrapy.core.record.model import CoreRecord  # noqa: E402
@@ -119,8 +130,13 @@ def prepared(pages: list[Page]) -> list[tuple[CoreRecord, dict[str, str]]]:
 Read = tuple[CoreRecord, dict[str, str]]
 
 
+#: why values were missed, ``{attribute: Counter(reason)}``, and examples (``--misses``)
+MISSES: dict[str, Counter[str]] = {}
+EXAMPLES: dict[tuple[str, str], list[str]] = {}
+
+
 def judge_page(
-    truth: CoreRecord, bare: Read, others: list[Read], options: NamingOptions
+    truth: CoreRecord, bare: Read, others: list[Read], options: NamingOptions, site: str = ""
 ) -> Counter[str]:
     naming = BodyNaming(options)
     for core, body in others:
@@ -131,18 +147,85 @@ def judge_page(
     for spec in FIELDS.get(truth.page_type, ()):
         kind = value_kind(spec.name, spec.kind)
         want = truth.fields.get(spec.name)
-        if kind is None or want is None or want.source == BODY:
+        if want is None or want.source == BODY:
+            continue
+        if kind is None:
+            _missed(spec.name, "no body kind", site, want.value, body)
             continue
         got = filled.fields.get(spec.name)
         from_body = got is not None and got.source == BODY
-        if _shown(kind, want.value, body):
+        shown = _shown(kind, want.value, body)
+        right = from_body and same(kind, want.value, got.value)
+        if shown:
             figures[f"{spec.name}/shown"] += 1
-            figures[f"{spec.name}/got"] += from_body and same(kind, want.value, got.value)
-        figures[f"{spec.name}/wrong"] += from_body and not same(kind, want.value, got.value)
+            figures[f"{spec.name}/got"] += right
+        figures[f"{spec.name}/wrong"] += from_body and not right
+        if not right:
+            reason = _reason(naming, truth.page_type, spec.name, shown, from_body)
+            extra = f" got {got.value!r}" if from_body and got is not None else ""
+            _missed(spec.name, reason, site, want.value, body, extra)
     return figures
 
 
+def _reason(naming: BodyNaming, page_type: str, name: str, shown: bool, from_body: bool) -> str:
+    """Why a value was not filled right (``--misses``)."""
+    if from_body:
+        return "wrong value" if shown else "wrong value, not shown"
+    if not shown:
+        return "not shown"
+    counts = naming._types.get(page_type)
+    if counts is None or not counts.seen[name]:
+        return "shown; no page with the value learned"
+    agreed = max((c for (n, _), c in counts.agreed.items() if n == name), default=0)
+    seen = counts.seen[name]
+    if name in counts.names(naming.options):
+        return "shown; learned key not on this page"
+    if seen < naming.options.min_pages:
+        return f"shown; below min_pages ({agreed}/{seen} agreed)"
+    return f"shown; too few pages agreed ({agreed}/{seen})"
+
+
+def _missed(
+    name: str, reason: str, site: str, value: Any, body: dict[str, str], extra: str = ""
+) -> None:
+    MISSES.setdefault(name, Counter())[reason] += 1
+    examples = EXAMPLES.setdefault((name, reason), [])
+    if len(examples) < MAX_EXAMPLES:
+        examples.append(
+            f"{site}: meta {_clip(value)!r}; closest body {_closest(value, body)!r}{extra}"
+        )
+
+
+MAX_EXAMPLES = 4
+
+
+def _clip(value: Any, width: int = 90) -> str:
+    text = " | ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _closest(value: Any, body: dict[str, str]) -> str:
+    """The body text most like ``value`` (rapidfuzz's ratio), for a reader to see the form."""
+    from rapidfuzz import fuzz, process
+
+    text = " ".join(map(str, value)) if isinstance(value, list) else str(value)
+    texts = [t for k, t in body.items() if not k.endswith("@src") and len(t) <= 3 * len(text) + 60]
+    best = process.extractOne(text, texts, scorer=fuzz.ratio) if texts else None
+    return _clip(best[0]) if best else ""
+
+
+def print_misses() -> None:
+    for name in sorted(MISSES):
+        print(f"{name}:")
+        for reason, count in MISSES[name].most_common():
+            print(f"  {count:4d}  {reason}")
+            for example in EXAMPLES[name, reason]:
+                print(f"          {example}")
+
+
 def _shown(kind: str, truth: Any, body: dict[str, str]) -> bool:
+    if kind == "list":
+        return any(same(kind, truth, items) for items in sequences(body).values())
     for key, raw in body.items():
         if key.endswith("@src") != (kind == "urls"):
             continue
@@ -165,14 +248,15 @@ def read_site(pages: list[Page], held: int, train: int) -> Site:
     return ready, bare
 
 
-def judge_site(site: Site, train: int, options: NamingOptions) -> Counter[str]:
+def judge_site(site: Site, train: int, options: NamingOptions, name: str = "") -> Counter[str]:
     ready, bare = site
     figures: Counter[str] = Counter()
     for i, held in enumerate(bare):
         truth = ready[i][0]
         if not truth.fields:
             continue
-        figures += judge_page(truth, held, (ready[i + 1 :] + ready[:i])[:train], options)
+        others = (ready[i + 1 :] + ready[:i])[:train]
+        figures += judge_page(truth, held, others, options, name)
     return figures
 
 
@@ -185,8 +269,9 @@ def line(name: str, figures: Counter[str]) -> str:
         parts.append(f"{attr} {share} ({got}/{shown}, wrong {wrong})")
     shown = sum(v for k, v in figures.items() if k.endswith("/shown"))
     got = sum(v for k, v in figures.items() if k.endswith("/got"))
+    wrong = sum(v for k, v in figures.items() if k.endswith("/wrong"))
     total = f"{got / shown:.3f}" if shown else "-"
-    return f"{name}: all {total} ({got}/{shown}); " + "; ".join(parts)
+    return f"{name}: all {total} ({got}/{shown}, wrong {wrong}); " + "; ".join(parts)
 
 
 def sites(only: str | None) -> list[tuple[str, list[Page]]]:
@@ -196,9 +281,27 @@ def sites(only: str | None) -> list[tuple[str, list[Page]]]:
     return [(name, pages) for name, pages in out if only is None or only in name]
 
 
-#: candidates of (min_specific_chars, max_specific_elements) tried by ``--loso``
-LOSO_GRID = [(chars, elements) for chars in (6, 8, 12, 20) for elements in (1, 2, 3)]
-LOSO_GRID += [(4, 3), (4, 5), (6, 5), (8, 5)]
+#: candidates tried by ``--loso``, per grid: NamingOptions fields and their values
+LOSO_GRIDS: dict[str, list[dict[str, int]]] = {
+    # one-page trust of specific texts (chosen in an earlier round: (4, 3))
+    "specific": [
+        {"min_specific_chars": chars, "max_specific_elements": elements}
+        for chars, elements in [(c, e) for c in (6, 8, 12, 20) for e in (1, 2, 3)]
+        + [(4, 3), (4, 5), (6, 5), (8, 5)]
+    ],
+    # one-page trust of dates, durations and lists; fallback keys per name
+    "formed": [
+        {"max_formed_elements": formed, "max_keys": keys}
+        for formed in (0, 1, 2, 3, 4, 6)
+        for keys in (1, 3, 5, 8)
+    ],
+    # the same, only around the chosen (3, 5): cheaper to rerun
+    "formed-near": [
+        {"max_formed_elements": formed, "max_keys": keys}
+        for formed in (2, 3, 4, 6)
+        for keys in (3, 5, 8)
+    ],
+}
 #: a wrong value counts this many missing ones when ``--loso`` compares candidates
 WRONG_COST = 2
 
@@ -209,27 +312,29 @@ def _score(figures: Counter[str]) -> int:
     return got - WRONG_COST * wrong
 
 
+def _label(candidate: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in candidate.items())
+
+
 def loso(named: list[tuple[str, Site]], args: argparse.Namespace) -> Counter[str]:
     """Held-out figures, each site judged with the candidate best on the other sites."""
-    per: dict[tuple[int, int], dict[str, Counter[str]]] = {}
-    for chars, elements in LOSO_GRID:
-        options = NamingOptions(
-            min_pages=args.min_pages, min_specific_chars=chars, max_specific_elements=elements
-        )
-        per[chars, elements] = {name: judge_site(site, args.train, options) for name, site in named}
+    grid = LOSO_GRIDS[args.loso]
+    per: list[dict[str, Counter[str]]] = []
+    for candidate in grid:
+        options = NamingOptions(min_pages=args.min_pages, **candidate)
+        per.append({name: judge_site(site, args.train, options) for name, site in named})
     held: Counter[str] = Counter()
-    chosen: Counter[tuple[int, int]] = Counter()
+    chosen: Counter[str] = Counter()
     for name, _ in named:
         best = max(
-            LOSO_GRID,
+            range(len(grid)),
             key=lambda c: _score(sum((f for n, f in per[c].items() if n != name), Counter())),
         )
-        chosen[best] += 1
+        chosen[_label(grid[best])] += 1
         held += per[best][name]
-    for candidate in LOSO_GRID:
-        pooled = sum(per[candidate].values(), Counter())
-        print(line(f"all sites with {candidate}", pooled))
-    print("chosen (min_specific_chars, max_specific_elements):", dict(chosen))
+    for candidate, figures in zip(grid, per):
+        print(line(f"all sites with {_label(candidate)}", sum(figures.values(), Counter())))
+    print("chosen (folds):", dict(chosen))
     return held
 
 
@@ -254,7 +359,16 @@ def main() -> int:
     parser.add_argument("--train", type=int, default=10, help="pages learned from per page")
     parser.add_argument("--min-pages", type=int, default=NamingOptions().min_pages)
     parser.add_argument("-v", "--verbose", action="store_true", help="print every recipe site")
-    parser.add_argument("--loso", action="store_true", help="choose the constants held out")
+    parser.add_argument(
+        "--loso",
+        nargs="?",
+        const="formed",
+        choices=sorted(LOSO_GRIDS),
+        help="choose a grid's constants held out (default grid: formed)",
+    )
+    parser.add_argument(
+        "--misses", action="store_true", help="per attribute, why values were missed"
+    )
     args = parser.parse_args()
     options = NamingOptions(min_pages=args.min_pages)
     logging.disable(logging.WARNING)
@@ -270,7 +384,7 @@ def main() -> int:
     pooled: Counter[str] = Counter()
     recipes: Counter[str] = Counter()
     for name, pages in sites(args.site):
-        figures = judge_site(read_site(pages, args.held, args.train), args.train, options)
+        figures = judge_site(read_site(pages, args.held, args.train), args.train, options, name)
         pooled += figures
         if name.startswith("recipes/"):
             recipes += figures
@@ -278,6 +392,8 @@ def main() -> int:
             print(line(name, figures))
     print(line("recipes (pooled)", recipes))
     print(line("pooled", pooled))
+    if args.misses:
+        print_misses()
     return 0
 
 

@@ -1,16 +1,20 @@
 """Reading a body text as a core value of one kind, and saying when two values are the same.
 
 The body shows a value the way a visitor reads it ("$19.99", "By Jane Doe", "SKU: A-12",
-"March 5, 2015"); the metadata holds it normalised ("19.99", "Jane Doe", "A-12",
-"2015-03-05T10:00"). Both are brought to the core record's form before they are compared,
-so a body field can be matched to the metadata's name and then stand in for it.
+"March 5, 2015", "1 hr 15 mins", "Serves 4", "4.7 / 5"); the metadata holds it normalised
+("19.99", "Jane Doe", "A-12", "2015-03-05T10:00", "PT1H15M", "4", "4.66667"). Both are
+brought to the core record's form before they are compared, so a body field can be matched
+to the metadata's name and then stand in for it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
+import unicodedata
+from collections.abc import Callable, Mapping
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 from .groups import authors
@@ -25,14 +29,48 @@ from .normalise import (
 )
 from .posts import _DATE_TEXT
 
-__all__ = ["DATE_FIELDS", "prepared", "read_as", "same", "same_prepared", "value_kind"]
+__all__ = [
+    "ANY_RANK",
+    "DATE_FIELDS",
+    "as_minutes",
+    "lengths_agree",
+    "list_share",
+    "prepared",
+    "rank_keys",
+    "read_as",
+    "same",
+    "same_prepared",
+    "sequence",
+    "sequences",
+    "value_kind",
+]
 
 #: Standard fields that hold a date (their spec kind is ``text``).
 DATE_FIELDS = frozenset({"date_published", "date_modified", "start_date", "end_date"})
-#: Kinds a body text can be read as (groups, durations and URLs of the page are not).
+#: Kinds a body text can be read as (groups and the page's own URL are not).
 BODY_KINDS = frozenset(
-    {"text", "name", "authors", "id", "gtin", "price", "currency", "availability", "urls", "date"}
+    {
+        "text",
+        "name",
+        "authors",
+        "id",
+        "gtin",
+        "price",
+        "currency",
+        "availability",
+        "urls",
+        "date",
+        "duration",
+        "list",
+    }
 )
+#: Spec kinds of a list of texts, which the body shows as a repeated element.
+LIST_KINDS = frozenset({"texts", "instructions"})
+#: The end of the key of a repeated element: its path with any rank.
+ANY_RANK = "[*]"
+#: A list agrees with a repeated element when at least this share of the longer one's
+#: items are the other's (a section heading or a note among the steps is not in the head).
+MIN_LIST_SHARE = 0.8
 #: A price, currency, identifier or availability is shown in a short text.
 MAX_SHORT = 60
 #: Texts at least this long are the same when one begins with the other (a truncated
@@ -44,6 +82,32 @@ _TRUNCATED = re.compile(r"(?:\.\.\.|…|\s)+$")
 _SPACE = re.compile(r"\s+")
 _QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
 _NOT_SIGN = re.compile(r"[\d\s.,'\u00a0\u202f-]+")
+_TAGS = re.compile(r"<[^>]{0,200}>")
+#: One number (or range) in a short text, the rest words ("Serves 4", "4-6 servings").
+_COUNT = re.compile(r"^([^\d]*?)(\d+(?:[.,]\d+)?(?:\s*[-\u2013]\s*\d+(?:[.,]\d+)?)?)([^\d]*)$")
+_RANGE_DASH = re.compile(r"\s*[-\u2013]\s*")
+_WORD = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
+#: Separators of a list written as one text ("Dinner, Main Course", "Asian | Vegan").
+_LIST_SEPARATORS = ",;|\u2022/"
+#: A count or a list shown in a text of at most this many characters.
+MAX_COUNT_TEXT = 40
+#: ISO 8601 duration (``PT1H15M``, ``P0DT0H20M``, ``PT90M``).
+_ISO_DURATION = re.compile(
+    r"^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$",
+    re.I,
+)
+#: Units of a duration as people write them, by their first letters in several languages
+#: (hours: h, hr, hour, hora, heure, Std/Stunde, uur, ora, tim(me); minutes: m, min, minute,
+#: minuto, Minute(n), minutter, perc; days: d, day, día, jour, Tag, dag).
+_HOURS = r"h|hrs?|hours?|horas?|heures?|std\.?|stunden?|uur|or[ae]|timm?[ae]r?|óra"
+_MINUTES = r"m|mins?\.?|minutes?|minutos?|minuten?|minutt?(?:er)?|minuti|perc"
+_DAYS = r"d|days?|días?|dias?|jours?|tage?n?|dag(?:en)?"
+_DURATION_PART = re.compile(
+    rf"(\d+(?:[.,]\d+)?)\s*(?:({_DAYS})|({_HOURS})|({_MINUTES}))(?![a-zà-ÿ])", re.I
+)
+#: Between the parts of one duration ("1 hr 15 mins", "1 hour and 15 minutes", "1h30").
+_DURATION_JOIN = re.compile(r"^(?:\s*(?:,|and|y|und|et|en|e|og|och)?\s*)$", re.I)
 
 
 def value_kind(name: str, kind: str) -> str | None:
@@ -51,8 +115,12 @@ def value_kind(name: str, kind: str) -> str | None:
     text stands for (groups, the page's URL, durations)."""
     if name in DATE_FIELDS:
         return "date"
-    if name.endswith("_time") or name == "url":
+    if name.endswith("_time"):
+        return "duration"
+    if name == "url":
         return None
+    if kind in LIST_KINDS:
+        return "list"
     return kind if kind in BODY_KINDS else None
 
 
@@ -72,14 +140,121 @@ def _date(text: str) -> str | None:
     """An ISO date (``YYYY-MM-DD``) from an ISO value or a date as people write it."""
     if re.match(r"^\d{4}-\d{2}-\d{2}", text):
         return text[:10]
-    if len(text) > MAX_SHORT or not _DATE_TEXT.search(text):
+    if len(text) > MAX_SHORT:
         return None
+    named = _named_month(text)  # before dateutil, which takes "10 mayo, 2017" for October
+    if named is not None or not _DATE_TEXT.search(text):
+        return named or _year_first(text)
     from dateutil import parser
 
     try:
         return parser.parse(_unlabelled(text), fuzzy=True).date().isoformat()
     except (ValueError, OverflowError):
         return None
+
+
+#: Month names in the languages of most sites: their first letters (three or more) name
+#: the month where no two months share them.
+_MONTH_NAMES = (
+    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
+    "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
+    "januar februar märz april mai juni juli august september oktober november dezember",
+    "januari februari maart april mei juni juli augustus september oktober november december",
+    "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
+    "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",
+    "januari februari mars april maj juni juli augusti september oktober november december",
+    "januar februar marts april maj juni juli august september oktober november desember",
+    "január február március április május június július augusztus szeptember október"
+    " november december",
+    "january february march april may june july august september october november december",
+)
+
+
+def _month_prefixes() -> dict[str, int]:
+    months: dict[str, set[int]] = {}
+    for line in _MONTH_NAMES:
+        for number, name in enumerate(line.split(), 1):
+            for end in range(3, len(name) + 1):
+                months.setdefault(name[:end], set()).add(number)
+    return {prefix: numbers.pop() for prefix, numbers in months.items() if len(numbers) == 1}
+
+
+_MONTHS = _month_prefixes()
+_DAY_MONTH_YEAR = re.compile(
+    r"\b(\d{1,2})\.?\s+(?:de\s+)?([^\W\d_]{3,})\.?,?\s+(?:de\s+)?(\d{4})\b"
+)
+_MONTH_DAY_YEAR = re.compile(r"\b([^\W\d_]{3,})\.?\s+(\d{1,2})\.?,?\s+(\d{4})\b")
+_YEAR_FIRST = re.compile(r"\b(\d{4})\s?[-/.]\s?(\d{1,2})\s?[-/.]\s?(\d{1,2})\b")
+
+
+def _iso_day(year: str, month: int | None, day: str) -> str | None:
+    if month is None or not 1 <= int(day) <= 31:
+        return None
+    try:
+        return date(int(year), month, int(day)).isoformat()
+    except ValueError:
+        return None
+
+
+def _year_first(text: str) -> str | None:
+    """A date written year first (``2020/10/23``, ``2025. 01. 08.``)."""
+    match = _YEAR_FIRST.search(text)
+    return None if match is None else _iso_day(match[1], int(match[2]), match[3])
+
+
+def _named_month(text: str) -> str | None:
+    """A date with a month name in another language (``5 abr 2026``, ``3. März 2021``,
+    ``24 de febrero de 2023``)."""
+    folded = text.casefold()
+    match = _DAY_MONTH_YEAR.search(folded)
+    if match is not None:
+        return _iso_day(match[3], _MONTHS.get(match[2]), match[1])
+    match = _MONTH_DAY_YEAR.search(folded)
+    if match is not None:
+        return _iso_day(match[3], _MONTHS.get(match[1]), match[2])
+    return None
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def as_minutes(text: str) -> float | None:
+    """Minutes of a duration written in ISO 8601 (``PT1H15M``) or as people write it
+    (``1 hr 15 mins``, ``45 minutes``); None when the text is not one duration (two
+    durations in one text, "Prep 10 min Cook 20 min", are not one)."""
+    text = text.strip()
+    iso = _ISO_DURATION.match(text)
+    if iso and any(iso.groups()):
+        days, hours, minutes, seconds = (float(g) if g else 0.0 for g in iso.groups())
+        return days * 1440 + hours * 60 + minutes + seconds / 60
+    return _written_minutes(text) if len(text) <= MAX_SHORT else None
+
+
+def _written_minutes(text: str) -> float | None:
+    """Minutes of one duration as people write it: its parts side by side, each a number
+    and a unit ("1 hr 15 mins", "1 hour and 15 minutes")."""
+    total, end, parts = 0.0, 0, 0
+    for match in _DURATION_PART.finditer(text):
+        if parts and not _DURATION_JOIN.match(text[end : match.start()]):
+            return None  # two separate durations
+        days, hours = match.group(2), match.group(3)
+        total += _number(match.group(1)) * (1440 if days else 60 if hours else 1)
+        end, parts = match.end(), parts + 1
+    if not parts or _DIGIT.search(text[end:]):
+        return None  # no duration, or a number after it that no unit names
+    return total
+
+
+def _iso_duration(minutes: float) -> str:
+    hours, rest = divmod(round(minutes), 60)
+    return "PT" + (f"{hours}H" if hours else "") + (f"{rest}M" if rest or not hours else "")
+
+
+def _duration(text: str) -> str | None:
+    """A duration in the core record's form (ISO 8601), from either way of writing it."""
+    minutes = as_minutes(_unlabelled(text))
+    return None if minutes is None or minutes <= 0 else _iso_duration(minutes)
 
 
 _READERS: dict[str, Callable[[str], Any]] = {
@@ -93,29 +268,151 @@ _READERS: dict[str, Callable[[str], Any]] = {
     "availability": _short(as_availability),
     "urls": lambda text: [text] if text.startswith(("http://", "https://")) else None,
     "date": _date,
+    "duration": _duration,
 }
 
 
 def read_as(kind: str, text: str) -> Any:
-    """The body text read as a core value of ``kind`` (None when it cannot be one)."""
-    if not text:
+    """The body text read as a core value of ``kind`` (None when it cannot be one; a list
+    is read from a repeated element's texts, :func:`sequence`)."""
+    if not text or kind == "list":
         return None
     return _READERS[kind](text)
 
 
+def sequences(body: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The texts of each repeated element of the page (a path shown at least twice), in page
+    order, under the path's key with :data:`ANY_RANK` (the body's keys come in page order,
+    so a path's ranks do too)."""
+    groups: dict[str, list[str]] = {}
+    for key, raw in body.items():
+        if key[-1:] == "]" and isinstance(raw, str):
+            groups.setdefault(key[: key.rfind("[")], []).append(raw)
+    return {path + ANY_RANK: texts for path, texts in groups.items() if len(texts) >= 2}
+
+
+def sequence(body: Mapping[str, Any], key: str, limit: int = 200) -> list[str] | None:
+    """The texts of the repeated element ``key`` (a path with :data:`ANY_RANK`), in page
+    order, at most ``limit`` (None: fewer than two)."""
+    path = key[: -len(ANY_RANK)]
+    texts = []
+    for rank in range(limit):
+        raw = body.get(f"{path}[{rank}]")
+        if isinstance(raw, str):
+            texts.append(raw)
+    return texts if len(texts) >= 2 else None
+
+
+def rank_keys(key: str, limit: int = 200) -> list[str]:
+    """The keys a repeated element ``key`` may show its items under (for reading only those)."""
+    path = key[: -len(ANY_RANK)]
+    return [f"{path}[{rank}]" for rank in range(limit)]
+
+
 def _norm(value: Any) -> str:
-    """Folded for comparing: case, runs of space, and typographic quotes (a head's plain
-    quotes are a body's curly ones)."""
-    return _SPACE.sub(" ", str(value)).strip().casefold().translate(_QUOTES)
+    """Folded for comparing: markup a head value kept escaped, case, runs of space, and
+    typographic quotes (a head's plain quotes are a body's curly ones)."""
+    text = str(value)
+    if "<" in text:
+        text = _TAGS.sub(" ", text)
+    return _SPACE.sub(" ", text).strip().casefold().translate(_QUOTES)
 
 
-def _same_folded(a: tuple[str, str], b: tuple[str, str]) -> bool:
-    """Two folded texts (each with its trailing ellipsis stripped) say the same: equal, or
-    one at least :data:`MIN_PREFIX` long that the other begins with."""
-    if a[0] == b[0]:
+def _count(folded: str) -> tuple[str, frozenset[str]] | None:
+    """A short text's one number and its words ("serves 4" -> ("4", {"serves"}))."""
+    if len(folded) > MAX_COUNT_TEXT:
+        return None
+    match = _COUNT.match(folded)
+    if match is None:
+        return None
+    words = frozenset(_WORD.findall(match.group(1) + " " + match.group(3)))
+    return _RANGE_DASH.sub("-", match.group(2).replace(",", ".")), words
+
+
+def _first_items(folded: str) -> frozenset[str]:
+    """The first member of a short list written as one text, for each separator it may be
+    written with ("dinner, main course"; "rust once, run everywhere | rust blog")."""
+    if len(folded) > MAX_SHORT:
+        return frozenset()
+    firsts = (folded.split(sep, 1)[0].strip() for sep in _LIST_SEPARATORS if sep in folded)
+    return frozenset(first for first in firsts if first)
+
+
+def _folded(value: Any) -> tuple[str, str, Any, Any] | None:
+    """A text folded, with its trailing ellipsis stripped, its count (None: none) and its
+    first list members."""
+    folded = _norm(value)
+    if not folded:
+        return None
+    return folded, _TRUNCATED.sub("", folded), _count(folded), _first_items(folded)
+
+
+def _same_count(a: Any, b: Any) -> bool:
+    """The same number, and one side is the number alone or both name it alike ("4" and
+    "serves 4"; "4 servings" and "servings: 4"), never two different counted things."""
+    if a is None or b is None or a[0] != b[0]:
+        return False
+    return not a[1] or not b[1] or a[1] == b[1]
+
+
+def _same_folded(a: tuple[str, str, Any, Any], b: tuple[str, str, Any, Any]) -> bool:
+    """Two folded texts say the same: equal; one at least :data:`MIN_PREFIX` long that the
+    other begins with; the same count; or one the first member of a list the other writes
+    out (a head keeps the first of its categories, the body shows them all)."""
+    if a[0] == b[0] or a[0] in b[3] or b[0] in a[3]:
         return True
-    short, long = sorted((a[1], b[1]), key=len)
-    return len(short) >= MIN_PREFIX and long.startswith(short)
+    short, long = (a[1], b[1]) if len(a[1]) <= len(b[1]) else (b[1], a[1])
+    if len(short) >= MIN_PREFIX and long.startswith(short):
+        return True
+    return a[2] is not None and b[2] is not None and _same_count(a[2], b[2])
+
+
+def lengths_agree(a: int, b: int) -> bool:
+    """Whether lists of ``a`` and ``b`` items can agree (a check before any item is read)."""
+    return min(a, b) >= MIN_LIST_SHARE * max(a, b)
+
+
+@lru_cache(maxsize=8192)
+def _item(text: str) -> str:
+    """A list item folded to its words and numbers ("▢ ½ cup flour (sifted)" and
+    "1/2 cup flour, sifted" are one item)."""
+    return " ".join(_WORD.findall(unicodedata.normalize("NFKC", str(text)).casefold()))
+
+
+def _list(value: Any) -> tuple[str, ...] | None:
+    items = tuple(
+        item for item in map(_item, value if isinstance(value, list) else [value]) if item
+    )
+    return items or None
+
+
+def list_share(a: tuple[str, ...], b: tuple[str, ...]) -> float:
+    """The share of the longer list's items the other holds too (a long item may be cut
+    short on one side: a step's first sentences); 0.0 below :data:`MIN_LIST_SHARE`."""
+    short, long = sorted((a, b), key=len)
+    needed = MIN_LIST_SHARE * len(long)
+    shared = set(short) & set(long)
+    matched = sum(item in shared for item in short)
+    if matched < needed <= len(short):
+        rest = [item for item in long if item not in shared and len(item) >= MIN_PREFIX]
+        for item in short:
+            if item not in shared and len(item) >= MIN_PREFIX:
+                matched += any(other.startswith(item) or item.startswith(other) for other in rest)
+    return matched / len(long) if matched >= needed else 0.0
+
+
+def _rounded_equal(a: Decimal, b: Decimal) -> bool:
+    """Two numbers agree when the one with fewer decimals (at least one) is the other
+    rounded half up (a rating of 4.6667 shown as 4.7)."""
+    if a == b:
+        return True
+    if not (a.is_finite() and b.is_finite()):
+        return False
+    places_a, places_b = int(a.as_tuple().exponent), int(b.as_tuple().exponent)
+    short, long, places = (a, b, places_a) if places_a > places_b else (b, a, places_b)
+    if places >= 0 or places == min(places_a, places_b):
+        return False
+    return long.quantize(Decimal(1).scaleb(places), rounding=ROUND_HALF_UP) == short
 
 
 def _url_key(url: str) -> str:
@@ -138,19 +435,30 @@ def prepared(kind: str, value: Any) -> Any:
         return frozenset(_url_key(url) for url in urls if isinstance(url, str)) or None
     if kind == "date":
         return _date(str(value))
-    folded = _norm(value)
-    return (folded, _TRUNCATED.sub("", folded)) if folded else None
+    if kind == "duration":
+        return as_minutes(_unlabelled(str(value)))
+    if kind == "list":
+        return _list(value)
+    return _folded(value)
 
 
 def same_prepared(kind: str, a: Any, b: Any) -> bool:
     """:func:`same` on two values :func:`prepared` for ``kind``."""
     if a is None or b is None:
         return False
+    if kind not in _OTHER_KINDS:
+        return _same_folded(a, b)
     if kind == "urls":
         return bool(a & b)
-    if kind in ("price", "date"):
+    if kind == "price":
+        return _rounded_equal(a, b)
+    if kind in ("date", "duration"):
         return bool(a == b)
-    return _same_folded(a, b)
+    return list_share(a, b) > 0.0
+
+
+#: Kinds compared otherwise than as folded texts.
+_OTHER_KINDS = frozenset({"urls", "price", "date", "duration", "list"})
 
 
 def same(kind: str, a: Any, b: Any) -> bool:

@@ -6,23 +6,37 @@ is the site's price slot. One :class:`BodyNaming` per (site, page type) is fed e
 core record and body fields (:func:`.bodyfields.body_fields`, plus any induced field or
 labelled row under a key of its own); it learns, per standard name, the body field that
 agrees on most of the pages where the metadata has the value (below ``min_pages`` pages, on
-every page and specifically: a long text few elements show), and fills a page's core record
-from that field where the metadata lacks the value, or where the metadata says otherwise
-than a field that agreed on every page so far (stale metadata). Filled values have the
-source ``body``.
+every page and specifically: a long text few elements show, or a date, duration or list one
+element shows), and fills a page's core record from that field where the metadata lacks the
+value, or where the metadata says otherwise than a field that agreed on every page so far
+(stale metadata). A list (ingredients, steps) is learned from a repeated element, the key of
+its path with any rank; a page without the best field is read from the next trusted one.
+Filled values have the source ``body``.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from .bodyfields import COARSE, LOCAL
-from .bodyvalues import prepared, read_as, same, same_prepared, value_kind
+from .bodyvalues import (
+    ANY_RANK,
+    lengths_agree,
+    list_share,
+    prepared,
+    rank_keys,
+    read_as,
+    same,
+    same_prepared,
+    sequence,
+    sequences,
+    value_kind,
+)
 from .fields import FIELDS
 from .model import CoreRecord, Value
 from .posts import BODY
@@ -50,6 +64,15 @@ class NamingOptions:
         max_specific_elements: ... and at most this many elements of the page showed it (a
             title shown in a heading and a breadcrumb is still specific; a value every card
             shows is not). Both chosen leave-one-site-out (``eval_body_names.py --loso``).
+        max_formed_elements: ... and a date, a duration or a list (a value with a form of
+            its own) is trusted from one page when at most this many elements showed it
+            (0: never; two elements showing the same date or time may be two slots, a
+            published and an updated date, a prep and a cook time).
+        max_keys: trusted body keys kept per name, best first; a page without the best
+            one (a site's second layout, a slot that moved) is read from the next. Both
+            chosen leave-one-site-out (``eval_body_names.py --loso formed``); a larger
+            ``max_formed_elements`` gains a few values more at one wrong in three, so it
+            stays at 3.
     """
 
     min_pages: int = 2
@@ -58,13 +81,17 @@ class NamingOptions:
     max_pages: int = 50
     min_specific_chars: int = 4
     max_specific_elements: int = 3
+    max_formed_elements: int = 3
+    max_keys: int = 5
 
     def __post_init__(self) -> None:
-        counts = (self.min_pages, self.stale_pages, self.max_pages)
+        counts = (self.min_pages, self.stale_pages, self.max_pages, self.max_keys)
         if min(*counts, self.min_specific_chars, self.max_specific_elements) < 1:
             raise ValueError(
                 "page counts, min_specific_chars and max_specific_elements must be positive"
             )
+        if self.max_formed_elements < 0:
+            raise ValueError("max_formed_elements must not be negative")
         if not 0.0 < self.min_share <= 1.0:
             raise ValueError("min_share must be in (0, 1]")
 
@@ -104,10 +131,13 @@ def _texts(body: Mapping[str, Any]) -> dict[tuple[bool, str], list[str]]:
 
 
 def _readable(
-    texts: Mapping[tuple[bool, str], list[str]], kind: str
+    texts: Mapping[tuple[bool, str], list[str]], kind: str, body: Mapping[str, Any]
 ) -> list[tuple[list[str], Any]]:
     """The body texts that read as a value of ``kind`` (image sources only as images), each
-    with its keys and its value :func:`~.bodyvalues.prepared` for comparing."""
+    with its keys and its value :func:`~.bodyvalues.prepared` for comparing; a list is each
+    repeated element's texts, prepared only when compared (:func:`_agreeing`)."""
+    if kind == "list":
+        return [([path], items) for path, items in sequences(body).items()]
     out = []
     for (is_src, raw), keys in texts.items():
         if is_src != (kind == "urls"):
@@ -118,16 +148,44 @@ def _readable(
     return out
 
 
-#: Kinds whose value can name one element of a page (numbers, dates, prices and stock
-#: states recur in many places of a page, so one page's agreement says little).
+def _agreeing(kind: str, mine: Any, readable: list[tuple[list[str], Any]]) -> list[str]:
+    """The keys of the body values that say the same as ``mine``."""
+    if mine is None:
+        return []
+    if kind == "list":
+        return _closest_lists(mine, readable)
+    return [key for shown, value in readable if same_prepared(kind, mine, value) for key in shown]
+
+
+def _closest_lists(mine: tuple[str, ...], readable: list[tuple[list[str], Any]]) -> list[str]:
+    """The repeated elements that hold the metadata's list most closely: a wider path (the
+    ingredients and the nutrition facts under one ``ul/li``) agrees only where no closer
+    one does. Most repeated elements (menus, cards) are ruled out by their length first."""
+    shares: dict[str, float] = {}
+    for shown, items in readable:
+        if lengths_agree(len(mine), len(items)):
+            share = list_share(mine, prepared("list", items) or ())
+            if share:
+                shares.update(dict.fromkeys(shown, share))
+    best = max(shares.values(), default=0.0)
+    return [key for key, share in shares.items() if share == best]
+
+
+#: Kinds whose value can name one element of a page (numbers, prices and stock states
+#: recur in many places of a page, so one page's agreement says little).
 _SPECIFIC_KINDS = frozenset({"text", "name", "authors", "id", "gtin", "urls"})
+#: Kinds whose value has a form of its own (a day, a duration, a list of items): one
+#: page's agreement says enough when a single element shows it.
+_FORMED_KINDS = frozenset({"date", "duration", "list"})
 
 
 def _specific(kind: str, value: Any, keys: list[str], options: NamingOptions) -> bool:
     """Few elements of the page agree (an element's keys in the three styles count once),
     and the value is one only a named slot would show: a long text that is not a number,
-    or a URL."""
+    a URL, or a formed value (a date, a duration, a list) that only one element shows."""
     elements = [key for key in keys if key[:1] not in (LOCAL, COARSE)]
+    if kind in _FORMED_KINDS:
+        return 1 <= len(elements) <= options.max_formed_elements
     if not 1 <= len(elements) <= options.max_specific_elements or kind not in _SPECIFIC_KINDS:
         return False
     if kind == "urls":
@@ -171,25 +229,24 @@ class _TypeCounts:
                 continue
             self.seen[name] += 1
             if kind not in by_kind:  # the body read and folded once per kind, not per name
-                by_kind[kind] = _readable(texts, kind)
-            mine = prepared(kind, have.value)
-            keys = [
-                key
-                for shown, value in by_kind[kind]
-                if same_prepared(kind, mine, value)
-                for key in shown
-            ]
+                by_kind[kind] = _readable(texts, kind, body)
+            keys = _agreeing(kind, prepared(kind, have.value), by_kind[kind])
             specific = _specific(kind, have.value, keys, self.options)
             for key in keys:
                 self.agreed[name, key] += 1
                 self.specific[name, key] += specific
 
     def names(self, options: NamingOptions) -> dict[str, str]:
-        best: dict[str, str] = {}
+        return {name: keys[0] for name, keys in self.keys(options).items()}
+
+    def keys(self, options: NamingOptions) -> dict[str, list[str]]:
+        """``{standard name: [trusted body keys, best first]}``."""
+        trusted: dict[str, list[str]] = {}
         for (name, key), count in sorted(self.agreed.items(), key=_rank):
-            if name not in best and self._trusted(name, key, count, options):
-                best[name] = key
-        return dict(sorted(best.items()))
+            keys = trusted.setdefault(name, [])
+            if len(keys) < options.max_keys and self._trusted(name, key, count, options):
+                keys.append(key)
+        return {name: keys for name, keys in sorted(trusted.items()) if keys}
 
     def _trusted(self, name: str, key: str, count: int, options: NamingOptions) -> bool:
         seen = self.seen[name]
@@ -245,7 +302,13 @@ class BodyNaming:
     def wanted(self) -> frozenset[str] | None:
         """The body keys a page must be read for: the learned ones, or None (every key)
         while still learning."""
-        return None if self.learning else frozenset(self.names().values())
+        if self.learning:
+            return None
+        page_type = self.page_type()
+        with self._lock:
+            counts = self._types.get(page_type or "")
+            keys = counts.keys(self.options) if counts is not None else {}
+        return frozenset(_read_keys(key for trusted in keys.values() for key in trusted))
 
     def fill(self, core: CoreRecord, body: Mapping[str, Any]) -> CoreRecord:
         """``core`` with the values its metadata lacks (or states stale) read from the body
@@ -268,11 +331,10 @@ class BodyNaming:
         self, counts: _TypeCounts, core: CoreRecord, page_type: str, body: Mapping[str, Any]
     ) -> dict[str, Value]:
         found: dict[str, Value] = {}
-        for name, key in counts.names(self.options).items():
+        for name, keys in counts.keys(self.options).items():
             kind = counts.kinds[name]
-            raw = body.get(key)
-            value = read_as(kind, raw) if isinstance(raw, str) else None
-            if value in (None, "", []):
+            key, value = _first_readable(kind, keys, body)
+            if key is None:
                 continue
             have = core.fields.get(name) if core.page_type == page_type else None
             if have is None or (
@@ -280,6 +342,36 @@ class BodyNaming:
             ):
                 found[name] = Value(value, BODY)
         return found
+
+
+#: Items of a list read from a repeated element at most (the record keeps as many).
+MAX_LIST_ITEMS = 200
+
+
+def _read_keys(keys: Iterable[str]) -> Iterator[str]:
+    """The body keys to read for ``keys``: a repeated element's at each rank."""
+    for key in keys:
+        if key.endswith(ANY_RANK):
+            yield from rank_keys(key, MAX_LIST_ITEMS)
+        else:
+            yield key
+
+
+def _value_at(kind: str, key: str, body: Mapping[str, Any]) -> Any:
+    """The value of ``kind`` the body shows under ``key`` (None: none)."""
+    if key.endswith(ANY_RANK):
+        return sequence(body, key, MAX_LIST_ITEMS) if kind == "list" else None
+    raw = body.get(key)
+    return read_as(kind, raw) if isinstance(raw, str) else None
+
+
+def _first_readable(kind: str, keys: list[str], body: Mapping[str, Any]) -> tuple[str | None, Any]:
+    """The first of ``keys`` whose body text reads as a value of ``kind``, and the value."""
+    for key in keys:
+        value = _value_at(kind, key, body)
+        if value not in (None, "", []):
+            return key, value
+    return None, None
 
 
 def _typed_by_metadata(core: CoreRecord) -> bool:

@@ -48,3 +48,54 @@ def test_a_spec_row_that_agrees_with_the_core_value_is_a_repeat() -> None:
     assert "spec_brand" not in result.record
     assert result.record["colour"] == "Red"
     assert result.dropped.get("repeat") == 1
+
+
+#: a demo product with one seller reply among its reviews (so the reply's label is shown
+#: once on the page: only its place in a review says it is no row of the page)
+ONE_REPLY = "item/orbit-aero-desk-shelf-lite-13123.html"
+
+
+def _rows_of(path: str) -> tuple[list, dict]:
+    from pagesim_scrapy.core.induce.labels import find_rows
+
+    file = DEMO / path
+    if not file.exists():
+        pytest.skip("the demo site is not generated")
+    root = parse_html(file.read_bytes(), base_url="https://shop.example/" + path)
+    return find_rows(root), page_rows(root)
+
+
+def test_a_heading_inside_one_review_of_a_list_is_no_row_of_the_page() -> None:
+    found, rows = _rows_of(ONE_REPLY)
+    replies = [r for r in found if r.label.startswith("Reply from")]
+    assert len(replies) == 1
+    assert replies[0].listed and not replies[0].explicit
+    assert not any(name.startswith("reply_from") for name in rows)
+
+
+def test_the_spec_table_rows_stay_rows_of_the_page() -> None:
+    found, rows = _rows_of(ONE_REPLY)
+    # the page's specification table: ten rows, none of them inside a review
+    assert {"brand", "weight", "warranty", "material"} <= set(rows)
+    assert len(rows) == 10
+    for row in found:
+        if row.listed:
+            assert not row.explicit
+
+
+def test_a_spec_list_item_that_is_the_row_alone_is_no_record() -> None:
+    from pagesim_scrapy.core.induce.labels import find_rows
+
+    html = (
+        "<html><body><ul class='specs'><li><span><strong>Colour</strong> Red</span></li>"
+        "<li><span><strong>Size</strong> Large</span></li></ul>"
+        "<ol><li class='review'><h4>Great</h4><p>Bought it twice and it still works.</p>"
+        "<div><strong>Reply from Shop</strong><p>Thank you for the kind words.</p></div>"
+        "</li><li class='review'><h4>Fine</h4><p>Does what it says on the box.</p></li>"
+        "</ol></body></html>"
+    )
+    root = parse_html(html.encode(), base_url="https://shop.example/x")
+    by_label = {r.label: r for r in find_rows(root)}
+    assert not by_label["Colour"].listed and by_label["Colour"].explicit
+    assert by_label["Reply from Shop"].listed
+    assert set(page_rows(root)) == {"colour", "size"}

@@ -36,7 +36,7 @@ from pagesim_scrapy.core.induce.dom import (
     clean_text,
     page_memo,
 )
-from pagesim_scrapy.core.induce.naming import kept_name
+from pagesim_scrapy.core.induce.naming import kept_name, telling_class
 from pagesim_scrapy.core.induce.structured import JSONLD_TAG
 
 __all__ = [
@@ -98,9 +98,14 @@ class Row:
     text: str  # the whole row as shown ("ISBN-13: 978…")
     links: list[str]  # texts of the links in the value, in order
     link_chars: int  # characters of the value inside links
-    explicit: bool  # dt/th/colon: the page says this is a label
+    #: dt/th/colon: the page says this is a label of its own (never a row inside one
+    #: record of a list the page repeats: :func:`_in_record_of_list`)
+    explicit: bool
     #: inside the page's navigation, site header, footer or aside (site chrome)
     chrome: bool = False
+    #: inside one record of a list the page repeats (a review among reviews): that
+    #: record's part, whose label is template text of the list, not a name of the page's
+    listed: bool = False
 
 
 def label_key(label: str) -> str:
@@ -409,8 +414,49 @@ def _find_rows(body: Element, preorder: list[Element]) -> list[Row]:
     for k, row in rows:
         if _in_chrome(preorder[k], body, chrome):
             row.chrome = True
+        if _in_record_of_list(preorder[k], body, row):
+            row.listed, row.explicit = True, False
         out.append(row)
     return out
+
+
+def _in_record_of_list(el: Element, body: Element, row: Row) -> bool:
+    """Whether the row read at ``el`` is a part of one record of a list the page repeats
+    (:func:`_list_item`) that holds more than the row (a spec list's item that is the row
+    alone is no record). A label in every record of a list ("Reply from <shop>" under each
+    review) names a part of each record, not one value of the page."""
+    node = el.getparent()
+    while node is not None and node is not body:
+        if _list_item(node):
+            return len(_text(node)) > len(row.text) + MIN_RECORD_EXTRA
+        node = node.getparent()
+    return False
+
+
+#: A record of a list holds at least this many characters besides the row read in it …
+MIN_RECORD_EXTRA = 20
+#: … and at most this share of the text of the list's items together.
+MAX_RECORD_SHARE = 0.75
+#: Items of a list the page marks as one by their tag alone (other elements by a class).
+_LIST_ITEM_TAGS = frozenset({"li", "article"})
+
+
+def _list_item(el: Element) -> bool:
+    """Whether ``el`` is one record of a list: a sibling has its tag and class, the class
+    says what the items are (``review``; not a grid column's ``col-sm-12``, not a bare
+    ``div``) or the tag says they are items, and ``el`` holds no more than
+    :data:`MAX_RECORD_SHARE` of the items' text (a page's main column beside narrow ones
+    is no record)."""
+    parent = el.getparent()
+    if parent is None or len(parent) < 2:
+        return False
+    tag, cls = el.tag, el.get("class")
+    if tag not in _LIST_ITEM_TAGS and not telling_class(cls or ""):
+        return False
+    items = [sib for sib in parent if sib.tag == tag and sib.get("class") == cls]
+    if len(items) < 2:
+        return False
+    return len(_text(el)) <= MAX_RECORD_SHARE * sum(len(_text(item)) for item in items)
 
 
 def _read_table_row(tr: Element, k: int, rows: list[tuple[int, Row]], used: set[Element]) -> None:

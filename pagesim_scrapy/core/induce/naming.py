@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from pagesim_scrapy.core.induce.dom import _stable_token
 
-__all__ = ["best_class", "kept_name", "label_text", "snake", "unique_name"]
+__all__ = ["best_class", "kept_name", "label_text", "snake", "telling_class", "unique_name"]
 
 MAX_NAME = 40
 MAX_LABEL_CHARS = 40
@@ -74,14 +74,21 @@ def best_class(node: _Named) -> str | None:
     return best
 
 
-def _best_class(classes: str, ident: str) -> str | None:
+def telling_class(classes: str) -> str | None:
+    """The longest class token that says what an element is (``review``), not how it is
+    laid out (``col-sm-12``, ``flex``) or a generated hash; None when no token does."""
     candidates: list[str] = []
     for token in classes.split():
         token = _stable_token(token)
         if len(token) >= 3 and not _UTILITY.match(token):
             candidates.append(token)
-    if candidates:
-        return max(candidates, key=len)
+    return max(candidates, key=len) if candidates else None
+
+
+def _best_class(classes: str, ident: str) -> str | None:
+    best = telling_class(classes)
+    if best:
+        return best
     ident = _stable_token(ident.strip())
     ident = re.sub(r"\d+", "", ident).strip("-_")
     if len(ident) >= 3 and not _UTILITY.match(ident):

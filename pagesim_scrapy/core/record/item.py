@@ -47,9 +47,12 @@ STANDARD_NAMES = frozenset(spec.name for specs in FIELDS.values() for spec in sp
 #: a value that is a link or a picture, not a text (any scheme, or a path)
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|/)\S*$", re.I)
 
-#: the prefix of a labelled row whose label names a core field that holds another value
-#: (a specification table's "Brand" beside the structured data's brand)
-LABELLED = "labelled"
+#: the prefix of a row the page labels with a core field's name but shows another value
+#: in (a specification table's "Brand" beside the structured data's brand): the page's
+#: specification of it, kept apart from the core value, whose source ``sources`` gives
+SPEC = "spec"
+#: the former prefix, kept importable for code that refers to it
+LABELLED = SPEC
 
 #: The generic name of an induced field whose own name says nothing (``field_1``, …).
 GENERIC_NAME = "field"
@@ -108,13 +111,15 @@ class _Builder:
         self.held |= keys
 
     def add_row(self, name: str, value: Any) -> None:
-        """A row the page labels: named by its label, kept unless it repeats a value."""
+        """A row the page labels: named by its label, kept unless it repeats a value; a
+        label that is a core name whose value differs is the page's specification of it
+        (``spec_brand``), so the record says which value came from where."""
         if not value_keys(value) or value_keys(value) & self.seen:
             self._drop("repeat")
             return
         self.seen |= value_keys(value)
         if name in self.sources:  # the page's own row of a name the core record holds
-            name = f"{LABELLED}_{name}"
+            name = f"{SPEC}_{name}"
         self.record[self._unique(name)] = value
 
     def add_induced(self, name: str, value: Any, page_url: str | None) -> None:

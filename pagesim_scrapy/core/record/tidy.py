@@ -113,24 +113,22 @@ def _texts(value: Any) -> list[str]:
 
 def _collect_texts(value: Any, out: list[str]) -> None:
     """Appends ``value``'s strings to ``out`` in order: one list for the whole value
-    rather than one per level."""
-    if isinstance(value, str):
-        out.append(value)
-    elif isinstance(value, dict):
-        for member in value.values():
-            _collect_member(member, out)
+    rather than one per level, and no call for a string member."""
+    if isinstance(value, dict):
+        members: Any = value.values()
     elif isinstance(value, (list, tuple)):
-        for member in value:
-            _collect_member(member, out)
-    elif value is not None and not isinstance(value, bool):
-        out.append(str(value))
-
-
-def _collect_member(member: Any, out: list[str]) -> None:
-    if type(member) is str:  # the common leaf, without a call a level down
-        out.append(member)
+        members = value
     else:
-        _collect_texts(member, out)
+        if isinstance(value, str):
+            out.append(value)
+        elif value is not None and not isinstance(value, bool):
+            out.append(str(value))
+        return
+    for member in members:
+        if type(member) is str:
+            out.append(member)
+        else:
+            _collect_texts(member, out)
 
 
 def value_keys(value: Any) -> set[str]:

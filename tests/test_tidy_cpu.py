@@ -91,6 +91,9 @@ def test_value_keys_of_empty_and_odd_shapes() -> None:
     assert value_keys(["Only"]) == {"only"}
     assert value_keys("$19.99") == {"$19.99", "price:19.99"}
     assert value_keys(19.99) == {"19.99", "price:19.99"}
+    long = ["X" * tidy.CACHED_TEXT, "Y  y"]  # past the cached length: the same keys
+    assert value_keys(long) == {"x" * tidy.CACHED_TEXT + " y y", "x" * tidy.CACHED_TEXT, "y y"}
+    assert value_keys(long[0] + " ") == {"x" * tidy.CACHED_TEXT}
 
 
 def test_value_keys_are_a_fresh_set_each_time() -> None:
@@ -130,6 +133,7 @@ def test_as_text_as_the_plain_cleaning(raw: object) -> None:
 
 
 def test_the_caches_are_bounded() -> None:
-    for cached in (tidy._fold_cached, tidy._text_keys, tidy._shape_chrome_cached):
+    cached_checks = (tidy._fold_cached, tidy._text_keys_cached, tidy._strings_keys_cached)
+    for cached in (*cached_checks, tidy._shape_chrome_cached, tidy._value_name):
         assert cached.cache_info().maxsize == tidy.CACHE_SIZE
     assert normalise._plain_cached.cache_info().maxsize == normalise.CACHE_SIZE

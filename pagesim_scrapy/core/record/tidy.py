@@ -139,16 +139,24 @@ def value_keys(value: Any) -> set[str]:
     if value is None or value in ([], {}):
         return set()
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
-        return set(_strings_keys(tuple(value)))
+        strings = tuple(value)
+        if sum(map(len, strings)) <= CACHED_TEXT:
+            return set(_strings_keys_cached(strings))
+        return set(_strings_keys(strings))
     if isinstance(value, (dict, list, tuple)):
         text = _norm(" ".join(_texts(value)))
         return {text} if text else {json.dumps(value, sort_keys=True, default=str)}
     return set(_text_keys(str(value)))
 
 
-@lru_cache(maxsize=CACHE_SIZE)
 def _text_keys(value: str) -> frozenset[str]:
-    """A text's keys (:func:`value_keys`), once per distinct text."""
+    """A text's keys (:func:`value_keys`), once per distinct short text."""
+    if len(value) <= CACHED_TEXT:
+        return _text_keys_cached(value)
+    return _keys_of_text(value)
+
+
+def _keys_of_text(value: str) -> frozenset[str]:
     text = _norm(value)
     keys = {text} if text else set()
     if _PRICE_LIKE.match(text):
@@ -158,12 +166,17 @@ def _text_keys(value: str) -> frozenset[str]:
     return frozenset(keys)
 
 
-@lru_cache(maxsize=CACHE_SIZE)
+_text_keys_cached = lru_cache(maxsize=CACHE_SIZE)(_keys_of_text)
+
+
 def _strings_keys(values: tuple[str, ...]) -> frozenset[str]:
     """A list of texts' keys (:func:`value_keys`): the texts joined, and each text when
     there are several."""
     joined = {_norm(" ".join(values))}
     return frozenset(joined | {_norm(v) for v in values} if len(values) > 1 else joined)
+
+
+_strings_keys_cached = lru_cache(maxsize=CACHE_SIZE)(_strings_keys)
 
 
 def text_of(value: Any) -> str:
@@ -176,7 +189,8 @@ def text_of(value: Any) -> str:
 def value_names(record: Mapping[str, Any]) -> set[str]:
     """The names that a record's short texts would give (``Sven`` → ``sven``): a field
     named so was named after a value, not a label."""
-    names = {_value_name(text) for text in _texts(list(record.values()))}
+    texts = _texts(list(record.values()))
+    names = {_value_name(text) for text in texts if len(text) <= MAX_NAME_TEXT}
     names.discard("")
     return names
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import re
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urljoin
 
@@ -26,9 +27,13 @@ __all__ = [
 ]
 
 _TAG = re.compile(r"<[^>]{0,2000}>")
-_SPACE = re.compile(r"\s+")
 _NUMBER = re.compile(r"\d[\d\s.,'\u00a0\u202f]*")
 _ISO = re.compile(r"^[A-Z]{3}$")
+#: how many distinct short texts :func:`as_text` keeps: the body's texts repeat from page
+#: to page (the site's chrome, a shop's recurring labels)
+CACHE_SIZE = 8192
+#: longer texts (a description) are cleaned each time rather than kept alive
+CACHED_TEXT = 2000
 
 #: Currency signs that name one currency; ``$``, ``kr`` and the like name several and give none.
 _SIGNS = {
@@ -114,10 +119,19 @@ def as_text(raw: Any, limit: int = 100_000) -> str | None:
     if isinstance(raw, bool) or raw is None or isinstance(raw, (dict, list)):
         return None
     text = str(raw)
+    plain = _plain_cached(text) if len(text) <= CACHED_TEXT else _plain(text)
+    return plain[:limit] or None
+
+
+def _plain(text: str) -> str:
+    """``text`` without markup and entities, its whitespace runs one space (``str.split``
+    and ``\\s+`` agree on what whitespace is)."""
     if "<" in text:
         text = _TAG.sub(" ", text)
-    text = _SPACE.sub(" ", html.unescape(text)).strip()
-    return text[:limit] or None
+    return " ".join(html.unescape(text).split())
+
+
+_plain_cached = lru_cache(maxsize=CACHE_SIZE)(_plain)
 
 
 def as_name(raw: Any) -> str | None:

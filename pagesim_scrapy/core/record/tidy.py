@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urldefrag
 
@@ -30,7 +31,6 @@ __all__ = [
     "value_names",
 ]
 
-_SPACE = re.compile(r"\s+")
 _NAME_CHARS = re.compile(r"[\W_]+")
 #: texts longer than this never name a field
 MAX_NAME_TEXT = 40
@@ -81,55 +81,126 @@ _SCHEMES = {"http", "https", "ftp", "mailto", "www", "tel", "javascript"}
 _FUNCTION_WORDS = {"of", "and", "or", "the", "a", "an", "to", "in", "on", "for", "at"}
 
 
+#: how many distinct texts (and names) the folding caches hold: a page's record has a few
+#: hundred, and the site's chrome repeats them from page to page
+CACHE_SIZE = 8192
+#: longer texts (a description's paragraphs) are folded each time rather than kept alive
+CACHED_TEXT = 2000
+
+
 def _norm(text: str) -> str:
-    return _SPACE.sub(" ", text).strip().casefold()
+    """``text`` with its whitespace runs as one space, stripped and case-folded; each
+    distinct short text is folded once (a record asks for the same texts many times)."""
+    if len(text) <= CACHED_TEXT:
+        return _fold_cached(text)
+    return " ".join(text.split()).casefold()
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _fold_cached(text: str) -> str:
+    # str.split() and the regular expression ``\s+`` agree on what whitespace is
+    return " ".join(text.split()).casefold()
 
 
 def _texts(value: Any) -> list[str]:
     """The strings of a value, in order (a group list's leaves, a dict's values)."""
     if isinstance(value, str):
         return [value]
+    out: list[str] = []
+    _collect_texts(value, out)
+    return out
+
+
+def _collect_texts(value: Any, out: list[str]) -> None:
+    """Appends ``value``'s strings to ``out`` in order: one list for the whole value
+    rather than one per level, and no call for a string member."""
     if isinstance(value, dict):
-        return [t for v in value.values() for t in _texts(v)]
-    if isinstance(value, (list, tuple)):
-        return [t for v in value for t in _texts(v)]
-    return [] if value is None or isinstance(value, bool) else [str(value)]
+        members: Any = value.values()
+    elif isinstance(value, (list, tuple)):
+        members = value
+    else:
+        if isinstance(value, str):
+            out.append(value)
+        elif value is not None and not isinstance(value, bool):
+            out.append(str(value))
+        return
+    for member in members:
+        if type(member) is str:
+            out.append(member)
+        else:
+            _collect_texts(member, out)
 
 
 def value_keys(value: Any) -> set[str]:
     """The keys under which two values count as the same: the whitespace- and case-folded
     text (a group list's texts joined), and a price-like value's decimal."""
-    if value is None or value in ("", [], {}):
+    if isinstance(value, str):
+        return set(_text_keys(value)) if value else set()
+    if value is None or value in ([], {}):
         return set()
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
-        joined = {_norm(" ".join(value))}
-        return joined | {_norm(v) for v in value} if len(value) > 1 else joined
+        strings = tuple(value)
+        if sum(map(len, strings)) <= CACHED_TEXT:
+            return set(_strings_keys_cached(strings))
+        return set(_strings_keys(strings))
     if isinstance(value, (dict, list, tuple)):
         text = _norm(" ".join(_texts(value)))
         return {text} if text else {json.dumps(value, sort_keys=True, default=str)}
-    text = _norm(str(value))
+    return set(_text_keys(str(value)))
+
+
+def _text_keys(value: str) -> frozenset[str]:
+    """A text's keys (:func:`value_keys`), once per distinct short text."""
+    if len(value) <= CACHED_TEXT:
+        return _text_keys_cached(value)
+    return _keys_of_text(value)
+
+
+def _keys_of_text(value: str) -> frozenset[str]:
+    text = _norm(value)
     keys = {text} if text else set()
     if _PRICE_LIKE.match(text):
         price = as_price(text)
         if price is not None:
             keys.add("price:" + price)
-    return keys
+    return frozenset(keys)
+
+
+_text_keys_cached = lru_cache(maxsize=CACHE_SIZE)(_keys_of_text)
+
+
+def _strings_keys(values: tuple[str, ...]) -> frozenset[str]:
+    """A list of texts' keys (:func:`value_keys`): the texts joined, and each text when
+    there are several."""
+    joined = {_norm(" ".join(values))}
+    return frozenset(joined | {_norm(v) for v in values} if len(values) > 1 else joined)
+
+
+_strings_keys_cached = lru_cache(maxsize=CACHE_SIZE)(_strings_keys)
 
 
 def text_of(value: Any) -> str:
     """A value's texts joined, whitespace- and case-folded."""
+    if isinstance(value, str):
+        return _norm(value)
     return _norm(" ".join(_texts(value)))
 
 
 def value_names(record: Mapping[str, Any]) -> set[str]:
     """The names that a record's short texts would give (``Sven`` → ``sven``): a field
     named so was named after a value, not a label."""
-    names: set[str] = set()
-    for text in _texts(list(record.values())):
-        if len(text) <= MAX_NAME_TEXT and any(ch.isalpha() for ch in text):
-            names.add(_NAME_CHARS.sub("_", text.casefold()).strip("_"))
+    texts = _texts(list(record.values()))
+    names = {_value_name(text) for text in texts if len(text) <= MAX_NAME_TEXT}
     names.discard("")
     return names
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _value_name(text: str) -> str:
+    """The name a short text would give, "" for one that gives none."""
+    if len(text) <= MAX_NAME_TEXT and any(ch.isalpha() for ch in text):
+        return _NAME_CHARS.sub("_", text.casefold()).strip("_")
+    return ""
 
 
 def member_keys(value: Any) -> set[str]:
@@ -150,6 +221,7 @@ def _name_words(name: str) -> list[str]:
     return [w for w in name.lower().split("_") if w]
 
 
+@lru_cache(maxsize=CACHE_SIZE)
 def _is_control_name(name: str) -> bool:
     lowered = name.lower()
     if any(mark in lowered for mark in SCREEN_READER_NAMES):
@@ -173,6 +245,20 @@ def _scoped(pattern: re.Pattern[str]) -> str:
 
 
 def _is_chrome_text(text: str, page_url: str | None) -> bool:
+    if _is_shape_chrome(text):
+        return True
+    return bool(page_url) and _same_page(text.strip(), page_url or "")
+
+
+def _is_shape_chrome(text: str) -> bool:
+    """The chrome tests that need nothing but the text: each distinct short text checked
+    once (the site's chrome repeats from page to page)."""
+    if len(text) <= CACHED_TEXT:
+        return _shape_chrome_cached(text)
+    return _shape_chrome(text)
+
+
+def _shape_chrome(text: str) -> bool:
     stripped = _norm(text)
     if not stripped or stripped == "#":
         return True
@@ -180,9 +266,10 @@ def _is_chrome_text(text: str, page_url: str | None) -> bool:
         return True
     if _CHROME_URL.search(text.strip()):
         return True
-    if page_url and _same_page(text.strip(), page_url):
-        return True
     return bool(_MARKUP.search(text) or _CODE.search(text))
+
+
+_shape_chrome_cached = lru_cache(maxsize=CACHE_SIZE)(_shape_chrome)
 
 
 def _same_page(value: str, page_url: str) -> bool:
@@ -190,8 +277,13 @@ def _same_page(value: str, page_url: str) -> bool:
         return False
     if value.startswith("#"):
         return True
-    a, b = urldefrag(value)[0].rstrip("/"), urldefrag(page_url)[0].rstrip("/")
-    return a == b
+    return urldefrag(value)[0].rstrip("/") == _page_address(page_url)
+
+
+@lru_cache(maxsize=64)
+def _page_address(page_url: str) -> str:
+    """The page's address without its fragment or a trailing slash, once per page."""
+    return urldefrag(page_url)[0].rstrip("/")
 
 
 def is_chrome(name: str, value: Any, page_url: str | None = None) -> bool:
@@ -210,7 +302,7 @@ def is_chrome(name: str, value: Any, page_url: str | None = None) -> bool:
         return not value or all(is_chrome(k, v, page_url) for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return all(is_chrome(name, v, page_url) for v in value)
-    text = str(value)
+    text = value if type(value) is str else str(value)
     if name.lower() in _FUNCTION_WORDS and _norm(text).isdigit():
         return True
     if _is_class_name(name) and _COUNT_TEXT.match(_norm(text)):
@@ -218,6 +310,7 @@ def is_chrome(name: str, value: Any, page_url: str | None = None) -> bool:
     return _is_chrome_text(text, page_url)
 
 
+@lru_cache(maxsize=CACHE_SIZE)
 def _is_class_name(name: str) -> bool:
     """A name made of a CSS class and the slot's tag (``rating_summary_a``): the page gave
     the value no label of its own."""
@@ -225,6 +318,7 @@ def _is_class_name(name: str) -> bool:
     return len(words) > 1 and words[-1] in _TAG_WORDS
 
 
+@lru_cache(maxsize=CACHE_SIZE)
 def is_layout_name(name: str) -> bool:
     """A name that says nothing about the value: a URL scheme (``https``), a value's text
     (``f_0_0mg``: names that began with a digit), a CSS layout class (``list_li``,
@@ -239,6 +333,7 @@ def is_layout_name(name: str) -> bool:
     return any(w in _LAYOUT_WORDS for w in words)
 
 
+@lru_cache(maxsize=CACHE_SIZE)
 def readable_name(name: str) -> str | None:
     """``name`` without its layout words and trailing slot numbers (``list_li`` → ``list``),
     or None when nothing readable is left (``spacing_style_4``, ``https``, ``f_0_0mg``)."""

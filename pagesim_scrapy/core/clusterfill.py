@@ -246,6 +246,7 @@ class KeptNeighbours:
         left = [n for n, label in enumerate(given) if label is None]
         nearest = dict(zip(left, nearest_pages(self.pages, model, left, always=offset)))
         self.labels = fill_from_neighbours(given, nearest, fixed)
+        self._given = given
         self.steps = [_steps(n, given, nearest) for n in range(len(given))]
         sampled = len(chosen) - offset
         named = sum(label is not None for label in self.labels[offset:])
@@ -253,6 +254,7 @@ class KeptNeighbours:
         #: the kept pages sampled
         self.sampled = sampled
         self._same = {page: n for n, page in enumerate(self.pages)}
+        self._spread: dict[str, float] = {}
 
     def fill(self, page: Features) -> NeighbourFill | None:
         """The label of ``page``'s most similar other page of the sample's chain (None when
@@ -265,9 +267,27 @@ class KeptNeighbours:
             return None
         best = int(np.argmax(scores))
         label = self.labels[best]
-        if label is None:
+        if label is None or scores[best] < self.spread(label):
             return None
         return NeighbourFill(label, float(scores[best]), 1 + self.steps[best])
+
+    def spread(self, label: str) -> float:
+        """The loosest link inside ``label``'s own pages of the sample (its examples and the
+        kept pages it was decided for, not those its chains filled): the least similarity of
+        one of them to its most similar other page. A page further from its neighbour than
+        that is not of the label's kind however its chain runs (a type of one page nobody
+        configured, a shop's cart or login page, is nearest some page but far from all)."""
+        found = self._spread.get(label)
+        if found is None:
+            members = [n for n, given in enumerate(self._given) if given == label]
+            found = min((self._nearest_similarity(n) for n in members), default=0.0)
+            self._spread[label] = found
+        return found
+
+    def _nearest_similarity(self, index: int) -> float:
+        scores = self.pool.similarities(self.pages[index])
+        scores[index] = -1.0
+        return float(scores.max()) if len(scores) > 1 else 0.0
 
 
 def _steps(start: int, labels: Sequence[str | None], nearest: Mapping[int, int]) -> int:

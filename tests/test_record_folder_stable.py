@@ -77,6 +77,9 @@ def _crawl(project: Path) -> subprocess.Popen[str]:
         # the label learns every product page, not the first 50 to arrive (which ones those
         # are depends on the timing of the two crawls, run side by side)
         ("PAGESIM_INDUCTION_MAX_PAGES", 1000),
+        # ... and holds every item until its wrapper is ready (an item released early by the
+        # buffer's cap is extracted with the wrapper of that moment: timing again)
+        ("PAGESIM_INDUCTION_BUFFER_SIZE", 1000),
     ):
         args += ["-s", f"{name}={value}"]
     return subprocess.Popen(

@@ -95,17 +95,20 @@ def nearest_pages(
     which: Sequence[int],
     always: int = 0,
     limit: int = NEIGHBOUR_CANDIDATES,
+    pool: CandidatePool | None = None,
 ) -> list[int]:
     """For each page index in ``which``, the index of its most similar other page of
     ``features`` under ``model``'s weights (the first on a tie; itself with no other page).
     The first ``always`` pages are always candidates; past ``limit`` pages the rest are
-    sampled at an even stride."""
-    number: dict[str, int] = {}
-    for page in features:
-        for feature in page:
-            number.setdefault(feature, len(number))
+    sampled at an even stride. ``pool``: the pool of every page of ``features``, when the
+    caller has built it already (within ``limit``), so it is not built twice."""
     candidates = _candidates(len(features), always, limit)
-    pool = CandidatePool(number, model, [features[j] for j in candidates])
+    if pool is None or len(candidates) != len(features):
+        number: dict[str, int] = {}
+        for page in features:
+            for feature in page:
+                number.setdefault(feature, len(number))
+        pool = CandidatePool(number, model, [features[j] for j in candidates])
     index = np.asarray(candidates, dtype=np.int64)
     out = []
     for i in which:
@@ -244,7 +247,9 @@ class KeptNeighbours:
         self.pool = CandidatePool(number, model, self.pages)
         given: list[str | None] = list(labels)
         left = [n for n, label in enumerate(given) if label is None]
-        nearest = dict(zip(left, nearest_pages(self.pages, model, left, always=offset)))
+        nearest = dict(
+            zip(left, nearest_pages(self.pages, model, left, always=offset, pool=self.pool))
+        )
         self.labels = fill_from_neighbours(given, nearest, fixed)
         self._given = given
         self.steps = [_steps(n, given, nearest) for n in range(len(given))]

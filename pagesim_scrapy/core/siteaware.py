@@ -998,23 +998,21 @@ class SiteAwareClassifier:
         return max(covers) <= 1.0 and len(self._templates) >= 2
 
     @cached_property
-    def _neighbour_cache(self) -> dict[str | None, tuple[_Site, int, int, KeptNeighbours]]:
-        """Per site, its kept pages as the crawl's fill reads them, with the re-estimate and
-        the site's page count they were built at (a rebuild labels and compares every sampled
-        page: at every re-estimate it cost more than the rest of the decision on a crawl of
-        many sites)."""
+    def _neighbour_cache(self) -> dict[str | None, tuple[_Site, int, KeptNeighbours]]:
+        """Per site, its kept pages as the crawl's fill reads them, and the re-estimate they
+        were labelled at (the labels move only when the cuts do)."""
         return {}
 
     def _kept_neighbours(self, site: str | None) -> KeptNeighbours:
         """The site's :class:`~pagesim_scrapy.core.clusterfill.KeptNeighbours`, rebuilt after
-        a re-estimate when they cannot fill or the site has doubled. Called under the lock."""
+        each re-estimate of its cuts. Called under the lock."""
         state = self._site(site)
         if state.refreshed_at < 0:
             self._refresh(state)
         cache = self._neighbour_cache
         cached = cache.get(site)
-        if cached is not None and cached[0] is state and self._neighbours_hold(state, cached):
-            return cached[3]
+        if cached is not None and cached[0] is state and cached[1] == state.refreshed_at:
+            return cached[2]
 
         def label_of(page: Features) -> str | None:
             return self.decide(self._scores_of(page, state), site=site, features=page).label
@@ -1025,21 +1023,8 @@ class SiteAwareClassifier:
         if len(cache) > len(self._sites):  # forget the sites evicted since
             for gone in [name for name in cache if name not in self._sites]:
                 del cache[gone]
-        cache[site] = (state, state.refreshed_at, max(1, state.model.pages), built)
+        cache[site] = (state, state.refreshed_at, built)
         return built
-
-    def _neighbours_hold(
-        self, state: _Site, cached: tuple[_Site, int, int, KeptNeighbours]
-    ) -> bool:
-        """Whether a site's built neighbours still serve: until its next re-estimate, and
-        past it while they can fill (enough pages chain to a label) and the site has not
-        doubled since they were built."""
-        _, refreshed_at, pages, built = cached
-        if refreshed_at == state.refreshed_at:
-            return True
-        needed = pages_needed(len(self._templates), self.policy)
-        usable = built.sampled >= needed and built.covered >= self.policy.crawl_neighbour_cover
-        return usable and state.model.pages < 2 * pages
 
     def _summary(self, page: Any) -> Any:
         """The page's summary (summarised once for both the features and the clusters), or

@@ -104,11 +104,7 @@ def nearest_pages(
     caller has built it already (within ``limit``), so it is not built twice."""
     candidates = _candidates(len(features), always, limit)
     if pool is None or len(candidates) != len(features):
-        number: dict[str, int] = {}
-        for page in features:
-            for feature in page:
-                number.setdefault(feature, len(number))
-        pool = CandidatePool(number, model, [features[j] for j in candidates])
+        pool = CandidatePool(feature_numbers(features), model, [features[j] for j in candidates])
     index = np.asarray(candidates, dtype=np.int64)
     out = []
     for i in which:
@@ -119,6 +115,15 @@ def nearest_pages(
             continue
         out.append(int(index[int(np.argmax(scores))]))
     return out
+
+
+def feature_numbers(pages: Sequence[Features]) -> dict[str, int]:
+    """Each feature of ``pages`` numbered in the order first met (a pool's columns)."""
+    number: dict[str, int] = {}
+    for page in pages:
+        for feature in page:
+            number.setdefault(feature, len(number))
+    return number
 
 
 class CandidatePool:
@@ -240,11 +245,7 @@ class KeptNeighbours:
         chosen = _candidates(len(pages), offset, limit)
         self.pages = [pages[j] for j in chosen]
         labels = [label for label, _ in examples] + [label_of(page) for page in self.pages[offset:]]
-        number: dict[str, int] = {}
-        for page in self.pages:
-            for feature in page:
-                number.setdefault(feature, len(number))
-        self.pool = CandidatePool(number, model, self.pages)
+        self.pool = CandidatePool(feature_numbers(self.pages), model, self.pages)
         given: list[str | None] = list(labels)
         left = [n for n, label in enumerate(given) if label is None]
         nearest = dict(

@@ -1067,6 +1067,21 @@ static int add_feature(PyObject *feature, PyObject *members, PyObject *df, PyObj
     return 0;
 }
 
+/* (total, [sums[0], ..., sums[count - 1]]): what shared_weights and packed_weights return. */
+static PyObject *weights_result(double total, const double *sums, Py_ssize_t count) {
+    PyObject *shared = PyList_New(count);
+    if (!shared) return NULL;
+    for (Py_ssize_t t = 0; t < count; t++) {
+        PyObject *value = PyFloat_FromDouble(sums[t]);
+        if (!value) {
+            Py_DECREF(shared);
+            return NULL;
+        }
+        PyList_SET_ITEM(shared, t, value);
+    }
+    return Py_BuildValue("(dN)", total, shared);
+}
+
 /* A page's summed weight and the weight it shares with each template, in one pass over its
    features: weight = table[df.get(feature, 0)], and members[feature] has bit t set when
    template t holds the feature.  The weights are on a grid on which every sum is exact
@@ -1093,18 +1108,7 @@ static PyObject *shared_weights(PyObject *self, PyObject *args) {
     }
     Py_DECREF(it);
     if (PyErr_Occurred()) return NULL;
-    PyObject *shared = PyList_New(count);
-    if (!shared) return NULL;
-    for (Py_ssize_t t = 0; t < count; t++) {
-        PyObject *value = PyFloat_FromDouble(sums[t]);
-        if (!value) {
-            Py_DECREF(shared);
-            return NULL;
-        }
-        PyList_SET_ITEM(shared, t, value);
-    }
-    PyObject *out = Py_BuildValue("(dN)", total, shared);
-    return out;
+    return weights_result(total, sums, count);
 }
 
 /* shared_weights of a packed page (site.py's _pack), read straight from its string: the
@@ -1136,17 +1140,7 @@ static PyObject *packed_weights(PyObject *self, PyObject *args) {
         Py_DECREF(feature);
         if (failed) return NULL;
     }
-    PyObject *shared = PyList_New(count);
-    if (!shared) return NULL;
-    for (Py_ssize_t t = 0; t < count; t++) {
-        PyObject *value = PyFloat_FromDouble(sums[t]);
-        if (!value) {
-            Py_DECREF(shared);
-            return NULL;
-        }
-        PyList_SET_ITEM(shared, t, value);
-    }
-    return Py_BuildValue("(dN)", total, shared);
+    return weights_result(total, sums, count);
 }
 
 /* site.jaccard_of_totals of a page (its shared weight with each template and its total)

@@ -70,14 +70,14 @@ pass through untouched):
   once gives; so does a label whose waiting pages could bring the wrappers to
   ``PAGESIM_INDUCTION_MAX_NODES``, so that learning stops at the same page. The pages are
   kept until the label's wrapper is fixed or the spider closes (at most
-  ``PAGESIM_INDUCTION_MAX_PAGES`` per label, the sample). What may still differ between two crawls of the
-  same pages (issue 31, item 5; docs: records, "Stability"): which pages a label learns once
-  the wrappers reach ``PAGESIM_INDUCTION_MAX_NODES`` (the first ones); the records of items
-  released early by a cap, and of a full label whose wrapper such a release fixed; and a
-  wrapper that continues a stored one (its stored pages cannot be learned again:
-  new pages are added in arrival order, and its items are not held). The saved wrapper of a
-  label learned in one crawl, and every record extracted with it later, do not depend on the
-  order.
+  ``PAGESIM_INDUCTION_MAX_PAGES`` per label, the sample). What may still differ between
+  two crawls of the same pages (issue 31, item 5; docs: records, "Stability"): which pages
+  a label learns once the wrappers reach ``PAGESIM_INDUCTION_MAX_NODES`` (the first ones);
+  the records of items released early by a cap, and of a full label whose wrapper such a
+  release fixed; and a wrapper that continues a stored one (its stored pages cannot be
+  learned again: new pages are added in arrival order, and its items are not held). The
+  saved wrapper of a label whose items all waited for the crawl to run dry, and every record
+  extracted with it later, do not depend on the order.
 * at spider close the wrappers are saved through ``PAGESIM_INDUCTION_STORE`` (default: JSON
   files under the project's data dir, ``.scrapy/pagesim/wrappers/<label>.json``) and the
   next crawl starts from them. A stored wrapper that cannot be used (corrupt, hostile, another

@@ -145,7 +145,7 @@ def pipeline_records(
     held: list[tuple[str, str]] = []
     out: dict[str, dict] = {}
     for url, raw in pages:
-        learner.learn(state, raw.decode("utf-8"), url)
+        learner.take(state, raw.decode("utf-8"), url)  # the pipeline's step
         held.append((url, raw.decode("utf-8")))
         if learner.settled(state):
             _release(learner, state, held, out)

@@ -22,7 +22,8 @@ pytestmark = pytest.mark.skipif(
     not DEMO_LABELS_FILE.is_file(), reason="the demo site is not generated"
 )
 
-#: product pages crawled (fewer than PAGESIM_INDUCTION_MAX_PAGES: the label learns them all)
+#: product pages crawled (fewer than the default PAGESIM_INDUCTION_MAX_PAGES: the label learns
+#: them all; more than 10: the label learns a sample of them)
 PAGES = 24
 
 
@@ -39,7 +40,12 @@ def _records(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_two_crawls_in_different_orders_give_identical_records(tmp_path: Path) -> None:
+@pytest.mark.parametrize("max_pages", [50, 10])
+def test_two_crawls_in_different_orders_give_identical_records(
+    tmp_path: Path, max_pages: int
+) -> None:
+    """With ``max_pages`` 10 the label meets more pages than it learns: it learns its
+    bottom-k sample, the same pages in both orders."""
     routes = _product_routes()
     assert len(routes) == PAGES
     results = []
@@ -48,11 +54,15 @@ def test_two_crawls_in_different_orders_give_identical_records(tmp_path: Path) -
         for name, order, concurrency in (("forward", urls, 4), ("backward", urls[::-1], 1)):
             folder = tmp_path / name
             folder.mkdir()
-            settings = {"PAGESIM_INDUCTION_MIN_PAGES": 5, "CONCURRENT_REQUESTS": concurrency}
+            settings = {
+                "PAGESIM_INDUCTION_MIN_PAGES": 5,
+                "PAGESIM_INDUCTION_MAX_PAGES": max_pages,
+                "CONCURRENT_REQUESTS": concurrency,
+            }
             result = crawl(folder, order, settings)
             assert result["finish_reason"] == "finished"
             assert len(page_items(result)) == PAGES
-            assert stat(result, "learned/recipe") == PAGES
+            assert stat(result, "learned/recipe") == min(PAGES, max_pages)
             results.append(result)
     first, second = (_records(result) for result in results)
     assert first.keys() == second.keys()

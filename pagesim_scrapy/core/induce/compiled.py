@@ -199,7 +199,7 @@ def compile_tree(tree: TemplateTree, lam: float, const_pages: int = 1) -> Compil
     labels = compile_labels(tree.labels, n, threshold, reserved)
     _drop_covered_keys(order, {f.key for f in labels})
     sections = compile_sections(tree.sections, n, threshold, reserved)
-    fields = _name_fields(order, n, reserved)
+    fields = _name_fields(order, n, reserved, _site_name(order))
     fields.extend(_label_and_section_fields(labels, sections))
     blank = _blank(root)
     for f in labels:
@@ -716,8 +716,46 @@ def _repeat_name(c: CNode) -> str:
     return "list"
 
 
-def _name_fields(order: list[CNode], n: int, reserved: set[str]) -> list[FieldInfo]:
-    namer = _FieldNamer(reserved)
+#: Words left at the edge of a label once the site's name is cut out of it ("Reply from").
+_EDGE_WORDS = frozenset({"from", "by", "at", "of", "to", "for", "with", "on", "the", "a"})
+
+
+def _site_name(order: list[CNode]) -> tuple[str, ...]:
+    """The site's name as snake-case words: the constant part every learned page's
+    ``<title>`` shares ("Mira Boot | Northwind Outfitters"); empty when the titles share none."""
+    for c in order:
+        parent = c.parent
+        if c.kind != TEXT or c.trim is None or parent is None or parent.tag != "title":
+            continue
+        words = tuple(w for part in c.trim for w in snake(part).split("_") if w)
+        return words if any(w.isalpha() for w in words) else ()
+    return ()
+
+
+def without_site_name(base: str, site: tuple[str, ...]) -> str:
+    """``base`` (a field's name) without the site's name and the words it leaves dangling:
+    a label that names the shop ("Reply from Northwind Outfitters") names the value by what
+    it is (``reply``); the same on every page of the site, the name says nothing. ``base``
+    when nothing else would be left."""
+    words = snake(base).split("_")
+    size = len(site)
+    if not site or size > len(words):
+        return base
+    for start in range(len(words) - size + 1):
+        if tuple(words[start : start + size]) == site:
+            rest = words[:start] + words[start + size :]
+            while rest and rest[-1] in _EDGE_WORDS:
+                rest.pop()
+            while rest and rest[0] in _EDGE_WORDS:
+                rest.pop(0)
+            return "_".join(rest) if rest else base
+    return base
+
+
+def _name_fields(
+    order: list[CNode], n: int, reserved: set[str], site: tuple[str, ...] = ()
+) -> list[FieldInfo]:
+    namer = _FieldNamer(reserved, site)
     # names given earlier stay (stable across learning more pages)
     for c in order:
         namer.keep_earlier_names(c)
@@ -737,8 +775,10 @@ def _name_fields(order: list[CNode], n: int, reserved: set[str]) -> list[FieldIn
 class _FieldNamer:
     """Unique field names per scope (the page, or one repeat), earlier names kept."""
 
-    def __init__(self, reserved: set[str]) -> None:
+    def __init__(self, reserved: set[str], site: tuple[str, ...] = ()) -> None:
         self.taken: dict[int, set[str]] = {id(None): reserved}
+        #: the site's name, cut out of the names given (:func:`without_site_name`)
+        self.site = site
 
     def scope_names(self, c: CNode) -> set[str]:
         key = id(c.scope)
@@ -771,6 +811,7 @@ class _FieldNamer:
     def name_text(self, c: CNode, scope_field: str | None, fields: list[FieldInfo]) -> None:
         if c.field == "":
             base = _repeat_name(c) if c.kind == REPEAT else _text_name(c)
+            base = without_site_name(base, self.site)
             c.field = unique_name(snake(base), self.scope_names(c))
             c.src.name = c.field
         if c.field:

@@ -6,13 +6,15 @@ pass through untouched):
 * it learns the label's wrapper from the first ``PAGESIM_INDUCTION_MAX_PAGES`` page items
   (in a worker thread, so the reactor stays free), starting from a wrapper stored by an
   earlier crawl if there is one;
-* every page item of a label is *held* until the label is *settled*: its wrapper has learned
-  ``PAGESIM_INDUCTION_MAX_PAGES`` pages, or no more of its pages can come (the crawl has
-  nothing else left to do, or the spider closes). Its held items are then all extracted with
-  the wrapper learned afresh from every page of the label in canonical order, so the same
-  pages give the same records whatever the order and timing of the crawl; later items are
-  extracted at once with that wrapper. ``process_item`` awaits a held item's release: a
-  pipeline cannot emit items later by itself, so waiting is the honest way to hold one;
+* every page item of a label is *held* until the label is *settled*: no more of its pages
+  can come (the crawl has nothing else left to do, once the ``spider_idle`` listeners have
+  been asked for more, or the spider closes). Its held items are then all extracted with the
+  wrapper learned afresh from the label's pages in canonical order, so the same pages give
+  the same records whatever the order and timing of the crawl; a label that meets more than
+  ``PAGESIM_INDUCTION_MAX_PAGES`` pages learns a bottom-k sample of them (the pages of
+  smallest digest), the same set in any order. Later items are extracted at once with that
+  wrapper. ``process_item`` awaits a held item's release: a pipeline cannot emit items later
+  by itself, so waiting is the honest way to hold one;
 * an item's ``record`` leads with its page's core record (standard names from its
   structured data, :mod:`pagesim_scrapy.core.record`; their sources in
   ``verdict["induction"]["sources"]``, the page type in ``verdict["induction"]["page_type"]``),
@@ -20,8 +22,10 @@ pass through untouched):
   layout names replaced (:func:`pagesim_scrapy.core.record.item_record`, :mod:`.records`);
   a label that learned fewer than ``PAGESIM_INDUCTION_MIN_PAGES`` pages gives records marked
   ``"pagesim_wrapper": "partial"``;
-* waiting is bounded: an item is released early — extracted with the wrapper learned so far,
-  in arrival order, so its induced fields may differ from crawl to crawl — when more than
+* waiting is bounded: an item is released early — extracted with the wrapper learned so far
+  (in arrival order; a full label's sample as it stands, which then stays the label's
+  wrapper for the rest of the crawl), so its induced fields may differ from crawl to crawl —
+  when more than
   ``PAGESIM_INDUCTION_BUFFER_SIZE`` items are held (the oldest goes), when the held pages take
   more than half of ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` (the oldest go; see below), or when it
   has waited ``PAGESIM_INDUCTION_WAIT`` seconds. No item is lost or dropped.
@@ -65,15 +69,15 @@ pass through untouched):
   waiting pages then, one by one as they came, which gives the wrapper learning each page at
   once gives; so does a label whose waiting pages could bring the wrappers to
   ``PAGESIM_INDUCTION_MAX_NODES``, so that learning stops at the same page. The pages are
-  kept until the label is full or the spider closes (at most ``PAGESIM_INDUCTION_MAX_PAGES``
-  per label). What may still differ between two crawls of the
-  same pages (issue 31, item 5; docs: records, "Stability"): which pages a label learns when
-  more than ``PAGESIM_INDUCTION_MAX_PAGES`` arrive, or once the wrappers reach
-  ``PAGESIM_INDUCTION_MAX_NODES`` (the first ones); the records of items released early by a
-  cap; and a wrapper that continues a stored one (its stored pages cannot be learned again:
-  new pages are added in arrival order, and its items are not held). The saved wrapper of a
-  label learned in one crawl, and every record extracted with it later, do not depend on the
-  order.
+  kept until the label's wrapper is fixed or the spider closes (at most
+  ``PAGESIM_INDUCTION_MAX_PAGES`` per label, the sample). What may still differ between
+  two crawls of the same pages (issue 31, item 5; docs: records, "Stability"): which pages
+  a label learns once the wrappers reach ``PAGESIM_INDUCTION_MAX_NODES`` (the first ones);
+  the records of items released early by a cap, and of a full label whose wrapper such a
+  release fixed; and a wrapper that continues a stored one (its stored pages cannot be
+  learned again: new pages are added in arrival order, and its items are not held). The
+  saved wrapper of a label whose items all waited for the crawl to run dry, and every record
+  extracted with it later, do not depend on the order.
 * at spider close the wrappers are saved through ``PAGESIM_INDUCTION_STORE`` (default: JSON
   files under the project's data dir, ``.scrapy/pagesim/wrappers/<label>.json``) and the
   next crawl starts from them. A stored wrapper that cannot be used (corrupt, hostile, another

@@ -15,9 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from scrapy import signals
+from scrapy.exceptions import CloseSpider, DontCloseSpider
 from scrapy.utils.asyncio import create_looping_call
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
 from pagesim_scrapy.pipelines.induction.stores import logger
 
@@ -86,6 +89,8 @@ class Holding:
         self.leaving_bytes = 0
         self._watch: Any = None
         self._idle_checks = 0
+        #: the ``spider_idle`` listeners were asked in this idle spell (see :meth:`_more_to_come`)
+        self._asked_idle = False
 
     def new(self, item: PageItem, label: str) -> Held:
         return Held(item, label, time.monotonic(), body_size(item.html))
@@ -182,7 +187,7 @@ class Holding:
         self.make_room()
         if self.held and self._crawl_idle():
             self._idle_checks += 1
-            if self._idle_checks >= IDLE_CHECKS:
+            if self._idle_checks >= IDLE_CHECKS and not self._more_to_come():
                 logger.info(
                     "nothing left to crawl: releasing %d held page item(s), extracted with "
                     "the wrappers learned from every page of the crawl",
@@ -191,8 +196,30 @@ class Holding:
                 self.release_all("idle")
         else:
             self._idle_checks = 0
+            self._asked_idle = False
         if not self.held:
             self._stop_watch()
+
+    def _more_to_come(self) -> bool:
+        """Whether a ``spider_idle`` listener brings more pages: the engine asks them only
+        once the scraper is idle, which the held items keep it from, so the holding asks
+        them first (once per idle spell), as the engine would. Pages the classifier held
+        for its second look, or a spider's next batch, then still reach their label's
+        sample before its items go."""
+        if self._asked_idle or self.crawler is None:
+            return False
+        spider = getattr(self.crawler, "spider", None)
+        if spider is None:
+            return False
+        self._asked_idle = True
+        self._idle_checks = 0
+        results = self.crawler.signals.send_catch_log(
+            signals.spider_idle, spider=spider, dont_log=(DontCloseSpider, CloseSpider)
+        )
+        return any(
+            isinstance(outcome, Failure) and isinstance(outcome.value, DontCloseSpider)
+            for _, outcome in results
+        )
 
     def _closing(self) -> bool:
         """The engine is closing the spider (CLOSESPIDER_*, a shutdown): it waits for the

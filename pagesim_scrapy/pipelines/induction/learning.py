@@ -7,6 +7,11 @@ page is learned once, then. A wrapper is learned earlier, exactly as it would ha
 page, only when something needs it before (an item released by a cap, no holding) or when the
 template node budget could be reached by the pages waiting.
 
+A label that meets more than ``PAGESIM_INDUCTION_MAX_PAGES`` pages keeps a bottom-k sample of
+them (:meth:`Learner._sample`: the pages of smallest digest), so the pages its wrapper learns
+do not depend on the order they came in; an item that needs a full label's wrapper before the
+crawl is dry fixes it from the sample as it stands.
+
 The learning and extracting steps run in the worker thread; each label's state is guarded by
 its own lock. None of them raises: a page that fails becomes an outcome and a reason.
 """
@@ -86,6 +91,9 @@ class LabelState:
         self.waiting_nodes = 0
         #: the parsed trees of waiting pages, by their index in ``sources`` (within a budget)
         self.waiting_trees: dict[int, tuple[Element, int]] = {}
+        #: the node bound of each waiting page, by its digest (a page leaving the sample
+        #: takes its bound with it)
+        self.waiting_bounds: dict[bytes, int] = {}
 
     @property
     def waiting(self) -> int:
@@ -94,8 +102,11 @@ class LabelState:
 
     @property
     def pages(self) -> int:
-        """Pages of the wrapper, the waiting ones included (they will be learned)."""
-        return self.wrapper.pages + self.waiting
+        """Pages of the wrapper, the waiting ones included (they will be learned): the pages
+        kept, while they are kept (a page that left the sample is no page of the wrapper)."""
+        if self.sources is not None:
+            return len(self.sources)
+        return self.wrapper.pages
 
 
 def count_nodes(wrapper: Wrapper) -> int:
@@ -164,6 +175,17 @@ class Learner:
         self.nodes += state.nodes  # a stored wrapper's nodes count too
         return state
 
+    def takes(self, state: LabelState) -> bool:
+        """Whether a page of the label may still be learned or enter its sample: a full label
+        whose pages are kept keeps the bottom-k sample of every page it meets."""
+        if state.failed is not None:
+            return False
+        return state.sources is not None or state.pages < self.config.max_pages
+
+    def sampling(self, state: LabelState) -> bool:
+        """Whether the label is full and keeps its pages: a new page replaces one of them."""
+        return state.sources is not None and len(state.sources) >= self.config.max_pages
+
     def settled(self, state: LabelState) -> bool:
         """Whether the label's wrapper learns no more pages in this crawl (it is full, it
         continues a stored wrapper and is ready, learning failed, or the node budget is
@@ -217,9 +239,13 @@ class Learner:
         if root is None:
             return "error", reason, None
         with state.lock:
-            if state.failed is not None or state.pages >= self.config.max_pages:
+            if state.failed is not None or (
+                state.sources is None and state.pages >= self.config.max_pages
+            ):
                 return "full", None, root
             bound = NODES_PER_ELEMENT * sum(1 for _ in root.iter())
+            if self.sampling(state) and not self.node_limited:
+                return self._sample(state, root, html, url, bound)
             if not self._room_for(bound):
                 # PAGESIM_INDUCTION_MAX_NODES may be reached: learn as the pages came, so
                 # that learning stops at the same page
@@ -321,28 +347,85 @@ class Learner:
     def _keep_waiting(
         self, state: LabelState, root: Element, html: str, url: str | None, bound: int
     ) -> LearnResult:
-        """Keep the page to learn it when the label settles (a full label settles now)."""
+        """Keep the page to learn it when the label settles."""
         assert state.sources is not None
         fingerprint = document_fingerprint(root)
         if fingerprint in state.wrapper.tree.docs or fingerprint in state.waiting_docs:
             state.waiting_duplicates[len(state.sources)] += 1
             return "duplicate", None, root
+        self._add_waiting(state, root, html, url, bound, (fingerprint, page_order_key(root)))
+        return "learned", None, root
+
+    def _add_waiting(
+        self,
+        state: LabelState,
+        root: Element,
+        html: str,
+        url: str | None,
+        bound: int,
+        ids: tuple[int, tuple[int, bytes]],
+    ) -> None:
+        """Keep the page, with its fingerprint and canonical order key (``ids``), waiting."""
+        assert state.sources is not None
+        fingerprint, key = ids
         state.waiting_docs.add(fingerprint)
         state.waiting_nodes += bound
+        state.waiting_bounds[key[1]] = bound
         size = body_size(html)
         if self.tree_bytes + size <= self.tree_budget:
             state.waiting_trees[len(state.sources)] = (root, size)
             self.tree_bytes += size
-        state.sources.append(_source(page_order_key(root), html, url))
-        if state.pages >= self.config.max_pages:
-            self._settle(state)
-        return "learned", None, root
+        state.sources.append(_source(key, html, url))
+
+    # --- the bottom-k sample of a full label (worker thread, under the label's lock) ---------
+
+    def _sample(
+        self, state: LabelState, root: Element, html: str, url: str | None, bound: int
+    ) -> LearnResult:
+        """A full label keeps the ``PAGESIM_INDUCTION_MAX_PAGES`` pages of smallest digest
+        among all the pages it meets (a bottom-k sample): once every page has come, that is
+        the same set whatever their order. A page below the largest kept digest replaces
+        that page (outcome ``"sampled"``); the others are not kept (``"full"``)."""
+        assert state.sources is not None
+        fingerprint = document_fingerprint(root)
+        if fingerprint in state.wrapper.tree.docs or fingerprint in state.waiting_docs:
+            return "duplicate", None, root
+        worst = sample_worst(state.sources)
+        key = page_order_key(root)
+        if key[1] >= state.sources[worst][0][1]:
+            return "full", None, root
+        self._evict(state, worst)
+        self._add_waiting(state, root, html, url, bound, (fingerprint, key))
+        return "sampled", None, root
+
+    def _evict(self, state: LabelState, index: int) -> None:
+        """The kept page at ``index`` leaves the sample. A page the wrapper learned already
+        makes the wrapper stale: it is learned afresh from the sample when the label
+        settles (``in_order`` off)."""
+        assert state.sources is not None
+        digest = state.sources.pop(index)[0][1]
+        if index < state.applied:
+            state.applied -= 1
+            state.in_order = False
+        state.waiting_nodes -= state.waiting_bounds.pop(digest, 0)
+        kept = state.waiting_trees.pop(index, None)
+        if kept is not None:
+            self.tree_bytes -= kept[1]
+        state.waiting_trees = {k - (k > index): tree for k, tree in state.waiting_trees.items()}
+        state.waiting_duplicates = Counter(
+            {k - (k > index): n for k, n in state.waiting_duplicates.items()}
+        )
 
     def catch_up(self, state: LabelState) -> None:
-        """Worker thread: learn the label's waiting pages now, as they came (an item needs
-        the wrapper as learning each page at once gives it)."""
+        """Worker thread: learn the label's waiting pages now (an item needs the wrapper):
+        as they came, which gives the wrapper learning each page at once gives; a full
+        label's sample as it stands, in canonical order, and the label then learns no more
+        in this crawl (its later items use that one wrapper)."""
         with state.lock:
-            self._replay(state)
+            if self.sampling(state):
+                self._settle(state)
+            else:
+                self._replay(state)
 
     def _catch_up_all(self, current: LabelState) -> None:
         """Every label's waiting pages learned as they came (``current``'s lock is held)."""
@@ -392,6 +475,7 @@ class Learner:
         for _, size in state.waiting_trees.values():
             self.tree_bytes -= size
         state.waiting_trees.clear()
+        state.waiting_bounds.clear()
         state.waiting_docs.clear()
         state.waiting_duplicates.clear()
         state.waiting_nodes = 0
@@ -534,6 +618,13 @@ class Learner:
             return Extraction({}, [], 0.0, reason)
         finally:
             forget_page()  # the page's tree is not needed any more
+
+
+def sample_worst(sources: list[_Source]) -> int:
+    """The index of the kept page with the largest digest (the second part of its canonical
+    order key): the first to leave the bottom-k sample. The digest is a uniform draw that
+    does not favour large pages, as the size part of the key would."""
+    return max(range(len(sources)), key=lambda k: sources[k][0][1])
 
 
 def _source(key: tuple[int, bytes], html: str | bytes, url: str | None) -> _Source:

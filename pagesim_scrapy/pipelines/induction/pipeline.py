@@ -53,7 +53,7 @@ LABEL_LIMIT_REASON = "no wrapper: %d labels have one already (PAGESIM_INDUCTION_
 #: extracted with the wrapper learned afresh, in canonical order, from every page learned.
 SETTLED_RELEASES = frozenset({"ready", "idle", "close"})
 
-#: The stat counted for each outcome of learning a page (``"full"``: none).
+#: The stat counted for each outcome of learning a page (``"full"``, ``"sampled"``: none).
 OUTCOME_STATS: dict[str, str] = {
     "learned": "learned/{label}",
     "duplicate": "duplicates/{label}",
@@ -143,6 +143,10 @@ class TemplateInductionPipeline:
                     # afresh from all of them in canonical order before its items go
                     await self._in_worker(self._relearn_locked, state)
                 await self._extract_into(item, state, mode, failure)
+                if mode not in SETTLED_RELEASES and self.learner.settled(state):
+                    # an early release fixed a full label's wrapper: the label's other
+                    # items need not wait for a wrapper that will not change any more
+                    self.holding.release_label(state.label, "ready")
             finally:
                 self.holding.done(held)
             return item
@@ -190,7 +194,7 @@ class TemplateInductionPipeline:
     ) -> tuple[str | None, Element | None]:
         """Learn the item's page while its label takes more; returns why it could not be
         learned (or None) and the parsed page, reused for extraction."""
-        if state.pages >= self.config.max_pages or state.failed is not None:
+        if not self.learner.takes(state):
             return None, None
         self._learning += 1  # an item still learning may make its label ready
         try:

@@ -114,10 +114,11 @@ class _Builder:
         """A row the page labels: named by its label, kept unless it repeats a value; a
         label that is a core name whose value differs is the page's specification of it
         (``spec_brand``), so the record says which value came from where."""
-        if not value_keys(value) or value_keys(value) & self.seen:
+        keys = value_keys(value)
+        if not keys or keys & self.seen:
             self._drop("repeat")
             return
-        self.seen |= value_keys(value)
+        self.seen |= keys
         if name in self.sources:  # the page's own row of a name the core record holds
             name = f"{SPEC}_{name}"
         self.record[self._unique(name)] = value

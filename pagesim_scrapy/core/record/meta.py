@@ -1,8 +1,14 @@
-"""The page head's flat metadata: OpenGraph (through extruct), twitter cards, meta tags."""
+"""The page head's flat metadata: OpenGraph, twitter cards, meta tags.
+
+OpenGraph is read as extruct's reader reads it (the properties of the page head's
+``<meta property content>`` whose prefix is OpenGraph's or declared by the page), without
+importing extruct's package, which loads every syntax's reader.
+"""
 
 from __future__ import annotations
 
-from extruct.opengraph import OpenGraphExtractor
+import re
+
 from lxml import etree
 
 __all__ = ["Flat", "read_meta", "read_opengraph", "read_twitter"]
@@ -34,16 +40,34 @@ META_NAMES = frozenset(
 )
 
 
+#: the prefixes OpenGraph defines, and ``product`` (not standard, common on shops)
+_OG_PREFIXES = frozenset({"og", "music", "video", "article", "book", "profile", "product"})
+_XHTML_HEAD = "{http://www.w3.org/1999/xhtml}head"
+_PREFIX = re.compile(r"\s*(\w+):\s*([^\s]+)")
+
+
 def read_opengraph(root: etree._Element) -> Flat:
     """OpenGraph properties (``og:``, ``article:``, ``product:``…) of the page head."""
     flat: Flat = {}
-    try:
-        for item in OpenGraphExtractor().extract_items(root):
-            for prop, value in item["properties"]:
-                _add(flat, prop, value)
-    except (AttributeError, IndexError, KeyError, TypeError):
+    heads = root.xpath("//head")
+    if not heads:
         return flat  # a page without a head element
+    # the document's first head, as lxml.html's ``head`` finds it, declares for every head
+    first = next(root.getroottree().iter("head", _XHTML_HEAD))
+    html = first.xpath("parent::html")
+    declared = set(_declared(html[0])) if html else set()
+    for head in heads:
+        prefixes = declared | set(_declared(head)) | _OG_PREFIXES
+        for el in head.xpath("meta[@property and @content]"):
+            prop = el.attrib["property"]
+            if prop.partition(":")[0] in prefixes:
+                _add(flat, prop, el.attrib["content"])
     return flat
+
+
+def _declared(element: etree._Element) -> list[str]:
+    """The prefixes an element's ``prefix`` attribute declares."""
+    return [name for name, _ in _PREFIX.findall(element.attrib.get("prefix", ""))]
 
 
 def read_twitter(root: etree._Element) -> Flat:

@@ -98,18 +98,29 @@ def _read_text(el: Element) -> str:
 
 
 def _is_date(el: Element) -> bool:
-    if el.tag == "time" or _DATE_ATTR.match(el.get("datetime") or ""):
+    if el.tag == "time" or _dated_attribute(el, "datetime") or _dated_attribute(el, "title"):
         return True
-    if _DATE_ATTR.match(el.get("title") or ""):
-        return True
-    own = _own_text(el)
-    if not own or not _DIGIT.search(own):
+    if not _own_digit(el):  # most elements: their own text shows no digit
         return False
+    own = _own_text(el)
     # a date inside a URL ("…/2014-01-20-image.zip") names a file, it dates no post
     if not _DATE_TEXT.search(" ".join(p for p in own.split() if not _is_url_text(p))):
         return False
     # checked last: the element's whole text is read only for an element showing a date
     return len(_text(el)) <= MAX_DATE_TEXT
+
+
+def _dated_attribute(el: Element, name: str) -> bool:
+    value = el.get(name)
+    return bool(value and _DATE_ATTR.match(value))
+
+
+def _own_digit(el: Element) -> bool:
+    """Whether the element's own text pieces (:func:`_own_text`) show a digit."""
+    text = el.text
+    if text and _DIGIT.search(text):
+        return True
+    return any(c.tail and _DIGIT.search(c.tail) for c in el)
 
 
 def _own_text(el: Element) -> str:
@@ -196,15 +207,22 @@ def _block_beside(
     best, best_len = None, 0
     # the elements that hold the author: the author and its ancestors, looked up once
     holders = set() if author is None else {author, *author.iterancestors()}
-    for el in container.iter():
-        if el is container or el.tag not in _BLOCKS or el in dated or el in holders:
+    for el, size in _once("prose blocks", container, _prose_blocks):
+        if el in dated or el in holders or _on_date_line(el, date):
             continue
-        if _on_date_line(el, date) or not _is_prose(el):
-            continue
-        size = len(_text(el))
         if size > best_len:
             best, best_len = el, size
     return best
+
+
+def _prose_blocks(container: Element) -> list[tuple[Element, int]]:
+    """The container's blocks of prose below it, in page order, with their text's length
+    (read once per container: the climbs from a page's dates pass the same containers)."""
+    return [
+        (el, len(_text(el)))
+        for el in container.iter()
+        if el is not container and el.tag in _BLOCKS and _is_prose(el)
+    ]
 
 
 def _on_date_line(el: Element, date: Element) -> bool:
@@ -228,15 +246,21 @@ def _author_element(container: Element, date: Element) -> Element | None:
     author/user class."""
     links = list(_once("profile links", container, _profile_links))
     if not links:
-        links = [
-            el
-            for el in container.iter()
-            if isinstance(el.tag, str)
-            and _AUTHOR_CLASS.search(el.get("class") or "")
-            and 0 < len(_text(el)) <= 60
-            and not _holds(el, date)
-        ]
+        named = _once("author classes", container, _author_classes)
+        links = [el for el in named if not _holds(el, date)]
     return max(links, key=lambda el: _depth_shared(el, date), default=None)
+
+
+def _author_classes(container: Element) -> list[Element]:
+    """The container's elements of an author/user class that show a short text (read once
+    per container, as :func:`_profile_links`)."""
+    return [
+        el
+        for el in container.iter()
+        if isinstance(el.tag, str)
+        and _AUTHOR_CLASS.search(el.get("class") or "")
+        and 0 < len(_text(el)) <= 60
+    ]
 
 
 def _profile_links(container: Element) -> list[Element]:

@@ -490,8 +490,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "PAGESIM_INDUCTION_MAX_PAGES",
         "int",
         50,
-        "Pages a label's wrapper learns at most (stored ones count); its items are held until "
-        "it has them (or the crawl idles or ends), then extracted with the settled wrapper.",
+        "Pages a label's wrapper learns at most (stored ones count); of more, a sample that is "
+        "the same in any order (the pages of smallest digest); its items are held until the "
+        "crawl runs dry or ends, then extracted with the settled wrapper.",
         group="induction",
     ),
     SettingSpec(

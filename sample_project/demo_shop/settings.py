@@ -60,6 +60,12 @@ PAGESIM_INDUCTION_ENABLED = True
 #: Pages learned before records come out (earlier items wait, bounded) and at most.
 PAGESIM_INDUCTION_MIN_PAGES = 5
 PAGESIM_INDUCTION_MAX_PAGES = 50
+#: Every product item waits until the crawl runs dry, so the product wrapper learns the same
+#: pages whatever the order they came in and two runs give identical records (docs/records.md,
+#: "Stability"): a buffer above the shop's 170 product pages, and room for their ~3 MB of HTML
+#: in Scrapy's scraper slot (held items count there, and half of it is the holding's cap).
+PAGESIM_INDUCTION_BUFFER_SIZE = 200
+SCRAPER_SLOT_MAX_ACTIVE_SIZE = 10_000_000
 #: Records only: the page HTML is not exported.
 PAGESIM_PAGE_ITEMS_KEEP_HTML = False
 

@@ -1,34 +1,85 @@
-"""Microdata and RDFa, made to look like JSON-LD entities.
+"""Microdata and RDFa through extruct, made to look like JSON-LD entities.
 
-The readers follow the specs (itemref, nested itemscopes, RDFa prefixes) better than a
-hand-written walk: microdata is extruct's reader (:mod:`.microdata`, without extruct's
-package import), RDFa is extruct's, imported with the first page that has RDFa markers
-(it loads pyRdfa and rdflib). The record only needs them in one shape, the compact JSON-LD
-one (``{"@type": "Product", "name": …}``), so every later step has one kind of input.
+extruct's readers are well kept and follow the specs (itemref, nested itemscopes, RDFa
+prefixes) better than a hand-written walk; the record only needs them in one shape, the
+compact JSON-LD one (``{"@type": "Product", "name": …}``), so every later step has one
+kind of input. Importing extruct loads every syntax's reader (mf2py, bs4, pyRdfa, rdflib),
+so it is imported with the first page that has microdata or RDFa markers, not with the
+record.
 """
 
 from __future__ import annotations
 
 import logging
+from copy import deepcopy
+from functools import cache
 from typing import Any
 
 import lxml.html
 from lxml import etree
 
-from .microdata import _leading_heading, schema_items  # noqa: F401  (kept importable)
 from .options import RecordOptions
 
-__all__ = ["has_rdfa", "read_microdata", "read_rdfa"]
+__all__ = ["has_microdata", "has_rdfa", "read_microdata", "read_rdfa"]
 
 logger = logging.getLogger(__name__)
 
 _SCHEMA_PREFIXES = ("http://schema.org/", "https://schema.org/")
 
 
+_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+#: properties whose text is a whole body: its headings are part of it
+_BODY_PROPERTIES = frozenset(("articleBody", "text"))
+
+
+@cache
+def _value_text_extractor() -> Any:
+    """extruct's microdata reader, reading a property's text without the section heading
+    that opens its element: ``<section itemprop=description><h2>Description</h2><p>…``
+    labels the value, it is not part of it."""
+    from extruct.w3cmicrodata import MicrodataExtractor
+
+    class ValueTextExtractor(MicrodataExtractor):
+        def _extract_textContent(self, node: Any) -> Any:
+            heading = _leading_heading(node)
+            if heading is None:
+                return super()._extract_textContent(node)
+            copy = deepcopy(node)
+            copy.remove(copy[0])  # the heading is the first child (see _leading_heading)
+            text = super()._extract_textContent(copy)
+            return text if text.strip() else super()._extract_textContent(node)
+
+    return ValueTextExtractor
+
+
+def _leading_heading(node: Any) -> Any:
+    """The heading element that opens ``node`` (no text before it), or None (also for a
+    whole body, such as an ``articleBody``, which keeps its headings)."""
+    if len(node) < 2 or (node.text or "").strip():
+        return None
+    if _BODY_PROPERTIES & set((node.get("itemprop") or "").split()):
+        return None
+    first = node[0]
+    tag = first.tag if isinstance(first.tag, str) else ""
+    if tag.lower() in _HEADINGS or first.get("role") == "heading":
+        return first
+    return None
+
+
+def has_microdata(root: etree._Element) -> bool:
+    """Whether the page has a microdata item (extruct reads nothing else)."""
+    return bool(root.xpath("//*[@itemscope][1]"))
+
+
 def read_microdata(root: etree._Element, url: str = "") -> list[dict]:
     """The page's microdata items as compact JSON-LD-like objects, in document order."""
+    if not has_microdata(root):
+        return []
+    from extruct.uniform import _umicrodata_microformat
+
     try:
-        return [e for e in schema_items(root, url or None) if e]
+        items = _value_text_extractor()().extract_items(root, base_url=url or None)
+        return [e for e in _umicrodata_microformat(items, "http://schema.org") if e]
     except (RecursionError, ValueError, TypeError, AttributeError, KeyError) as exc:
         logger.warning("microdata of %s skipped: %s", url or "the page", type(exc).__name__)
         return []

@@ -2490,25 +2490,30 @@ def _lost_cause(label: str, alone: Any, every: Any, threshold: float) -> str:
 
 
 def lost_pages(
-    pages: list[Page], policy: SitePolicy | None = None, own_examples: bool = False
+    pages: list[Page],
+    policy: SitePolicy | None = None,
+    own_examples: bool = False,
+    seed: int | None = None,
 ) -> LostPages:
-    """Every type configured (:func:`several_type_templates`, batch) against each configured
-    label's one-class batch: the pages the label alone keeps rightly and every type configured
+    """Every type configured (:func:`several_type_templates`) against each configured
+    label's one-class run: the pages the label alone keeps rightly and every type configured
     loses, by :func:`_lost_cause`, over the pages neither run takes as an example. The label
     alone has the every-type examples, or with ``own_examples`` the one-class protocol's (the
-    first 2 by path, types with >= 5 pages)."""
+    first 2 by path, types with >= 5 pages). Batch, or with ``seed`` online: both runs decide
+    the pages one by one in the same shuffled order through the crawl's decision step (the
+    cause then reads the thresholds each page was decided at; ``own_accepts`` the last)."""
     given = several_type_templates(pages)
-    tests = _tests(pages, given)
     every_clf = _classifier(given, "site", policy)
-    every = dict(zip(map(id, tests), every_clf.classify_all([p.summary for p in tests])))
+    order = _lost_order(pages, given, seed)
+    every = dict(zip(map(id, order), _lost_run(every_clf, order, seed)))
     out = LostPages()
     for label in given:
         mine = [p for p in pages if p.label == label]
         if own_examples and len(mine) < 5:
             continue
         examples = {label: mine[:2] if own_examples else given[label]}
-        alone_tests = _tests(pages, examples)
-        alone = _classifier(examples, "site", policy).classify_all([p.summary for p in alone_tests])
+        alone_tests = _lost_order(pages, examples, seed)
+        alone = _lost_run(_classifier(examples, "site", policy), alone_tests, seed)
         threshold = every_clf.threshold_info(label)[0]
         for page, verdict in zip(alone_tests, alone):
             theirs = every.get(id(page))
@@ -2524,19 +2529,39 @@ def lost_pages(
     return out
 
 
-def print_lost_pages(sites: dict[str, list[Page]]) -> None:
+def _lost_order(pages: list[Page], given: dict[str, list[Page]], seed: int | None) -> list[Page]:
+    """The pages but the examples, in the order of the site (batch) or shuffled by ``seed``
+    (the same order for every run: the one of the site's pages, not of the tests)."""
+    order = list(pages)
+    if seed is not None:
+        random.Random(f"{seed}:lost").shuffle(order)
+    return _tests(order, given)
+
+
+def _lost_run(clf: Any, tests: list[Page], seed: int | None) -> list[Any]:
+    """The verdicts of ``tests``: a batch, or with ``seed`` the crawl's decisions in order."""
+    if seed is None:
+        return list(clf.classify_all([p.summary for p in tests]))
+    return crawl_verdicts(clf, tests)
+
+
+def print_lost_pages(sites: dict[str, list[Page]], seeds: tuple[int, ...] = (1, 2, 3)) -> None:
     """Per site and pooled: the pages each label alone keeps that every type configured
-    loses, by cause (:func:`lost_pages`), with the every-type examples and with the one-class
-    protocol's."""
-    for own_examples in (False, True):
+    loses, by cause (:func:`lost_pages`): batch with the every-type examples and with the
+    one-class protocol's, then online (``seeds``) with the every-type examples."""
+    runs = ((False, (None,)), (True, (None,)), (False, seeds))
+    for own_examples, run_seeds in runs:
         examples = "the one-class protocol's 2" if own_examples else "the every-type"
+        how = "batch" if run_seeds == (None,) else f"online, seeds {run_seeds}"
         print(
-            f"\nlost pages: a label's one-class batch ({examples} examples) keeps them "
+            f"\nlost pages ({how}): a label's one-class run ({examples} examples) keeps them "
             "rightly, every type configured does not"
         )
         pooled = LostPages()
         for name, pages in sites.items():
-            found = lost_pages(pages, own_examples=own_examples)
+            found = LostPages()
+            for seed in run_seeds:
+                found.merge(lost_pages(pages, own_examples=own_examples, seed=seed))
             pooled.merge(found)
             _print_lost(name, found)
         _print_lost("pooled", pooled)

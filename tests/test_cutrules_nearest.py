@@ -10,8 +10,8 @@ from pagesim_scrapy.core.cutrules import LabelOnSite
 
 
 def test_one_template_the_nearest_rule_never_raises_the_own_cut() -> None:
-    # a documentation page's one example is 0.465 alike a news post's; its pages score
-    # 0.3-0.43 against it, above its own cut (the site's split at 0.149)
+    # one example more alike another label's example than the type's own pages are alike
+    # it, and the site's own split well below them
     info = LabelOnSite(prior=0.465, cross=0.465, cut=0.149, gap=0.285, below=0.01)
     assert cutrules.threshold_of(info, coverage=0.9) == (pytest.approx(0.149), "nearest")
     assert cutrules.threshold_of(info, coverage=0.1) == (0.149, "distribution")

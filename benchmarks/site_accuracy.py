@@ -56,6 +56,11 @@ Protocols, printed per site and pooled:
   configured types left with none, by their nearest label's threshold source and cut rule,
   whether that label is their own type and whether the site's clusters hold them with an
   example; both data sets by default.
+* --lost-pages: the pages each configured label's one-class batch (with the every-type
+  examples, over the same pages) gives it rightly and the every-type batch does not, by cause:
+  their nearest label is another one (which rejects them or gives its own), or it is their own
+  and its cut moved up, or their score fell (the weights changed), or the one-class run gave
+  them the label by the core or a fill; both data sets by default.
 * --clustered-types MODES: the site's pages clustered (``cluster``'s batch procedure, method
   ``site``), each cluster named by the examples it holds, and the batch verdicts relabelled
   by it (``RELABEL_MODES``; ``mode@share``: only when at least ``share`` of the site's pages
@@ -1300,6 +1305,12 @@ def parse_args() -> argparse.Namespace:
         "by default)",
     )
     parser.add_argument(
+        "--lost-pages",
+        action="store_true",
+        help="only the pages a label's one-class batch keeps that every type configured "
+        "loses, by cause, per site (both data sets by default)",
+    )
+    parser.add_argument(
         "--clustered-types",
         default=None,
         help="comma-separated relabel modes (see RELABEL_MODES; 'off' for none): the site's "
@@ -1555,7 +1566,13 @@ def run_grids(sites: dict[str, list[Page]], args: argparse.Namespace) -> None:
 def site_folders(args: argparse.Namespace) -> dict[str, Path]:
     """The folders of the sites to run on: every site of the data sets asked for (``--data``),
     or those named by ``--sites``."""
-    both = args.several_types or args.none_sources or args.online_types or args.online_fill_grid
+    both = (
+        args.several_types
+        or args.none_sources
+        or args.lost_pages
+        or args.online_types
+        or args.online_fill_grid
+    )
     default = "site_page_types,site_page_types_2" if both else "site_page_types"
     folders = {}
     for data in (args.data or default).split(","):
@@ -1604,6 +1621,9 @@ def main() -> None:
         return
     if args.none_sources:
         print_none_sources(sites)
+        return
+    if args.lost_pages:
+        print_lost_pages(sites)
         return
     if args.clustered_types is not None:
         modes = [m if m != "off" else "" for m in args.clustered_types.split(",")]
@@ -2418,6 +2438,143 @@ def print_none_sources(sites: dict[str, list[Page]]) -> None:
     left = sum(pooled.sources.values())
     print(f"{'pooled':24} none {left / max(1, pooled.pages):.3f} of {pooled.pages} pages")
     print("\n".join(_source_lines(pooled, 12)))
+
+
+# --- pages a label's one-class run keeps that every type configured loses (issue 32, item 1)
+
+
+@dataclass
+class LostPages:
+    """Every type configured against each label alone (the same examples, the same pages):
+    the pages of a label that its one-class batch gives it and the every-type batch does not,
+    by cause."""
+
+    kept: int = 0  # pages the label's one-class run gives it, rightly
+    lost: int = 0  # of those, pages the every-type run does not give it
+    #: cause -> pages lost
+    causes: Counter[str] = field(default_factory=Counter)
+    #: pages lost whose own label's every-type threshold they reach (a second label accepts)
+    own_accepts: int = 0
+    score_shift: float = 0.0  # summed |one-class score - every-type score| of the lost pages
+
+    def merge(self, other: LostPages) -> None:
+        self.kept += other.kept
+        self.lost += other.lost
+        self.causes.update(other.causes)
+        self.own_accepts += other.own_accepts
+        self.score_shift += other.score_shift
+
+
+def _one_class_mode(verdict: Any) -> str:
+    """How a one-class batch verdict gave its label: its cut, the type's core, or a fill."""
+    if verdict.core:
+        return "core"
+    return "cut" if verdict.score >= (verdict.threshold or 0.0) else "fill"
+
+
+def _lost_cause(label: str, alone: Any, every: Any, threshold: float) -> str:
+    """Why the every-type verdict ``every`` does not give ``label`` a page that the label's
+    one-class verdict ``alone`` gives it (``threshold``: the label's every-type threshold)."""
+    nearest = nearest_type(every)
+    if nearest != label:
+        taken = "gives its label" if every.label == nearest else "rejects"
+        if every.label is not None and every.label != nearest:
+            taken = f"rejects, filled {every.label}"
+        return f"nearest another label, which {taken}"
+    mode = _one_class_mode(alone)
+    if mode != "cut":
+        return f"nearest own, one-class gave it by {mode}"
+    if every.scores[label] >= (alone.threshold or 0.0):
+        return "nearest own, its cut moved up"
+    return "nearest own, its score fell (the weights changed)"
+
+
+def lost_pages(
+    pages: list[Page],
+    policy: SitePolicy | None = None,
+    own_examples: bool = False,
+    seed: int | None = None,
+) -> LostPages:
+    """Every type configured (:func:`several_type_templates`) against each configured
+    label's one-class run: the pages the label alone keeps rightly and every type configured
+    loses, by :func:`_lost_cause`, over the pages neither run takes as an example. The label
+    alone has the every-type examples, or with ``own_examples`` the one-class protocol's (the
+    first 2 by path, types with >= 5 pages). Batch, or with ``seed`` online: both runs decide
+    the pages one by one in the same shuffled order through the crawl's decision step (the
+    cause then reads the thresholds each page was decided at; ``own_accepts`` the last)."""
+    given = several_type_templates(pages)
+    every_clf = _classifier(given, "site", policy)
+    order = _lost_order(pages, given, seed)
+    every = dict(zip(map(id, order), _lost_run(every_clf, order, seed)))
+    out = LostPages()
+    for label in given:
+        mine = [p for p in pages if p.label == label]
+        if own_examples and len(mine) < 5:
+            continue
+        examples = {label: mine[:2] if own_examples else given[label]}
+        alone_tests = _lost_order(pages, examples, seed)
+        alone = _lost_run(_classifier(examples, "site", policy), alone_tests, seed)
+        threshold = every_clf.threshold_info(label)[0]
+        for page, verdict in zip(alone_tests, alone):
+            theirs = every.get(id(page))
+            if theirs is None or page.label != label or verdict.label != label:
+                continue
+            out.kept += 1
+            if theirs.label == label:
+                continue
+            out.lost += 1
+            out.causes[_lost_cause(label, verdict, theirs, threshold)] += 1
+            out.own_accepts += theirs.scores[label] >= threshold
+            out.score_shift += abs(verdict.score - theirs.scores[label])
+    return out
+
+
+def _lost_order(pages: list[Page], given: dict[str, list[Page]], seed: int | None) -> list[Page]:
+    """The pages but the examples, in the order of the site (batch) or shuffled by ``seed``
+    (the same order for every run: the one of the site's pages, not of the tests)."""
+    order = list(pages)
+    if seed is not None:
+        random.Random(f"{seed}:lost").shuffle(order)
+    return _tests(order, given)
+
+
+def _lost_run(clf: Any, tests: list[Page], seed: int | None) -> list[Any]:
+    """The verdicts of ``tests``: a batch, or with ``seed`` the crawl's decisions in order."""
+    if seed is None:
+        return list(clf.classify_all([p.summary for p in tests]))
+    return crawl_verdicts(clf, tests)
+
+
+def print_lost_pages(sites: dict[str, list[Page]], seeds: tuple[int, ...] = (1, 2, 3)) -> None:
+    """Per site and pooled: the pages each label alone keeps that every type configured
+    loses, by cause (:func:`lost_pages`): batch with the every-type examples and with the
+    one-class protocol's, then online (``seeds``) with the every-type examples."""
+    runs = ((False, (None,)), (True, (None,)), (False, seeds))
+    for own_examples, run_seeds in runs:
+        examples = "the one-class protocol's 2" if own_examples else "the every-type"
+        how = "batch" if run_seeds == (None,) else f"online, seeds {run_seeds}"
+        print(
+            f"\nlost pages ({how}): a label's one-class run ({examples} examples) keeps them "
+            "rightly, every type configured does not"
+        )
+        pooled = LostPages()
+        for name, pages in sites.items():
+            found = LostPages()
+            for seed in run_seeds:
+                found.merge(lost_pages(pages, own_examples=own_examples, seed=seed))
+            pooled.merge(found)
+            _print_lost(name, found)
+        _print_lost("pooled", pooled)
+
+
+def _print_lost(name: str, found: LostPages) -> None:
+    shift = found.score_shift / max(1, found.lost)
+    print(
+        f"{name:24} lost {found.lost} of {found.kept}  (reach their own label's every-type "
+        f"threshold: {found.own_accepts}; mean |score change| {shift:.3f})"
+    )
+    for cause, n in found.causes.most_common():
+        print(f"    {n:4}  {cause}")
 
 
 if __name__ == "__main__":

@@ -341,15 +341,20 @@ def threshold_of(
     "prior" until the label has a cut; with several labels that cover the site (at least
     ``covering_share`` of its pages pass their nearest label's cut), "nearest": a page of the
     label that its own cut would turn away is better given the label it is nearest, above
-    the other labels' templates and ``nearest_floor`` x its templates' likeness; unless the
-    cut sits in a gap at least ``wide_gap`` wide, a clear boundary: the pages at its lower
-    edge and below are of another type ("distribution"); else the cut ("distribution").
+    the other labels' templates and ``nearest_floor`` x its templates' likeness (for a label
+    of one template, never above its own cut); unless the cut sits in a gap at least
+    ``wide_gap`` wide, a clear boundary: the pages at its lower edge and below are of another
+    type ("distribution"); else the cut ("distribution").
     """
     if info.cut is None:
         return info.prior, "prior"
     if info.cross is not None and coverage >= policy.covering_share:
         floor = policy.nearest_floor * info.within if info.within is not None else 0.0
         nearest = max(info.prior, floor)
+        if info.within is None:
+            # one template: the other labels' likeness to one page is no bound of its type
+            # (its pages may all be further from it); the label's own cut keeps what it keeps
+            nearest = min(nearest, info.cut)
         if info.gap < policy.wide_gap:
             return nearest, "nearest"
         # a page inside the gap is still the nearest label's (with one page of the type seen,

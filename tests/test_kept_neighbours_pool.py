@@ -122,3 +122,30 @@ def test_cached_scores_are_current_only_under_the_same_counts() -> None:
     assert cache.current(packed[0], model) is None
     cache.scores(packed, lambda page: {"a": 0}, model.pages, exact=True)  # changes not told
     assert cache.current(packed[1], model) is None
+
+
+def test_a_kept_pages_label_from_its_shared_bits_is_its_label() -> None:
+    from pagesim_scrapy.core.site import unpack_features
+    from pagesim_scrapy.core.siteaware import SiteAwareClassifier
+    from pagesim_scrapy.core.summary import summarize
+    from tests.test_clusterfill import _page
+
+    templates = {
+        "p": [_page("product", 0), _page("product", 1)],
+        "l": [_page("listing", 0), _page("listing", 1)],
+    }
+    clf = SiteAwareClassifier(templates)
+    for n in range(2, 30):
+        clf.classify(summarize(_page("product" if n % 3 else "listing", n)))
+    state = clf._site(None)
+    assert any(info.core for info in state.labels.values())
+    cache = clf._kept_scores(state)
+    checked = 0
+    for packed in clf._sample(state):
+        page = unpack_features(packed)
+        assert cache.held_shared(packed) == page & frozenset(cache.shared)
+        scores = clf._scores_of(page, state)
+        whole = clf.decide(scores, features=page)
+        assert clf.decide(scores, features=cache.held_shared(packed)) == whole
+        checked += 1
+    assert checked > 20

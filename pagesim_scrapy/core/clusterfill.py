@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -339,6 +341,13 @@ class PoolNumbers:
         self._pages = {page: self._pages[page] for page in pages}
 
 
+def _weights_of(features: Sequence[str], model: SiteModel) -> np.ndarray:
+    """``model.weights`` of ``features`` as an array in their order (no dict on the way)."""
+    table, counts = model.table(), model.df.get
+    weights = map(table.__getitem__, map(counts, features, repeat(0)))
+    return np.fromiter(weights, dtype=np.float64, count=len(features))
+
+
 def _packed_features(packed: str) -> list[str]:
     """A packed page's features (see :func:`~pagesim_scrapy.core.site.pack_features`), as
     ``unpack_features`` gives them, in a list: numbering them needs no set."""
@@ -364,14 +373,15 @@ class NumberedPool:
         self.flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
         self.sizes = sizes
-        present = np.unique(self.flat)
         names = numbers.names
-        weight = model.weights([names[n] for n in present])
-        self.weights = np.zeros(len(names), dtype=np.float64)
-        self.weights[present] = np.fromiter(weight.values(), dtype=np.float64, count=len(weight))
         #: the numbers the sample's pages hold (the others weigh at the site's weights now)
         self.sampled = np.zeros(len(names), dtype=bool)
-        self.sampled[present] = True
+        self.sampled[self.flat] = True
+        present = np.flatnonzero(self.sampled)
+        self.weights = np.zeros(len(names), dtype=np.float64)
+        if len(present):
+            held = itemgetter(*present.tolist())(names) if len(present) > 1 else [names[present[0]]]
+            self.weights[present] = _weights_of(held, model)
         self.totals = _segment_sums(self.weights[self.flat], self.starts, sizes)
         numbers.keep_only(pages, len(present))
 

@@ -60,6 +60,9 @@ class RescoreLimits:
 
 DEFAULT_LIMITS = RescoreLimits()
 
+#: at most this many distinct sets of shared features are remembered (see held_shared)
+HELD_MEMO = 1024
+
 
 @dataclass
 class _Entry:
@@ -81,6 +84,7 @@ class KeptScores:
         self.shared = shared
         self._bits = {feature: 1 << i for i, feature in enumerate(shared)}
         self._bits_of: dict[Features, list[int]] = {}
+        self._held: dict[int, Features] = {}  # bits -> the shared features they stand for
         self._entries: dict[str, _Entry] = {}
         #: pages scored and re-scored since this cache was made (for benchmarks)
         self.scored = 0
@@ -192,6 +196,19 @@ class KeptScores:
         if entry is None or entry.changes < 0 or entry.changes != model.changes:
             return None
         return entry.scores if entry.scored_at == model.pages else None
+
+    def held_shared(self, key: str) -> Features:
+        """The shared features kept page ``key`` holds, from its bits: all that a label's
+        core check reads of a page (a core is a subset of them), without unpacking it."""
+        bits = self._entries[key].shared
+        held = self._held.get(bits)
+        if held is None:
+            if len(self._held) >= HELD_MEMO:
+                self._held.clear()
+            held = self._held[bits] = frozenset(
+                feature for feature, bit in self._bits.items() if bits & bit
+            )
+        return held
 
     def mask(self, features: Features) -> int:
         """The bits of the shared features that ``features`` holds."""

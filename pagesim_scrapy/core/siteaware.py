@@ -1023,10 +1023,13 @@ class SiteAwareClassifier:
         scored = self._kept_scores(state)
 
         def label_of(packed: str) -> str | None:
-            # the re-estimate has often just scored the page under the counts of now
-            page = unpack_features(packed)
-            scores = scored.current(packed, state.model) or self._scores_of(page, state)
-            return self.decide(scores, site=site, features=page).label
+            # the re-estimate has often just scored the page under the counts of now; the
+            # decision reads of a page's features only whether it holds a core
+            scores = scored.current(packed, state.model)
+            if scores is None:
+                page = unpack_features(packed)
+                return self.decide(self._scores_of(page, state), site=site, features=page).label
+            return self.decide(scores, site=site, features=scored.held_shared(packed)).label
 
         examples = [(label, page) for label, pages in self._templates.items() for page in pages]
         kept = list(self._sample(state))

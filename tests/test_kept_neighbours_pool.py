@@ -149,3 +149,30 @@ def test_a_kept_pages_label_from_its_shared_bits_is_its_label() -> None:
         assert clf.decide(scores, features=cache.held_shared(packed)) == whole
         checked += 1
     assert checked > 20
+
+
+def test_compiled_weights_are_the_models_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(8)
+    pages = _pages(rng, 30)
+    model = _model(pages)
+    features = [*sorted(frozenset().union(*pages)), "\x01\x02"]  # one the site never met
+    expected = list(model.weights(features).values())
+    assert clusterfill._weights_of(features, model).tolist() == expected
+    monkeypatch.setattr(clusterfill, "_compiled_weights", None)
+    assert clusterfill._weights_of(features, model).tolist() == expected
+
+
+def test_a_pool_scores_the_same_after_its_numbers_start_again_or_grow() -> None:
+    rng = random.Random(9)
+    pages = _pages(rng, 40)
+    model = _model(pages)
+    numbers = PoolNumbers()
+    pool = NumberedPool(numbers, model, [pack_features(p) for p in pages[:10]])
+    before = [pool.similarities(page)[0].tobytes() for page in pages]
+    numbers.keep_only([], 1)  # starts again
+    NumberedPool(numbers, model, [pack_features(p) for p in pages[20:]])  # numbers more
+    assert [pool.similarities(page)[0].tobytes() for page in pages] == before
+    grown = PoolNumbers()
+    pool = NumberedPool(grown, model, [pack_features(p) for p in pages[:10]])
+    NumberedPool(grown, model, [pack_features(p) for p in pages[10:]])
+    assert [pool.similarities(page)[0].tobytes() for page in pages] == before

@@ -1261,6 +1261,42 @@ done:
     return out;
 }
 
+/* Each feature's weight, table[df.get(feature, 0)], as float64 bytes in the features' order
+   (clusterfill's _weights_of).  Why in C: the crawl fill weighs every distinct feature of
+   its sample at each build, and three Python-level calls per feature cost most of it. */
+static PyObject *weights_of(PyObject *self, PyObject *args) {
+    PyObject *features, *df, *table;
+    if (!PyArg_ParseTuple(args, "OO!O!:weights_of", &features, &PyDict_Type, &df, &PyList_Type, &table))
+        return NULL;
+    PyObject *seq = PySequence_Fast(features, "features must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), size = PyList_GET_SIZE(table);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
+    if (!out) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    double *weights = (double *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t k = 0;
+        PyObject *count = PyDict_GetItemWithError(df, PySequence_Fast_GET_ITEM(seq, i));
+        if (count) k = PyLong_AsSsize_t(count);
+        if (PyErr_Occurred()) goto failed;
+        if (k < 0 || k >= size) {
+            PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+            goto failed;
+        }
+        weights[i] = PyFloat_AsDouble(PyList_GET_ITEM(table, k));
+        if (weights[i] == -1.0 && PyErr_Occurred()) goto failed;
+    }
+    Py_DECREF(seq);
+    return out;
+failed:
+    Py_DECREF(seq);
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"jaccards", jaccards, METH_VARARGS, "site.jaccard_of_totals against every template (site.py's jaccards)."},
     {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
@@ -1269,6 +1305,7 @@ static PyMethodDef methods[] = {
     {"node_pairs", node_pairs, METH_VARARGS, "Parent -> child pairs of a walk's codes (summary.py's node_pairs)."},
     {"normalise", Walker_normalise, METH_O, "The C normalisation of an attribute value (for tests)."},
     {"pack_features", pack_features, METH_O, "A page's features packed into one string (site.py's _pack)."},
+    {"weights_of", weights_of, METH_VARARGS, "Each feature's weight on a site (clusterfill's _weights_of)."},
     {"pool_shared", pool_shared, METH_VARARGS, "The weight every two pages of a pool share (clusterfill's KeptNeighbours)."},
     {NULL, NULL, 0, NULL},
 };

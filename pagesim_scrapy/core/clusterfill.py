@@ -343,8 +343,10 @@ class PoolNumbers:
 
 def _weights_of(features: Sequence[str], model: SiteModel) -> np.ndarray:
     """``model.weights`` of ``features`` as an array in their order (no dict on the way)."""
-    table, counts = model.table(), model.df.get
-    weights = map(table.__getitem__, map(counts, features, repeat(0)))
+    table = model.table()
+    if _compiled_weights is not None:
+        return np.frombuffer(_compiled_weights(features, model.df, table), dtype=np.float64)
+    weights = map(table.__getitem__, map(model.df.get, features, repeat(0)))
     return np.fromiter(weights, dtype=np.float64, count=len(features))
 
 
@@ -355,8 +357,9 @@ def _packed_features(packed: str) -> list[str]:
     return pairs if packed[:1] == "\x00" else [packed[0], *pairs]
 
 
-#: the compiled all-pairs sums (None where the walk is not compiled)
+#: the compiled all-pairs sums and weights (None where the walk is not compiled)
 _pool_shared: Any = getattr(_walk_c, "pool_shared", None)
+_compiled_weights: Any = getattr(_walk_c, "weights_of", None)
 
 
 class NumberedPool:
@@ -366,9 +369,10 @@ class NumberedPool:
     def __init__(
         self, numbers: PoolNumbers, model: SiteModel, pages: Sequence[Features | str]
     ) -> None:
-        self.numbers = numbers
         self.model = model
         arrays = [numbers.of(page) for page in pages]
+        #: the numbering the arrays are in (a later build may start another one)
+        self.number = numbers.number
         sizes = np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays))
         self.flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
@@ -416,9 +420,9 @@ class NumberedPool:
         """The page's site-weighted similarity to every page (a feature no page holds weighs
         in the page's own total only, at its weight on the site now), and the last page equal
         to it (None when none is)."""
-        number = self.numbers.number
+        number = self.number
         ids = np.fromiter((number.get(f, -1) for f in page), dtype=np.int64, count=len(page))
-        known = ids >= 0
+        known = (ids >= 0) & (ids < len(self.sampled))  # numbered by a later build: not sampled
         known[known] = self.sampled[ids[known]]
         mine = ids[known]
         own = np.zeros(len(self.weights), dtype=np.float64)

@@ -3,6 +3,7 @@
     python benchmarks/bench_rescores.py [--pages 2000]
     python benchmarks/bench_rescores.py --parts [--pages 800] [--rounds 3] [--sites 64]
     python benchmarks/bench_rescores.py --counts [--sizes 200,800,2000,5000]
+    python benchmarks/bench_rescores.py --fill [--pages 800] [--rounds 3] [--sites 64]
 
 Decides the pages ``bench_crawl.py`` serves, in its order, as one site, twice in one process:
 once re-scoring every kept page at every re-estimate (as before the cache), once with the
@@ -16,6 +17,9 @@ profiler (whose per-call overhead inflates the small functions): the walk, the s
 features, the decision, and the layout-change watch (its features and tag skeleton kept per
 label), median of ``--rounds`` runs; with the number of scorings and a digest of the verdicts.
 ``--sites N`` decides the pages as N sites (a many-site crawl, where every site stays young).
+``--fill`` times the crawl's neighbour fill (``fill_from_kept`` after each decision, as the
+crawl's decision step calls it): its CPU per page, how many times a site's sample was built,
+and a digest of the verdicts with why each was filled (``--sites`` too).
 ``--codes`` times the compiled walk with a fresh descriptor memory, a new descriptor's codes
 computed in C or by the Python callback, alternating in one process, and checks they agree.
 ``--counts`` counts, deterministically, what the re-estimates do over crawl length: the
@@ -214,6 +218,48 @@ def parts(pages: int, rounds: int, sites: int = 1) -> None:
     print(f"  scorings {runs[0][1]}; verdicts digest {runs[0][2]}")
 
 
+def timed_fill(features: list[Features], sites: int = 1) -> tuple[float, float, int, int, str]:
+    """Decide ``features`` as ``sites`` sites, each page then given the crawl's neighbour fill
+    (``fill_from_kept``): decision and fill CPU ms per page, the fill's builds, the pages
+    filled, and a digest of every verdict with why it was filled."""
+    classifier = SiteAwareClassifier(template_files())
+    builds, build = 0, classifier._kept_neighbours
+
+    def counted(site: str | None) -> Any:
+        nonlocal builds
+        cached = classifier._neighbour_cache.get(site)
+        found = build(site)
+        builds += cached is None or cached[2] is not found
+        return found
+
+    classifier._kept_neighbours = counted  # type: ignore[method-assign]
+    clock, decided, filled_ms, out = time.process_time, 0.0, 0.0, []
+    for number, page in enumerate(features):
+        site = "s" if sites == 1 else f"s{number % sites}"
+        began = clock()
+        verdict = classifier.classify(page, site=site)
+        middle = clock()
+        verdict, why = classifier.fill_from_kept(verdict, page, site)
+        decided, filled_ms = decided + middle - began, filled_ms + clock() - middle
+        out.append((verdict.label, verdict.score, None if why is None else why.as_meta()))
+    n = max(1, len(features))
+    filled = sum(why is not None for _, _, why in out)
+    digest = hashlib.sha1(repr(out).encode()).hexdigest()[:12]
+    return decided * 1000 / n, filled_ms * 1000 / n, builds, filled, digest
+
+
+def fill(pages: int, rounds: int, sites: int = 1) -> None:
+    features = served_features(pages, SiteAwareClassifier(template_files()))
+    where = "one site" if sites == 1 else f"{sites} sites"
+    print(f"{len(features)} pages of {where}, 5 labels; load {os.getloadavg()[0]:.1f}")
+    runs = [timed_fill(features, sites) for _ in range(rounds)]
+    decided = statistics.median(run[0] for run in runs)
+    filled = statistics.median(run[1] for run in runs)
+    _, _, builds, pages_filled, digest = runs[0]
+    print(f"  decision {decided:.3f}, neighbour fill {filled:.3f} ms/page (median of {rounds})")
+    print(f"  fill builds {builds}; pages filled {pages_filled}; verdicts digest {digest}")
+
+
 def _fresh_walker(options: SummaryOptions, native: bool) -> Any:
     """A compiled walker with no descriptor met yet (codes in C, or all from Python)."""
     cache = _LabelCache(options)
@@ -252,6 +298,7 @@ def main() -> None:
         default=1,
         help="with --parts: decide the pages as this many sites (page i on site i %% sites)",
     )
+    parser.add_argument("--fill", action="store_true", help="time the crawl's neighbour fill")
     parser.add_argument("--codes", action="store_true", help="time new descriptors' codes")
     parser.add_argument("--counts", action="store_true", help="count the re-estimates' work")
     parser.add_argument("--sizes", default="200,800,2000,5000", help="with --counts")
@@ -264,6 +311,9 @@ def main() -> None:
         return
     if args.parts:
         parts(args.pages, args.rounds, args.sites)
+        return
+    if args.fill:
+        fill(args.pages, args.rounds, args.sites)
         return
     features = served_features(args.pages, SiteAwareClassifier(template_files()))
     print(f"{len(features)} pages of one site, 10 templates; load average {os.getloadavg()[0]:.1f}")

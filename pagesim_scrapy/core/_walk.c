@@ -16,8 +16,9 @@
  *
  * The module also holds the few per-page loops of the site model that made one Python object
  * per feature or per node: packing and unpacking a page's features, the parent -> child pairs
- * of a walk's codes, and a page's weight shared with each template.  Each gives the very
- * result of its Python form in site.py / summary.py, which stays as the fallback.
+ * of a walk's codes, a page's weight shared with each template, and the weight every two
+ * pages of the crawl fill's pool share.  Each gives the very result of its Python form in
+ * site.py / summary.py / clusterfill.py, which stays as the fallback.
  *
  * The tree must not change during the call: the GIL is held throughout, and the only Python
  * code run is the `resolve` callback, which must not touch the tree.  A Walker is not
@@ -1184,6 +1185,118 @@ static PyObject *jaccards(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* Reads an int64 buffer's values, checking each is within [0, limit). */
+static int ids_within(const Py_buffer *b, Py_ssize_t limit) {
+    const int64_t *v = (const int64_t *)b->buf;
+    for (Py_ssize_t i = 0; i < b->len / 8; i++) {
+        if (v[i] < 0 || v[i] >= limit) {
+            PyErr_SetString(PyExc_IndexError, "a number past the pool");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* What each page of a pool shares with every page of it: out[i * n + j] is the summed weight
+   of the features pages i and j both hold (``flat``: every page's feature numbers, page p's
+   at starts[p] .. starts[p] + sizes[p], each number once per page; ``weights``: by number).
+   The weights are on the grid on which every sum is exact (site.py's WEIGHT_STEPS), so these
+   are the sums of the pool's one-page-at-a-time gather, in any order.  Why in C: the crawl's
+   neighbour fill compares every sampled kept page with every other one at each build, and a
+   gather over the whole pool per page cost most of the build. */
+static PyObject *pool_shared(PyObject *self, PyObject *args) {
+    Py_buffer flat, starts, sizes, weights;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*:pool_shared", &flat, &starts, &sizes, &weights))
+        return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t *head = NULL, *fill = NULL, *post = NULL;
+    Py_ssize_t n = sizes.len / 8, count = flat.len / 8, features = weights.len / 8;
+    const int64_t *f = (const int64_t *)flat.buf, *st = (const int64_t *)starts.buf;
+    const int64_t *sz = (const int64_t *)sizes.buf;
+    const double *w = (const double *)weights.buf;
+    if (starts.len != sizes.len || flat.len % 8 || sizes.len % 8 || weights.len % 8) {
+        PyErr_SetString(PyExc_ValueError, "int64 numbers, starts and sizes; float64 weights");
+        goto done;
+    }
+    if (ids_within(&flat, features) < 0) goto done;
+    for (Py_ssize_t p = 0; p < n; p++) {
+        if (st[p] < 0 || sz[p] < 0 || st[p] + sz[p] > count) {
+            PyErr_SetString(PyExc_IndexError, "a page past the numbers");
+            goto done;
+        }
+    }
+    /* each feature's pages (an inverted index over the pool) */
+    head = PyMem_Calloc((size_t)features + 1, sizeof(Py_ssize_t));
+    fill = PyMem_Calloc((size_t)features + 1, sizeof(Py_ssize_t));
+    post = PyMem_Malloc(((size_t)count + 1) * sizeof(Py_ssize_t));
+    if (!head || !fill || !post) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t p = 0; p < n; p++)
+        for (int64_t k = st[p]; k < st[p] + sz[p]; k++) head[f[k] + 1]++;
+    for (Py_ssize_t k = 0; k < features; k++) head[k + 1] += head[k];
+    for (Py_ssize_t p = 0; p < n; p++)
+        for (int64_t k = st[p]; k < st[p] + sz[p]; k++) post[head[f[k]] + fill[f[k]]++] = p;
+    out = PyBytes_FromStringAndSize(NULL, n * n * (Py_ssize_t)sizeof(double));
+    if (!out) goto done;
+    double *acc = (double *)PyBytes_AS_STRING(out);
+    memset(acc, 0, (size_t)n * (size_t)n * sizeof(double));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double *row = acc + i * n;
+        for (int64_t k = st[i]; k < st[i] + sz[i]; k++) {
+            double weight = w[f[k]];
+            if (weight == 0.0) continue; /* adds nothing to a sum of weights >= 0 */
+            for (Py_ssize_t q = head[f[k]]; q < head[f[k] + 1]; q++) row[post[q]] += weight;
+        }
+    }
+done:
+    PyMem_Free(head);
+    PyMem_Free(fill);
+    PyMem_Free(post);
+    PyBuffer_Release(&flat);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&sizes);
+    PyBuffer_Release(&weights);
+    return out;
+}
+
+/* Each feature's weight, table[df.get(feature, 0)], as float64 bytes in the features' order
+   (clusterfill's _weights_of).  Why in C: the crawl fill weighs every distinct feature of
+   its sample at each build, and three Python-level calls per feature cost most of it. */
+static PyObject *weights_of(PyObject *self, PyObject *args) {
+    PyObject *features, *df, *table;
+    if (!PyArg_ParseTuple(args, "OO!O!:weights_of", &features, &PyDict_Type, &df, &PyList_Type, &table))
+        return NULL;
+    PyObject *seq = PySequence_Fast(features, "features must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), size = PyList_GET_SIZE(table);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
+    if (!out) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    double *weights = (double *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t k = 0;
+        PyObject *count = PyDict_GetItemWithError(df, PySequence_Fast_GET_ITEM(seq, i));
+        if (count) k = PyLong_AsSsize_t(count);
+        if (PyErr_Occurred()) goto failed;
+        if (k < 0 || k >= size) {
+            PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+            goto failed;
+        }
+        weights[i] = PyFloat_AsDouble(PyList_GET_ITEM(table, k));
+        if (weights[i] == -1.0 && PyErr_Occurred()) goto failed;
+    }
+    Py_DECREF(seq);
+    return out;
+failed:
+    Py_DECREF(seq);
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"jaccards", jaccards, METH_VARARGS, "site.jaccard_of_totals against every template (site.py's jaccards)."},
     {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
@@ -1192,6 +1305,8 @@ static PyMethodDef methods[] = {
     {"node_pairs", node_pairs, METH_VARARGS, "Parent -> child pairs of a walk's codes (summary.py's node_pairs)."},
     {"normalise", Walker_normalise, METH_O, "The C normalisation of an attribute value (for tests)."},
     {"pack_features", pack_features, METH_O, "A page's features packed into one string (site.py's _pack)."},
+    {"weights_of", weights_of, METH_VARARGS, "Each feature's weight on a site (clusterfill's _weights_of)."},
+    {"pool_shared", pool_shared, METH_VARARGS, "The weight every two pages of a pool share (clusterfill's KeptNeighbours)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -24,11 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import repeat
+from operator import itemgetter
+from typing import Any
 
 import numpy as np
 
 from pagesim_scrapy.core.site import Features, SiteModel
-from pagesim_scrapy.core.summary import PageSummary
+from pagesim_scrapy.core.summary import PageSummary, _walk_c
 from pagesim_scrapy.core.verdict import Verdict
 
 
@@ -229,28 +232,34 @@ class KeptNeighbours:
     its kept pages, each with the label its chain of nearest pages ends in (the batch's
     :func:`fill_from_neighbours` over the sample), and the share of the kept pages that chain
     to a label: how much of the site the labels describe, as the examples' clusters' share
-    does in a batch."""
+    does in a batch.
+
+    ``kept``: the kept pages' features, or their packed strings (numbered without unpacking);
+    ``numbers``: the site's numbering from the build before, so that only the pages new to
+    the sample are numbered (any numbering gives the same sums)."""
 
     def __init__(
         self,
         examples: Sequence[tuple[str, Features]],
-        kept: Sequence[Features],
-        label_of: Callable[[Features], str | None],
+        kept: Sequence[Features | str],
+        label_of: Callable[[Any], str | None],
         model: SiteModel,
         fixed: frozenset[str],
         limit: int = CRAWL_NEIGHBOUR_CANDIDATES,
+        numbers: PoolNumbers | None = None,
     ) -> None:
         offset = len(examples)
-        pages = [page for _, page in examples] + list(kept)
+        pages: list[Features | str] = [page for _, page in examples]
+        pages += kept
         chosen = _candidates(len(pages), offset, limit)
         self.pages = [pages[j] for j in chosen]
         labels = [label for label, _ in examples] + [label_of(page) for page in self.pages[offset:]]
-        self.pool = CandidatePool(feature_numbers(self.pages), model, self.pages)
+        self.pool = NumberedPool(PoolNumbers() if numbers is None else numbers, model, self.pages)
+        # every page's nearest other page of the sample at once (the batch's nearest_pages
+        # compares them all with each other too: the sample is within its limit)
+        closest, self._closest_score = self.pool.nearest()
         given: list[str | None] = list(labels)
-        left = [n for n, label in enumerate(given) if label is None]
-        nearest = dict(
-            zip(left, nearest_pages(self.pages, model, left, always=offset, pool=self.pool))
-        )
+        nearest = {n: int(closest[n]) for n, label in enumerate(given) if label is None}
         self.labels = fill_from_neighbours(given, nearest, fixed)
         self._given = given
         self.steps = [_steps(n, given, nearest) for n in range(len(given))]
@@ -259,14 +268,12 @@ class KeptNeighbours:
         self.covered = named / sampled if sampled > 0 else 0.0
         #: the kept pages sampled
         self.sampled = sampled
-        self._same = {page: n for n, page in enumerate(self.pages)}
         self._spread: dict[str, float] = {}
 
     def fill(self, page: Features) -> NeighbourFill | None:
         """The label of ``page``'s most similar other page of the sample's chain (None when
         that page has none); the page itself, if sampled, is not its own neighbour."""
-        scores = self.pool.similarities(page)
-        itself = self._same.get(page)
+        scores, itself = self.pool.similarities(page)
         if itself is not None:
             scores[itself] = -1.0
         if len(scores) == 0 or scores.max() < 0.0:
@@ -286,14 +293,158 @@ class KeptNeighbours:
         found = self._spread.get(label)
         if found is None:
             members = [n for n, given in enumerate(self._given) if given == label]
-            found = min((self._nearest_similarity(n) for n in members), default=0.0)
+            found = min((float(self._closest_score[n]) for n in members), default=0.0)
             self._spread[label] = found
         return found
 
-    def _nearest_similarity(self, index: int) -> float:
-        scores = self.pool.similarities(self.pages[index])
-        scores[index] = -1.0
-        return float(scores.max()) if len(scores) > 1 else 0.0
+
+#: A site's numbering starts again once it holds this many times the numbers its sample
+#: uses (the features of pages no longer sampled keep theirs until then).
+RENUMBER_AT = 4
+
+
+class PoolNumbers:
+    """A site's feature numbers kept from one build of its :class:`KeptNeighbours` to the
+    next: a kept page is numbered once while it stays sampled, not at every re-estimate."""
+
+    def __init__(self) -> None:
+        self.number: dict[str, int] = {}
+        #: each number's feature
+        self.names: list[str] = []
+        self._pages: dict[Features | str, np.ndarray] = {}
+
+    def of(self, page: Features | str) -> np.ndarray:
+        """The page's feature numbers, ascending (``page``: its features, or packed)."""
+        found = self._pages.get(page)
+        if found is None:
+            found = self._pages[page] = self._numbered(page)
+        return found
+
+    def _numbered(self, page: Features | str) -> np.ndarray:
+        number, names = self.number, self.names
+        ids = []
+        for feature in _packed_features(page) if isinstance(page, str) else page:
+            n = number.get(feature)
+            if n is None:
+                n = number[feature] = len(names)
+                names.append(feature)
+            ids.append(n)
+        ids.sort()
+        return np.array(ids, dtype=np.int64)
+
+    def keep_only(self, pages: Sequence[Features | str], used: int) -> None:
+        """Forget the pages not in ``pages`` (the sample now, whose pages use ``used``
+        numbers), and every number once most belong to pages no longer sampled."""
+        if len(self.names) > RENUMBER_AT * used:
+            self.number, self.names, self._pages = {}, [], {}
+            return
+        self._pages = {page: self._pages[page] for page in pages}
+
+
+def _weights_of(features: Sequence[str], model: SiteModel) -> np.ndarray:
+    """``model.weights`` of ``features`` as an array in their order (no dict on the way)."""
+    table = model.table()
+    if _compiled_weights is not None:
+        return np.frombuffer(_compiled_weights(features, model.df, table), dtype=np.float64)
+    weights = map(table.__getitem__, map(model.df.get, features, repeat(0)))
+    return np.fromiter(weights, dtype=np.float64, count=len(features))
+
+
+def _packed_features(packed: str) -> list[str]:
+    """A packed page's features (see :func:`~pagesim_scrapy.core.site.pack_features`), as
+    ``unpack_features`` gives them, in a list: numbering them needs no set."""
+    pairs = [packed[i : i + 2] for i in range(1, len(packed), 2)]
+    return pairs if packed[:1] == "\x00" else [packed[0], *pairs]
+
+
+#: the compiled all-pairs sums and weights (None where the walk is not compiled)
+_pool_shared: Any = getattr(_walk_c, "pool_shared", None)
+_compiled_weights: Any = getattr(_walk_c, "weights_of", None)
+
+
+class NumberedPool:
+    """The sampled pages' feature numbers in one flat array (a site's :class:`PoolNumbers`),
+    weighted as :class:`CandidatePool` weighs its pages, so the same similarities."""
+
+    def __init__(
+        self, numbers: PoolNumbers, model: SiteModel, pages: Sequence[Features | str]
+    ) -> None:
+        self.model = model
+        arrays = [numbers.of(page) for page in pages]
+        #: the numbering the arrays are in (a later build may start another one)
+        self.number = numbers.number
+        sizes = np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays))
+        self.flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+        self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+        self.sizes = sizes
+        names = numbers.names
+        #: the numbers the sample's pages hold (the others weigh at the site's weights now)
+        self.sampled = np.zeros(len(names), dtype=bool)
+        self.sampled[self.flat] = True
+        present = np.flatnonzero(self.sampled)
+        self.weights = np.zeros(len(names), dtype=np.float64)
+        if len(present):
+            held = itemgetter(*present.tolist())(names) if len(present) > 1 else [names[present[0]]]
+            self.weights[present] = _weights_of(held, model)
+        self.totals = _segment_sums(self.weights[self.flat], self.starts, sizes)
+        numbers.keep_only(pages, len(present))
+
+    def nearest(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each page's most similar other page (the first on a tie; itself alone) and that
+        similarity (0.0 alone), as :meth:`similarities` scores them."""
+        count = len(self.sizes)
+        if count < 2:
+            return np.arange(count), np.zeros(count)
+        shared = self._all_shared().reshape(count, count)
+        union = (self.totals[:, None] + self.totals[None, :]) - shared
+        scores = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
+        np.minimum(scores, 1.0, out=scores)
+        np.fill_diagonal(scores, -1.0)
+        return np.argmax(scores, axis=1), scores.max(axis=1)
+
+    def _all_shared(self) -> np.ndarray:
+        """The weight every two pages share, row by row."""
+        if _pool_shared is not None:
+            return np.frombuffer(
+                _pool_shared(self.flat, self.starts, self.sizes, self.weights), dtype=np.float64
+            )
+        rows = []
+        for start, size in zip(self.starts, self.sizes):
+            own = np.zeros(len(self.weights), dtype=np.float64)
+            mine = self.flat[start : start + size]
+            own[mine] = self.weights[mine]
+            rows.append(_segment_sums(own[self.flat], self.starts, self.sizes))
+        return np.concatenate(rows) if rows else np.zeros(0)
+
+    def similarities(self, page: Features) -> tuple[np.ndarray, int | None]:
+        """The page's site-weighted similarity to every page (a feature no page holds weighs
+        in the page's own total only, at its weight on the site now), and the last page equal
+        to it (None when none is)."""
+        number = self.number
+        ids = np.fromiter((number.get(f, -1) for f in page), dtype=np.int64, count=len(page))
+        known = (ids >= 0) & (ids < len(self.sampled))  # numbered by a later build: not sampled
+        known[known] = self.sampled[ids[known]]
+        mine = ids[known]
+        own = np.zeros(len(self.weights), dtype=np.float64)
+        own[mine] = self.weights[mine]
+        shared = _segment_sums(own[self.flat], self.starts, self.sizes)
+        total = float(own.sum())
+        if len(mine) < len(page):
+            rest = [feature for feature, held in zip(page, known) if not held]
+            total += sum(self.model.weights(rest).values())
+        union = total + self.totals - shared
+        scores = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
+        np.minimum(scores, 1.0, out=scores)
+        return scores, self._equal(mine) if len(mine) == len(page) else None
+
+    def _equal(self, numbers: np.ndarray) -> int | None:
+        """The last page whose features are those of ``numbers``."""
+        ordered = np.sort(numbers)
+        for n in np.flatnonzero(self.sizes == len(ordered))[::-1]:
+            start = self.starts[n]
+            if np.array_equal(self.flat[start : start + len(ordered)], ordered):
+                return int(n)
+        return None
 
 
 def _steps(start: int, labels: Sequence[str | None], nearest: Mapping[int, int]) -> int:

@@ -60,6 +60,9 @@ class RescoreLimits:
 
 DEFAULT_LIMITS = RescoreLimits()
 
+#: at most this many distinct sets of shared features are remembered (see held_shared)
+HELD_MEMO = 1024
+
 
 @dataclass
 class _Entry:
@@ -67,6 +70,7 @@ class _Entry:
     scored_at: int  # the site's page count when the scores were computed
     shared: int  # bit i: the page holds the i-th feature the templates of a label all share
     rescored: int = 0  # how many times the page was scored again
+    changes: int = -1  # the site model's count of changes then (-1: not told)
 
 
 class KeptScores:
@@ -80,11 +84,13 @@ class KeptScores:
         self.shared = shared
         self._bits = {feature: 1 << i for i, feature in enumerate(shared)}
         self._bits_of: dict[Features, list[int]] = {}
+        self._held: dict[int, Features] = {}  # bits -> the shared features they stand for
         self._entries: dict[str, _Entry] = {}
         #: pages scored and re-scored since this cache was made (for benchmarks)
         self.scored = 0
         self.rescored = 0
         self.most_rescored = 0  # of one page
+        self._changes = -1  # the site model's changes in the scores() call under way
 
     def scores(
         self,
@@ -96,13 +102,16 @@ class KeptScores:
         young: bool = False,
         stale_ok: bool = False,
         rescore: Callable[[str], Scores] | None = None,
+        changes: int = -1,
     ) -> list[Scores]:
         """The scores of every page of ``packed`` (oldest first) on a site of ``pages``
         pages; ``score`` scores one page's features, ``rescore`` (default: ``score`` of the
         unpacked page) a cached page given packed; ``exact`` re-scores every page; on a
         ``young`` site every cached page may be re-scored (its weights move page by page);
         with ``stale_ok`` (the caller's cuts cannot read the scores yet) only the pages not
-        seen are scored and every cached score stands."""
+        seen are scored and every cached score stands. ``changes``: the site model's count
+        of changes (see :meth:`current`)."""
+        self._changes = changes
         live = set(packed)
         entries = {key: entry for key, entry in self._entries.items() if key in live}
         self._entries = entries
@@ -110,7 +119,7 @@ class KeptScores:
             if key in entries:
                 continue
             features = unpack_features(key)
-            entries[key] = _Entry(score(features), pages, self.mask(features))
+            entries[key] = _Entry(score(features), pages, self.mask(features), changes=changes)
             self.scored += 1
         if stale_ok and not exact:
             return [entries[key].scores for key in packed]
@@ -161,7 +170,7 @@ class KeptScores:
         entry = self._entries[key]
         new = score(key)
         moved = max((abs(new[label] - old) for label, old in entry.scores.items()), default=0.0)
-        entry.scores, entry.scored_at = new, pages
+        entry.scores, entry.scored_at, entry.changes = new, pages, self._changes
         entry.rescored += 1
         self.rescored += 1
         self.most_rescored = max(self.most_rescored, entry.rescored)
@@ -178,6 +187,28 @@ class KeptScores:
         if entry is None or entry.scored_at != model.pages:
             return None
         return dict(entry.scores)
+
+    def current(self, key: str, model: SiteModel) -> Scores | None:
+        """The cached scores of kept page ``key`` when they were computed with ``model``'s
+        counts as they are now (no page counted since), else None: the very scores scoring
+        the page again would give."""
+        entry = self._entries.get(key)
+        if entry is None or entry.changes < 0 or entry.changes != model.changes:
+            return None
+        return entry.scores if entry.scored_at == model.pages else None
+
+    def held_shared(self, key: str) -> Features:
+        """The shared features kept page ``key`` holds, from its bits: all that a label's
+        core check reads of a page (a core is a subset of them), without unpacking it."""
+        bits = self._entries[key].shared
+        held = self._held.get(bits)
+        if held is None:
+            if len(self._held) >= HELD_MEMO:
+                self._held.clear()
+            held = self._held[bits] = frozenset(
+                feature for feature, bit in self._bits.items() if bits & bit
+            )
+        return held
 
     def mask(self, features: Features) -> int:
         """The bits of the shared features that ``features`` holds."""

@@ -297,6 +297,9 @@ class SiteModel:
         #: how many times the weight table was built, and its entries in all (for benchmarks)
         self.table_builds = 0
         self.table_entries = 0
+        #: how many times the counts changed: a score computed since the last change, at the
+        #: same page count, is the score the page has now
+        self.changes = 0
 
     @classmethod
     def from_counts(
@@ -314,6 +317,7 @@ class SiteModel:
     def add(self, features: Features, *, keep: bool = True) -> None:
         """Count one page of the site (``keep``: also keep it for re-scoring)."""
         self.pages += 1
+        self.changes += 1
         df = self.df
         # ``df[feature] = df.get(feature, 0) + 1`` for each feature, the loop in C
         _count_elements(df, features)
@@ -340,6 +344,7 @@ class SiteModel:
         where = next((i for i, page in enumerate(recent) if hash(page) == copy), None)
         if where is None:
             return False
+        self.changes += 1
         df = self.df
         for feature in _unpack(recent[where]):
             count = df.get(feature, 0) - 1
@@ -365,6 +370,7 @@ class SiteModel:
     def forget_rare(self) -> None:
         """Forget the features seen on one page (they weigh nothing), then the rarest half
         while there are still more than ``max_features``."""
+        self.changes += 1
         for feature in [f for f, count in self.df.items() if count <= 1]:
             del self.df[feature]
         if len(self.df) > self.max_features:  # still too many: drop the rarest half

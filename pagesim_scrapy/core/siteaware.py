@@ -48,6 +48,7 @@ from typing import Any
 from pagesim_scrapy.core.clusterfill import (
     KeptNeighbours,
     NeighbourFill,
+    PoolNumbers,
     fill_from_neighbours,
     fill_from_types,
     nearest_pages,
@@ -574,6 +575,7 @@ class SiteAwareClassifier:
                 reads_the_scores(info, len(sample), needed, self.policy)
                 for info in state.labels.values()
             ),
+            changes=state.model.changes,
         )
         self._find_cores(state, sample)
         for scores in kept:
@@ -998,9 +1000,12 @@ class SiteAwareClassifier:
         return max(covers) <= 1.0 and len(self._templates) >= 2
 
     @cached_property
-    def _neighbour_cache(self) -> dict[str | None, tuple[_Site, int, KeptNeighbours]]:
-        """Per site, its kept pages as the crawl's fill reads them, and the re-estimate they
-        were labelled at (the labels move only when the cuts do)."""
+    def _neighbour_cache(
+        self,
+    ) -> dict[str | None, tuple[_Site, int, KeptNeighbours, PoolNumbers]]:
+        """Per site, its kept pages as the crawl's fill reads them, the re-estimate they
+        were labelled at (the labels move only when the cuts do), and their feature numbers
+        (kept from build to build)."""
         return {}
 
     def _kept_neighbours(self, site: str | None) -> KeptNeighbours:
@@ -1013,17 +1018,28 @@ class SiteAwareClassifier:
         cached = cache.get(site)
         if cached is not None and cached[0] is state and cached[1] == state.refreshed_at:
             return cached[2]
+        numbers = cached[3] if cached is not None and cached[0] is state else PoolNumbers()
 
-        def label_of(page: Features) -> str | None:
-            return self.decide(self._scores_of(page, state), site=site, features=page).label
+        scored = self._kept_scores(state)
+
+        def label_of(packed: str) -> str | None:
+            # the re-estimate has often just scored the page under the counts of now; the
+            # decision reads of a page's features only whether it holds a core
+            scores = scored.current(packed, state.model)
+            if scores is None:
+                page = unpack_features(packed)
+                return self.decide(self._scores_of(page, state), site=site, features=page).label
+            return self.decide(scores, site=site, features=scored.held_shared(packed)).label
 
         examples = [(label, page) for label, pages in self._templates.items() for page in pages]
-        kept = [unpack_features(packed) for packed in self._sample(state)]
-        built = KeptNeighbours(examples, kept, label_of, state.model, frozenset(self._given))
+        kept = list(self._sample(state))
+        built = KeptNeighbours(
+            examples, kept, label_of, state.model, frozenset(self._given), numbers=numbers
+        )
         if len(cache) > len(self._sites):  # forget the sites evicted since
             for gone in [name for name in cache if name not in self._sites]:
                 del cache[gone]
-        cache[site] = (state, state.refreshed_at, built)
+        cache[site] = (state, state.refreshed_at, built, numbers)
         return built
 
     def _summary(self, page: Any) -> Any:

@@ -73,6 +73,12 @@ class NamingOptions:
             chosen leave-one-site-out (``eval_body_names.py --loso formed``); a larger
             ``max_formed_elements`` gains a few values more at one wrong in three, so it
             stays at 3.
+        max_plain_elements: below ``min_pages``, any other value (a number, a short text)
+            is trusted from the pages seen when at most this many elements of each showed
+            it (0: never; a "4" many slots show names none of them).
+        shown_pages_only: a page counts towards a name's pages only where some body field
+            shows the metadata's value: a page whose body lacks it (a second layout, a
+            value the visitor never sees) says nothing about which field holds it.
     """
 
     min_pages: int = 2
@@ -83,6 +89,8 @@ class NamingOptions:
     max_specific_elements: int = 3
     max_formed_elements: int = 3
     max_keys: int = 5
+    max_plain_elements: int = 0
+    shown_pages_only: bool = False
 
     def __post_init__(self) -> None:
         counts = (self.min_pages, self.stale_pages, self.max_pages, self.max_keys)
@@ -90,8 +98,8 @@ class NamingOptions:
             raise ValueError(
                 "page counts, min_specific_chars and max_specific_elements must be positive"
             )
-        if self.max_formed_elements < 0:
-            raise ValueError("max_formed_elements must not be negative")
+        if min(self.max_formed_elements, self.max_plain_elements) < 0:
+            raise ValueError("max_formed_elements and max_plain_elements must not be negative")
         if not 0.0 < self.min_share <= 1.0:
             raise ValueError("min_share must be in (0, 1]")
 
@@ -186,6 +194,8 @@ def _specific(kind: str, value: Any, keys: list[str], options: NamingOptions) ->
     elements = [key for key in keys if key[:1] not in (LOCAL, COARSE)]
     if kind in _FORMED_KINDS:
         return 1 <= len(elements) <= options.max_formed_elements
+    if 1 <= len(elements) <= options.max_plain_elements:
+        return True
     if not 1 <= len(elements) <= options.max_specific_elements or kind not in _SPECIFIC_KINDS:
         return False
     if kind == "urls":
@@ -215,6 +225,8 @@ class _TypeCounts:
         self.options = options
         self.pages = 0
         self.seen: Counter[str] = Counter()
+        #: pages on which some body field showed the metadata's value
+        self.shown: Counter[str] = Counter()
         self.agreed: Counter[tuple[str, str]] = Counter()
         #: pages on which the key agreed specifically (:func:`_specific`)
         self.specific: Counter[tuple[str, str]] = Counter()
@@ -227,10 +239,11 @@ class _TypeCounts:
             have = core.fields.get(name)
             if have is None or have.source == BODY:
                 continue
-            self.seen[name] += 1
             if kind not in by_kind:  # the body read and folded once per kind, not per name
                 by_kind[kind] = _readable(texts, kind, body)
             keys = _agreeing(kind, prepared(kind, have.value), by_kind[kind])
+            self.seen[name] += 1
+            self.shown[name] += bool(keys)
             specific = _specific(kind, have.value, keys, self.options)
             for key in keys:
                 self.agreed[name, key] += 1
@@ -249,7 +262,7 @@ class _TypeCounts:
         return {name: keys for name, keys in sorted(trusted.items()) if keys}
 
     def _trusted(self, name: str, key: str, count: int, options: NamingOptions) -> bool:
-        seen = self.seen[name]
+        seen = self.shown[name] if options.shown_pages_only else self.seen[name]
         if seen < options.min_pages:
             return count == seen and self.specific[name, key] == seen
         return count >= options.min_share * seen

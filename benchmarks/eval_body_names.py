@@ -370,6 +370,12 @@ LOSO_GRIDS: dict[str, list[dict[str, int]]] = {
     ],
     # other values trusted from few pages: how many elements may show them
     "plain": [{"max_plain_elements": plain} for plain in (0, 3, 4, 6, 8, 12)],
+    # small sites: long texts shown by more elements; a key the other pages lack
+    "long": [
+        {"min_long_chars": chars, "max_long_elements": elements, "few_pages": few}
+        for chars, elements in [(0, 8), (16, 5), (16, 8), (24, 8), (24, 12), (40, 12)]
+        for few in (0, 4)
+    ],
     # the same, only around the chosen (3, 5): cheaper to rerun
     "formed-near": [
         {"max_formed_elements": formed, "max_keys": keys}

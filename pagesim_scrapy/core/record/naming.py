@@ -75,10 +75,21 @@ class NamingOptions:
             stays at 3.
         max_plain_elements: below ``min_pages``, any other value (a number, a short text)
             is trusted from the pages seen when at most this many elements of each showed
-            it (0: never; a "4" many slots show names none of them).
+            it (0: never; a "4" many slots show names none of them). Chosen
+            leave-one-site-out (``eval_body_names.py --loso plain``); a larger value gains a
+            few more at about one wrong value in three, so it stays at 3.
         shown_pages_only: a page counts towards a name's pages only where some body field
             shows the metadata's value: a page whose body lacks it (a second layout, a
             value the visitor never sees) says nothing about which field holds it.
+        min_long_chars: a text at least this long (0: no such rule) is specific when at
+            most ``max_long_elements`` elements show it: a recipe's or a product's name
+            shown in a heading, a breadcrumb, a card title and a print title is still the
+            page's own.
+        max_long_elements: see ``min_long_chars``.
+        few_pages: on the first this many pages of a site (0: none), a field that agreed
+            specifically where it agreed, and was absent from every other page with the
+            value (a second layout), is trusted though it agreed on fewer than
+            ``min_share`` of them: those pages say nothing against it.
     """
 
     min_pages: int = 2
@@ -89,8 +100,11 @@ class NamingOptions:
     max_specific_elements: int = 3
     max_formed_elements: int = 3
     max_keys: int = 5
-    max_plain_elements: int = 0
+    max_plain_elements: int = 3
     shown_pages_only: bool = False
+    min_long_chars: int = 0
+    max_long_elements: int = 8
+    few_pages: int = 0
 
     def __post_init__(self) -> None:
         counts = (self.min_pages, self.stale_pages, self.max_pages, self.max_keys)
@@ -98,8 +112,10 @@ class NamingOptions:
             raise ValueError(
                 "page counts, min_specific_chars and max_specific_elements must be positive"
             )
-        if min(self.max_formed_elements, self.max_plain_elements) < 0:
-            raise ValueError("max_formed_elements and max_plain_elements must not be negative")
+        if min(self.max_formed_elements, self.max_plain_elements, self.few_pages) < 0:
+            raise ValueError("max_formed_elements, max_plain_elements, few_pages: not negative")
+        if min(self.min_long_chars, self.max_long_elements) < 0:
+            raise ValueError("min_long_chars and max_long_elements must not be negative")
         if not 0.0 < self.min_share <= 1.0:
             raise ValueError("min_share must be in (0, 1]")
 
@@ -196,13 +212,19 @@ def _specific(kind: str, value: Any, keys: list[str], options: NamingOptions) ->
         return 1 <= len(elements) <= options.max_formed_elements
     if 1 <= len(elements) <= options.max_plain_elements:
         return True
-    if not 1 <= len(elements) <= options.max_specific_elements or kind not in _SPECIFIC_KINDS:
+    if not elements or kind not in _SPECIFIC_KINDS:
         return False
     if kind == "urls":
-        return True
-    text = " ".join(value) if isinstance(value, list) else str(value)
+        return len(elements) <= options.max_specific_elements
+    text = " ".join(value) if isinstance(value, list) else str(value).strip()
     letters = sum(ch.isalpha() for ch in text)
-    return len(text.strip()) >= options.min_specific_chars and letters * 2 > len(text)
+    if letters * 2 <= len(text):
+        return False
+    if 0 < options.min_long_chars <= len(text):
+        return len(elements) <= max(options.max_long_elements, options.max_specific_elements)
+    return (
+        len(text) >= options.min_specific_chars and len(elements) <= options.max_specific_elements
+    )
 
 
 #: key marks, the key that holds on most pages of a site first
@@ -230,11 +252,14 @@ class _TypeCounts:
         self.agreed: Counter[tuple[str, str]] = Counter()
         #: pages on which the key agreed specifically (:func:`_specific`)
         self.specific: Counter[tuple[str, str]] = Counter()
+        #: the first ``few_pages`` pages: their body keys, and per name seen the keys that agreed
+        self.early: list[tuple[frozenset[str], dict[str, frozenset[str]]]] = []
 
     def count(self, core: CoreRecord, body: Mapping[str, Any]) -> None:
         self.pages += 1
         texts = _texts(body)
         by_kind: dict[str, list[tuple[list[str], Any]]] = {}
+        agreeing: dict[str, frozenset[str]] = {}
         for name, kind in self.kinds.items():
             have = core.fields.get(name)
             if have is None or have.source == BODY:
@@ -245,9 +270,12 @@ class _TypeCounts:
             self.seen[name] += 1
             self.shown[name] += bool(keys)
             specific = _specific(kind, have.value, keys, self.options)
+            agreeing[name] = frozenset(keys)
             for key in keys:
                 self.agreed[name, key] += 1
                 self.specific[name, key] += specific
+        if self.pages <= self.options.few_pages:
+            self.early.append((frozenset(_page_keys(body)), agreeing))
 
     def names(self, options: NamingOptions) -> dict[str, str]:
         return {name: keys[0] for name, keys in self.keys(options).items()}
@@ -265,7 +293,17 @@ class _TypeCounts:
         seen = self.shown[name] if options.shown_pages_only else self.seen[name]
         if seen < options.min_pages:
             return count == seen and self.specific[name, key] == seen
-        return count >= options.min_share * seen
+        return count >= options.min_share * seen or self._uncontradicted(name, key, count)
+
+    def _uncontradicted(self, name: str, key: str, count: int) -> bool:
+        """On a site's first few pages: the key agreed specifically wherever it agreed, and
+        every other page with the value lacks it (a second layout), so none says otherwise."""
+        if self.specific[name, key] != count or self.pages > len(self.early):
+            return False
+        path = _element_path(key)
+        return all(
+            key in agreed[name] or path not in keys for keys, agreed in self.early if name in agreed
+        )
 
     def overrides(self, name: str, key: str, options: NamingOptions) -> bool:
         seen = self.seen[name]
@@ -355,6 +393,16 @@ class BodyNaming:
             ):
                 found[name] = Value(value, BODY)
         return found
+
+
+def _element_path(key: str) -> str:
+    """A body key's element path, without its rank and value suffix (``@src``)."""
+    return key[: key.rfind("[")] if "[" in key else key
+
+
+def _page_keys(body: Mapping[str, Any]) -> Iterator[str]:
+    """The element paths a page has (a slot present with another value contradicts a key)."""
+    return (_element_path(key) for key in body)
 
 
 #: Items of a list read from a repeated element at most (the record keeps as many).

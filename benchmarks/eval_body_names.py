@@ -376,6 +376,8 @@ LOSO_GRIDS: dict[str, list[dict[str, int]]] = {
         for chars, elements in [(0, 8), (16, 5), (16, 8), (24, 8), (24, 12), (40, 12)]
         for few in (0, 4)
     ],
+    # a key the other pages lack, where they show the value elsewhere (a second layout)
+    "layouts": [{"few_pages": few} for few in (0, 4)],
     # the same, only around the chosen (3, 5): cheaper to rerun
     "formed-near": [
         {"max_formed_elements": formed, "max_keys": keys}

@@ -88,8 +88,8 @@ class NamingOptions:
         max_long_elements: see ``min_long_chars``.
         few_pages: on the first this many pages of a site (0: none), a field that agreed
             specifically where it agreed, and was absent from every other page with the
-            value (a second layout), is trusted though it agreed on fewer than
-            ``min_share`` of them: those pages say nothing against it.
+            value while another field showed it there (a second layout), is trusted though
+            it agreed on fewer than ``min_share`` of them: those pages say nothing against it.
     """
 
     min_pages: int = 2
@@ -297,12 +297,15 @@ class _TypeCounts:
 
     def _uncontradicted(self, name: str, key: str, count: int) -> bool:
         """On a site's first few pages: the key agreed specifically wherever it agreed, and
-        every other page with the value lacks it (a second layout), so none says otherwise."""
+        every other page with the value shows it elsewhere and lacks the key (a second
+        layout), so none says otherwise."""
         if self.specific[name, key] != count or self.pages > len(self.early):
             return False
         path = _element_path(key)
         return all(
-            key in agreed[name] or path not in keys for keys, agreed in self.early if name in agreed
+            key in agreed[name] or (agreed[name] and path not in keys)
+            for keys, agreed in self.early
+            if name in agreed
         )
 
     def overrides(self, name: str, key: str, options: NamingOptions) -> bool:

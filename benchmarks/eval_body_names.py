@@ -28,9 +28,14 @@ held-out figures are pooled.
 ``--misses`` prints, per attribute, why values were missed (not shown by the body, shown
 but no name trusted, the learned key not on the page, a wrong value) with examples: the
 metadata's value and the body text most like it.
+``--unshown`` says where a page keeps the values its stripped body does not show (the
+removed metadata only, inside a longer text, a hidden element, an attribute: which one).
+Further grids: ``plain`` (``max_plain_elements``), ``small`` (with ``shown_pages_only``),
+``long`` (``min_long_chars``, ``max_long_elements``, ``few_pages``), ``layouts``
+(``few_pages``).
 
 Run: ``python benchmarks/eval_body_names.py [--held N] [--train N] [--min-pages N] [--site S]
-[--loso [GRID]] [--misses]``. Deterministic.
+[--loso [GRID]] [--misses] [--unshown]``. Deterministic.
 """
 
 from __future__ import annotations

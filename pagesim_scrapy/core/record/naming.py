@@ -6,11 +6,12 @@ is the site's price slot. One :class:`BodyNaming` per (site, page type) is fed e
 core record and body fields (:func:`.bodyfields.body_fields`, plus any induced field or
 labelled row under a key of its own); it learns, per standard name, the body field that
 agrees on most of the pages where the metadata has the value (below ``min_pages`` pages, on
-every page and specifically: a long text few elements show, or a date, duration or list one
-element shows), and fills a page's core record from that field where the metadata lacks the
-value, or where the metadata says otherwise than a field that agreed on every page so far
-(stale metadata). A list (ingredients, steps) is learned from a repeated element, the key of
-its path with any rank; a page without the best field is read from the next trusted one.
+every page and specifically: a long text few elements show, a date, duration or list one
+element shows, or any other value few elements show), and fills a page's core record from
+that field where the metadata lacks the value, or where the metadata says otherwise than a
+field that agreed on every page so far (stale metadata). A list (ingredients, steps) is
+learned from a repeated element, the key of its path with any rank; a page without the best
+field is read from the next trusted one.
 Filled values have the source ``body``.
 """
 

@@ -28,9 +28,14 @@ held-out figures are pooled.
 ``--misses`` prints, per attribute, why values were missed (not shown by the body, shown
 but no name trusted, the learned key not on the page, a wrong value) with examples: the
 metadata's value and the body text most like it.
+``--unshown`` says where a page keeps the values its stripped body does not show (the
+removed metadata only, inside a longer text, a hidden element, an attribute: which one).
+Further grids: ``plain`` (``max_plain_elements``), ``small`` (with ``shown_pages_only``),
+``long`` (``min_long_chars``, ``max_long_elements``, ``few_pages``), ``layouts``
+(``few_pages``).
 
 Run: ``python benchmarks/eval_body_names.py [--held N] [--train N] [--min-pages N] [--site S]
-[--loso [GRID]] [--misses]``. Deterministic.
+[--loso [GRID]] [--misses] [--unshown]``. Deterministic.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import argparse
 import csv
 import json
 import logging
+import re
 import sys
 import warnings
 from collections import Counter
@@ -160,6 +166,8 @@ def judge_page(
             figures[f"{spec.name}/shown"] += 1
             figures[f"{spec.name}/got"] += right
         figures[f"{spec.name}/wrong"] += from_body and not right
+        if not shown and not from_body:
+            UNSHOWN.append((site, spec.name, kind, want.value))
         if not right:
             reason = _reason(naming, truth.page_type, spec.name, shown, from_body)
             extra = f" got {got.value!r}" if from_body and got is not None else ""
@@ -177,7 +185,7 @@ def _reason(naming: BodyNaming, page_type: str, name: str, shown: bool, from_bod
     if counts is None or not counts.seen[name]:
         return "shown; no page with the value learned"
     agreed = max((c for (n, _), c in counts.agreed.items() if n == name), default=0)
-    seen = counts.seen[name]
+    seen = (counts.shown if naming.options.shown_pages_only else counts.seen)[name]
     if name in counts.names(naming.options):
         return "shown; learned key not on this page"
     if seen < naming.options.min_pages:
@@ -197,6 +205,69 @@ def _missed(
 
 
 MAX_EXAMPLES = 4
+
+#: values the stripped body does not show, ``(site#page, attribute, kind, value)`` (``--unshown``)
+UNSHOWN: list[tuple[str, str, str, Any]] = []
+#: elements whose content a visitor does not read as page text
+HIDDEN_TAGS = ("noscript", "template", "svg", "style", "select", "option", "textarea")
+#: attributes that hold text a visitor may see (on hover, in a form, as an image's stand-in)
+SHOWN_ATTRS = ("alt", "title", "aria-label", "value", "placeholder")
+
+
+def _needle(kind: str, value: Any) -> str:
+    """The part of a value to look for in a page's source: a list's first item, an image
+    URL's file name without its size suffix, a text's first words."""
+    if isinstance(value, list):
+        value = value[0] if value else ""
+    text = str(value)
+    if kind == "urls":
+        stem = text.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        return re.sub(r"-\d+x\d+$", "", stem).casefold()
+    folded = " ".join(text.split()).casefold()
+    return folded[:40]
+
+
+def _where(html: bytes, kind: str, value: Any) -> str:
+    """Where a page that does not show ``value`` as an element's text still has it."""
+    needle = _needle(kind, value)
+    if not needle:
+        return "empty value"
+    root = lxml.html.fromstring(stripped(html))
+    body = root.find("body")
+    if body is None:
+        return "no body"
+    if kind != "urls":
+        visible = " ".join(" ".join(body.itertext()).split()).casefold()
+        hidden = [
+            " ".join(" ".join(el.itertext()).split()).casefold() for el in body.iter(*HIDDEN_TAGS)
+        ]
+        if any(needle in text for text in hidden):
+            return "in a hidden element (noscript, template, form option…)"
+        if needle in visible:
+            return "in the text, written otherwise or inside a longer text"
+    for el in body.iter():
+        for name, attr in el.attrib.items():
+            if needle in " ".join(attr.split()).casefold():
+                shown = name in SHOWN_ATTRS
+                return f"in an attribute ({name if shown or kind == 'urls' else 'other: ' + name})"
+    if needle in html.decode("utf-8", "replace").casefold():
+        return "in the metadata only (JSON-LD, meta tags)"
+    return "nowhere in the page as written (formatted otherwise)"
+
+
+def print_unshown(htmls: dict[str, list[bytes]]) -> None:
+    """Why the stripped body does not show values, per attribute, with counts."""
+    causes: dict[str, Counter[str]] = {}
+    for where, name, kind, value in UNSHOWN:
+        site, page = where.rsplit("#", 1)
+        cause = _where(htmls[site][int(page)], kind, value)
+        causes.setdefault(name, Counter())[cause] += 1
+    total: Counter[str] = sum(causes.values(), Counter())
+    print(f"not shown by the stripped body: {sum(total.values())}")
+    for cause, count in total.most_common():
+        print(f"  {count:4d}  {cause}")
+    for name in sorted(causes):
+        print(f"{name}: " + "; ".join(f"{c} {n}" for n, c in causes[name].most_common()))
 
 
 def _clip(value: Any, width: int = 90) -> str:
@@ -256,7 +327,7 @@ def judge_site(site: Site, train: int, options: NamingOptions, name: str = "") -
         if not truth.fields:
             continue
         others = (ready[i + 1 :] + ready[:i])[:train]
-        figures += judge_page(truth, held, others, options, name)
+        figures += judge_page(truth, held, others, options, f"{name}#{i}")
     return figures
 
 
@@ -295,6 +366,23 @@ LOSO_GRIDS: dict[str, list[dict[str, int]]] = {
         for formed in (0, 1, 2, 3, 4, 6)
         for keys in (1, 3, 5, 8)
     ],
+    # small sites: other values trusted from few pages where few elements show them, and
+    # pages whose body does not show the value left out of a name's pages
+    "small": [
+        {"max_plain_elements": plain, "shown_pages_only": shown}
+        for plain in (0, 1, 2, 3)
+        for shown in (0, 1)
+    ],
+    # other values trusted from few pages: how many elements may show them
+    "plain": [{"max_plain_elements": plain} for plain in (0, 3, 4, 6, 8, 12)],
+    # small sites: long texts shown by more elements; a key the other pages lack
+    "long": [
+        {"min_long_chars": chars, "max_long_elements": elements, "few_pages": few}
+        for chars, elements in [(0, 8), (16, 5), (16, 8), (24, 8), (24, 12), (40, 12)]
+        for few in (0, 4)
+    ],
+    # a key the other pages lack, where they show the value elsewhere (a second layout)
+    "layouts": [{"few_pages": few} for few in (0, 4)],
     # the same, only around the chosen (3, 5): cheaper to rerun
     "formed-near": [
         {"max_formed_elements": formed, "max_keys": keys}
@@ -369,6 +457,9 @@ def main() -> int:
     parser.add_argument(
         "--misses", action="store_true", help="per attribute, why values were missed"
     )
+    parser.add_argument(
+        "--unshown", action="store_true", help="where the values the body does not show are"
+    )
     args = parser.parse_args()
     options = NamingOptions(min_pages=args.min_pages)
     logging.disable(logging.WARNING)
@@ -383,7 +474,9 @@ def main() -> int:
         return 0
     pooled: Counter[str] = Counter()
     recipes: Counter[str] = Counter()
+    htmls: dict[str, list[bytes]] = {}
     for name, pages in sites(args.site):
+        htmls[name] = [html for _, html in pages[: args.held]]
         figures = judge_site(read_site(pages, args.held, args.train), args.train, options, name)
         pooled += figures
         if name.startswith("recipes/"):
@@ -394,6 +487,8 @@ def main() -> int:
     print(line("pooled", pooled))
     if args.misses:
         print_misses()
+    if args.unshown:
+        print_unshown(htmls)
     return 0
 
 

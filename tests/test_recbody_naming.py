@@ -62,11 +62,18 @@ def test_a_page_without_metadata_gets_its_product_fields_from_the_body():
 def test_names_need_agreement_on_enough_pages():
     pages = _products(2)
     one = _learned(pages[:1])
-    # one page could agree by chance: only a specific value (a long text, one element
-    # showing it) is trusted from it, never a number such as the price
-    assert set(one.names()) <= {"name", "description", "brand"}
+    # one page could agree by chance: only a specific value (a long text, or a value few
+    # elements show) is trusted from it, and what it names reads right on the next page
+    assert set(one.names()) <= {"name", "description", "brand", "price", "sku"}
+    url, html = pages[1]
+    truth, _ = read_page(html, url)
+    bare, root = read_page(_stripped(html), url)
+    filled = one.fill(bare, body_fields(root, url))
+    for name in one.names():
+        kind = "price" if name == "price" else "text"
+        assert same(kind, filled.get(name), truth.get(name)), name
     assert "price" in _learned(pages).names()
-    strict = BodyNaming(NamingOptions(min_specific_chars=10_000))
+    strict = BodyNaming(NamingOptions(min_specific_chars=10_000, max_plain_elements=0))
     url, html = pages[0]
     core, root = read_page(html, url)
     strict.observe(core, body_fields(root, url))

@@ -102,13 +102,27 @@ def _only_child_text(el: Element) -> bool:
     return len(kids) == 1 and not own
 
 
+def _image_source(el: Element) -> str:
+    """The image an ``<img>`` shows: its ``src``, or where a lazy loader keeps it until the
+    image scrolls into view (``data-src``, ``data-lazy-src``…) when ``src`` is missing or an
+    inline placeholder."""
+    src = (el.get("src") or "").strip()
+    if src and not src.startswith("data:"):
+        return src
+    for name, value in el.attrib.items():
+        value = value.strip()
+        if name != "src" and name.endswith("src") and value and not value.startswith("data:"):
+            return value
+    return ""
+
+
 def _values(
     el: Element, absolute: Callable[[str], str], texts: dict[Element, str] | None = None
 ) -> Iterator[tuple[str, str]]:
     if el.tag == "img":
-        src = el.get("src") or el.get("data-src") or ""
-        if src and not src.startswith("data:"):
-            yield "@src", absolute(src.strip())
+        src = _image_source(el)
+        if src:
+            yield "@src", absolute(src)
         return
     if el.get("datetime"):
         yield "@datetime", el.get("datetime", "").strip()

@@ -415,8 +415,15 @@ def _rounded_equal(a: Decimal, b: Decimal) -> bool:
     return long.quantize(Decimal(1).scaleb(places), rounding=ROUND_HALF_UP) == short
 
 
+#: An image file's size variant as CMSs name it (``photo-300x200.jpg``, ``photo-scaled.jpg``).
+_IMAGE_SIZE = re.compile(r"-(?:\d{2,5}x\d{2,5}|scaled)(?=\.[a-z0-9]{2,5}$)", re.I)
+
+
 def _url_key(url: str) -> str:
-    return url.split("?", 1)[0].split("#", 1)[0].split("://", 1)[-1].rstrip("/")
+    """A URL without scheme, query and fragment, and an image file without its size
+    variant: a page shows a resized copy of the image its metadata names."""
+    key = url.split("?", 1)[0].split("#", 1)[0].split("://", 1)[-1].rstrip("/")
+    return _IMAGE_SIZE.sub("", key)
 
 
 def prepared(kind: str, value: Any) -> Any:

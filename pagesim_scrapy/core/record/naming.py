@@ -6,11 +6,12 @@ is the site's price slot. One :class:`BodyNaming` per (site, page type) is fed e
 core record and body fields (:func:`.bodyfields.body_fields`, plus any induced field or
 labelled row under a key of its own); it learns, per standard name, the body field that
 agrees on most of the pages where the metadata has the value (below ``min_pages`` pages, on
-every page and specifically: a long text few elements show, or a date, duration or list one
-element shows), and fills a page's core record from that field where the metadata lacks the
-value, or where the metadata says otherwise than a field that agreed on every page so far
-(stale metadata). A list (ingredients, steps) is learned from a repeated element, the key of
-its path with any rank; a page without the best field is read from the next trusted one.
+every page and specifically: a long text few elements show, a date, duration or list one
+element shows, or any other value few elements show), and fills a page's core record from
+that field where the metadata lacks the value, or where the metadata says otherwise than a
+field that agreed on every page so far (stale metadata). A list (ingredients, steps) is
+learned from a repeated element, the key of its path with any rank; a page without the best
+field is read from the next trusted one.
 Filled values have the source ``body``.
 """
 
@@ -73,6 +74,23 @@ class NamingOptions:
             chosen leave-one-site-out (``eval_body_names.py --loso formed``); a larger
             ``max_formed_elements`` gains a few values more at one wrong in three, so it
             stays at 3.
+        max_plain_elements: below ``min_pages``, any other value (a number, a short text)
+            is trusted from the pages seen when at most this many elements of each showed
+            it (0: never; a "4" many slots show names none of them). Chosen
+            leave-one-site-out (``eval_body_names.py --loso plain``); a larger value gains a
+            few more at about one wrong value in three, so it stays at 3.
+        shown_pages_only: a page counts towards a name's pages only where some body field
+            shows the metadata's value: a page whose body lacks it (a second layout, a
+            value the visitor never sees) says nothing about which field holds it.
+        min_long_chars: a text at least this long (0: no such rule) is specific when at
+            most ``max_long_elements`` elements show it: a recipe's or a product's name
+            shown in a heading, a breadcrumb, a card title and a print title is still the
+            page's own.
+        max_long_elements: see ``min_long_chars``.
+        few_pages: on the first this many pages of a site (0: none), a field that agreed
+            specifically where it agreed, and was absent from every other page with the
+            value while another field showed it there (a second layout), is trusted though
+            it agreed on fewer than ``min_share`` of them: those pages say nothing against it.
     """
 
     min_pages: int = 2
@@ -83,6 +101,11 @@ class NamingOptions:
     max_specific_elements: int = 3
     max_formed_elements: int = 3
     max_keys: int = 5
+    max_plain_elements: int = 3
+    shown_pages_only: bool = False
+    min_long_chars: int = 0
+    max_long_elements: int = 8
+    few_pages: int = 0
 
     def __post_init__(self) -> None:
         counts = (self.min_pages, self.stale_pages, self.max_pages, self.max_keys)
@@ -90,8 +113,10 @@ class NamingOptions:
             raise ValueError(
                 "page counts, min_specific_chars and max_specific_elements must be positive"
             )
-        if self.max_formed_elements < 0:
-            raise ValueError("max_formed_elements must not be negative")
+        if min(self.max_formed_elements, self.max_plain_elements, self.few_pages) < 0:
+            raise ValueError("max_formed_elements, max_plain_elements, few_pages: not negative")
+        if min(self.min_long_chars, self.max_long_elements) < 0:
+            raise ValueError("min_long_chars and max_long_elements must not be negative")
         if not 0.0 < self.min_share <= 1.0:
             raise ValueError("min_share must be in (0, 1]")
 
@@ -186,13 +211,21 @@ def _specific(kind: str, value: Any, keys: list[str], options: NamingOptions) ->
     elements = [key for key in keys if key[:1] not in (LOCAL, COARSE)]
     if kind in _FORMED_KINDS:
         return 1 <= len(elements) <= options.max_formed_elements
-    if not 1 <= len(elements) <= options.max_specific_elements or kind not in _SPECIFIC_KINDS:
+    if 1 <= len(elements) <= options.max_plain_elements:
+        return True
+    if not elements or kind not in _SPECIFIC_KINDS:
         return False
     if kind == "urls":
-        return True
-    text = " ".join(value) if isinstance(value, list) else str(value)
+        return len(elements) <= options.max_specific_elements
+    text = " ".join(value) if isinstance(value, list) else str(value).strip()
     letters = sum(ch.isalpha() for ch in text)
-    return len(text.strip()) >= options.min_specific_chars and letters * 2 > len(text)
+    if letters * 2 <= len(text):
+        return False
+    if 0 < options.min_long_chars <= len(text):
+        return len(elements) <= max(options.max_long_elements, options.max_specific_elements)
+    return (
+        len(text) >= options.min_specific_chars and len(elements) <= options.max_specific_elements
+    )
 
 
 #: key marks, the key that holds on most pages of a site first
@@ -215,26 +248,35 @@ class _TypeCounts:
         self.options = options
         self.pages = 0
         self.seen: Counter[str] = Counter()
+        #: pages on which some body field showed the metadata's value
+        self.shown: Counter[str] = Counter()
         self.agreed: Counter[tuple[str, str]] = Counter()
         #: pages on which the key agreed specifically (:func:`_specific`)
         self.specific: Counter[tuple[str, str]] = Counter()
+        #: the first ``few_pages`` pages: their body keys, and per name seen the keys that agreed
+        self.early: list[tuple[frozenset[str], dict[str, frozenset[str]]]] = []
 
     def count(self, core: CoreRecord, body: Mapping[str, Any]) -> None:
         self.pages += 1
         texts = _texts(body)
         by_kind: dict[str, list[tuple[list[str], Any]]] = {}
+        agreeing: dict[str, frozenset[str]] = {}
         for name, kind in self.kinds.items():
             have = core.fields.get(name)
             if have is None or have.source == BODY:
                 continue
-            self.seen[name] += 1
             if kind not in by_kind:  # the body read and folded once per kind, not per name
                 by_kind[kind] = _readable(texts, kind, body)
             keys = _agreeing(kind, prepared(kind, have.value), by_kind[kind])
+            self.seen[name] += 1
+            self.shown[name] += bool(keys)
             specific = _specific(kind, have.value, keys, self.options)
+            agreeing[name] = frozenset(keys)
             for key in keys:
                 self.agreed[name, key] += 1
                 self.specific[name, key] += specific
+        if self.pages <= self.options.few_pages:
+            self.early.append((frozenset(_page_keys(body)), agreeing))
 
     def names(self, options: NamingOptions) -> dict[str, str]:
         return {name: keys[0] for name, keys in self.keys(options).items()}
@@ -249,10 +291,23 @@ class _TypeCounts:
         return {name: keys for name, keys in sorted(trusted.items()) if keys}
 
     def _trusted(self, name: str, key: str, count: int, options: NamingOptions) -> bool:
-        seen = self.seen[name]
+        seen = self.shown[name] if options.shown_pages_only else self.seen[name]
         if seen < options.min_pages:
             return count == seen and self.specific[name, key] == seen
-        return count >= options.min_share * seen
+        return count >= options.min_share * seen or self._uncontradicted(name, key, count)
+
+    def _uncontradicted(self, name: str, key: str, count: int) -> bool:
+        """On a site's first few pages: the key agreed specifically wherever it agreed, and
+        every other page with the value shows it elsewhere and lacks the key (a second
+        layout), so none says otherwise."""
+        if self.specific[name, key] != count or self.pages > len(self.early):
+            return False
+        path = _element_path(key)
+        return all(
+            key in agreed[name] or (agreed[name] and path not in keys)
+            for keys, agreed in self.early
+            if name in agreed
+        )
 
     def overrides(self, name: str, key: str, options: NamingOptions) -> bool:
         seen = self.seen[name]
@@ -342,6 +397,16 @@ class BodyNaming:
             ):
                 found[name] = Value(value, BODY)
         return found
+
+
+def _element_path(key: str) -> str:
+    """A body key's element path, without its rank and value suffix (``@src``)."""
+    return key[: key.rfind("[")] if "[" in key else key
+
+
+def _page_keys(body: Mapping[str, Any]) -> Iterator[str]:
+    """The element paths a page has (a slot present with another value contradicts a key)."""
+    return (_element_path(key) for key in body)
 
 
 #: Items of a list read from a repeated element at most (the record keeps as many).

@@ -33,6 +33,7 @@ from pagesim_scrapy.core.induce.dom import (
     INLINE_TAGS,
     LEAF_TAGS,
     Element,
+    body_elements,
     clean_text,
     page_memo,
 )
@@ -370,10 +371,7 @@ def find_rows(root: Element) -> list[Row]:
 
 
 def _read_rows(root: Element) -> list[Row]:
-    body = root.find("body")
-    if body is None:
-        body = root
-    preorder = [el for el in body.iter() if isinstance(el.tag, str)]
+    body, preorder = body_elements(root)
     copies: set[Element] = set()
     for el in preorder:
         if el.get("class") is not None and _reader_only(el):

@@ -100,8 +100,13 @@ def _read_text(el: Element) -> str:
 
 
 def _is_date(el: Element) -> bool:
-    if el.tag == "time" or _dated_attribute(el, "datetime") or _dated_attribute(el, "title"):
+    if el.tag == "time":
         return True
+    get = el.get
+    for name in ("datetime", "title"):
+        value = get(name)
+        if value and _DATE_ATTR.match(value):
+            return True
     if not _own_digit(el):  # most elements: their own text shows no digit
         return False
     own = _own_text(el)
@@ -112,17 +117,16 @@ def _is_date(el: Element) -> bool:
     return len(_text(el)) <= MAX_DATE_TEXT
 
 
-def _dated_attribute(el: Element, name: str) -> bool:
-    value = el.get(name)
-    return bool(value and _DATE_ATTR.match(value))
-
-
 def _own_digit(el: Element) -> bool:
     """Whether the element's own text pieces (:func:`_own_text`) show a digit."""
     text = el.text
     if text and _DIGIT.search(text):
         return True
-    return any(c.tail and _DIGIT.search(c.tail) for c in el)
+    for child in el:  # (a loop, not ``any``: most elements have a child or two)
+        tail = child.tail
+        if tail and _DIGIT.search(tail):
+            return True
+    return False
 
 
 def _own_text(el: Element) -> str:

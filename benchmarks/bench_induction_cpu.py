@@ -32,6 +32,11 @@ does) over its steps: the total without a profiler, each step's share from cProf
 cumulative times (the profiler's overhead spread in proportion); and, apart, the CPU of
 importing the record's reader, which a crawl pays once with its first page item.
 
+``--steps`` times apart the record steps that read the page's shared walk
+(:func:`pagesim_scrapy.core.induce.dom.page_elements`) on the demo shop's product pages, in
+the pipeline's order: the labelled rows on the wrapper's tree, then the body posts and the
+landmarks on the record's tree; the best of ``--repeat`` runs, in CPU milliseconds per page.
+
 ``--crawl`` measures instead the README's main job: the sample project's crawl of its
 offline demo shop (``scrapy crawl shop``) with ``PAGESIM_INDUCTION_ENABLED`` True and False,
 in ``--rounds`` alternating pairs (the order flips each round). Prints each crawl's user+sys
@@ -209,7 +214,6 @@ STEPS = {
 def bench_split(learn_pages: int) -> None:
     """The extraction-and-record CPU per item on the demo shop's product pages, by step."""
     import logging
-    import random
 
     from scrapy.utils.test import get_crawler
 
@@ -221,9 +225,7 @@ def bench_split(learn_pages: int) -> None:
     importlib.import_module("pagesim_scrapy.core.record.build")
     reader_import_ms = (time.process_time() - start) * 1000
     logging.disable(logging.WARNING)
-    folder = Path(__file__).resolve().parent.parent / "sample_project" / "demo_site" / "item"
-    pages = [(p.read_text(encoding="utf-8"), p.as_uri()) for p in sorted(folder.glob("*.html"))]
-    random.Random(0).shuffle(pages)
+    pages = demo_products()
 
     def run(profile: cProfile.Profile | None) -> float:
         pipeline = TemplateInductionPipeline.from_crawler(
@@ -253,6 +255,46 @@ def bench_split(learn_pages: int) -> None:
         if step is not None:
             print(f"  {step}: {row[3] * 1000 / len(pages) * total / profiled:.1f} ms/item")
     print(f"  load average {os.getloadavg()[0]:.1f}")
+
+
+def demo_products() -> list[tuple[str, str]]:
+    """The demo shop's product pages (HTML, file URL), in a fixed shuffled order."""
+    import random
+
+    folder = Path(__file__).resolve().parent.parent / "sample_project" / "demo_site" / "item"
+    pages = [(p.read_text(encoding="utf-8"), p.as_uri()) for p in sorted(folder.glob("*.html"))]
+    random.Random(0).shuffle(pages)
+    return pages
+
+
+def bench_steps(repeat: int) -> None:
+    """The record steps that share the page's walk, each timed apart (see the docstring)."""
+    from pagesim_scrapy.core.induce.labels import find_rows
+    from pagesim_scrapy.core.record.landmarks import landmark_texts
+    from pagesim_scrapy.core.record.posts import body_posts
+    from pagesim_scrapy.core.record.read import read_structured
+
+    pages = demo_products()
+    steps: dict[str, Any] = {"labelled rows": find_rows, "body posts": body_posts}
+    steps["landmarks"] = landmark_texts
+    best = dict.fromkeys(steps, float("inf"))
+    for _ in range(repeat):
+        trees = [(parse_html(h, base_url=u), read_structured(h, u).root) for h, u in pages]
+        spent = dict.fromkeys(steps, 0.0)
+        for wrapper_tree, record_tree in trees:
+            forget_page()  # a new page, as the pipeline reads it
+            for name, step in steps.items():
+                if name == "body posts":
+                    forget_page()  # the wrapper's extraction is done with its tree
+                start = time.process_time()
+                step(wrapper_tree if name == "labelled rows" else record_tree)
+                spent[name] += time.process_time() - start
+        for name in steps:
+            best[name] = min(best[name], spent[name] * 1000 / len(trees))
+    print(f"{len(pages)} product pages, best of {repeat} runs:")
+    for name, ms in best.items():
+        print(f"  {name}: {ms:.2f} ms/page")
+    print(f"  the three: {sum(best.values()):.2f} ms/page; load average {os.getloadavg()[0]:.1f}")
 
 
 def crawl_cpu(induction: bool, out: Path) -> float:
@@ -324,9 +366,15 @@ def main() -> None:
     parser.add_argument(
         "--split", action="store_true", help="the record path's CPU per step (demo shop)"
     )
+    parser.add_argument(
+        "--steps", action="store_true", help="the steps sharing the page's walk (demo shop)"
+    )
     args = parser.parse_args()
     if args.split:
         bench_split(args.learn)
+        return
+    if args.steps:
+        bench_steps(max(args.repeat, 5))
         return
     if args.crawl:
         print(f"load average {os.getloadavg()[0]:.1f}")

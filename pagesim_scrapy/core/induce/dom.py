@@ -30,6 +30,7 @@ __all__ = [
     "PageParseError",
     "Run",
     "absolutise_links",
+    "body_elements",
     "clean_text",
     "decode_html",
     "element_sig",
@@ -38,9 +39,11 @@ __all__ = [
     "item_sig",
     "item_text",
     "page_children",
+    "page_elements",
     "page_items",
     "parse_html",
     "sig_id",
+    "subtree_end",
 ]
 
 Element = etree._Element
@@ -326,6 +329,54 @@ def forget_page() -> None:
     """Drop this thread's :func:`page_memo` (and its page's tree)."""
     _MEMO.root = None
     _MEMO.values = {}
+
+
+# --- a page's elements, walked once -------------------------------------------------------
+
+
+def page_elements(root: Element) -> list[Element]:
+    """Every element under ``root`` (itself first) in document order, comments and entities
+    left out: walked once per page and thread (:func:`page_memo`), so the labelled rows,
+    the landmarks and the posts' date search read one list instead of each walking the tree.
+    Callers must not change the list."""
+    return page_memo(root, "elements", _all_elements)
+
+
+def _all_elements(root: Element) -> list[Element]:
+    return list(root.iter(etree.Element))
+
+
+def body_elements(root: Element) -> tuple[Element, list[Element]]:
+    """The page's ``<body>`` (``root`` itself when it has none) and its elements in
+    document order, a part of :func:`page_elements` (read once per page and thread)."""
+    return page_memo(root, "body elements", _body_elements)
+
+
+def _body_elements(root: Element) -> tuple[Element, list[Element]]:
+    elements = page_elements(root)
+    body = root.find("body")
+    if body is None:
+        return root, elements
+    start = elements.index(body)
+    return body, elements[start : subtree_end(elements, start)]
+
+
+def subtree_end(elements: list[Element], index: int) -> int:
+    """The index in ``elements`` (a list in document order, as :func:`page_elements`
+    gives) just past the subtree of ``elements[index]``: its descendants follow it there,
+    and the first element after them is the next sibling of it or of an ancestor."""
+    node: Element | None = elements[index]
+    while node is not None:
+        after = node.getnext()
+        while after is not None and after.tag.__class__ is not str:
+            after = after.getnext()
+        if after is not None:
+            try:
+                return elements.index(after, index + 1)
+            except ValueError:  # outside the listed part of the tree
+                return len(elements)
+        node = node.getparent()
+    return len(elements)
 
 
 # --- signatures ---------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from pagesim_scrapy.core.induce.dom import (
     INLINE_TAGS,
     LEAF_TAGS,
     Element,
+    body_elements,
     clean_text,
     page_memo,
 )
@@ -117,7 +118,7 @@ def label_key(label: str) -> str:
 def _is_label(text: str) -> bool:
     if not text or len(text) > MAX_LABEL_CHARS or len(text.split()) > MAX_LABEL_WORDS:
         return False
-    letters = sum(ch.isalpha() for ch in text)
+    letters = sum(map(str.isalpha, text))
     if letters < 2 or letters < len(text) / 3:
         return False  # "£3.00", "4.5 / 5", "12"
     return not text.startswith(("http", "www.", "©"))
@@ -370,10 +371,7 @@ def find_rows(root: Element) -> list[Row]:
 
 
 def _read_rows(root: Element) -> list[Row]:
-    body = root.find("body")
-    if body is None:
-        body = root
-    preorder = [el for el in body.iter() if isinstance(el.tag, str)]
+    body, preorder = body_elements(root)
     copies: set[Element] = set()
     for el in preorder:
         if el.get("class") is not None and _reader_only(el):
@@ -410,24 +408,32 @@ def _find_rows(body: Element, preorder: list[Element]) -> list[Row]:
             used.add(el)
     rows.sort(key=lambda kv: kv[0])
     chrome: dict[Element, bool] = {}
+    items: dict[Element, bool] = {}
     out = []
     for k, row in rows:
         if _in_chrome(preorder[k], body, chrome):
             row.chrome = True
-        if _in_record_of_list(preorder[k], body, row):
+        if _in_record_of_list(preorder[k], body, row, items):
             row.listed, row.explicit = True, False
         out.append(row)
     return out
 
 
-def _in_record_of_list(el: Element, body: Element, row: Row) -> bool:
+def _in_record_of_list(
+    el: Element, body: Element, row: Row, items: dict[Element, bool] | None = None
+) -> bool:
     """Whether the row read at ``el`` is a part of one record of a list the page repeats
     (:func:`_list_item`) that holds more than the row (a spec list's item that is the row
     alone is no record). A label in every record of a list ("Reply from <shop>" under each
-    review) names a part of each record, not one value of the page."""
+    review) names a part of each record, not one value of the page. ``items`` keeps each
+    ancestor's answer for the page's other rows (the rows of a page share ancestors)."""
+    items = {} if items is None else items
     node = el.getparent()
     while node is not None and node is not body:
-        if _list_item(node):
+        item = items.get(node)
+        if item is None:
+            item = items[node] = _list_item(node)
+        if item:
             return len(_text(node)) > len(row.text) + MIN_RECORD_EXTRA
         node = node.getparent()
     return False

@@ -14,10 +14,14 @@ from typing import Any, NamedTuple
 
 from lxml import etree
 
+from pagesim_scrapy.core.induce.dom import page_elements, subtree_end
+
 __all__ = ["LandmarkTexts", "landmark_texts"]
 
 _LANDMARK_TAGS = ("header", "footer")
 _LANDMARK_ROLES = frozenset({"banner", "contentinfo"})
+#: the tags that can be a landmark (by tag or by role)
+_CANDIDATE_TAGS = frozenset({"header", "footer", "div", "section", "nav", "aside"})
 #: a header or footer inside one of these is the part's own, not the site's
 _SCOPING = frozenset({"main", "article", "section", "aside", "nav"})
 #: an element's whole text longer than this is not one field's value
@@ -53,20 +57,25 @@ def _is_landmark(el: Any) -> bool:
     return not any(parent.tag in _SCOPING for parent in el.iterancestors())
 
 
-def _landmarks(root: Any) -> list[Any]:
-    """The page's outermost banner and content-info elements."""
-    found: list[Any] = []
-    for el in root.iter("header", "footer", "div", "section", "nav", "aside"):
-        if _is_landmark(el) and not any(parent in found for parent in el.iterancestors()):
-            found.append(el)
+def _landmarks(elements: list[Any]) -> list[tuple[int, int]]:
+    """The spans in ``elements`` (document order) of the page's outermost banner and
+    content-info elements: each from the landmark to just past its subtree."""
+    found: list[tuple[int, int]] = []
+    inside_until = 0  # the landmarks found are apart: only the last may hold an element
+    for index, el in enumerate(elements):
+        if index < inside_until or el.tag not in _CANDIDATE_TAGS or not _is_landmark(el):
+            continue
+        inside_until = subtree_end(elements, index)
+        found.append((index, inside_until))
     return found
 
 
-def _texts_inside(landmark: Any, members: set[Any]) -> set[str]:
-    """The text nodes of a landmark and the whole texts of its elements (a field's value
-    is one or the other)."""
+def _texts_inside(elements: list[Any], members: set[Any]) -> set[str]:
+    """The text nodes of a landmark (``elements``: it and its subtree) and the whole texts
+    of its elements (a field's value is one or the other)."""
     texts: set[str] = set()
-    for el, whole in _whole_texts(landmark):
+    landmark = elements[0]
+    for el, whole in _subtree_texts(elements):
         members.add(el)
         texts.add(_norm(el.text))
         if el is not landmark:
@@ -80,10 +89,15 @@ def _texts_inside(landmark: Any, members: set[Any]) -> set[str]:
 
 def _whole_texts(top: Any) -> list[tuple[Any, str]]:
     """Each element under ``top`` (itself included, in page order) with
+    ``"".join(el.itertext())`` (:func:`_subtree_texts`)."""
+    return _subtree_texts(list(top.iter(etree.Element)))
+
+
+def _subtree_texts(elements: list[Any]) -> list[tuple[Any, str]]:
+    """Each element of a subtree (``elements``, in page order) with
     ``"".join(el.itertext())``, built bottom-up from its children's (not each subtree
     read again)."""
     whole: dict[Any, str] = {}
-    elements = [el for el in top.iter() if isinstance(el.tag, str)]
     for el in reversed(elements):
         parts = [el.text or ""]
         for child in el:
@@ -101,16 +115,17 @@ def landmark_texts(root: Any) -> LandmarkTexts:
     banner and content-info landmarks show; empty for a page without them."""
     if root is None:
         return LandmarkTexts()
-    landmarks = _landmarks(root)
+    elements = page_elements(root)
+    landmarks = _landmarks(elements)
     if not landmarks:
         return LandmarkTexts()
     members: set[Any] = set()
     inside: set[str] = set()
-    for landmark in landmarks:
-        inside |= _texts_inside(landmark, members)
+    for start, end in landmarks:
+        inside |= _texts_inside(elements[start:end], members)
     outside: set[str] = set()
-    for el in root.iter():
-        if el not in members and isinstance(el.tag, str):
+    for el in elements:
+        if el not in members:
             outside.add(_norm(el.text))
             outside.add(_norm(el.tail))
     return LandmarkTexts(frozenset(inside - outside), frozenset(inside))

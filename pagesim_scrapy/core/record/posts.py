@@ -18,6 +18,8 @@ from typing import Any
 
 from lxml import etree
 
+from pagesim_scrapy.core.induce.dom import body_elements, subtree_end
+
 from .fields import FIELDS
 from .model import CoreRecord, Value
 
@@ -98,8 +100,13 @@ def _read_text(el: Element) -> str:
 
 
 def _is_date(el: Element) -> bool:
-    if el.tag == "time" or _dated_attribute(el, "datetime") or _dated_attribute(el, "title"):
+    if el.tag == "time":
         return True
+    get = el.get
+    for name in ("datetime", "title"):
+        value = get(name)
+        if value and _DATE_ATTR.match(value):
+            return True
     if not _own_digit(el):  # most elements: their own text shows no digit
         return False
     own = _own_text(el)
@@ -110,17 +117,16 @@ def _is_date(el: Element) -> bool:
     return len(_text(el)) <= MAX_DATE_TEXT
 
 
-def _dated_attribute(el: Element, name: str) -> bool:
-    value = el.get(name)
-    return bool(value and _DATE_ATTR.match(value))
-
-
 def _own_digit(el: Element) -> bool:
     """Whether the element's own text pieces (:func:`_own_text`) show a digit."""
     text = el.text
     if text and _DIGIT.search(text):
         return True
-    return any(c.tail and _DIGIT.search(c.tail) for c in el)
+    for child in el:  # (a loop, not ``any``: most elements have a child or two)
+        tail = child.tail
+        if tail and _DIGIT.search(tail):
+            return True
+    return False
 
 
 def _own_text(el: Element) -> str:
@@ -184,17 +190,23 @@ def _co_signed(author: Element | None) -> bool:
     return len(names) > 1
 
 
-def _dates(body: Element) -> list[Element]:
-    """The outermost dates of the body in page order, outside skipped parts: one walk that
-    neither enters a skipped element nor looks inside a date (nothing there dates a post)."""
+def _dates(body: Element, elements: list[Element] | None = None) -> list[Element]:
+    """The outermost dates of the body in page order, outside skipped parts: one pass over
+    the body's elements (``elements``, in page order, as the page's shared walk lists them)
+    that skips the inside of a skipped element and of a date (nothing there dates a post)."""
+    if elements is None:
+        elements = list(body.iter(etree.Element))
     out: list[Element] = []
-    stack = [body]
-    while stack:
-        el = stack.pop()
-        if _is_date(el):
+    index, count = 0, len(elements)
+    while index < count:
+        el = elements[index]
+        if el.tag in _SKIP:
+            index = subtree_end(elements, index)
+        elif _is_date(el):
             out.append(el)
-            continue
-        stack.extend(c for c in reversed(el) if isinstance(c.tag, str) and c.tag not in _SKIP)
+            index = subtree_end(elements, index)
+        else:
+            index += 1
     return out
 
 
@@ -337,14 +349,14 @@ def body_posts(root: Element | None) -> list[dict[str, Any]]:
         return []
     token = _READ.set({})
     try:
-        return _posts_of(body)
+        return _posts_of(body, body_elements(root)[1])
     finally:
         _READ.reset(token)
 
 
-def _posts_of(body: Element) -> list[dict[str, Any]]:
+def _posts_of(body: Element, elements: list[Element]) -> list[dict[str, Any]]:
     found: list[tuple[Element, Element, str | None, Element]] = []
-    dates = _dates(body)
+    dates = _dates(body, elements)
     dated = {el for date in dates for el in (date, *date.iterancestors())}
     for date in dates:
         if _is_edit(date):

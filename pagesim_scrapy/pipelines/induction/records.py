@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from weakref import WeakKeyDictionary
 
 from pagesim_scrapy.core.induce import parse_html
-from pagesim_scrapy.core.induce.dom import Element
+from pagesim_scrapy.core.induce.dom import Element, forget_page
 from pagesim_scrapy.core.record.item import ItemRecord, item_record
 from pagesim_scrapy.core.record.landmarks import LandmarkTexts, landmark_texts
 from pagesim_scrapy.core.record.model import CoreRecord
@@ -97,7 +97,9 @@ def compose_record(
         core = None
     if core is not None and naming is not None:
         core = _filled(core, root, url, naming)
-    return item_record(core, induced, url, rows, site_chrome_texts(root, url), root)
+    record = item_record(core, induced, url, rows, site_chrome_texts(root, url), root)
+    forget_page()  # the page's trees and element lists are not needed past its record
+    return record
 
 
 def site_chrome_texts(root: Any, url: str | None) -> LandmarkTexts:

@@ -17,6 +17,10 @@ from collections.abc import Iterable
 
 from pagesim_scrapy.core.cluster.graph import ItemGraph
 
+#: The bands of shares above ``k_p`` whose pairs are looked for one after the other (an
+#: order of work only: the collapses are the same with any bands).
+LEVELS = (1.0, 0.97, 0.94, 0.91, 0.88)
+
 
 def neighbourhoods(graph: ItemGraph, k: int, t_n: float) -> list[set[int]]:
     """Each item with its ``k`` most similar items at similarity >= ``t_n``."""
@@ -65,14 +69,15 @@ def _collapsed(graph: ItemGraph, k: int, t_n: float, k_p: float) -> _Collapsing:
 class _Collapsing:
     """The clusters of the shared-nearest-neighbour procedure as they collapse.
 
-    A pair can share ``k_p`` of the lighter neighbourhood only if the heavier one holds an
-    item of the lighter one's *prefix*: its items in a fixed order, rarest first, up to just
-    more weight than the lighter may leave unshared (the prefix filter of set-similarity
-    joins). So a collapse compares the new cluster only with the clusters that hold an item
-    of its prefix or whose prefix holds one of its items, instead of keeping the shared
-    weight of every pair with any item in common: common items (a layout's hubs, held by
-    hundreds of neighbourhoods) come last in the order and rarely reach a prefix. The pairs
-    that pass, their shares and the order of the collapses are those of counting every pair.
+    Keeping the shared weight of every pair of neighbourhoods with an item in common grew
+    faster than the leaders: a layout's hub items are held by hundreds of neighbourhoods.
+    Instead, a pair can share a part ``bar`` of the lighter neighbourhood only if the heavier
+    one holds an item of the lighter one's *prefix* at ``bar``: its items in a fixed order,
+    rarest first, up to just more weight than it may leave unshared (the prefix filter of
+    set-similarity joins); hubs come last and rarely reach a prefix. A heap entry is checked
+    against the pair's current share when popped, so a collapse re-pushes only the pairs
+    whose share it changed, and none when it added no item. The collapses, and their order,
+    are those of counting every pair.
     """
 
     def __init__(self, weights: list[int], hoods: list[set[int]], k_p: float) -> None:
@@ -101,35 +106,41 @@ class _Collapsing:
         self.heap: list[tuple[float, int, int]] = []
         self.steps = 0  # items looked up and pairs compared, for benchmarks
 
-    def least_shared(self, mass: int) -> int:
-        """The least shared weight that passes ``k_p`` against ``mass`` (as the share is
-        computed: one float division)."""
-        need = max(1, math.ceil(self.k_p * mass))
-        while need > 1 and (need - 1) / mass >= self.k_p:
+    def least_shared(self, mass: int, bar: float | None = None) -> int:
+        """The least shared weight whose share of ``mass`` reaches ``bar`` (``k_p`` unless
+        given), as the share is computed: one float division."""
+        bar = self.k_p if bar is None else bar
+        need = max(1, math.ceil(bar * mass))
+        while need > 1 and (need - 1) / mass >= bar:
             need -= 1
-        while need / mass < self.k_p:
+        while need / mass < bar:
             need += 1
         return need
 
+    def prefix(self, c: int, bar: float) -> list[int]:
+        """c's rarest items until they weigh more than c may leave unshared at ``bar``."""
+        mass = self.mass[c]
+        room = mass - self.least_shared(mass, bar)
+        weights, taken = self.weights, 0
+        prefix = []
+        for x in sorted(self.hoods[c], key=self.rank.__getitem__):
+            prefix.append(x)
+            taken += weights[x]
+            if taken > room:
+                break
+        return prefix
+
     def _renew_prefix(self, c: int) -> None:
-        """Index c's prefix: its rarest items until they weigh more than c may leave unshared."""
+        """Index c's prefix at ``k_p`` (for :meth:`candidates`)."""
         for x in self.prefixes[c]:
             self.prefix_holders[x].discard(c)
-        hood = self.hoods[c]
-        prefix: list[int] = []
-        if hood:
-            room = self.mass[c] - self.least_shared(self.mass[c])
-            weights, taken = self.weights, 0
-            for x in sorted(hood, key=self.rank.__getitem__):
-                prefix.append(x)
-                self.prefix_holders[x].add(c)
-                taken += weights[x]
-                if taken > room:
-                    break
+        prefix = self.prefix(c, self.k_p) if self.hoods[c] else []
+        for x in prefix:
+            self.prefix_holders[x].add(c)
         self.prefixes[c] = prefix
 
     def candidates(self, a: int) -> set[int]:
-        """Every cluster that can share ``k_p`` with a (and others)."""
+        """Every cluster that can share ``k_p`` with a (and some that cannot)."""
         found: set[int] = set()
         holders, prefix_holders = self.holders, self.prefix_holders
         for x in self.prefixes[a]:
@@ -153,11 +164,38 @@ class _Collapsing:
                 heapq.heappush(self.heap, (-share, min(a, b), max(a, b)))
 
     def run(self) -> None:
+        """Collapse pairs, strongest first, with the pairs found one band of shares at a time:
+        the pairs at or above ``bar`` are all in the heap while it pops, so its top is the
+        strongest pair of all, and a band's pairs are looked for only among the clusters left
+        when the band's turn comes."""
+        upper = math.inf
+        for bar in [level for level in LEVELS if level > self.k_p] + [self.k_p]:
+            self.push_band(bar, upper)
+            self.collapse_down_to(bar)
+            upper = bar
+
+    def push_band(self, bar: float, upper: float) -> None:
+        """Push every pair of clusters whose share lies in [bar, upper), each found from its
+        lighter side's prefix at ``bar``."""
+        mass, parent, holders = self.mass, self.parent, self.holders
         for a in range(len(self.hoods)):
-            self.push_partners(a, [b for b in self.candidates(a) if b > a])
-        parent = self.parent
-        while self.heap:
-            share, a, b = heapq.heappop(self.heap)
+            if parent[a] != a:
+                continue
+            self.steps += 1
+            lighter = (mass[a], a)
+            found: set[int] = set()
+            for x in self.prefix(a, bar):
+                found |= holders[x]
+            for b in found:
+                if (mass[b], b) > lighter:
+                    share = self.share(a, b)
+                    if bar <= share < upper:
+                        heapq.heappush(self.heap, (-share, min(a, b), max(a, b)))
+
+    def collapse_down_to(self, bar: float) -> None:
+        parent, heap = self.parent, self.heap
+        while heap and -heap[0][0] >= bar:
+            share, a, b = heapq.heappop(heap)
             if parent[a] != a or parent[b] != b or self.share(a, b) != -share:
                 continue  # stale: the pair's current share has an entry of its own
             lighter = self.mass[a]

@@ -6,14 +6,20 @@ carrying their item's neighbourhood; two clusters are collapsed into one, whose 
 is the union of theirs, when they share at least ``k_p`` of the smaller neighbourhood (seed
 004 generalises Jarvis-Patrick's k_t shared neighbours to a fraction k_p). Collapsing repeats,
 the pair sharing most first, until no pair shares enough. Overlaps are counted in pages (an
-item weighs the pages condensed into it). Only clusters sharing a neighbour are ever compared.
+item weighs the pages condensed into it). Only clusters that can share enough are compared.
 """
 
 from __future__ import annotations
 
 import heapq
+import math
+from collections.abc import Iterable
 
 from pagesim_scrapy.core.cluster.graph import ItemGraph
+
+#: The bands of shares above ``k_p`` whose pairs are looked for one after the other (an
+#: order of work only: the collapses are the same with any bands).
+LEVELS = (1.0, 0.97, 0.94, 0.91, 0.88)
 
 
 def neighbourhoods(graph: ItemGraph, k: int, t_n: float) -> list[set[int]]:
@@ -40,23 +46,38 @@ def shared_nearest_neighbours(
     (``benchmarks/site_cluster.py`` prints the shuffled orders' mean).
     """
     del max_iterations
+    state = _collapsed(graph, k, t_n, k_p)
+    return state.labels()
+
+
+def collapse_steps(graph: ItemGraph, k: int, t_n: float, k_p: float) -> int:
+    """How many items the procedure looked up and pairs it compared on ``graph`` (for the
+    benchmarks: a count the shared machine's load does not blur)."""
+    return _collapsed(graph, k, t_n, k_p).steps
+
+
+def _collapsed(graph: ItemGraph, k: int, t_n: float, k_p: float) -> _Collapsing:
     if k < 1:
         raise ValueError("k must be >= 1")
     if not 0.0 < k_p <= 1.0:
         raise ValueError("k_p must be within (0, 1]")
     state = _Collapsing(graph.weights, neighbourhoods(graph, k, t_n), k_p)
     state.run()
-    return state.labels()
+    return state
 
 
 class _Collapsing:
     """The clusters of the shared-nearest-neighbour procedure as they collapse.
 
-    The shared weight of every pair of clusters with a neighbour in common is kept and
-    updated by the items a collapse adds, rather than recounted: a large cluster's
-    neighbourhood holds hundreds of items and collapses many times, and recounting its
-    overlap with every partner on each collapse made the step grow faster than the leaders.
-    Weights are whole pages, so the kept sums equal the recounted ones exactly.
+    Keeping the shared weight of every pair of neighbourhoods with an item in common grew
+    faster than the leaders: a layout's hub items are held by hundreds of neighbourhoods.
+    Instead, a pair can share a part ``bar`` of the lighter neighbourhood only if the heavier
+    one holds an item of the lighter one's *prefix* at ``bar``: its items in a fixed order,
+    rarest first, up to just more weight than it may leave unshared (the prefix filter of
+    set-similarity joins); hubs come last and rarely reach a prefix. A heap entry is checked
+    against the pair's current share when popped, so a collapse re-pushes only the pairs
+    whose share it changed, and none when it added no item. The collapses, and their order,
+    are those of counting every pair.
     """
 
     def __init__(self, weights: list[int], hoods: list[set[int]], k_p: float) -> None:
@@ -71,65 +92,146 @@ class _Collapsing:
         for c, hood in enumerate(hoods):
             for x in hood:
                 self.holders[x].add(c)
-        # overlap[a][b]: the weight of the items a's and b's neighbourhoods share (b != a)
-        self.overlap: list[dict[int, int]] = [self._overlaps(a) for a in range(n)]
-        # bumped when a cluster's neighbourhood grows: older heap entries are stale
-        self.version = [0] * n
-        self.heap: list[tuple[float, int, int, int, int]] = []
+        # the fixed item order of the prefixes: fewest holders first
+        order = sorted(range(n), key=lambda x: (len(self.holders[x]), x))
+        self.rank = [0] * n
+        for position, x in enumerate(order):
+            self.rank[x] = position
+        # prefix_holders[x]: clusters whose prefix contains item x
+        self.prefix_holders: list[set[int]] = [set() for _ in range(n)]
+        self.prefixes: list[list[int]] = [[] for _ in range(n)]
+        for c in range(n):
+            self._renew_prefix(c)
+        # (-share, first, second): valid while both exist and their share is still that
+        self.heap: list[tuple[float, int, int]] = []
+        self.steps = 0  # items looked up and pairs compared, for benchmarks
 
-    def _overlaps(self, a: int) -> dict[int, int]:
-        partners: set[int] = set()
-        hood_a = self.hoods[a]
-        for x in hood_a:
-            partners |= self.holders[x]
-        partners.discard(a)
-        weight = self.weights.__getitem__
-        return {b: sum(map(weight, hood_a & self.hoods[b])) for b in partners}
+    def least_shared(self, mass: int, bar: float | None = None) -> int:
+        """The least shared weight whose share of ``mass`` reaches ``bar`` (``k_p`` unless
+        given), as the share is computed: one float division."""
+        bar = self.k_p if bar is None else bar
+        need = max(1, math.ceil(bar * mass))
+        while need > 1 and (need - 1) / mass >= bar:
+            need -= 1
+        while need / mass < bar:
+            need += 1
+        return need
 
-    def push_partners(self, a: int) -> None:
-        mass, version, k_p = self.mass, self.version, self.k_p
-        mass_a = mass[a]
-        for b, shared in self.overlap[a].items():
-            share = shared / min(mass_a, mass[b])
-            if share >= k_p:
-                first, second = min(a, b), max(a, b)
-                heapq.heappush(self.heap, (-share, first, second, version[first], version[second]))
+    def prefix(self, c: int, bar: float) -> list[int]:
+        """c's rarest items until they weigh more than c may leave unshared at ``bar``."""
+        mass = self.mass[c]
+        room = mass - self.least_shared(mass, bar)
+        weights, taken = self.weights, 0
+        prefix = []
+        for x in sorted(self.hoods[c], key=self.rank.__getitem__):
+            prefix.append(x)
+            taken += weights[x]
+            if taken > room:
+                break
+        return prefix
+
+    def _renew_prefix(self, c: int) -> None:
+        """Index c's prefix at ``k_p`` (for :meth:`candidates`)."""
+        for x in self.prefixes[c]:
+            self.prefix_holders[x].discard(c)
+        prefix = self.prefix(c, self.k_p) if self.hoods[c] else []
+        for x in prefix:
+            self.prefix_holders[x].add(c)
+        self.prefixes[c] = prefix
+
+    def candidates(self, a: int) -> set[int]:
+        """Every cluster that can share ``k_p`` with a (and some that cannot)."""
+        found: set[int] = set()
+        holders, prefix_holders = self.holders, self.prefix_holders
+        for x in self.prefixes[a]:
+            found |= holders[x]
+        for x in self.hoods[a]:
+            found |= prefix_holders[x]
+        found.discard(a)
+        self.steps += len(self.prefixes[a]) + len(self.hoods[a])
+        return found
+
+    def share(self, a: int, b: int) -> float:
+        """The part of the lighter neighbourhood that a and b share."""
+        shared = sum(map(self.weights.__getitem__, self.hoods[a] & self.hoods[b]))
+        self.steps += 1
+        return shared / min(self.mass[a], self.mass[b])
+
+    def push_partners(self, a: int, partners: Iterable[int]) -> None:
+        for b in partners:
+            share = self.share(a, b)
+            if share >= self.k_p:
+                heapq.heappush(self.heap, (-share, min(a, b), max(a, b)))
 
     def run(self) -> None:
+        """Collapse pairs, strongest first, with the pairs found one band of shares at a time:
+        the pairs at or above ``bar`` are all in the heap while it pops, so its top is the
+        strongest pair of all, and a band's pairs are looked for only among the clusters left
+        when the band's turn comes."""
+        upper = math.inf
+        for bar in [level for level in LEVELS if level > self.k_p] + [self.k_p]:
+            self.push_band(bar, upper)
+            self.collapse_down_to(bar)
+            upper = bar
+
+    def push_band(self, bar: float, upper: float) -> None:
+        """Push every pair of clusters whose share lies in [bar, upper), each found from its
+        lighter side's prefix at ``bar``."""
+        mass, parent, holders = self.mass, self.parent, self.holders
         for a in range(len(self.hoods)):
-            self.push_partners(a)
-        while self.heap:
-            _, a, b, version_a, version_b = heapq.heappop(self.heap)
-            if self._current(a, version_a) and self._current(b, version_b):
-                self.collapse(a, b)
-                self.push_partners(a)
+            if parent[a] != a:
+                continue
+            self.steps += 1
+            lighter = (mass[a], a)
+            found: set[int] = set()
+            for x in self.prefix(a, bar):
+                found |= holders[x]
+            for b in found:
+                if (mass[b], b) > lighter:
+                    share = self.share(a, b)
+                    if bar <= share < upper:
+                        heapq.heappush(self.heap, (-share, min(a, b), max(a, b)))
 
-    def _current(self, cluster: int, version: int) -> bool:
-        """Whether a heap entry's cluster still exists as it was when the entry was made."""
-        return self.parent[cluster] == cluster and self.version[cluster] == version
+    def collapse_down_to(self, bar: float) -> None:
+        parent, heap = self.parent, self.heap
+        while heap and -heap[0][0] >= bar:
+            share, a, b = heapq.heappop(heap)
+            if parent[a] != a or parent[b] != b or self.share(a, b) != -share:
+                continue  # stale: the pair's current share has an entry of its own
+            lighter = self.mass[a]
+            added = self.collapse(a, b)
+            if added:
+                self.push_partners(a, self.changed_partners(a, added, lighter))
 
-    def collapse(self, a: int, b: int) -> None:
-        """Collapse cluster b into a: a's neighbourhood becomes the union of both."""
+    def changed_partners(self, a: int, added: list[int], mass_before: int) -> set[int]:
+        """The clusters whose share with a the collapse changed: those holding an added item,
+        and those heavier than a was (a's weight is their share's denominator)."""
+        changed: set[int] = set()
+        for x in added:
+            changed |= self.holders[x]
+        mass = self.mass
+        changed.update(p for p in self.candidates(a) if mass[p] > mass_before)
+        changed.discard(a)
+        return changed
+
+    def collapse(self, a: int, b: int) -> list[int]:
+        """Collapse cluster b into a: a's neighbourhood becomes the union of both. Returns the
+        items a gained (none: every pair's share is as it was)."""
         self.parent[b] = a
-        overlap, holders, weights = self.overlap, self.holders, self.weights
-        for other in overlap[b]:
-            del overlap[other][b]
-        overlap[b] = {}
+        holders, weights = self.holders, self.weights
         hood_a, hood_b = self.hoods[a], self.hoods[b]
-        overlap_a = overlap[a]
+        added = [x for x in hood_b if x not in hood_a]
         for x in hood_b:
             holders[x].discard(b)
-            if x in hood_a:
-                continue
-            weight = weights[x]
-            for other in holders[x]:
-                overlap_a[other] = overlap_a.get(other, 0) + weight
-                overlap[other][a] = overlap[other].get(a, 0) + weight
-            hood_a.add(x)
+        for x in added:
             holders[x].add(a)
-            self.mass[a] += weight
+            self.mass[a] += weights[x]
+        hood_a.update(added)
         self.hoods[b] = set()
-        self.version[a] += 1
+        self._renew_prefix(b)
+        if added:
+            self._renew_prefix(a)
+        return added
 
     def root(self, x: int) -> int:
         parent = self.parent

@@ -56,7 +56,7 @@ import lxml.html
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pagesim_scrapy.core.record.bodyfields import body_fields  # noqa: E402
+from pagesim_scrapy.core.record.bodyfields import body_fields, is_image_key  # noqa: E402
 from pagesim_scrapy.core.record.bodyvalues import (  # noqa: E402
     read_as,
     same,
@@ -280,7 +280,7 @@ def _closest(value: Any, body: dict[str, str]) -> str:
     from rapidfuzz import fuzz, process
 
     text = " ".join(map(str, value)) if isinstance(value, list) else str(value)
-    texts = [t for k, t in body.items() if not k.endswith("@src") and len(t) <= 3 * len(text) + 60]
+    texts = [t for k, t in body.items() if not is_image_key(k) and len(t) <= 3 * len(text) + 60]
     best = process.extractOne(text, texts, scorer=fuzz.ratio) if texts else None
     return _clip(best[0]) if best else ""
 
@@ -298,7 +298,7 @@ def _shown(kind: str, truth: Any, body: dict[str, str]) -> bool:
     if kind == "list":
         return any(same(kind, truth, items) for items in sequences(body).values())
     for key, raw in body.items():
-        if key.endswith("@src") != (kind == "urls"):
+        if is_image_key(key) != (kind == "urls"):
             continue
         if same(kind, truth, read_as(kind, raw)):
             return True

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .bodyfields import COARSE, LOCAL
+from .bodyfields import COARSE, LOCAL, is_image_key
 from .bodyvalues import (
     ANY_RANK,
     lengths_agree,
@@ -151,7 +151,7 @@ def _texts(body: Mapping[str, Any]) -> dict[tuple[bool, str], list[str]]:
     out: dict[tuple[bool, str], list[str]] = {}
     for key, raw in body.items():
         if isinstance(raw, str):
-            out.setdefault((key.endswith("@src"), raw), []).append(key)
+            out.setdefault((is_image_key(key), raw), []).append(key)
     return out
 
 

@@ -83,13 +83,55 @@ def all_texts(body: Element) -> dict[Element, str]:
     return texts
 
 
+#: A ``<noscript>`` fallback is read as body when at least this many of its elements have
+#: text of their own (a tracking pixel or a lazy image's copy has none) ...
+MIN_FALLBACK_TEXTS = 10
+#: ... and at most this share of those texts is shown outside it (a page that renders its
+#: content by script keeps the whole of it there; one that shows it anyway repeats it).
+MAX_FALLBACK_SHOWN = 0.5
+
+
+def _own_texts(root: Element, skip: frozenset[str]) -> Iterator[str]:
+    """The own texts of the elements under ``root`` (itself included), not under ``skip``."""
+    stack = [root]
+    while stack:
+        el = stack.pop()
+        text = (el.text or "").strip()
+        if text:
+            yield text
+        stack.extend(kid for kid in el if isinstance(kid.tag, str) and kid.tag not in skip)
+
+
+def _fallbacks(body: Element) -> frozenset[Element]:
+    """The ``<noscript>`` elements whose content the visible body lacks: a page that builds
+    its content by script leaves the whole of it (a recipe, an article) in one."""
+    texts = {}
+    for noscript in body.iter("noscript"):
+        own = [
+            text
+            for kid in noscript
+            if isinstance(kid.tag, str) and kid.tag not in _SKIP
+            for text in _own_texts(kid, _SKIP)
+        ]
+        if len(own) >= MIN_FALLBACK_TEXTS:
+            texts[noscript] = own
+    if not texts:
+        return frozenset()
+    shown = set(_own_texts(body, _SKIP))
+    return frozenset(
+        noscript
+        for noscript, own in texts.items()
+        if sum(text in shown for text in own) <= MAX_FALLBACK_SHOWN * len(own)
+    )
+
+
 def _elements(body: Element) -> Iterator[tuple[Element, str, str, str]]:
     """Every visible element under ``body`` in page order, with its three paths: every
     step's classes; only its own (ancestors by tag and id: a blog post's ``category-…`` and
     ``tag-…`` classes differ from post to post); its parent and itself only (a slot that
     keeps its classes when the page around it is redesigned)."""
     stack: list[tuple[Element, str, str, str, str]] = [(body, _step(body), "body", "body", "body")]
-    walked = 0
+    walked, fallbacks = 0, _fallbacks(body)
     while stack and walked < MAX_ELEMENTS:
         el, step, full, bare, parent = stack.pop()
         walked += 1
@@ -98,7 +140,7 @@ def _elements(body: Element) -> Iterator[tuple[Element, str, str, str]]:
         full += classes
         yield el, full, COARSE + bare + classes, f"{LOCAL}{parent}/{own}"
         for child in reversed(el):
-            if isinstance(child.tag, str) and child.tag not in _SKIP:
+            if isinstance(child.tag, str) and (child.tag not in _SKIP or child in fallbacks):
                 kid = _step(child)
                 stack.append((child, kid, f"{full}/{kid}", f"{bare}/{kid}", own))
 

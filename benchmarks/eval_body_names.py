@@ -28,6 +28,9 @@ held-out figures are pooled.
 ``--misses`` prints, per attribute, why values were missed (not shown by the body, shown
 but no name trusted, the learned key not on the page, a wrong value) with examples: the
 metadata's value and the body text most like it.
+``--settled`` judges instead each site of more pages than a label needs to settle in crawl
+order (each page teaches the naming, then is filled without its metadata), with
+``settled_pages`` 0 (never) and its default, and says how many pages each learned from.
 ``--unshown`` says where a page keeps the values its stripped body does not show (the
 removed metadata only, inside a longer text, a hidden element, an attribute: which one).
 Further grids: ``plain`` (``max_plain_elements``), ``small`` (with ``shown_pages_only``),
@@ -35,7 +38,7 @@ Further grids: ``plain`` (``max_plain_elements``), ``small`` (with ``shown_pages
 (``few_pages``).
 
 Run: ``python benchmarks/eval_body_names.py [--held N] [--train N] [--min-pages N] [--site S]
-[--loso [GRID]] [--misses] [--unshown]``. Deterministic.
+[--loso [GRID]] [--misses] [--unshown] [--settled]``. Deterministic.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ import re
 import sys
 import warnings
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +60,7 @@ import lxml.html
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pagesim_scrapy.core.record.bodyfields import body_fields  # noqa: E402
+from pagesim_scrapy.core.record.bodyfields import body_fields, is_image_key  # noqa: E402
 from pagesim_scrapy.core.record.bodyvalues import (  # noqa: E402
     read_as,
     same,
@@ -280,7 +284,7 @@ def _closest(value: Any, body: dict[str, str]) -> str:
     from rapidfuzz import fuzz, process
 
     text = " ".join(map(str, value)) if isinstance(value, list) else str(value)
-    texts = [t for k, t in body.items() if not k.endswith("@src") and len(t) <= 3 * len(text) + 60]
+    texts = [t for k, t in body.items() if not is_image_key(k) and len(t) <= 3 * len(text) + 60]
     best = process.extractOne(text, texts, scorer=fuzz.ratio) if texts else None
     return _clip(best[0]) if best else ""
 
@@ -298,7 +302,7 @@ def _shown(kind: str, truth: Any, body: dict[str, str]) -> bool:
     if kind == "list":
         return any(same(kind, truth, items) for items in sequences(body).values())
     for key, raw in body.items():
-        if key.endswith("@src") != (kind == "urls"):
+        if is_image_key(key) != (kind == "urls"):
             continue
         if same(kind, truth, read_as(kind, raw)):
             return True
@@ -329,6 +333,53 @@ def judge_site(site: Site, train: int, options: NamingOptions, name: str = "") -
         others = (ready[i + 1 :] + ready[:i])[:train]
         figures += judge_page(truth, held, others, options, f"{name}#{i}")
     return figures
+
+
+def _judge_filled(truth: CoreRecord, filled: CoreRecord, body: dict[str, str]) -> Counter[str]:
+    """Right and wrong body values of ``filled`` against ``truth``, as :func:`judge_page`."""
+    figures: Counter[str] = Counter()
+    for spec in FIELDS.get(truth.page_type, ()):
+        kind = value_kind(spec.name, spec.kind)
+        want = truth.fields.get(spec.name)
+        if kind is None or want is None or want.source == BODY:
+            continue
+        got = filled.fields.get(spec.name)
+        from_body = got is not None and got.source == BODY
+        right = from_body and same(kind, want.value, got.value)
+        if _shown(kind, want.value, body):
+            figures[f"{spec.name}/shown"] += 1
+            figures[f"{spec.name}/got"] += right
+        figures[f"{spec.name}/wrong"] += from_body and not right
+    return figures
+
+
+def judge_crawl(pages: list[Page], options: NamingOptions) -> tuple[Counter[str], int]:
+    """In crawl order, each page teaches the naming (with its metadata, reading only the
+    keys :meth:`BodyNaming.wanted` asks for, as the pipeline does) and is then filled
+    without its metadata; the figures, and the pages the naming learned from."""
+    naming = BodyNaming(options)
+    figures: Counter[str] = Counter()
+    for url, html in pages:
+        truth, root = read_page(html, url)
+        naming.observe(truth, body_fields(root, url, naming.wanted()))
+        core, bare = read_page(stripped(html), url)
+        filled = naming.fill(core, body_fields(bare, url, naming.wanted()))
+        if truth.fields:
+            figures += _judge_filled(truth, filled, body_fields(bare, url))
+    return figures, naming.pages
+
+
+def print_settled(only: str | None, min_pages: int) -> None:
+    """``--settled``: sites of more pages than a label needs to settle, in crawl order,
+    never settling against the default ``settled_pages``."""
+    settled = NamingOptions(min_pages=min_pages)
+    for name, pages in sites(only):
+        if len(pages) <= settled.settled_pages + 1:
+            continue
+        for options in (replace(settled, settled_pages=0), settled):
+            figures, learned = judge_crawl(pages, options)
+            label = f"{name} settled_pages={options.settled_pages}, learned from {learned}"
+            print(line(label, figures))
 
 
 def line(name: str, figures: Counter[str]) -> str:
@@ -460,10 +511,16 @@ def main() -> int:
     parser.add_argument(
         "--unshown", action="store_true", help="where the values the body does not show are"
     )
+    parser.add_argument(
+        "--settled", action="store_true", help="crawl order, with and without settling"
+    )
     args = parser.parse_args()
     options = NamingOptions(min_pages=args.min_pages)
     logging.disable(logging.WARNING)
     warnings.simplefilter("ignore")  # dateutil on time zone names it does not know
+    if args.settled:
+        print_settled(args.site, args.min_pages)
+        return 0
     if args.loso:
         named = [
             (n, read_site(p, args.held, args.train))

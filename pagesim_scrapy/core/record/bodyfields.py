@@ -18,7 +18,7 @@ from lxml import etree
 
 from pagesim_scrapy.core.induce.dom import LinkResolver, normalise_classes
 
-__all__ = ["body_fields"]
+__all__ = ["IMAGE_SUFFIXES", "body_fields", "is_image_key"]
 
 Element = etree._Element
 
@@ -33,6 +33,14 @@ _SPACE = re.compile(r"\s+")
 COARSE = "~"
 #: The mark of a key that names the element's parent and the element only.
 LOCAL = "^"
+#: The ends of the keys whose values are image URLs: an ``<img>``'s source, the largest
+#: candidate of a ``srcset``, a CSS background image.
+IMAGE_SUFFIXES = ("@src", "@srcset", "@bg")
+
+
+def is_image_key(key: str) -> bool:
+    """Whether a body key's value is an image URL."""
+    return key.endswith(IMAGE_SUFFIXES)
 
 
 def _step(el: Element) -> str:
@@ -75,13 +83,55 @@ def all_texts(body: Element) -> dict[Element, str]:
     return texts
 
 
+#: A ``<noscript>`` fallback is read as body when at least this many of its elements have
+#: text of their own (a tracking pixel or a lazy image's copy has none) ...
+MIN_FALLBACK_TEXTS = 10
+#: ... and at most this share of those texts is shown outside it (a page that renders its
+#: content by script keeps the whole of it there; one that shows it anyway repeats it).
+MAX_FALLBACK_SHOWN = 0.5
+
+
+def _own_texts(root: Element, skip: frozenset[str]) -> Iterator[str]:
+    """The own texts of the elements under ``root`` (itself included), not under ``skip``."""
+    stack = [root]
+    while stack:
+        el = stack.pop()
+        text = (el.text or "").strip()
+        if text:
+            yield text
+        stack.extend(kid for kid in el if isinstance(kid.tag, str) and kid.tag not in skip)
+
+
+def _fallbacks(body: Element) -> frozenset[Element]:
+    """The ``<noscript>`` elements whose content the visible body lacks: a page that builds
+    its content by script leaves the whole of it (a recipe, an article) in one."""
+    texts = {}
+    for noscript in body.iter("noscript"):
+        own = [
+            text
+            for kid in noscript
+            if isinstance(kid.tag, str) and kid.tag not in _SKIP
+            for text in _own_texts(kid, _SKIP)
+        ]
+        if len(own) >= MIN_FALLBACK_TEXTS:
+            texts[noscript] = own
+    if not texts:
+        return frozenset()
+    shown = set(_own_texts(body, _SKIP))
+    return frozenset(
+        noscript
+        for noscript, own in texts.items()
+        if sum(text in shown for text in own) <= MAX_FALLBACK_SHOWN * len(own)
+    )
+
+
 def _elements(body: Element) -> Iterator[tuple[Element, str, str, str]]:
     """Every visible element under ``body`` in page order, with its three paths: every
     step's classes; only its own (ancestors by tag and id: a blog post's ``category-…`` and
     ``tag-…`` classes differ from post to post); its parent and itself only (a slot that
     keeps its classes when the page around it is redesigned)."""
     stack: list[tuple[Element, str, str, str, str]] = [(body, _step(body), "body", "body", "body")]
-    walked = 0
+    walked, fallbacks = 0, _fallbacks(body)
     while stack and walked < MAX_ELEMENTS:
         el, step, full, bare, parent = stack.pop()
         walked += 1
@@ -90,7 +140,7 @@ def _elements(body: Element) -> Iterator[tuple[Element, str, str, str]]:
         full += classes
         yield el, full, COARSE + bare + classes, f"{LOCAL}{parent}/{own}"
         for child in reversed(el):
-            if isinstance(child.tag, str) and child.tag not in _SKIP:
+            if isinstance(child.tag, str) and (child.tag not in _SKIP or child in fallbacks):
                 kid = _step(child)
                 stack.append((child, kid, f"{full}/{kid}", f"{bare}/{kid}", own))
 
@@ -116,14 +166,64 @@ def _image_source(el: Element) -> str:
     return ""
 
 
+#: One candidate of a ``srcset`` ("url 800w", "url 2x", or a URL alone).
+#: Between two candidates: a comma after a width or density, or before a space (a URL
+#: may hold commas of its own, ``c_fill,w_300``).
+_CANDIDATES = re.compile(r"(?<=\d[wx]),|,\s+", re.I)
+_CANDIDATE = re.compile(r"^(\S+)(?:\s+(\d+(?:\.\d+)?)[wx])?\s*$", re.I)
+
+
+def _largest_candidate(srcset: str) -> str:
+    """The widest image a ``srcset`` offers (the last one where no width is given): the
+    page's full-size copy, which its metadata names more often than the ``src`` thumbnail."""
+    best, width = "", -1.0
+    for part in _CANDIDATES.split(srcset):
+        match = _CANDIDATE.match(part.strip())
+        if match is None or match[1].startswith("data:"):
+            continue
+        size = float(match[2]) if match[2] else 0.0
+        if size >= width:
+            best, width = match[1], size
+    return best
+
+
+def _srcset(el: Element) -> str:
+    """The largest candidate of an image's ``srcset`` or a lazy loader's copy of it
+    (``data-lazy-srcset``, ``data-sf-srcset``…)."""
+    for name, value in el.attrib.items():
+        if name.endswith("srcset") and value.strip():
+            found = _largest_candidate(value)
+            if found:
+                return found
+    return ""
+
+
+#: A CSS background image (``style="background-image:url(//cdn/photo.jpg)"``).
+_BACKGROUND = re.compile(r"background(?:-image)?\s*:[^;]*?url\(\s*['\"]?([^'\")\s]+)", re.I)
+
+
+def _image_values(el: Element, absolute: Callable[[str], str]) -> Iterator[tuple[str, str]]:
+    """The images an element shows: an ``<img>``'s source and its largest ``srcset``
+    candidate where that is another file, a ``<picture>`` source's, a CSS background's."""
+    src = _image_source(el) if el.tag == "img" else ""
+    if src:
+        yield "@src", absolute(src)
+    srcset = _srcset(el) if el.tag in ("img", "source") else ""
+    if srcset and srcset != src:
+        yield "@srcset", absolute(srcset)
+
+
 def _values(
     el: Element, absolute: Callable[[str], str], texts: dict[Element, str] | None = None
 ) -> Iterator[tuple[str, str]]:
-    if el.tag == "img":
-        src = _image_source(el)
-        if src:
-            yield "@src", absolute(src)
+    if el.tag in ("img", "source"):
+        yield from _image_values(el, absolute)
         return
+    style = el.get("style")
+    if style and "url(" in style:
+        background = _BACKGROUND.search(style)
+        if background and not background[1].startswith("data:"):
+            yield "@bg", absolute(background[1])
     if el.get("datetime"):
         yield "@datetime", el.get("datetime", "").strip()
     if _only_child_text(el):

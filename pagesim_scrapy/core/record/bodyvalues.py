@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
@@ -426,6 +426,31 @@ def _url_key(url: str) -> str:
     return _IMAGE_SIZE.sub("", key)
 
 
+#: A file stem names one image across hosts when it has at least this many letters (a
+#: camera's ``IMG_1234`` or a width ``3670`` does not), and alone when it is this long.
+MIN_STEM_LETTERS = 3
+MIN_OWN_STEM = 12
+#: Extensions an image CDN adds or swaps (``photo.jpg.webp``).
+_EXTENSIONS = re.compile(r"(?:\.[a-z0-9]{2,5})+$", re.I)
+_STEM_SIZE = re.compile(r"-(?:\d{2,5}x\d{2,5}|scaled)$", re.I)
+
+
+def _url_keys(url: str) -> Iterator[str]:
+    """The keys an image URL agrees by: its :func:`_url_key`; its file stem with the folder
+    above (``06/soup``), the same file an image CDN serves under its own host, path prefix
+    or transform folder (``cdn.example/site.com/…``, ``…/w_274,h_196/…``); and a long
+    stem alone (the same file uploaded again under another date)."""
+    key = _url_key(url)
+    yield key
+    folders = key.split("/")
+    stem = _STEM_SIZE.sub("", _EXTENSIONS.sub("", folders[-1])).casefold()
+    if len(folders) < 2 or sum(ch.isalpha() for ch in stem) < MIN_STEM_LETTERS:
+        return
+    yield f"tail:{folders[-2].casefold()}/{stem}"
+    if len(stem) >= MIN_OWN_STEM:
+        yield f"file:{stem}"
+
+
 def prepared(kind: str, value: Any) -> Any:
     """``value`` brought once to the form :func:`same_prepared` compares for ``kind`` (None
     for a value that matches nothing), so a value met against many is read once."""
@@ -439,7 +464,8 @@ def prepared(kind: str, value: Any) -> Any:
         return None if number.is_snan() else number
     if kind == "urls":
         urls = value if isinstance(value, list) else [value]
-        return frozenset(_url_key(url) for url in urls if isinstance(url, str)) or None
+        keys = (key for url in urls if isinstance(url, str) for key in _url_keys(url))
+        return frozenset(keys) or None
     if kind == "date":
         return _date(str(value))
     if kind == "duration":

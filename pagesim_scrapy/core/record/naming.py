@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .bodyfields import COARSE, LOCAL
+from .bodyfields import COARSE, LOCAL, is_image_key
 from .bodyvalues import (
     ANY_RANK,
     lengths_agree,
@@ -91,6 +91,10 @@ class NamingOptions:
             specifically where it agreed, and was absent from every other page with the
             value while another field showed it there (a second layout), is trusted though
             it agreed on fewer than ``min_share`` of them: those pages say nothing against it.
+        settled_pages: a label stops learning (as at ``max_pages``) once its trusted keys
+            have stayed the same over this many pages in a row (0: never): later pages of
+            the site only repeat what the first ones taught, and counting them was the
+            record path's largest cost. A label with nothing learned keeps learning.
     """
 
     min_pages: int = 2
@@ -106,6 +110,7 @@ class NamingOptions:
     min_long_chars: int = 0
     max_long_elements: int = 8
     few_pages: int = 0
+    settled_pages: int = 10
 
     def __post_init__(self) -> None:
         counts = (self.min_pages, self.stale_pages, self.max_pages, self.max_keys)
@@ -115,6 +120,8 @@ class NamingOptions:
             )
         if min(self.max_formed_elements, self.max_plain_elements, self.few_pages) < 0:
             raise ValueError("max_formed_elements, max_plain_elements, few_pages: not negative")
+        if self.settled_pages < 0:
+            raise ValueError("settled_pages must not be negative")
         if min(self.min_long_chars, self.max_long_elements) < 0:
             raise ValueError("min_long_chars and max_long_elements must not be negative")
         if not 0.0 < self.min_share <= 1.0:
@@ -151,7 +158,7 @@ def _texts(body: Mapping[str, Any]) -> dict[tuple[bool, str], list[str]]:
     out: dict[tuple[bool, str], list[str]] = {}
     for key, raw in body.items():
         if isinstance(raw, str):
-            out.setdefault((key.endswith("@src"), raw), []).append(key)
+            out.setdefault((is_image_key(key), raw), []).append(key)
     return out
 
 
@@ -323,10 +330,14 @@ class BodyNaming:
         self.pages = 0
         self._types: dict[str, _TypeCounts] = {}
         self._lock = threading.Lock()
+        #: the trusted keys after the last page learned from, and pages since they changed
+        self._last: dict[str, list[str]] = {}
+        self._unchanged = 0
 
     @property
     def learning(self) -> bool:
-        return self.pages < self.options.max_pages
+        settled = self.options.settled_pages
+        return self.pages < self.options.max_pages and not (settled and self._unchanged >= settled)
 
     def observe(self, core: CoreRecord, body: Mapping[str, Any]) -> None:
         """Count which body fields agree with the page's metadata (the values it has from
@@ -339,6 +350,15 @@ class BodyNaming:
             if counts is None:
                 counts = self._types[core.page_type] = _TypeCounts(core.page_type, self.options)
             counts.count(core, body)
+            if self.options.settled_pages:
+                self._note_keys(counts.keys(self.options))
+
+    def _note_keys(self, keys: dict[str, list[str]]) -> None:
+        """Count the pages in a row after which the trusted keys stayed the same (a page of
+        another type, or keys still empty, starts the count again)."""
+        same_keys = bool(keys) and keys == self._last
+        self._unchanged = self._unchanged + 1 if same_keys else 0
+        self._last = keys
 
     def page_type(self) -> str | None:
         """The page type the label's pages have most (a plain ``page`` only when no other)."""

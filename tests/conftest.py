@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +31,27 @@ def shared_data(*parts: str) -> Path:
 
 
 _BODY_CLASS = re.compile(rb"(<body\b[^>]*?)\sclass=(\"[^\"]*\"|'[^']*')", re.IGNORECASE)
+
+
+def last_json_line(script: str, *args: str) -> object:
+    """Run ``script`` in a fresh interpreter on this checkout: the JSON of its last output
+    line (what a test learns from a process whose imports nothing before it has made)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), *sys.path])}
+    out = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def imported(modules: set[str] | list[str], name: str) -> bool:
+    """Whether ``name`` or one of its submodules is among ``modules``."""
+    return any(m == name or m.startswith(name + ".") for m in modules)
 
 
 def without_body_class(data: bytes) -> bytes:

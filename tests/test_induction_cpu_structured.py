@@ -6,11 +6,7 @@ rdflib, mf2py or bs4 (a page with them does, as the record needs their readers).
 from __future__ import annotations
 
 import gzip
-import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +15,7 @@ from extruct.opengraph import OpenGraphExtractor
 
 from pagesim_scrapy.core.record.meta import Flat, read_opengraph
 from pagesim_scrapy.core.record.read import as_utf8, parse_html
-from tests.conftest import shared_data
+from tests.conftest import imported, last_json_line, shared_data
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -107,22 +103,8 @@ def _modules_after_reading(page: bytes, tmp_path: Path) -> tuple[bool, list[str]
     """Read ``page`` in a fresh interpreter: whether it gave a record, and what it imported."""
     path = tmp_path / "page.html"
     path.write_bytes(page)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), *sys.path])}
-    out = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=120,
-        check=True,
-    )
-    read, modules = json.loads(out.stdout.strip().splitlines()[-1])
+    read, modules = last_json_line(SCRIPT, str(path))
     return read, modules
-
-
-def _loaded(modules: list[str], name: str) -> bool:
-    return any(m == name or m.startswith(name + ".") for m in modules)
 
 
 def test_a_page_without_microdata_or_rdfa_loads_no_heavy_reader(tmp_path: Path) -> None:
@@ -133,6 +115,6 @@ def test_a_page_without_microdata_or_rdfa_loads_no_heavy_reader(tmp_path: Path) 
     read, modules = _modules_after_reading(plain, tmp_path)
     assert read
     for heavy in ("extruct", "rdflib", "mf2py", "bs4", "pyRdfa"):
-        assert not _loaded(modules, heavy), heavy
+        assert not imported(modules, heavy), heavy
     read, modules = _modules_after_reading(data, tmp_path)
-    assert read and _loaded(modules, "extruct")
+    assert read and imported(modules, "extruct")

@@ -7,15 +7,9 @@ a fresh interpreter, since other tests of the session import them all.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.conftest import imported, last_json_line
 
 #: Modules the add-on and the middleware must not import with default settings.
 NOT_AT_START = (
@@ -48,21 +42,7 @@ print(json.dumps(sorted(sys.modules)))
 
 @pytest.fixture(scope="module")
 def modules_at_start() -> set[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), *sys.path])}
-    out = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=120,
-        check=True,
-    )
-    return set(json.loads(out.stdout.strip().splitlines()[-1]))
-
-
-def _imported(modules: set[str], name: str) -> bool:
-    return any(m == name or m.startswith(name + ".") for m in modules)
+    return set(last_json_line(SCRIPT))
 
 
 def test_the_middleware_is_built(modules_at_start: set[str]) -> None:
@@ -71,10 +51,10 @@ def test_the_middleware_is_built(modules_at_start: set[str]) -> None:
 
 @pytest.mark.parametrize("name", NOT_AT_START)
 def test_start_does_not_import(modules_at_start: set[str], name: str) -> None:
-    assert not _imported(modules_at_start, name), f"{name} is imported at start"
+    assert not imported(modules_at_start, name), f"{name} is imported at start"
 
 
 def test_the_poet_wiring_is_left_alone_when_scrapy_poet_is_not_used(
     modules_at_start: set[str],
 ) -> None:
-    assert not _imported(modules_at_start, "pagesim_scrapy.poet.provider")
+    assert not imported(modules_at_start, "pagesim_scrapy.poet.provider")

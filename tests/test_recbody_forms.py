@@ -84,6 +84,15 @@ def test_a_rating_agrees_with_its_rounded_form(head, body, agree):
     assert same("price", head, read_as("price", body)) is agree
 
 
+@pytest.mark.parametrize(
+    ("text", "price"),
+    [("$280.91", "280.91"), ("Save 30%", None), ("-15 % off", None), ("1.234,50 €", "1234.50")],
+)
+def test_a_share_shown_where_a_price_stands_is_no_price(text, price):
+    # a sale badge sits where the layout's other pages show the price
+    assert read_as("price", text) == price
+
+
 def test_a_list_agrees_with_the_items_the_body_repeats():
     head = ["1/2 cup flour", "2 eggs", "1 tsp salt (fine)", "1 cup milk", "1 tbsp butter"]
     body = ["▢ ½ cup flour", "2 eggs", "1 tsp salt, fine", "1 cup milk", "1 tbsp butter"]

@@ -132,3 +132,18 @@ def test_reviews_are_one_list_of_groups_with_stable_names():
     item = compose_record(html, {"review_list": [{"text": reviews[0]["body"] + " Olga"}]}, url)
     assert "review_list" not in item.record
     assert not any(name.startswith("reviews_") for name in item.record)
+
+
+def test_a_sale_page_met_after_the_names_settled_keeps_its_own_price():
+    # learning stops once the names settle; a sale layout met only afterwards must not
+    # have its badge ("Save 30%") read in the price's slot and put over the page's price
+    pages = _products(80)
+    plain = [page for page in pages if b'class="old-price"' not in page[1]]
+    sales = [page for page in pages if b'class="old-price"' in page[1]]
+    naming = _learned(plain[:20])
+    assert not naming.learning and "price" in naming.names()
+    assert sales
+    for url, html in sales:
+        core, root = read_page(html, url)
+        filled = naming.fill(core, body_fields(root, url))
+        assert filled.get("price") == core.get("price"), url

@@ -132,6 +132,16 @@ def _short(function: Callable[[str], Any]) -> Callable[[str], Any]:
     return lambda text: function(text) if len(text) <= MAX_SHORT else None
 
 
+#: A number given as a share ("Save 30%", "-15 %"): a discount or a rating, not an amount.
+_SHARE = re.compile(r"\d\s*%")
+
+
+def _price(text: str) -> str | None:
+    """An amount the body shows; a share is none (a sale badge's "Save 30%" sits where
+    other pages of the layout show the price)."""
+    return None if _SHARE.search(text) else as_price(text)
+
+
 def _currency(text: str) -> str | None:
     return as_currency(text) or as_currency(_NOT_SIGN.sub("", text))
 
@@ -263,7 +273,7 @@ _READERS: dict[str, Callable[[str], Any]] = {
     "authors": _short(lambda text: authors(_unlabelled(text))),
     "id": _short(lambda text: as_identifier(_unlabelled(text))),
     "gtin": _short(lambda text: as_gtin(_unlabelled(text))),
-    "price": _short(as_price),
+    "price": _short(_price),
     "currency": _short(_currency),
     "availability": _short(as_availability),
     "urls": lambda text: [text] if text.startswith(("http://", "https://")) else None,

@@ -18,6 +18,7 @@ from pagesim_scrapy.core.drift import (
     UNCHANGED,
     DriftBaseline,
     DriftMonitor,
+    DriftOptions,
     SiteLooks,
     baseline_text,
     compare_looks,
@@ -262,3 +263,22 @@ def test_the_pages_tag_skeletons_are_saved_with_the_looks(demo) -> None:
     older = parse_baseline(json.dumps(document), options)
     assert older is not None
     assert not any(older.sites["shop"].labels["product"].skeleton_features())
+
+
+def test_the_saved_looks_keep_the_sites_met_most_recently(demo) -> None:
+    # each crawl meets one site; the saved looks hold it and the sites the latest earlier
+    # crawls met, at most max_sites: the drift file does not grow with every site crawled
+    options = DriftOptions(max_sites=2)
+    pages = sorted(demo["category"])[:6]
+    saved: DriftBaseline | None = None
+    for site in ("a.example", "b.example", "c.example", "b.example"):
+        monitor = DriftMonitor(saved, options)
+        for page in pages:
+            monitor.observe(site, "category", _features(page), str(page))
+        text = baseline_text(monitor.snapshot(), bench.OPTIONS)
+        saved = parse_baseline(text, bench.OPTIONS)
+        assert saved is not None
+    assert list(saved.sites) == ["b.example", "c.example"]
+    assert saved.sites["c.example"].labels["category"].page_ids() == [str(p) for p in pages]
+    with pytest.raises(ValueError, match="max_sites"):
+        DriftOptions(max_sites=0)

@@ -213,11 +213,20 @@ class DriftMonitor:
 
     def snapshot(self) -> DriftBaseline:
         """What the next crawl compares with: this crawl's looks, and the baseline's for the
-        (site, label)s this crawl did not meet."""
+        (site, label)s this crawl did not meet; the sites this crawl met first, then the
+        baseline's in its order, at most ``max_sites``."""
         merged = DriftBaseline(max_kept=self.options.max_kept)
+        for site in self.now.sites:
+            merged.site(site)
+        for site in self.baseline.sites:
+            if len(merged.sites) >= self.options.max_sites:
+                break
+            merged.site(site)
         for source in (self.baseline, self.now):
             for site, looks in source.sites.items():
-                target = merged.site(site)
+                if site not in merged.sites:
+                    continue  # a site no crawl met for the longest time
+                target = merged.sites[site]
                 for label, look in looks.labels.items():
                     # a label met only a few times now keeps the look it had
                     if source is self.baseline or len(look.kept) >= self.options.min_pages:

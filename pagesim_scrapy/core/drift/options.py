@@ -37,6 +37,10 @@ class DriftOptions:
     min_other_pages: int = 3
     #: Pages kept per (site, label) and side: the most recent ones.
     max_kept: int = 300
+    #: Sites whose looks are saved for the next crawl: every site this crawl met, then the
+    #: sites the most recent earlier crawls met (the file keeps that order) up to this many
+    #: in all, so the file does not grow with every site ever crawled.
+    max_sites: int = 100
     #: Features and example pages listed per report.
     top: int = 8
     #: A label whose share of the site was at least this in the baseline can *collapse*.
@@ -51,8 +55,8 @@ class DriftOptions:
     skeleton_margin: float = 0.12
 
     def __post_init__(self) -> None:
-        if self.min_pages < 1:
-            raise ValueError("min_pages must be >= 1")
+        if self.min_pages < 1 or self.max_sites < 1:
+            raise ValueError("min_pages and max_sites must be >= 1")
         for name in (
             "min_shift",
             "look_share",

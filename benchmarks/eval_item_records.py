@@ -130,11 +130,13 @@ class _NoStats:
 
 
 def pipeline_records(
-    pages: list[tuple[str, bytes]], min_pages: int, max_pages: int = 50
+    pages: list[tuple[str, bytes]], min_pages: int, max_pages: int = 50, naming: bool = False
 ) -> dict[str, dict]:
     """The records the induction pipeline's own learn/extract steps give, in this order:
     items held until the label is settled (it learns no more pages: full, or the crawl
-    ends), then extracted with the wrapper learned afresh in canonical order."""
+    ends), then extracted with the wrapper learned afresh in canonical order; with
+    ``naming``, the records' core values also filled from the body as the pipeline does."""
+    from pagesim_scrapy.core.record.naming import BodyNaming
     from pagesim_scrapy.pipelines.induction.learning import Learner
     from pagesim_scrapy.settings import InductionConfig
 
@@ -144,16 +146,23 @@ def pipeline_records(
     assert state is not None
     held: list[tuple[str, str]] = []
     out: dict[str, dict] = {}
+    body_naming = BodyNaming() if naming else None
     for url, raw in pages:
         learner.take(state, raw.decode("utf-8"), url)  # the pipeline's step
         held.append((url, raw.decode("utf-8")))
         if learner.settled(state):
-            _release(learner, state, held, out)
-    _release(learner, state, held, out)  # the crawl ends: nothing more to learn
+            _release(learner, state, held, out, body_naming)
+    _release(learner, state, held, out, body_naming)  # the crawl ends: nothing more to learn
     return out
 
 
-def _release(learner: Any, state: Any, held: list[tuple[str, str]], out: dict) -> None:
+def _release(
+    learner: Any,
+    state: Any,
+    held: list[tuple[str, str]],
+    out: dict,
+    naming: Any = None,
+) -> None:
     """The pipeline's release of held items: relearn in canonical order, then extract."""
     from pagesim_scrapy.pipelines.induction.learning import Learner
     from pagesim_scrapy.pipelines.induction.records import compose_record, labelled_rows, page_tree
@@ -163,11 +172,13 @@ def _release(learner: Any, state: Any, held: list[tuple[str, str]], out: dict) -
         root = page_tree(html, item_url, state.wrapper.structured)
         result = Learner.extract(state, html if root is None else root, item_url)
         rows = labelled_rows(root, item_url)
-        out[item_url] = compose_record(html, result.record, item_url, rows).record
+        out[item_url] = compose_record(html, result.record, item_url, rows, naming).record
     held.clear()
 
 
-def stability(pages: list[tuple[str, bytes]], count: int, min_pages: int, max_pages: int) -> str:
+def stability(
+    pages: list[tuple[str, bytes]], count: int, min_pages: int, max_pages: int, naming: bool = False
+) -> str:
     """Share of pages with identical records in two shuffled crawl orders of the same pages."""
     import random
 
@@ -175,15 +186,16 @@ def stability(pages: list[tuple[str, bytes]], count: int, min_pages: int, max_pa
     first, second = sample[:], sample[:]
     random.Random(1).shuffle(first)
     random.Random(2).shuffle(second)
-    one = pipeline_records(first, min_pages, max_pages)
-    two = pipeline_records(second, min_pages, max_pages)
+    one = pipeline_records(first, min_pages, max_pages, naming)
+    two = pipeline_records(second, min_pages, max_pages, naming)
     both = [url for url in one if url in two]
     same = sum(one[url] == two[url] for url in both)
     differ = sum(
         len({k for k in set(one[u]) | set(two[u]) if one[u].get(k) != two[u].get(k)}) for u in both
     )
     return (
-        f"demo_shop product, {len(sample)} pages in two shuffled orders "
+        f"demo_shop product, {len(sample)} pages in two shuffled orders"
+        f"{', body naming on' if naming else ''} "
         f"(min_pages={min_pages}, max_pages={max_pages}): identical records "
         f"{same}/{len(both)}, fields differing per page {differ / max(len(both), 1):.1f}"
     )
@@ -215,6 +227,9 @@ def main() -> int:
         # that fills up (learns the first 10 pages it gets: which ones depends on the order)
         for max_pages in (50, 10):
             print(stability(demo_pages(), 25, 5, max_pages))
+        # and as a crawl gives them: every product page, core values filled from the body
+        # by the names the site's metadata taught (learned from the pages as they come)
+        print(stability(demo_pages(), 1000, 5, 50, naming=True))
         return 0
     sets = [("demo_shop", "product", demo_pages())]
     sets += [(f"{d}/{s}", t, type_pages(d, s, t)) for d, s, t in TYPES if (DATA / d / s).is_dir()]

@@ -114,7 +114,7 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
-from urllib.parse import urldefrag, urljoin
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 import lxml.etree
 import lxml.html
@@ -1341,6 +1341,12 @@ def parse_args() -> argparse.Namespace:
         "own share, 'some of the types' precision kept; both data sets by default)",
     )
     parser.add_argument(
+        "--url-evidence",
+        action="store_true",
+        help="pages left with none given a label whose examples' URLs share their URL's shape "
+        "(several labels), per mode and leave-one-site-out (both data sets by default)",
+    )
+    parser.add_argument(
         "--floor-grid",
         action="store_true",
         help="the cut's floor (ANCHOR_FLOOR) per leave-one-site-out fold",
@@ -1572,6 +1578,7 @@ def site_folders(args: argparse.Namespace) -> dict[str, Path]:
         or args.lost_pages
         or args.online_types
         or args.online_fill_grid
+        or args.url_evidence
     )
     default = "site_page_types,site_page_types_2" if both else "site_page_types"
     folders = {}
@@ -1624,6 +1631,9 @@ def main() -> None:
         return
     if args.lost_pages:
         print_lost_pages(sites)
+        return
+    if args.url_evidence:
+        print_url_evidence(sites)
         return
     if args.clustered_types is not None:
         modes = [m if m != "off" else "" for m in args.clustered_types.split(",")]
@@ -2575,6 +2585,203 @@ def _print_lost(name: str, found: LostPages) -> None:
     )
     for cause, n in found.causes.most_common():
         print(f"    {n:4}  {cause}")
+
+
+# --- the URL path as evidence for pages left with none (issue 32: measured, not shipped) ----
+
+#: How a page left with none may take a label from its URL's shape (see :func:`url_label`):
+#: off; its nearest label when that label alone has an example of its shape ("unique"); its
+#: nearest label when that label is among those that have one ("nearest"); the one label that
+#: has one, nearest or not ("url").
+URL_MODES = ("off", "unique", "nearest", "url")
+
+
+def url_shape(url: str) -> tuple[int, tuple[str, ...]]:
+    """A URL's path as a site's link pattern: its depth and its folders, numbers as '#'
+    (``/2015/01/21/slug/`` and ``/2016/03/02/other/`` have one shape)."""
+    parts = [part for part in urlsplit(url).path.split("/") if part]
+    return len(parts), tuple("#" if part.isdigit() else part for part in parts[:-1])
+
+
+def url_label(verdict: Any, url: str, shapes: dict[str, set[Any]], mode: str) -> str | None:
+    """The label ``verdict`` ends with under ``mode`` (:data:`URL_MODES`): a page left with
+    none takes a label whose examples' URLs (``shapes``: label -> their shapes) share its
+    URL's shape. With one label nothing changes (its own cut bounds its type)."""
+    if verdict.label is not None or mode == "off" or not url or len(shapes) < 2:
+        return verdict.label
+    shape = url_shape(url)
+    matching = [label for label, held in shapes.items() if shape in held]
+    nearest = nearest_type(verdict)
+    if mode == "url":
+        return matching[0] if len(matching) == 1 else None
+    if nearest in matching and (mode == "nearest" or len(matching) == 1):
+        return nearest
+    return None
+
+
+def _shapes(given: dict[str, list[Page]]) -> dict[str, set[Any]]:
+    return {label: {url_shape(p.url) for p in chosen if p.url} for label, chosen in given.items()}
+
+
+@dataclass
+class UrlFigures:
+    """Per URL mode: every-type shares, "some" and "all but one" counts (batch and online)."""
+
+    every: dict[str, TypeShares] = field(default_factory=dict)
+    some: dict[str, Counts] = field(default_factory=dict)
+    but_one: dict[str, Counts] = field(default_factory=dict)
+    every_online: dict[str, TypeShares] = field(default_factory=dict)
+    some_online: dict[str, Counts] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for mode in URL_MODES:
+            for part in (self.every, self.every_online):
+                part.setdefault(mode, TypeShares())
+            for counts in (self.some, self.but_one, self.some_online):
+                counts.setdefault(mode, Counts())
+
+    def merge(self, other: UrlFigures) -> None:
+        for mode in URL_MODES:
+            self.every[mode].merge(other.every[mode])
+            self.every_online[mode].merge(other.every_online[mode])
+            self.some[mode].merge(other.some[mode])
+            self.but_one[mode].merge(other.but_one[mode])
+            self.some_online[mode].merge(other.some_online[mode])
+
+
+def _url_shares(
+    shares: dict[str, TypeShares], given: Any, tests: list[Page], verdicts: list[Any]
+) -> None:
+    shapes = _shapes(given)
+    for mode in URL_MODES:
+        for page, verdict in zip(tests, verdicts):
+            if page.label not in given:
+                continue
+            label = url_label(verdict, page.url, shapes, mode)
+            shares[mode].own += label == page.label
+            shares[mode].none += label is None
+            shares[mode].other += label is not None and label != page.label
+            shares[mode].nearest += nearest_type(verdict) == page.label
+
+
+def _url_micro(
+    counts: dict[str, Counts], given: Any, tests: list[Page], verdicts: list[Any]
+) -> None:
+    shapes = _shapes(given)
+    for mode in URL_MODES:
+        labels = [url_label(v, p.url, shapes, mode) for p, v in zip(tests, verdicts)]
+        filled = [replace(v, label=label) for v, label in zip(verdicts, labels)]
+        add_micro(counts[mode], tests, filled, given)
+
+
+def url_figures(pages: list[Page], seeds: tuple[int, ...] = (1, 2, 3)) -> UrlFigures:
+    """The every-type, "some of the types" and "all but one" protocols (batch, and the first
+    two online over ``seeds``) with the URL fill of each :data:`URL_MODES` applied to the
+    verdicts (the same verdicts for every mode)."""
+    out = UrlFigures()
+    given = several_type_templates(pages)
+    tests = _tests(pages, given)
+    _url_shares(
+        out.every, given, tests, _classifier(given, "site").classify_all([p.summary for p in tests])
+    )
+    for seed in seeds:
+        order = list(tests)
+        random.Random(f"{seed}:several").shuffle(order)
+        _url_shares(
+            out.every_online, given, order, crawl_verdicts(_classifier(given, "site"), order)
+        )
+    for seed in (None, *seeds):
+        for combo_given, combo_tests in _some_combos(pages, seed or 1, shuffled=seed is not None):
+            clf = _classifier(combo_given, "site")
+            if seed is None:
+                verdicts = clf.classify_all([p.summary for p in combo_tests])
+                _url_micro(out.some, combo_given, combo_tests, verdicts)
+            else:
+                _url_micro(
+                    out.some_online, combo_given, combo_tests, crawl_verdicts(clf, combo_tests)
+                )
+    types = Counter(page.label for page in pages)
+    for held in sorted(t for t, c in types.items() if c >= 5):
+        held_given = type_templates(pages, 1, leave_out=held)
+        held_tests = _tests(pages, held_given)
+        verdicts = _classifier(held_given, "site").classify_all([p.summary for p in held_tests])
+        _url_micro(out.but_one, held_given, held_tests, verdicts)
+    return out
+
+
+def _some_combos(
+    pages: list[Page], seed: int, shuffled: bool
+) -> list[tuple[dict[str, list[Page]], list[Page]]]:
+    """The "some of the types" label sets of :func:`some_types` (seed 1 for the batch) or of
+    :func:`some_types_online` (``shuffled``: the tests in its order), with their tests."""
+    types = sorted(t for t, c in Counter(page.label for page in pages).items() if c >= 5)
+    rng = random.Random(f"{seed}:some")
+    combos = [rng.sample(types, k) for k, n in ((2, 6), (3, 4)) if k < len(types) for _ in range(n)]
+    out = []
+    for number, combo in enumerate(combos):
+        templates = {label: [p for p in pages if p.label == label][:2] for label in combo}
+        tests = _tests(pages, templates)
+        if shuffled:
+            random.Random(f"{seed}:some:{number}").shuffle(tests)
+        out.append((templates, tests))
+    return out
+
+
+def print_url_evidence(sites: dict[str, list[Page]]) -> None:
+    """Per URL mode, pooled, and leave-one-site-out: each site with the mode the other sites
+    choose (highest batch + online every-type own share among the modes that keep batch and
+    online "some" precision and "all but one" F1 within 0.005 of off)."""
+    figures = {name: url_figures(pages) for name, pages in sites.items()}
+    pooled = UrlFigures()
+    for found in figures.values():
+        pooled.merge(found)
+    print("\nURL shape as evidence for pages left with none (several labels only)")
+    for mode in URL_MODES:
+        _print_url_row(f"mode {mode}", pooled, mode)
+    held = UrlFigures()
+    for name in sites:
+        others = UrlFigures()
+        for other, found in figures.items():
+            if other != name:
+                others.merge(found)
+        mode = _chosen_url_mode(others)
+        print(f"held out {name}: mode {mode}")
+        _print_url_row(f"  {name}", figures[name], mode)
+        _merge_mode(held, figures[name], mode)
+    _print_url_row("held out, pooled", held, "off")
+
+
+def _merge_mode(into: UrlFigures, found: UrlFigures, mode: str) -> None:
+    into.every["off"].merge(found.every[mode])
+    into.every_online["off"].merge(found.every_online[mode])
+    into.some["off"].merge(found.some[mode])
+    into.some_online["off"].merge(found.some_online[mode])
+    into.but_one["off"].merge(found.but_one[mode])
+
+
+def _own(shares: TypeShares) -> float:
+    return shares.own / max(1, shares.total)
+
+
+def _chosen_url_mode(found: UrlFigures, slack: float = 0.005) -> str:
+    def kept(mode: str) -> bool:
+        return (
+            found.some[mode].precision >= found.some["off"].precision - slack
+            and found.some_online[mode].precision >= found.some_online["off"].precision - slack
+            and found.but_one[mode].f1 >= found.but_one["off"].f1 - slack
+        )
+
+    allowed = [mode for mode in URL_MODES if kept(mode)]
+    return max(allowed, key=lambda m: _own(found.every[m]) + _own(found.every_online[m]))
+
+
+def _print_url_row(name: str, found: UrlFigures, mode: str) -> None:
+    print(
+        f"{name:24} every batch {found.every[mode]}\n"
+        f"{'':24} every online {found.every_online[mode]}\n"
+        f"{'':24} some batch {found.some[mode]}  online {found.some_online[mode]}"
+        f"  all-but-one batch {found.but_one[mode]}"
+    )
 
 
 if __name__ == "__main__":

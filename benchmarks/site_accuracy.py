@@ -1347,6 +1347,12 @@ def parse_args() -> argparse.Namespace:
         "(several labels), per mode and leave-one-site-out (both data sets by default)",
     )
     parser.add_argument(
+        "--cover-gates",
+        action="store_true",
+        help="the nearest label for pages left with none, gated by each measure of how much of "
+        "the site the labels describe, per value and leave-one-site-out (both data sets)",
+    )
+    parser.add_argument(
         "--floor-grid",
         action="store_true",
         help="the cut's floor (ANCHOR_FLOOR) per leave-one-site-out fold",
@@ -1579,6 +1585,7 @@ def site_folders(args: argparse.Namespace) -> dict[str, Path]:
         or args.online_types
         or args.online_fill_grid
         or args.url_evidence
+        or args.cover_gates
     )
     default = "site_page_types,site_page_types_2" if both else "site_page_types"
     folders = {}
@@ -1603,6 +1610,19 @@ def print_several_types(sites: dict[str, list[Page]], args: argparse.Namespace) 
     print(f"{'pooled':24} {pooled}")
 
 
+def _only_tables() -> dict[str, Any]:
+    """The options that print one table alone, by their ``args`` name."""
+    return {
+        "drawn_templates": print_drawn_templates,
+        "online_types": print_online_types,
+        "online_fill_grid": online_fill_grid,
+        "none_sources": print_none_sources,
+        "lost_pages": print_lost_pages,
+        "url_evidence": print_url_evidence,
+        "cover_gates": print_cover_gates,
+    }
+
+
 def main() -> None:
     args = parse_args()
     started = time.perf_counter()
@@ -1617,24 +1637,10 @@ def main() -> None:
         print_several_types(sites, args)
         run_grids(sites, args)
         return
-    if args.drawn_templates:
-        print_drawn_templates(sites)
-        return
-    if args.online_types:
-        print_online_types(sites)
-        return
-    if args.online_fill_grid:
-        online_fill_grid(sites)
-        return
-    if args.none_sources:
-        print_none_sources(sites)
-        return
-    if args.lost_pages:
-        print_lost_pages(sites)
-        return
-    if args.url_evidence:
-        print_url_evidence(sites)
-        return
+    for only, table in _only_tables().items():
+        if getattr(args, only):
+            table(sites)
+            return
     if args.clustered_types is not None:
         modes = [m if m != "off" else "" for m in args.clustered_types.split(",")]
         print_clustered_types(sites, modes, args.clustered_loso, args.clustered_precision)
@@ -2592,8 +2598,11 @@ def _print_lost(name: str, found: LostPages) -> None:
 #: How a page left with none may take a label from its URL's shape (see :func:`url_label`):
 #: off; its nearest label when that label alone has an example of its shape ("unique"); its
 #: nearest label when that label is among those that have one ("nearest"); the one label that
-#: has one, nearest or not ("url").
-URL_MODES = ("off", "unique", "nearest", "url")
+#: has one, nearest or not ("url"); "folder": as "unique", for a URL in a folder only (the
+#: shape of a page at the site's root is its depth alone, shared by most kinds of pages);
+#: "agree": as "unique", with each label's pattern what its examples' paths agree on (a
+#: label needs two examples of one depth; see :func:`url_patterns`).
+URL_MODES = ("off", "unique", "nearest", "url", "folder", "agree")
 
 
 def url_shape(url: str) -> tuple[int, tuple[str, ...]]:
@@ -2610,7 +2619,12 @@ def url_label(verdict: Any, url: str, shapes: dict[str, set[Any]], mode: str) ->
     if verdict.label is not None or mode == "off" or not url or len(shapes) < 2:
         return verdict.label
     shape = url_shape(url)
-    matching = [label for label, held in shapes.items() if shape in held]
+    if mode == "folder" and not shape[1]:
+        return None
+    if mode == "agree":
+        matching = [label for label, held in shapes.items() if _matches(url, held)]
+    else:
+        matching = [label for label, held in shapes.items() if shape in held]
     nearest = nearest_type(verdict)
     if mode == "url":
         return matching[0] if len(matching) == 1 else None
@@ -2621,6 +2635,44 @@ def url_label(verdict: Any, url: str, shapes: dict[str, set[Any]], mode: str) ->
 
 def _shapes(given: dict[str, list[Page]]) -> dict[str, set[Any]]:
     return {label: {url_shape(p.url) for p in chosen if p.url} for label, chosen in given.items()}
+
+
+def _evidence(given: dict[str, list[Page]], mode: str) -> dict[str, set[Any]]:
+    """Per label, what a page's URL is matched against under ``mode``."""
+    if mode != "agree":
+        return _shapes(given)
+    return {
+        label: url_patterns([p.url for p in chosen if p.url]) for label, chosen in given.items()
+    }
+
+
+def _segments(url: str) -> tuple[str, ...]:
+    parts = [part for part in urlsplit(url).path.split("/") if part]
+    return tuple("#" if part.isdigit() else part for part in parts)
+
+
+def url_patterns(urls: list[str]) -> set[tuple[str | None, ...]]:
+    """A label's URL patterns: per depth with two examples or more, the segments all its
+    examples of that depth agree on, None where they differ (what a site names a type by is
+    what its examples share; a single example says nothing about which segments vary)."""
+    by_depth: dict[int, list[tuple[str, ...]]] = {}
+    for url in urls:
+        segments = _segments(url)
+        by_depth.setdefault(len(segments), []).append(segments)
+    return {
+        tuple(s[0] if len(set(s)) == 1 else None for s in zip(*paths))
+        for paths in by_depth.values()
+        if len(paths) >= 2
+    }
+
+
+def _matches(url: str, patterns: set[Any]) -> bool:
+    segments = _segments(url)
+    return any(
+        len(pattern) == len(segments)
+        and all(want is None or want == got for want, got in zip(pattern, segments))
+        for pattern in patterns
+    )
 
 
 @dataclass
@@ -2652,8 +2704,8 @@ class UrlFigures:
 def _url_shares(
     shares: dict[str, TypeShares], given: Any, tests: list[Page], verdicts: list[Any]
 ) -> None:
-    shapes = _shapes(given)
     for mode in URL_MODES:
+        shapes = _evidence(given, mode)
         for page, verdict in zip(tests, verdicts):
             if page.label not in given:
                 continue
@@ -2667,8 +2719,8 @@ def _url_shares(
 def _url_micro(
     counts: dict[str, Counts], given: Any, tests: list[Page], verdicts: list[Any]
 ) -> None:
-    shapes = _shapes(given)
     for mode in URL_MODES:
+        shapes = _evidence(given, mode)
         labels = [url_label(v, p.url, shapes, mode) for p, v in zip(tests, verdicts)]
         filled = [replace(v, label=label) for v, label in zip(verdicts, labels)]
         add_micro(counts[mode], tests, filled, given)
@@ -2782,6 +2834,132 @@ def _print_url_row(name: str, found: UrlFigures, mode: str) -> None:
         f"{'':24} some batch {found.some[mode]}  online {found.some_online[mode]}"
         f"  all-but-one batch {found.but_one[mode]}"
     )
+
+
+# --- does any measure of how much of a site the labels describe tell every type from some? --
+
+#: The measures :func:`cover_instances` reads per classifier: the share of the kept pages
+#: passing their nearest label's cut (``coverage``), the share of the site in clusters holding
+#: an example, the share of the crawl fill's sample chaining to a label, and the share of the
+#: pages reaching their nearest label's nearest-rule floor.
+COVER_MEASURES = ("coverage", "clusters", "chains", "floor")
+COVER_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 2.0)
+
+
+@dataclass
+class CoverInstance:
+    """One classifier of a protocol: its kind ("every", "some", "but one"), the measures, and
+    per test page (its configured type or None, its batch label, its nearest label, whether
+    it reaches that label's nearest-rule floor)."""
+
+    kind: str
+    labels: int
+    measures: dict[str, float]
+    rows: list[tuple[str | None, str | None, str, bool]]
+
+
+def _cover_instance(kind: str, given: dict[str, list[Page]], tests: list[Page]) -> CoverInstance:
+    clf = _classifier(given, "site")
+    verdicts = clf.classify_all([p.summary for p in tests])
+    described = clf.describe()
+    floors = {
+        label: max(info["background"] or 0.0, 0.3 * (info["within"] or 0.0))
+        for label, info in described["labels"].items()
+    }
+    rows = []
+    for page, verdict in zip(tests, verdicts):
+        near = nearest_type(verdict)
+        truth = page.label if page.label in given else None
+        rows.append((truth, verdict.label, near, verdict.scores[near] >= floors[near]))
+    chains = clf._kept_neighbours(None).covered if len(given) >= 2 else 0.0
+    measures = {
+        "coverage": described["site"]["coverage"],
+        "clusters": site_types([p.summary for p in tests], clf.template_summaries).covered,
+        "chains": chains,
+        "floor": sum(row[3] for row in rows) / max(1, len(rows)),
+    }
+    return CoverInstance(kind, len(given), measures, rows)
+
+
+def cover_instances(pages: list[Page]) -> list[CoverInstance]:
+    """The batch classifiers of the every-type, "some of the types" (seed 1) and "all types
+    but one" protocols on a site, each with its measures and verdicts."""
+    given = several_type_templates(pages)
+    out = [_cover_instance("every", given, _tests(pages, given))]
+    out += [_cover_instance("some", g, t) for g, t in _some_combos(pages, 1, shuffled=False)]
+    types = Counter(page.label for page in pages)
+    for held in sorted(t for t, c in types.items() if c >= 5):
+        given = type_templates(pages, 1, leave_out=held)
+        out.append(_cover_instance("but one", given, _tests(pages, given)))
+    return out
+
+
+def _gated_figures(
+    found: list[CoverInstance], measure: str, at: float
+) -> tuple[float, Counts, Counts]:
+    """Every-type own share, "some" and "but one" counts when a page left with none takes
+    its nearest label (reaching the nearest-rule floor) wherever ``measure`` >= ``at``."""
+    own = total = 0
+    some, but_one = Counts(), Counts()
+    for instance in found:
+        fill = instance.labels >= 2 and instance.measures[measure] >= at
+        counts = some if instance.kind == "some" else but_one
+        for truth, label, near, reaches in instance.rows:
+            if label is None and fill and reaches:
+                label = near
+            if instance.kind == "every":
+                total += truth is not None
+                own += truth is not None and label == truth
+                continue
+            counts.tp += label is not None and label == truth
+            counts.fp += label is not None and label != truth
+            counts.fn += truth is not None and label != truth
+    return own / max(1, total), some, but_one
+
+
+def print_cover_gates(sites: dict[str, list[Page]], slack: float = 0.005) -> None:
+    """The nearest label for every page left with none, on the classifiers where a measure of
+    how much of the site the labels describe reaches a value: per measure and value, pooled,
+    then leave-one-site-out (the highest own share among the values that keep "some" P and
+    "but one" F1 within ``slack`` of off, 2.0)."""
+    found = {name: cover_instances(pages) for name, pages in sites.items()}
+    print("\nmeasures per classifier (kind, labels, truth: share of the tests of configured types)")
+    for name, instances in found.items():
+        for inst in instances:
+            truth = sum(row[0] is not None for row in inst.rows) / max(1, len(inst.rows))
+            values = "  ".join(f"{m} {inst.measures[m]:.2f}" for m in COVER_MEASURES)
+            print(f"{name:24} {inst.kind:8} {inst.labels:3}  truth {truth:.2f}  {values}")
+    every = [inst for instances in found.values() for inst in instances]
+    print("\nnearest label for pages left with none where the measure reaches the value")
+    for measure in COVER_MEASURES:
+        for at in COVER_GRID:
+            own, some, but_one = _gated_figures(every, measure, at)
+            print(f"{measure:9} {at:4.1f}  own {own:.3f}  some {some}  but one {but_one}")
+        held: list[CoverInstance] = []
+        chosen = []
+        for name in sites:
+            others = [inst for other, insts in found.items() if other != name for inst in insts]
+            at = _chosen_gate(others, measure, slack)
+            chosen.append(at)
+            held += [
+                replace(inst, measures={measure: 2.0 if inst.measures[measure] < at else 2.5})
+                for inst in found[name]
+            ]
+        own, some, but_one = _gated_figures(held, measure, 2.5)
+        print(
+            f"{measure:9} held out (chosen {chosen}): own {own:.3f}  some {some}  but one {but_one}"
+        )
+
+
+def _chosen_gate(found: list[CoverInstance], measure: str, slack: float) -> float:
+    own_off, some_off, but_one_off = _gated_figures(found, measure, COVER_GRID[-1])
+    best, best_own = COVER_GRID[-1], own_off  # off unless a value gives more
+    for at in COVER_GRID:
+        own, some, but_one = _gated_figures(found, measure, at)
+        kept = some.precision >= some_off.precision - slack and but_one.f1 >= but_one_off.f1 - slack
+        if kept and own > best_own:
+            best, best_own = at, own
+    return best
 
 
 if __name__ == "__main__":

@@ -2742,10 +2742,10 @@ def url_figures(pages: list[Page], seeds: tuple[int, ...] = (1, 2, 3)) -> UrlFig
         _url_shares(
             out.every_online, given, order, crawl_verdicts(_classifier(given, "site"), order)
         )
-    for seed in (None, *seeds):
-        for combo_given, combo_tests in _some_combos(pages, seed or 1, shuffled=seed is not None):
+    for run in (None, *seeds):
+        for combo_given, combo_tests in _some_combos(pages, run or 1, shuffled=run is not None):
             clf = _classifier(combo_given, "site")
-            if seed is None:
+            if run is None:
                 verdicts = clf.classify_all([p.summary for p in combo_tests])
                 _url_micro(out.some, combo_given, combo_tests, verdicts)
             else:

@@ -121,7 +121,12 @@ import lxml.html
 from _data import shared
 
 from pagesim_scrapy.core.classify import build_classifier
-from pagesim_scrapy.core.clusterfill import fill_from_types, site_types
+from pagesim_scrapy.core.clusterfill import (
+    CandidatePool,
+    feature_numbers,
+    fill_from_types,
+    site_types,
+)
 from pagesim_scrapy.core.decide import PageDecider
 from pagesim_scrapy.core.secondlook import SecondLook
 from pagesim_scrapy.core.site import jaccard_of_totals, site_similarity
@@ -129,6 +134,7 @@ from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
 from pagesim_scrapy.core.summary import PageSummary, summarize
+from pagesim_scrapy.core.verdict import Verdict
 from pagesim_scrapy.settings import PageSimConfig
 
 #: Types shared by several labels in one template (the data's README): reported, not tuned to.
@@ -1353,6 +1359,12 @@ def parse_args() -> argparse.Namespace:
         "the site the labels describe, per value and leave-one-site-out (both data sets)",
     )
     parser.add_argument(
+        "--labelled-neighbours",
+        action="store_true",
+        help="pages left with none given their most similar labelled page's label (the "
+        "examples and the pages given a label), per floor mode (both data sets)",
+    )
+    parser.add_argument(
         "--floor-grid",
         action="store_true",
         help="the cut's floor (ANCHOR_FLOOR) per leave-one-site-out fold",
@@ -1586,6 +1598,7 @@ def site_folders(args: argparse.Namespace) -> dict[str, Path]:
         or args.online_fill_grid
         or args.url_evidence
         or args.cover_gates
+        or args.labelled_neighbours
     )
     default = "site_page_types,site_page_types_2" if both else "site_page_types"
     folders = {}
@@ -1620,6 +1633,7 @@ def _only_tables() -> dict[str, Any]:
         "lost_pages": print_lost_pages,
         "url_evidence": print_url_evidence,
         "cover_gates": print_cover_gates,
+        "labelled_neighbours": print_labelled_neighbours,
     }
 
 
@@ -2960,6 +2974,130 @@ def _chosen_gate(found: list[CoverInstance], measure: str, slack: float) -> floa
         if kept and own > best_own:
             best, best_own = at, own
     return best
+
+
+# --- the pages a batch labelled as more examples (issue 32: measured, not kept) -------------
+
+#: How a page left with none may take the label of its most similar labelled page (an
+#: example or a page the batch gave a label): off; always ("any"); when that similarity
+#: reaches the label's loosest link among its labelled pages ("spread") or their median link.
+NEIGHBOUR_MODES = ("off", "any", "spread", "median")
+
+
+def _labelled_pool(clf: Any, tests: list[Page], verdicts: list[Any]) -> tuple[Any, list[str]]:
+    """The labels' examples and the pages given a label, as one candidate pool (every test
+    page numbered, so any of them can be compared), and the label of each."""
+    examples = [(label, page) for label in clf.labels for page in clf.template_features(label)]
+    features = [clf.features(page.summary) for page in tests]
+    chosen = [(v.label, f) for v, f in zip(verdicts, features) if v.label is not None]
+    pages = [page for _, page in examples + chosen]
+    numbers = feature_numbers(pages + features)
+    pool = CandidatePool(numbers, clf.site_model(), pages)
+    return pool, [label for label, _ in examples + chosen]
+
+
+def _label_links(pool: Any, labels: list[str], pages: list[Any]) -> dict[str, list[float]]:
+    """Per label, each of its pool pages' similarity to its most similar other page of the
+    label: how closely the label's pages hang together on the site."""
+    links: dict[str, list[float]] = {}
+    for index, page in enumerate(pages):
+        scores = pool.similarities(page)
+        same = [
+            scores[k] for k, label in enumerate(labels) if label == labels[index] and k != index
+        ]
+        if same:
+            links.setdefault(labels[index], []).append(float(max(same)))
+    return links
+
+
+def labelled_neighbour_labels(clf: Any, tests: list[Page], verdicts: list[Any]) -> dict[str, list]:
+    """Per :data:`NEIGHBOUR_MODES`, each test page's label with the fill of that mode (with
+    one label nothing changes)."""
+    out: dict[str, list] = {mode: [v.label for v in verdicts] for mode in NEIGHBOUR_MODES}
+    if len(clf.labels) < 2:
+        return out
+    pool, labels = _labelled_pool(clf, tests, verdicts)
+    pages = [page for label in clf.labels for page in clf.template_features(label)]
+    pages += [clf.features(p.summary) for p, v in zip(tests, verdicts) if v.label is not None]
+    links = _label_links(pool, labels, pages)
+    floors = {
+        "any": dict.fromkeys(clf.labels, -1.0),
+        "spread": {label: min(links.get(label, [0.0])) for label in clf.labels},
+        "median": {label: statistics.median(links.get(label, [0.0])) for label in clf.labels},
+    }
+    for index, (page, verdict) in enumerate(zip(tests, verdicts)):
+        if verdict.label is not None:
+            continue
+        scores = pool.similarities(clf.features(page.summary))
+        best = int(scores.argmax())
+        for mode, floor in floors.items():
+            if scores[best] >= floor[labels[best]]:
+                out[mode][index] = labels[best]
+    return out
+
+
+def _neighbour_counts(
+    found: dict[tuple[str, str], Any],
+    kind: str,
+    given: Any,
+    tests: list[Page],
+    verdicts: list[Any],
+    labels: dict[str, list],
+) -> None:
+    for mode, named in labels.items():
+        if kind == "every":
+            shares = found.setdefault(("every", mode), TypeShares())
+            for page, verdict, label in zip(tests, verdicts, named):
+                if page.label in given:
+                    shares.nearest += nearest_type(verdict) == page.label
+                    shares.own += label == page.label
+                    shares.none += label is None
+                    shares.other += label is not None and label != page.label
+        else:
+            filled = [Verdict(label, 0.0, {}, "site", 0.0) for label in named]
+            add_micro(found.setdefault((kind, mode), Counts()), tests, filled, given)
+
+
+def labelled_neighbours(pages: list[Page]) -> dict[tuple[str, str], Any]:
+    """The every-type, "some of the types" (seed 1) and "all but one" batches of a site with
+    each :data:`NEIGHBOUR_MODES` fill: (protocol, mode) -> its shares or counts."""
+    found: dict[tuple[str, str], Any] = {}
+    runs = [("every", several_type_templates(pages))]
+    runs += [("some", given) for given, _ in _some_combos(pages, 1, shuffled=False)]
+    types = Counter(page.label for page in pages)
+    runs += [
+        ("but one", type_templates(pages, 1, leave_out=held))
+        for held in sorted(t for t, c in types.items() if c >= 5)
+    ]
+    for kind, given in runs:
+        tests = _tests(pages, given)
+        clf = _classifier(given, "site")
+        verdicts = clf.classify_all([p.summary for p in tests])
+        filled = labelled_neighbour_labels(clf, tests, verdicts)
+        _neighbour_counts(found, kind, given, tests, verdicts, filled)
+    return found
+
+
+def print_labelled_neighbours(sites: dict[str, list[Page]]) -> None:
+    """Per site and pooled, each :data:`NEIGHBOUR_MODES` fill's every-type shares, "some"
+    and "all but one" counts (batch)."""
+    print("\npages left with none given their most similar labelled page's label (batch)")
+    pooled: dict[tuple[str, str], Any] = {}
+    for name, pages in sites.items():
+        found = labelled_neighbours(pages)
+        for key, value in found.items():
+            pooled.setdefault(key, type(value)()).merge(value)
+        for mode in NEIGHBOUR_MODES:
+            print(f"{name:24} {mode:7} {_neighbour_row(found, mode)}")
+    for mode in NEIGHBOUR_MODES:
+        print(f"{'pooled':24} {mode:7} {_neighbour_row(pooled, mode)}")
+
+
+def _neighbour_row(found: dict[tuple[str, str], Any], mode: str) -> str:
+    every = found.get(("every", mode), TypeShares())
+    some = found.get(("some", mode), Counts())
+    but_one = found.get(("but one", mode), Counts())
+    return f"every {every}  some {some}  but one {but_one}"
 
 
 if __name__ == "__main__":

@@ -114,14 +114,19 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
-from urllib.parse import urldefrag, urljoin
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 import lxml.etree
 import lxml.html
 from _data import shared
 
 from pagesim_scrapy.core.classify import build_classifier
-from pagesim_scrapy.core.clusterfill import fill_from_types, site_types
+from pagesim_scrapy.core.clusterfill import (
+    CandidatePool,
+    feature_numbers,
+    fill_from_types,
+    site_types,
+)
 from pagesim_scrapy.core.decide import PageDecider
 from pagesim_scrapy.core.secondlook import SecondLook
 from pagesim_scrapy.core.site import jaccard_of_totals, site_similarity
@@ -129,6 +134,7 @@ from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.sitefile import parse_site_models, site_models_text
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
 from pagesim_scrapy.core.summary import PageSummary, summarize
+from pagesim_scrapy.core.verdict import Verdict
 from pagesim_scrapy.settings import PageSimConfig
 
 #: Types shared by several labels in one template (the data's README): reported, not tuned to.
@@ -1341,6 +1347,24 @@ def parse_args() -> argparse.Namespace:
         "own share, 'some of the types' precision kept; both data sets by default)",
     )
     parser.add_argument(
+        "--url-evidence",
+        action="store_true",
+        help="pages left with none given a label whose examples' URLs share their URL's shape "
+        "(several labels), per mode and leave-one-site-out (both data sets by default)",
+    )
+    parser.add_argument(
+        "--cover-gates",
+        action="store_true",
+        help="the nearest label for pages left with none, gated by each measure of how much of "
+        "the site the labels describe, per value and leave-one-site-out (both data sets)",
+    )
+    parser.add_argument(
+        "--labelled-neighbours",
+        action="store_true",
+        help="pages left with none given their most similar labelled page's label (the "
+        "examples and the pages given a label), per floor mode (both data sets)",
+    )
+    parser.add_argument(
         "--floor-grid",
         action="store_true",
         help="the cut's floor (ANCHOR_FLOOR) per leave-one-site-out fold",
@@ -1572,6 +1596,9 @@ def site_folders(args: argparse.Namespace) -> dict[str, Path]:
         or args.lost_pages
         or args.online_types
         or args.online_fill_grid
+        or args.url_evidence
+        or args.cover_gates
+        or args.labelled_neighbours
     )
     default = "site_page_types,site_page_types_2" if both else "site_page_types"
     folders = {}
@@ -1596,6 +1623,20 @@ def print_several_types(sites: dict[str, list[Page]], args: argparse.Namespace) 
     print(f"{'pooled':24} {pooled}")
 
 
+def _only_tables() -> dict[str, Any]:
+    """The options that print one table alone, by their ``args`` name."""
+    return {
+        "drawn_templates": print_drawn_templates,
+        "online_types": print_online_types,
+        "online_fill_grid": online_fill_grid,
+        "none_sources": print_none_sources,
+        "lost_pages": print_lost_pages,
+        "url_evidence": print_url_evidence,
+        "cover_gates": print_cover_gates,
+        "labelled_neighbours": print_labelled_neighbours,
+    }
+
+
 def main() -> None:
     args = parse_args()
     started = time.perf_counter()
@@ -1610,21 +1651,10 @@ def main() -> None:
         print_several_types(sites, args)
         run_grids(sites, args)
         return
-    if args.drawn_templates:
-        print_drawn_templates(sites)
-        return
-    if args.online_types:
-        print_online_types(sites)
-        return
-    if args.online_fill_grid:
-        online_fill_grid(sites)
-        return
-    if args.none_sources:
-        print_none_sources(sites)
-        return
-    if args.lost_pages:
-        print_lost_pages(sites)
-        return
+    for only, table in _only_tables().items():
+        if getattr(args, only):
+            table(sites)
+            return
     if args.clustered_types is not None:
         modes = [m if m != "off" else "" for m in args.clustered_types.split(",")]
         print_clustered_types(sites, modes, args.clustered_loso, args.clustered_precision)
@@ -2575,6 +2605,499 @@ def _print_lost(name: str, found: LostPages) -> None:
     )
     for cause, n in found.causes.most_common():
         print(f"    {n:4}  {cause}")
+
+
+# --- the URL path as evidence for pages left with none (issue 32: measured, not shipped) ----
+
+#: How a page left with none may take a label from its URL's shape (see :func:`url_label`):
+#: off; its nearest label when that label alone has an example of its shape ("unique"); its
+#: nearest label when that label is among those that have one ("nearest"); the one label that
+#: has one, nearest or not ("url"); "folder": as "unique", for a URL in a folder only (the
+#: shape of a page at the site's root is its depth alone, shared by most kinds of pages);
+#: "agree": as "unique", with each label's pattern what its examples' paths agree on (a
+#: label needs two examples of one depth; see :func:`url_patterns`).
+URL_MODES = ("off", "unique", "nearest", "url", "folder", "agree")
+
+
+def url_shape(url: str) -> tuple[int, tuple[str, ...]]:
+    """A URL's path as a site's link pattern: its depth and its folders, numbers as '#'
+    (``/2015/01/21/slug/`` and ``/2016/03/02/other/`` have one shape)."""
+    parts = [part for part in urlsplit(url).path.split("/") if part]
+    return len(parts), tuple("#" if part.isdigit() else part for part in parts[:-1])
+
+
+def url_label(verdict: Any, url: str, shapes: dict[str, set[Any]], mode: str) -> str | None:
+    """The label ``verdict`` ends with under ``mode`` (:data:`URL_MODES`): a page left with
+    none takes a label whose examples' URLs (``shapes``: label -> their shapes) share its
+    URL's shape. With one label nothing changes (its own cut bounds its type)."""
+    if verdict.label is not None or mode == "off" or not url or len(shapes) < 2:
+        return verdict.label
+    shape = url_shape(url)
+    if mode == "folder" and not shape[1]:
+        return None
+    if mode == "agree":
+        matching = [label for label, held in shapes.items() if _matches(url, held)]
+    else:
+        matching = [label for label, held in shapes.items() if shape in held]
+    nearest = nearest_type(verdict)
+    if mode == "url":
+        return matching[0] if len(matching) == 1 else None
+    if nearest in matching and (mode == "nearest" or len(matching) == 1):
+        return nearest
+    return None
+
+
+def _shapes(given: dict[str, list[Page]]) -> dict[str, set[Any]]:
+    return {label: {url_shape(p.url) for p in chosen if p.url} for label, chosen in given.items()}
+
+
+def _evidence(given: dict[str, list[Page]], mode: str) -> dict[str, set[Any]]:
+    """Per label, what a page's URL is matched against under ``mode``."""
+    if mode != "agree":
+        return _shapes(given)
+    return {
+        label: url_patterns([p.url for p in chosen if p.url]) for label, chosen in given.items()
+    }
+
+
+def _segments(url: str) -> tuple[str, ...]:
+    parts = [part for part in urlsplit(url).path.split("/") if part]
+    return tuple("#" if part.isdigit() else part for part in parts)
+
+
+def url_patterns(urls: list[str]) -> set[tuple[str | None, ...]]:
+    """A label's URL patterns: per depth with two examples or more, the segments all its
+    examples of that depth agree on, None where they differ (what a site names a type by is
+    what its examples share; a single example says nothing about which segments vary)."""
+    by_depth: dict[int, list[tuple[str, ...]]] = {}
+    for url in urls:
+        segments = _segments(url)
+        by_depth.setdefault(len(segments), []).append(segments)
+    return {
+        tuple(s[0] if len(set(s)) == 1 else None for s in zip(*paths))
+        for paths in by_depth.values()
+        if len(paths) >= 2
+    }
+
+
+def _matches(url: str, patterns: set[Any]) -> bool:
+    segments = _segments(url)
+    return any(
+        len(pattern) == len(segments)
+        and all(want is None or want == got for want, got in zip(pattern, segments))
+        for pattern in patterns
+    )
+
+
+@dataclass
+class UrlFigures:
+    """Per URL mode: every-type shares, "some" and "all but one" counts (batch and online)."""
+
+    every: dict[str, TypeShares] = field(default_factory=dict)
+    some: dict[str, Counts] = field(default_factory=dict)
+    but_one: dict[str, Counts] = field(default_factory=dict)
+    every_online: dict[str, TypeShares] = field(default_factory=dict)
+    some_online: dict[str, Counts] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for mode in URL_MODES:
+            for part in (self.every, self.every_online):
+                part.setdefault(mode, TypeShares())
+            for counts in (self.some, self.but_one, self.some_online):
+                counts.setdefault(mode, Counts())
+
+    def merge(self, other: UrlFigures) -> None:
+        for mode in URL_MODES:
+            self.every[mode].merge(other.every[mode])
+            self.every_online[mode].merge(other.every_online[mode])
+            self.some[mode].merge(other.some[mode])
+            self.but_one[mode].merge(other.but_one[mode])
+            self.some_online[mode].merge(other.some_online[mode])
+
+
+def _url_shares(
+    shares: dict[str, TypeShares], given: Any, tests: list[Page], verdicts: list[Any]
+) -> None:
+    for mode in URL_MODES:
+        shapes = _evidence(given, mode)
+        for page, verdict in zip(tests, verdicts):
+            if page.label not in given:
+                continue
+            label = url_label(verdict, page.url, shapes, mode)
+            shares[mode].own += label == page.label
+            shares[mode].none += label is None
+            shares[mode].other += label is not None and label != page.label
+            shares[mode].nearest += nearest_type(verdict) == page.label
+
+
+def _url_micro(
+    counts: dict[str, Counts], given: Any, tests: list[Page], verdicts: list[Any]
+) -> None:
+    for mode in URL_MODES:
+        shapes = _evidence(given, mode)
+        labels = [url_label(v, p.url, shapes, mode) for p, v in zip(tests, verdicts)]
+        filled = [replace(v, label=label) for v, label in zip(verdicts, labels)]
+        add_micro(counts[mode], tests, filled, given)
+
+
+def url_figures(pages: list[Page], seeds: tuple[int, ...] = (1, 2, 3)) -> UrlFigures:
+    """The every-type, "some of the types" and "all but one" protocols (batch, and the first
+    two online over ``seeds``) with the URL fill of each :data:`URL_MODES` applied to the
+    verdicts (the same verdicts for every mode)."""
+    out = UrlFigures()
+    given = several_type_templates(pages)
+    tests = _tests(pages, given)
+    _url_shares(
+        out.every, given, tests, _classifier(given, "site").classify_all([p.summary for p in tests])
+    )
+    for seed in seeds:
+        order = list(tests)
+        random.Random(f"{seed}:several").shuffle(order)
+        _url_shares(
+            out.every_online, given, order, crawl_verdicts(_classifier(given, "site"), order)
+        )
+    for run in (None, *seeds):
+        for combo_given, combo_tests in _some_combos(pages, run or 1, shuffled=run is not None):
+            clf = _classifier(combo_given, "site")
+            if run is None:
+                verdicts = clf.classify_all([p.summary for p in combo_tests])
+                _url_micro(out.some, combo_given, combo_tests, verdicts)
+            else:
+                _url_micro(
+                    out.some_online, combo_given, combo_tests, crawl_verdicts(clf, combo_tests)
+                )
+    types = Counter(page.label for page in pages)
+    for held in sorted(t for t, c in types.items() if c >= 5):
+        held_given = type_templates(pages, 1, leave_out=held)
+        held_tests = _tests(pages, held_given)
+        verdicts = _classifier(held_given, "site").classify_all([p.summary for p in held_tests])
+        _url_micro(out.but_one, held_given, held_tests, verdicts)
+    return out
+
+
+def _some_combos(
+    pages: list[Page], seed: int, shuffled: bool
+) -> list[tuple[dict[str, list[Page]], list[Page]]]:
+    """The "some of the types" label sets of :func:`some_types` (seed 1 for the batch) or of
+    :func:`some_types_online` (``shuffled``: the tests in its order), with their tests."""
+    types = sorted(t for t, c in Counter(page.label for page in pages).items() if c >= 5)
+    rng = random.Random(f"{seed}:some")
+    combos = [rng.sample(types, k) for k, n in ((2, 6), (3, 4)) if k < len(types) for _ in range(n)]
+    out = []
+    for number, combo in enumerate(combos):
+        templates = {label: [p for p in pages if p.label == label][:2] for label in combo}
+        tests = _tests(pages, templates)
+        if shuffled:
+            random.Random(f"{seed}:some:{number}").shuffle(tests)
+        out.append((templates, tests))
+    return out
+
+
+def print_url_evidence(sites: dict[str, list[Page]]) -> None:
+    """Per URL mode, pooled, and leave-one-site-out: each site with the mode the other sites
+    choose (highest batch + online every-type own share among the modes that keep batch and
+    online "some" precision and "all but one" F1 within 0.005 of off)."""
+    figures = {name: url_figures(pages) for name, pages in sites.items()}
+    pooled = UrlFigures()
+    for found in figures.values():
+        pooled.merge(found)
+    print("\nURL shape as evidence for pages left with none (several labels only)")
+    for mode in URL_MODES:
+        _print_url_row(f"mode {mode}", pooled, mode)
+    held = UrlFigures()
+    for name in sites:
+        others = UrlFigures()
+        for other, found in figures.items():
+            if other != name:
+                others.merge(found)
+        mode = _chosen_url_mode(others)
+        print(f"held out {name}: mode {mode}")
+        _print_url_row(f"  {name}", figures[name], mode)
+        _merge_mode(held, figures[name], mode)
+    _print_url_row("held out, pooled", held, "off")
+
+
+def _merge_mode(into: UrlFigures, found: UrlFigures, mode: str) -> None:
+    into.every["off"].merge(found.every[mode])
+    into.every_online["off"].merge(found.every_online[mode])
+    into.some["off"].merge(found.some[mode])
+    into.some_online["off"].merge(found.some_online[mode])
+    into.but_one["off"].merge(found.but_one[mode])
+
+
+def _own(shares: TypeShares) -> float:
+    return shares.own / max(1, shares.total)
+
+
+def _chosen_url_mode(found: UrlFigures, slack: float = 0.005) -> str:
+    def kept(mode: str) -> bool:
+        return (
+            found.some[mode].precision >= found.some["off"].precision - slack
+            and found.some_online[mode].precision >= found.some_online["off"].precision - slack
+            and found.but_one[mode].f1 >= found.but_one["off"].f1 - slack
+        )
+
+    allowed = [mode for mode in URL_MODES if kept(mode)]
+    return max(allowed, key=lambda m: _own(found.every[m]) + _own(found.every_online[m]))
+
+
+def _print_url_row(name: str, found: UrlFigures, mode: str) -> None:
+    print(
+        f"{name:24} every batch {found.every[mode]}\n"
+        f"{'':24} every online {found.every_online[mode]}\n"
+        f"{'':24} some batch {found.some[mode]}  online {found.some_online[mode]}"
+        f"  all-but-one batch {found.but_one[mode]}"
+    )
+
+
+# --- does any measure of how much of a site the labels describe tell every type from some? --
+
+#: The measures :func:`cover_instances` reads per classifier: the share of the kept pages
+#: passing their nearest label's cut (``coverage``), the share of the site in clusters holding
+#: an example, the share of the crawl fill's sample chaining to a label, and the share of the
+#: pages reaching their nearest label's nearest-rule floor.
+COVER_MEASURES = ("coverage", "clusters", "chains", "floor")
+COVER_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 2.0)
+
+
+@dataclass
+class CoverInstance:
+    """One classifier of a protocol: its kind ("every", "some", "but one"), the measures, and
+    per test page (its configured type or None, its batch label, its nearest label, whether
+    it reaches that label's nearest-rule floor)."""
+
+    kind: str
+    labels: int
+    measures: dict[str, float]
+    rows: list[tuple[str | None, str | None, str, bool]]
+
+
+def _cover_instance(kind: str, given: dict[str, list[Page]], tests: list[Page]) -> CoverInstance:
+    clf = _classifier(given, "site")
+    verdicts = clf.classify_all([p.summary for p in tests])
+    described = clf.describe()
+    floors = {
+        label: max(info["background"] or 0.0, 0.3 * (info["within"] or 0.0))
+        for label, info in described["labels"].items()
+    }
+    rows = []
+    for page, verdict in zip(tests, verdicts):
+        near = nearest_type(verdict)
+        truth = page.label if page.label in given else None
+        rows.append((truth, verdict.label, near, verdict.scores[near] >= floors[near]))
+    chains = clf._kept_neighbours(None).covered if len(given) >= 2 else 0.0
+    measures = {
+        "coverage": described["site"]["coverage"],
+        "clusters": site_types([p.summary for p in tests], clf.template_summaries).covered,
+        "chains": chains,
+        "floor": sum(row[3] for row in rows) / max(1, len(rows)),
+    }
+    return CoverInstance(kind, len(given), measures, rows)
+
+
+def cover_instances(pages: list[Page]) -> list[CoverInstance]:
+    """The batch classifiers of the every-type, "some of the types" (seed 1) and "all types
+    but one" protocols on a site, each with its measures and verdicts."""
+    given = several_type_templates(pages)
+    out = [_cover_instance("every", given, _tests(pages, given))]
+    out += [_cover_instance("some", g, t) for g, t in _some_combos(pages, 1, shuffled=False)]
+    types = Counter(page.label for page in pages)
+    for held in sorted(t for t, c in types.items() if c >= 5):
+        given = type_templates(pages, 1, leave_out=held)
+        out.append(_cover_instance("but one", given, _tests(pages, given)))
+    return out
+
+
+def _gated_figures(
+    found: list[CoverInstance], measure: str, at: float
+) -> tuple[float, Counts, Counts]:
+    """Every-type own share, "some" and "but one" counts when a page left with none takes
+    its nearest label (reaching the nearest-rule floor) wherever ``measure`` >= ``at``."""
+    own = total = 0
+    some, but_one = Counts(), Counts()
+    for instance in found:
+        fill = instance.labels >= 2 and instance.measures[measure] >= at
+        counts = some if instance.kind == "some" else but_one
+        for truth, label, near, reaches in instance.rows:
+            if label is None and fill and reaches:
+                label = near
+            if instance.kind == "every":
+                total += truth is not None
+                own += truth is not None and label == truth
+                continue
+            counts.tp += label is not None and label == truth
+            counts.fp += label is not None and label != truth
+            counts.fn += truth is not None and label != truth
+    return own / max(1, total), some, but_one
+
+
+def print_cover_gates(sites: dict[str, list[Page]], slack: float = 0.005) -> None:
+    """The nearest label for every page left with none, on the classifiers where a measure of
+    how much of the site the labels describe reaches a value: per measure and value, pooled,
+    then leave-one-site-out (the highest own share among the values that keep "some" P and
+    "but one" F1 within ``slack`` of off, 2.0)."""
+    found = {name: cover_instances(pages) for name, pages in sites.items()}
+    print("\nmeasures per classifier (kind, labels, truth: share of the tests of configured types)")
+    for name, instances in found.items():
+        for inst in instances:
+            truth = sum(row[0] is not None for row in inst.rows) / max(1, len(inst.rows))
+            values = "  ".join(f"{m} {inst.measures[m]:.2f}" for m in COVER_MEASURES)
+            print(f"{name:24} {inst.kind:8} {inst.labels:3}  truth {truth:.2f}  {values}")
+    every = [inst for instances in found.values() for inst in instances]
+    print("\nnearest label for pages left with none where the measure reaches the value")
+    for measure in COVER_MEASURES:
+        for at in COVER_GRID:
+            own, some, but_one = _gated_figures(every, measure, at)
+            print(f"{measure:9} {at:4.1f}  own {own:.3f}  some {some}  but one {but_one}")
+        held: list[CoverInstance] = []
+        chosen = []
+        for name in sites:
+            others = [inst for other, insts in found.items() if other != name for inst in insts]
+            at = _chosen_gate(others, measure, slack)
+            chosen.append(at)
+            held += [
+                replace(inst, measures={measure: 2.0 if inst.measures[measure] < at else 2.5})
+                for inst in found[name]
+            ]
+        own, some, but_one = _gated_figures(held, measure, 2.5)
+        print(
+            f"{measure:9} held out (chosen {chosen}): own {own:.3f}  some {some}  but one {but_one}"
+        )
+
+
+def _chosen_gate(found: list[CoverInstance], measure: str, slack: float) -> float:
+    own_off, some_off, but_one_off = _gated_figures(found, measure, COVER_GRID[-1])
+    best, best_own = COVER_GRID[-1], own_off  # off unless a value gives more
+    for at in COVER_GRID:
+        own, some, but_one = _gated_figures(found, measure, at)
+        kept = some.precision >= some_off.precision - slack and but_one.f1 >= but_one_off.f1 - slack
+        if kept and own > best_own:
+            best, best_own = at, own
+    return best
+
+
+# --- the pages a batch labelled as more examples (issue 32: measured, not kept) -------------
+
+#: How a page left with none may take the label of its most similar labelled page (an
+#: example or a page the batch gave a label): off; always ("any"); when that similarity
+#: reaches the label's loosest link among its labelled pages ("spread") or their median link.
+NEIGHBOUR_MODES = ("off", "any", "spread", "median")
+
+
+def _labelled_pool(clf: Any, tests: list[Page], verdicts: list[Any]) -> tuple[Any, list[str]]:
+    """The labels' examples and the pages given a label, as one candidate pool (every test
+    page numbered, so any of them can be compared), and the label of each."""
+    examples = [(label, page) for label in clf.labels for page in clf.template_features(label)]
+    features = [clf.features(page.summary) for page in tests]
+    chosen = [(v.label, f) for v, f in zip(verdicts, features) if v.label is not None]
+    pages = [page for _, page in examples + chosen]
+    numbers = feature_numbers(pages + features)
+    pool = CandidatePool(numbers, clf.site_model(), pages)
+    return pool, [label for label, _ in examples + chosen]
+
+
+def _label_links(pool: Any, labels: list[str], pages: list[Any]) -> dict[str, list[float]]:
+    """Per label, each of its pool pages' similarity to its most similar other page of the
+    label: how closely the label's pages hang together on the site."""
+    links: dict[str, list[float]] = {}
+    for index, page in enumerate(pages):
+        scores = pool.similarities(page)
+        same = [
+            scores[k] for k, label in enumerate(labels) if label == labels[index] and k != index
+        ]
+        if same:
+            links.setdefault(labels[index], []).append(float(max(same)))
+    return links
+
+
+def labelled_neighbour_labels(clf: Any, tests: list[Page], verdicts: list[Any]) -> dict[str, list]:
+    """Per :data:`NEIGHBOUR_MODES`, each test page's label with the fill of that mode (with
+    one label nothing changes)."""
+    out: dict[str, list] = {mode: [v.label for v in verdicts] for mode in NEIGHBOUR_MODES}
+    if len(clf.labels) < 2:
+        return out
+    pool, labels = _labelled_pool(clf, tests, verdicts)
+    pages = [page for label in clf.labels for page in clf.template_features(label)]
+    pages += [clf.features(p.summary) for p, v in zip(tests, verdicts) if v.label is not None]
+    links = _label_links(pool, labels, pages)
+    floors = {
+        "any": dict.fromkeys(clf.labels, -1.0),
+        "spread": {label: min(links.get(label, [0.0])) for label in clf.labels},
+        "median": {label: statistics.median(links.get(label, [0.0])) for label in clf.labels},
+    }
+    for index, (page, verdict) in enumerate(zip(tests, verdicts)):
+        if verdict.label is not None:
+            continue
+        scores = pool.similarities(clf.features(page.summary))
+        best = int(scores.argmax())
+        for mode, floor in floors.items():
+            if scores[best] >= floor[labels[best]]:
+                out[mode][index] = labels[best]
+    return out
+
+
+def _neighbour_counts(
+    found: dict[tuple[str, str], Any],
+    kind: str,
+    given: Any,
+    tests: list[Page],
+    verdicts: list[Any],
+    labels: dict[str, list],
+) -> None:
+    for mode, named in labels.items():
+        if kind == "every":
+            shares = found.setdefault(("every", mode), TypeShares())
+            for page, verdict, label in zip(tests, verdicts, named):
+                if page.label in given:
+                    shares.nearest += nearest_type(verdict) == page.label
+                    shares.own += label == page.label
+                    shares.none += label is None
+                    shares.other += label is not None and label != page.label
+        else:
+            filled = [Verdict(label, 0.0, {}, "site", 0.0) for label in named]
+            add_micro(found.setdefault((kind, mode), Counts()), tests, filled, given)
+
+
+def labelled_neighbours(pages: list[Page]) -> dict[tuple[str, str], Any]:
+    """The every-type, "some of the types" (seed 1) and "all but one" batches of a site with
+    each :data:`NEIGHBOUR_MODES` fill: (protocol, mode) -> its shares or counts."""
+    found: dict[tuple[str, str], Any] = {}
+    runs = [("every", several_type_templates(pages))]
+    runs += [("some", given) for given, _ in _some_combos(pages, 1, shuffled=False)]
+    types = Counter(page.label for page in pages)
+    runs += [
+        ("but one", type_templates(pages, 1, leave_out=held))
+        for held in sorted(t for t, c in types.items() if c >= 5)
+    ]
+    for kind, given in runs:
+        tests = _tests(pages, given)
+        clf = _classifier(given, "site")
+        verdicts = clf.classify_all([p.summary for p in tests])
+        filled = labelled_neighbour_labels(clf, tests, verdicts)
+        _neighbour_counts(found, kind, given, tests, verdicts, filled)
+    return found
+
+
+def print_labelled_neighbours(sites: dict[str, list[Page]]) -> None:
+    """Per site and pooled, each :data:`NEIGHBOUR_MODES` fill's every-type shares, "some"
+    and "all but one" counts (batch)."""
+    print("\npages left with none given their most similar labelled page's label (batch)")
+    pooled: dict[tuple[str, str], Any] = {}
+    for name, pages in sites.items():
+        found = labelled_neighbours(pages)
+        for key, value in found.items():
+            pooled.setdefault(key, type(value)()).merge(value)
+        for mode in NEIGHBOUR_MODES:
+            print(f"{name:24} {mode:7} {_neighbour_row(found, mode)}")
+    for mode in NEIGHBOUR_MODES:
+        print(f"{'pooled':24} {mode:7} {_neighbour_row(pooled, mode)}")
+
+
+def _neighbour_row(found: dict[tuple[str, str], Any], mode: str) -> str:
+    every = found.get(("every", mode), TypeShares())
+    some = found.get(("some", mode), Counts())
+    but_one = found.get(("but one", mode), Counts())
+    return f"every {every}  some {some}  but one {but_one}"
 
 
 if __name__ == "__main__":

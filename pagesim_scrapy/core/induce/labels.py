@@ -367,7 +367,7 @@ def _split_pairs(row: Row) -> list[Row]:
 def find_rows(root: Element) -> list[Row]:
     """Every label–value row of a page's body, in document order (the JSON-LD subtree and
     head excluded). Read once per page (learning and extraction share it)."""
-    return list(page_memo(root, "label_rows", _read_rows))
+    return list(page_memo(root, "label_rows", _read_rows, keep=True))
 
 
 def _read_rows(root: Element) -> list[Row]:

@@ -301,20 +301,42 @@ _T = TypeVar("_T")
 _MEMO = threading.local()
 
 
-def page_memo(root: Element, name: str, compute: Callable[[Element], _T]) -> _T:
+def page_memo(root: Element, name: str, compute: Callable[[Element], _T], keep: bool = False) -> _T:
     """``compute(root)``, computed once per page and thread: learning a page and then
     extracting from the same parsed tree read its label rows and sections once. Only the
     last page is remembered (a page's tree is not changed after parsing; lxml elements take
     no weak reference, so it is kept until the thread reads another page or calls
-    :func:`forget_page`). Callers must not change what they get back."""
+    :func:`forget_page`). A ``keep`` value holds no element of the tree: another tree
+    parsed from the same page may take it (:func:`kept_page_memo`). Callers must not change
+    what they get back."""
     if getattr(_MEMO, "root", None) is not root:
         _MEMO.root = root
         _MEMO.values = {}
+        _MEMO.kept = set()
     values: dict[str, Any] = _MEMO.values
     if name in values:
         return values[name]
     value = values[name] = compute(root)
+    if keep:
+        _MEMO.kept.add(name)
     return value
+
+
+def kept_page_memo(root: Element) -> dict[str, Any]:
+    """The ``keep`` values :func:`page_memo` holds for ``root`` (empty when ``root`` is not
+    the thread's page)."""
+    if getattr(_MEMO, "root", None) is not root:
+        return {}
+    return {name: _MEMO.values[name] for name in _MEMO.kept}
+
+
+def seed_page_memo(root: Element, values: dict[str, Any]) -> None:
+    """Make ``root``, just parsed, the thread's page, with ``values`` that
+    :func:`kept_page_memo` gave for another tree parsed the same way from the same page:
+    a page learned while its item waited is read once (its rows and sections)."""
+    _MEMO.root = root
+    _MEMO.values = dict(values)
+    _MEMO.kept = set(values)
 
 
 def page_memo_peek(root: Element, name: str) -> Any:

@@ -278,10 +278,13 @@ def _row(
     label: str, nodes: list[Element | str], whole: str | list[Element | str], explicit: bool
 ) -> Row | None:
     """The row of ``label`` and its value ``nodes``; ``whole`` is the row's text, or the
-    segment that holds it (read only for a row: most segments are none)."""
+    segment that holds it (read only for a row: most segments are none). The label is
+    checked first: a text that is no label spares reading the value."""
+    if not _is_label(label):
+        return None
     value = _strip_value(_nodes_text(nodes))
     limit = MAX_VALUE_CHARS if explicit else MAX_LOOSE_VALUE_CHARS
-    if not value or len(value) > limit or not _is_label(label):
+    if not value or len(value) > limit:
         return None
     if label_key(label) == value.casefold():
         return None
@@ -367,7 +370,7 @@ def _split_pairs(row: Row) -> list[Row]:
 def find_rows(root: Element) -> list[Row]:
     """Every label–value row of a page's body, in document order (the JSON-LD subtree and
     head excluded). Read once per page (learning and extraction share it)."""
-    return list(page_memo(root, "label_rows", _read_rows))
+    return list(page_memo(root, "label_rows", _read_rows, keep=True))
 
 
 def _read_rows(root: Element) -> list[Row]:
@@ -402,9 +405,9 @@ def _find_rows(body: Element, preorder: list[Element]) -> list[Row]:
             continue
         if not len(el) and not (el.text and not el.text.isspace()):
             continue  # an empty leaf (an image, a blank cell) holds no row
-        if not used.isdisjoint(el):  # a child holds a row already
+        if _holds_no_row(el) or not used.isdisjoint(el):  # (or a child holds a row already)
             continue
-        if _read_element_rows(el, k, rows):
+        if _element_rows(el, k, rows):
             used.add(el)
     rows.sort(key=lambda kv: kv[0])
     chrome: dict[Element, bool] = {}
@@ -511,8 +514,11 @@ def _text_first(text: str | None, first: str | None) -> str | None:
 
 def _read_element_rows(el: Element, k: int, rows: list[tuple[int, Row]]) -> bool:
     """The label/value rows of one element's own text and children; whether it held any."""
-    if _holds_no_row(el):
-        return False
+    return not _holds_no_row(el) and _element_rows(el, k, rows)
+
+
+def _element_rows(el: Element, k: int, rows: list[tuple[int, Row]]) -> bool:
+    """:func:`_read_element_rows` of an element that may hold a row (:func:`_holds_no_row`)."""
     found = False
     alike = False
     if len(el) >= 2:  # (most elements have fewer children: no list of alike items)

@@ -372,7 +372,7 @@ def _page_sections(root: Element) -> dict[str, tuple[str, list[str]]]:
     (a summary in the article and the recipe card, a print copy) gives the section of
     shortest items: a list of data, not bullet points of prose. Read once per page
     (learning and extraction share it; the callers only read it)."""
-    return page_memo(root, "sections", _read_sections)
+    return page_memo(root, "sections", _read_sections, keep=True)
 
 
 def _read_sections(

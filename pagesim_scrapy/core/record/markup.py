@@ -66,14 +66,38 @@ def _leading_heading(node: Any) -> Any:
     return None
 
 
-def has_microdata(root: etree._Element) -> bool:
-    """Whether the page has a microdata item (extruct reads nothing else)."""
-    return bool(root.xpath("//*[@itemscope][1]"))
+def _mentions(source: str | bytes | None, words: tuple[str, ...]) -> bool:
+    """Whether the page's source holds one of the attribute names ``words`` in any case
+    (``None``: not known, perhaps). An attribute's name is written out in the source, so a
+    page that never spells it has no such attribute, and its tree need not be searched."""
+    if source is None:
+        return True
+    if isinstance(source, bytes):
+        lowered = source.lower()  # ASCII only, as the HTML parser folds names
+        return any(word.encode("ascii") in lowered for word in words)
+    folded = source.lower()
+    return any(word in folded for word in words)
 
 
-def read_microdata(root: etree._Element, url: str = "") -> list[dict]:
-    """The page's microdata items as compact JSON-LD-like objects, in document order."""
-    if not has_microdata(root):
+def _has_attribute(root: etree._Element, name: str) -> bool:
+    """Whether an element of ``root``'s document has the attribute ``name`` (as the XPath
+    ``//*[@name]`` finds them); the search stops at the first one."""
+    top = root.getroottree().getroot()
+    return top.get(name) is not None or top.find(f".//*[@{name}]") is not None
+
+
+def has_microdata(root: etree._Element, source: str | bytes | None = None) -> bool:
+    """Whether the page has a microdata item (extruct reads nothing else); ``source`` (the
+    page's HTML, optional) spares the tree's search on a page that never names one."""
+    return _mentions(source, ("itemscope",)) and _has_attribute(root, "itemscope")
+
+
+def read_microdata(
+    root: etree._Element, url: str = "", source: str | bytes | None = None
+) -> list[dict]:
+    """The page's microdata items as compact JSON-LD-like objects, in document order
+    (``source``: the page's HTML, as :func:`has_microdata` takes it)."""
+    if not has_microdata(root, source):
         return []
     from extruct.uniform import _umicrodata_microformat
 
@@ -85,9 +109,12 @@ def read_microdata(root: etree._Element, url: str = "") -> list[dict]:
         return []
 
 
-def has_rdfa(root: etree._Element) -> bool:
-    """Whether the page has RDFa markers worth the RDFa parser's cost."""
-    return bool(root.xpath("//*[@vocab or @typeof][1]"))
+def has_rdfa(root: etree._Element, source: str | bytes | None = None) -> bool:
+    """Whether the page has RDFa markers worth the RDFa parser's cost (``source`` as
+    :func:`has_microdata` takes it)."""
+    if not _mentions(source, ("vocab", "typeof")):
+        return False
+    return _has_attribute(root, "vocab") or _has_attribute(root, "typeof")
 
 
 def read_rdfa(
@@ -99,7 +126,7 @@ def read_rdfa(
     RDFa markers there is not parsed again for the RDFa parser's own tree."""
     if options.rdfa == "never":
         return []
-    if options.rdfa == "auto" and parsed is not None and not has_rdfa(parsed):
+    if options.rdfa == "auto" and parsed is not None and not has_rdfa(parsed, html):
         return []
     from extruct.rdfa import RDFaExtractor  # pyRdfa and rdflib: only for a page with RDFa
     from extruct.xmldom import XmlDomHTMLParser

@@ -219,21 +219,19 @@ def _block_beside(
     best, best_len = None, 0
     # the elements that hold the author: the author and its ancestors, looked up once
     holders = set() if author is None else {author, *author.iterancestors()}
-    for el, size in _once("prose blocks", container, _prose_blocks):
-        if el in dated or el in holders or _on_date_line(el, date):
+    for el, size in _once("blocks", container, _blocks):
+        if size <= best_len or el in dated or el in holders or _on_date_line(el, date):
             continue
-        if size > best_len:
+        if _is_prose(el):  # checked last: only a block longer than the best is read so
             best, best_len = el, size
     return best
 
 
-def _prose_blocks(container: Element) -> list[tuple[Element, int]]:
-    """The container's blocks of prose below it, in page order, with their text's length
-    (read once per container: the climbs from a page's dates pass the same containers)."""
+def _blocks(container: Element) -> list[tuple[Element, int]]:
+    """The container's blocks below it, in page order, with their text's length (read once
+    per container: the climbs from a page's dates pass the same containers)."""
     return [
-        (el, len(_text(el)))
-        for el in container.iter()
-        if el is not container and el.tag in _BLOCKS and _is_prose(el)
+        (el, len(_text(el))) for el in container.iter() if el is not container and el.tag in _BLOCKS
     ]
 
 

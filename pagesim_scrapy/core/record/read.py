@@ -82,7 +82,7 @@ def read_structured(
         return StructuredData()
     entities = {
         "json-ld": read_jsonld(root, options, url),
-        "microdata": read_microdata(root, url),
+        "microdata": read_microdata(root, url, data),
         "rdfa": read_rdfa(data, options, url, root),
     }
     twitter = read_twitter(root)

@@ -21,10 +21,10 @@ from __future__ import annotations
 import threading
 import zlib
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pagesim_scrapy.core.induce import Extraction, Wrapper, parse_html
-from pagesim_scrapy.core.induce.dom import Element, forget_page
+from pagesim_scrapy.core.induce.dom import Element, forget_page, kept_page_memo
 from pagesim_scrapy.core.induce.template import document_fingerprint
 from pagesim_scrapy.core.induce.wrapper import page_order_key
 from pagesim_scrapy.core.statefile import describe_error
@@ -44,6 +44,8 @@ STATS_PREFIX = "pagesim/induction"
 #: A page kept for relearning: its canonical order key, compressed HTML, whether the HTML was
 #: text, its URL.
 _Source = tuple[tuple[int, bytes], bytes, bool, str | None]
+#: A page as its item holds it: its HTML and URL.
+PageKey = tuple[str | bytes, str | None]
 
 #: Template nodes a page may add per element of its tree, as an upper bound: each element
 #: and each text piece of a page becomes at most one node, and few pieces of text stand
@@ -89,8 +91,13 @@ class LabelState:
         self.waiting_duplicates: Counter[int] = Counter()
         #: template nodes the waiting pages may add at most (``NODES_PER_ELEMENT``)
         self.waiting_nodes = 0
-        #: the parsed trees of waiting pages, by their index in ``sources`` (within a budget)
-        self.waiting_trees: dict[int, tuple[Element, int]] = {}
+        #: the parsed trees of waiting pages, by their index in ``sources`` (within a budget),
+        #: with their HTML's size and the page (its HTML and URL, as the item holds them)
+        self.waiting_trees: dict[int, tuple[Element, int, PageKey]] = {}
+        #: what learning read of a waiting page's tree that its item, parsed again for its
+        #: extraction, need not read again (:func:`.dom.kept_page_memo`), by page; for the
+        #: pages of the last time the label settled only (the others' items are gone)
+        self.read_pages: dict[PageKey, dict[str, Any]] = {}
         #: the node bound of each waiting page, by its digest (a page leaving the sample
         #: takes its bound with it)
         self.waiting_bounds: dict[bytes, int] = {}
@@ -373,7 +380,7 @@ class Learner:
         state.waiting_bounds[key[1]] = bound
         size = body_size(html)
         if self.tree_bytes + size <= self.tree_budget:
-            state.waiting_trees[len(state.sources)] = (root, size)
+            state.waiting_trees[len(state.sources)] = (root, size, (html, url))
             self.tree_bytes += size
         state.sources.append(_source(key, html, url))
 
@@ -472,7 +479,7 @@ class Learner:
 
     def _forget_waiting(self, state: LabelState) -> None:
         """No page waits any more."""
-        for _, size in state.waiting_trees.values():
+        for _, size, _ in state.waiting_trees.values():
             self.tree_bytes -= size
         state.waiting_trees.clear()
         state.waiting_bounds.clear()
@@ -492,8 +499,11 @@ class Learner:
             return
         assert state.sources is not None
         waiting = state.waiting
+        state.read_pages.clear()
         try:
-            wrapper = _learn_afresh(state.wrapper, state.sources, state.waiting_trees)
+            wrapper = _learn_afresh(
+                state.wrapper, state.sources, state.waiting_trees, state.read_pages
+            )
         except Exception:  # a bug: learn them as they came, which meets it as learn() does
             self._replay(state)
             return
@@ -642,7 +652,10 @@ def _parse_source(source: _Source, structured: bool) -> Element:
 
 
 def _learn_afresh(
-    old: Wrapper, sources: list[_Source], trees: dict[int, tuple[Element, int]]
+    old: Wrapper,
+    sources: list[_Source],
+    trees: dict[int, tuple[Element, int, PageKey]],
+    read: dict[PageKey, dict[str, Any]] | None = None,
 ) -> Wrapper:
     """A new wrapper with ``old``'s options, learned from the kept pages in canonical order
     (as ``Wrapper.add_pages`` learns them), one parsed page at a time (the trees of a full
@@ -653,6 +666,8 @@ def _learn_afresh(
         kept = trees.get(index)
         root = kept[0] if kept is not None else _parse_source(sources[index], old.structured)
         wrapper.add_page(root)
+        if kept is not None and read is not None:
+            read[kept[2]] = kept_page_memo(root)
     forget_page()
     wrapper.compiled()
     return wrapper

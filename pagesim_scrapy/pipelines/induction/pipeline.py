@@ -12,6 +12,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from pagesim_scrapy.core.induce import Extraction
+from pagesim_scrapy.core.induce.dom import seed_page_memo
 from pagesim_scrapy.core.record import ItemRecord
 from pagesim_scrapy.items import PageItem
 from pagesim_scrapy.pipelines._config import config_or_fail
@@ -293,6 +294,9 @@ class TemplateInductionPipeline:
         page is parsed once for both). Pages still waiting are learned first."""
         self.learner.catch_up(state)
         root = page_tree(page, url, state.wrapper.structured)
+        read = state.read_pages.pop((page, url), None) if isinstance(page, str) else None
+        if root is not None and read is not None:
+            seed_page_memo(root, read)  # learned while the item waited: read once
         rows = labelled_rows(root, url)
         result = self._extract(state, page if root is None else root, url)
         return result, compose_record(html, result.record, url, rows, body_naming(state, url))

@@ -146,7 +146,12 @@ EXAMPLES: dict[tuple[str, str], list[str]] = {}
 
 
 def judge_page(
-    truth: CoreRecord, bare: Read, others: list[Read], options: NamingOptions, site: str = ""
+    truth: CoreRecord,
+    bare: Read,
+    others: list[Read],
+    options: NamingOptions,
+    site: str = "",
+    html: bytes | None = None,
 ) -> Counter[str]:
     naming = BodyNaming(options)
     for core, body in others:
@@ -170,6 +175,8 @@ def judge_page(
             figures[f"{spec.name}/shown"] += 1
             figures[f"{spec.name}/got"] += right
         figures[f"{spec.name}/wrong"] += from_body and not right
+        if not shown and html is not None:
+            figures[f"{spec.name}/{_cause(site, spec.name, html, kind, want.value)}"] += 1
         if not shown and not from_body:
             UNSHOWN.append((site, spec.name, kind, want.value))
         if not right:
@@ -309,7 +316,9 @@ def _shown(kind: str, truth: Any, body: dict[str, str]) -> bool:
     return False
 
 
-Site = tuple[list[Read], list[Read]]
+#: a site's pages read with their metadata, its held-out pages read without it, and the
+#: held-out pages' HTML (to say where a value the body does not show is)
+Site = tuple[list[Read], list[Read], list[bytes]]
 
 
 def read_site(pages: list[Page], held: int, train: int) -> Site:
@@ -320,19 +329,38 @@ def read_site(pages: list[Page], held: int, train: int) -> Site:
     for url, html in pages[:held]:
         core, root = read_page(stripped(html), url)
         bare.append((core, body_fields(root, url)))
-    return ready, bare
+    return ready, bare, [html for _, html in pages[:held]]
 
 
 def judge_site(site: Site, train: int, options: NamingOptions, name: str = "") -> Counter[str]:
-    ready, bare = site
+    ready, bare, htmls = site
     figures: Counter[str] = Counter()
     for i, held in enumerate(bare):
         truth = ready[i][0]
         if not truth.fields:
             continue
         others = (ready[i + 1 :] + ready[:i])[:train]
-        figures += judge_page(truth, held, others, options, f"{name}#{i}")
+        figures += judge_page(truth, held, others, options, f"{name}#{i}", htmls[i])
     return figures
+
+
+#: where a value the stripped body shows in no field whole is, as the goal line counts it
+IN_TEXT, META_ONLY, ELSEWHERE = "in_text", "meta_only", "elsewhere"
+#: ``(site#page, attribute) -> cause``: the same whatever the options judged
+_CAUSES: dict[tuple[str, str], str] = {}
+
+
+def _cause(site: str, name: str, html: bytes, kind: str, value: Any) -> str:
+    """:data:`IN_TEXT` (inside a longer visible text, or written otherwise there),
+    :data:`META_ONLY` (only in the removed metadata) or :data:`ELSEWHERE` (an attribute, a
+    hidden element, nowhere as written), read once per page and attribute."""
+    key = (site, name)
+    if key not in _CAUSES:
+        where = _where(html, kind, value)
+        _CAUSES[key] = (
+            IN_TEXT if "in the text" in where else META_ONLY if "metadata" in where else ELSEWHERE
+        )
+    return _CAUSES[key]
 
 
 def _judge_filled(truth: CoreRecord, filled: CoreRecord, body: dict[str, str]) -> Counter[str]:
@@ -383,7 +411,8 @@ def print_settled(only: str | None, min_pages: int) -> None:
 
 
 def line(name: str, figures: Counter[str]) -> str:
-    names = sorted({key.split("/")[0] for key in figures})
+    judged = ("/shown", "/got", "/wrong")
+    names = sorted({key.split("/")[0] for key in figures if key.endswith(judged)})
     parts = []
     for attr in names:
         shown, got, wrong = (figures[f"{attr}/{k}"] for k in ("shown", "got", "wrong"))
@@ -394,6 +423,34 @@ def line(name: str, figures: Counter[str]) -> str:
     wrong = sum(v for k, v in figures.items() if k.endswith("/wrong"))
     total = f"{got / shown:.3f}" if shown else "-"
     return f"{name}: all {total} ({got}/{shown}, wrong {wrong}); " + "; ".join(parts)
+
+
+def _total(figures: Counter[str], what: str) -> int:
+    return sum(v for k, v in figures.items() if k.endswith("/" + what))
+
+
+def goal_line(name: str, figures: Counter[str]) -> str:
+    """The goal's own figure: right values over those the stripped body shows in a field
+    whole (the denominator of :func:`line`), and over those it shows at all (whole or inside
+    a longer text); then how many values the body does not show, and where they are."""
+    shown, got, wrong = (_total(figures, k) for k in ("shown", "got", "wrong"))
+    inside, meta, elsewhere = (_total(figures, k) for k in (IN_TEXT, META_ONLY, ELSEWHERE))
+    whole = f"{got / shown:.3f}" if shown else "-"
+    visible = f"{got / (shown + inside):.3f}" if shown + inside else "-"
+    return (
+        f"{name}: right {got} of {shown} shown whole {whole}, of {shown + inside} shown whole or"
+        f" inside a longer text {visible} (wrong {wrong}); missed where shown {shown - got};"
+        f" not shown: {inside} inside a longer text, {meta} in the metadata only,"
+        f" {elsewhere} elsewhere (attribute, hidden, written otherwise)"
+    )
+
+
+def print_goal(per_site: dict[str, Counter[str]], prefix: str = "") -> None:
+    """:func:`goal_line` for the recipe sites, the other sites and all of them."""
+    recipes = sum((f for n, f in per_site.items() if n.startswith("recipes/")), Counter())
+    others = sum((f for n, f in per_site.items() if not n.startswith("recipes/")), Counter())
+    for kind, figures in (("recipes", recipes), ("others", others), ("pooled", recipes + others)):
+        print(goal_line(f"{prefix}goal {kind}", figures))
 
 
 def sites(only: str | None) -> list[tuple[str, list[Page]]]:
@@ -455,14 +512,14 @@ def _label(candidate: dict[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in candidate.items())
 
 
-def loso(named: list[tuple[str, Site]], args: argparse.Namespace) -> Counter[str]:
-    """Held-out figures, each site judged with the candidate best on the other sites."""
+def loso(named: list[tuple[str, Site]], args: argparse.Namespace) -> dict[str, Counter[str]]:
+    """Held-out figures per site, each judged with the candidate best on the other sites."""
     grid = LOSO_GRIDS[args.loso]
     per: list[dict[str, Counter[str]]] = []
     for candidate in grid:
         options = NamingOptions(min_pages=args.min_pages, **candidate)
-        per.append({name: judge_site(site, args.train, options) for name, site in named})
-    held: Counter[str] = Counter()
+        per.append({name: judge_site(site, args.train, options, name) for name, site in named})
+    held: dict[str, Counter[str]] = {}
     chosen: Counter[str] = Counter()
     for name, _ in named:
         best = max(
@@ -470,7 +527,7 @@ def loso(named: list[tuple[str, Site]], args: argparse.Namespace) -> Counter[str
             key=lambda c: _score(sum((f for n, f in per[c].items() if n != name), Counter())),
         )
         chosen[_label(grid[best])] += 1
-        held += per[best][name]
+        held[name] = per[best][name]
     for candidate, figures in zip(grid, per):
         print(line(f"all sites with {_label(candidate)}", sum(figures.values(), Counter())))
     print("chosen (folds):", dict(chosen))
@@ -527,21 +584,22 @@ def main() -> int:
             for n, p in sites(args.site)
             if _with_figures(n)
         ]
-        print(line("held out (pooled)", loso(named, args)))
+        held = loso(named, args)
+        print(line("held out (pooled)", sum(held.values(), Counter())))
+        print_goal(held, "held out ")
         return 0
-    pooled: Counter[str] = Counter()
-    recipes: Counter[str] = Counter()
+    per_site: dict[str, Counter[str]] = {}
     htmls: dict[str, list[bytes]] = {}
     for name, pages in sites(args.site):
         htmls[name] = [html for _, html in pages[: args.held]]
         figures = judge_site(read_site(pages, args.held, args.train), args.train, options, name)
-        pooled += figures
-        if name.startswith("recipes/"):
-            recipes += figures
+        per_site[name] = figures
         if args.verbose or not name.startswith("recipes/"):
             print(line(name, figures))
+    recipes = sum((f for n, f in per_site.items() if n.startswith("recipes/")), Counter())
     print(line("recipes (pooled)", recipes))
-    print(line("pooled", pooled))
+    print(line("pooled", sum(per_site.values(), Counter())))
+    print_goal(per_site)
     if args.misses:
         print_misses()
     if args.unshown:

@@ -326,16 +326,17 @@ class OnlineDiscovery:
             self._add_example(self._info[assignment.type_id], source)
         label = self._info[assignment.type_id].label
         if types.due(site):
-            young = types.young(site)
-            use_model = self._use_site_model if young else self._use_batch_model
-            self._apply(types.regroup(site, use_model, final=False))
+            self._apply(types.regroup(site, self._use_site_model, final=False))
             if assignment.leader is not None and assignment.leader in types.type_of:
                 label = self._info[types.type_of[assignment.leader]].label
         return label, assignment.score, assignment.new_type
 
     def _use_site_model(self, site: str | None) -> None:
-        """Weigh by the site's model as pages are assigned (DF_FLOOR kept): a regrouping of
-        a young site judges its pages as they were judged on arrival."""
+        """Weigh by the site's model as pages are assigned (DF_FLOOR kept): a regrouping
+        during the crawl judges pages as the labels already given were, so the types it
+        leaves are the ones those labels name (under batch weights a site's rarer types
+        moved away from the labels given; the crawl-time ARI of ``benchmarks/site_cluster.py
+        --orders`` says by how much)."""
         self._model = self._sites.get(site)
 
     def _use_batch_model(self, site: str | None) -> None:

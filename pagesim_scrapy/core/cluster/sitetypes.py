@@ -80,11 +80,12 @@ class SiteTypes:
     ``join``: the similarity a new leader needs to its most similar leader to be in that
     leader's type before the next regrouping (the grouping's near-neighbour threshold: the two
     would be near neighbours in the batch graph). While a site has fewer than ``young_pages``
-    pages, ``closeness`` (0: off) raises that bar to ``closeness`` times the scores the type's
-    leaders joined it with (the site's, for a type none has joined yet; 1 before any on the
-    site), and a regrouping merges two types only as close as that (:meth:`_kept_apart`): a
-    young site's weights inflate the scores between its types, so an absolute bar let the first
-    page of one type join another, and the labels already given could not follow them apart.
+    pages, ``closeness`` (0: off) raises the bar of a type not from a saved file to
+    ``closeness`` times the scores its leaders joined it with (the site's, for a type none has
+    joined yet; 1 before any on the site), and a regrouping merges two types only as close as
+    that (:meth:`_kept_apart`): a young site's weights inflate the scores between its types, so
+    an absolute bar let the first page of one type join another, and the labels already given
+    could not follow them apart.
     Not thread-safe: the caller holds its lock.
     """
 
@@ -159,13 +160,17 @@ class SiteTypes:
     def join_bar(self, type_id: int, site: str | None) -> float:
         """The score a new leader of ``site`` needs to be in type ``type_id`` (see
         ``closeness``)."""
-        if not self.closeness or not self.young(site):
+        if not self.closeness or not self.young(site) or self._seeded(type_id):
             return self.join
         scale = self.scale(type_id)
         if scale is None:
             site_scale = self._site_joined.get(site)
             scale = site_scale.mean() if site_scale else 1.0
         return max(self.join, self.closeness * scale)
+
+    def _seeded(self, type_id: int) -> bool:
+        """Whether the type came from a saved file: a past crawl found it on many pages."""
+        return any(self.site_of.get(key, "") is None for key in self.members[type_id])
 
     def young(self, site: str | None) -> bool:
         """Whether the site has fewer pages than ``young_pages``."""

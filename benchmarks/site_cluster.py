@@ -2,7 +2,7 @@
 
     python benchmarks/site_cluster.py [--sites a,b] [--algorithm snn] [--confusion]
     python benchmarks/site_cluster.py --agreement [--sets site_page_types,site_page_types_2]
-    python benchmarks/site_cluster.py --orders 20 [--sets ...]
+    python benchmarks/site_cluster.py --orders 20 [--sets ...] [--with-so] [--loso]
     python benchmarks/site_cluster.py --fixture-orders 50 [--closeness 0.65]
 
 ``--agreement`` (fast): per site of both visible sets, batch ``cluster`` (``site``, defaults)
@@ -115,6 +115,8 @@ def loso(
 
 
 SETS = ("site_page_types", "site_page_types_2")
+#: with ``--orders``, also a visible site: Stack Overflow's pages of 5 types
+SO_SET = "stackoverflow_page_types"
 
 
 def agreement(pages: list[Page], seeds: int = 3) -> tuple[float, ...]:
@@ -197,10 +199,10 @@ def orders_table(sets: list[str], sites: list[str], orders: int, choose: bool) -
     names: list[str] = []
     for name in sets:
         rows = []
-        for folder in sorted(p for p in shared(name).iterdir() if p.is_dir()):
+        for folder in _site_folders(name):
             if sites and folder.name not in sites:
                 continue
-            pages = load_site(folder)
+            pages = load_site(folder) if name != SO_SET else folder_pages(folder)
             given, ended = crawl_orders(pages, orders)
             figures = (ari(pages, method="site")[0], mean(given), min(given), *_mean_min(ended))
             rows.append((folder.name, figures))
@@ -265,10 +267,22 @@ def fixture_orders(orders: int, closeness: float | None) -> None:
         print(f"  {key:20} {value}")
 
 
+def _site_folders(name: str) -> list[Path]:
+    """The sites of a set; the Stack Overflow set is one site of a folder per type."""
+    root = shared(name)
+    return [root] if name == SO_SET else sorted(p for p in root.iterdir() if p.is_dir())
+
+
 def fixture_pages() -> list[Page]:
     """The 15 Stack Overflow pages of the tests, summarised with the crawl's options."""
+    return folder_pages(
+        Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "stackoverflow"
+    )
+
+
+def folder_pages(root: Path) -> list[Page]:
+    """Pages of a site stored as a folder per type, summarised with the crawl's options."""
     options = PageSimConfig().summary_options()
-    root = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "stackoverflow"
     out = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         for path in sorted(folder.glob("*.html")):
@@ -412,6 +426,7 @@ def main() -> None:
     parser.add_argument("--agreement", action="store_true", help="batch vs crawl-time, fast")
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--orders", type=int, default=0, help="crawl-time ARI over N orders")
+    parser.add_argument("--with-so", action="store_true", help="with --orders: also " + SO_SET)
     parser.add_argument("--fixture-orders", type=int, default=0, help="the test pages, N orders")
     parser.add_argument("--closeness", type=float, default=None, help="with --fixture-orders")
     parser.add_argument("--loso", action="store_true", help="with --orders: young site pages")
@@ -421,7 +436,8 @@ def main() -> None:
         fixture_orders(args.fixture_orders, args.closeness)
         return
     if args.orders:
-        orders_table([n for n in args.sets.split(",") if n], sites, args.orders, args.loso)
+        sets = [n for n in args.sets.split(",") if n] + ([SO_SET] if args.with_so else [])
+        orders_table(sets, sites, args.orders, args.loso)
         return
     if args.agreement:
         agreement_table([n for n in args.sets.split(",") if n], sites)

@@ -2,6 +2,8 @@
 
     python benchmarks/site_cluster.py [--sites a,b] [--algorithm snn] [--confusion]
     python benchmarks/site_cluster.py --agreement [--sets site_page_types,site_page_types_2]
+    python benchmarks/site_cluster.py --orders 20 [--sets ...] [--with-so] [--loso]
+    python benchmarks/site_cluster.py --fixture-orders 50 [--closeness 0.65]
 
 ``--agreement`` (fast): per site of both visible sets, batch ``cluster`` (``site``, defaults)
 and crawl-time discovery (``OnlineDiscovery``, three shuffled orders) against the page types,
@@ -30,6 +32,12 @@ value, which merges less) and applied to the held-out site, beside the default's
 ARI there, and in the "4 orders" column, is the mean over the pages in path order and in three
 shuffled orders.
 
+``--orders N`` (fast): per site of both visible sets, batch ``cluster`` ARI beside crawl-time
+discovery's over N shuffled orders (mean and min), both as the pages were labelled during the
+crawl and with the types the crawl ended with. ``--fixture-orders N``: the Stack Overflow test
+pages (5 types of 3 pages) in N shuffled orders, counting the types split over several labels and
+the labels holding several types, as labelled during the crawl and as ended.
+
 ``--confusion``: for each site, the clusters of ``site`` (batch, defaults) against the types.
 """
 
@@ -39,20 +47,24 @@ import argparse
 import random
 from collections import Counter
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from _data import shared
 from site_accuracy import SHARED_TEMPLATE_SITES, Page, load_site
 
 from pagesim_scrapy.core.cluster import OnlineDiscovery, adjusted_rand_index, cluster_pages
-from pagesim_scrapy.core.cluster.discovery import SITE_CLOSENESS
+from pagesim_scrapy.core.cluster.discovery import SITE_CLOSENESS, YOUNG_SITE_PAGES
 from pagesim_scrapy.core.cluster.pipeline import CLOSENESS, METHOD_THRESHOLDS
+from pagesim_scrapy.core.summary import summarize
 from pagesim_scrapy.settings import PageSimConfig
 
 GRID = (0.3, 0.35, 0.4, 0.45, 0.5)
 #: relative closeness: 0 is off
 CLOSENESS_GRID = (0.0, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 ONLINE_CLOSENESS_GRID = (0.0, 0.6, 0.7, 0.8)
+#: pages below which a site is young in crawl-time discovery: 0 is off
+YOUNG_GRID = (0, 8, 16, 32, 64)
 
 
 def ari(pages: list[Page], **options: Any) -> tuple[float, int]:
@@ -103,6 +115,8 @@ def loso(
 
 
 SETS = ("site_page_types", "site_page_types_2")
+#: with ``--orders``, also a visible site: Stack Overflow's pages of 5 types
+SO_SET = "stackoverflow_page_types"
 
 
 def agreement(pages: list[Page], seeds: int = 3) -> tuple[float, ...]:
@@ -151,6 +165,156 @@ def agreement_table(sets: list[str], sites: list[str]) -> None:
             if kept:
                 means = [sum(r[1][i] for r in kept) / len(kept) for i in range(4)]
                 print(f"  mean {name}, {title}: " + " ".join(f"{v:.3f}" for v in means))
+
+
+def crawl_orders(
+    pages: list[Page], orders: int, young_pages: int = YOUNG_SITE_PAGES
+) -> tuple[list[float], list[float]]:
+    """Crawl-time discovery in ``orders`` shuffled orders: the ARI of the labels given during
+    the crawl and of the types it ended with, one per order."""
+    options = PageSimConfig().summary_options()
+    truth = [page.label for page in pages]
+    given, ended = [], []
+    for seed in range(1, orders + 1):
+        order = list(range(len(pages)))
+        random.Random(seed).shuffle(order)
+        discovery = OnlineDiscovery(method="site", options=options, young_pages=young_pages)
+        labels = [discovery.assign(pages[i].summary, site="site")[0] for i in order]
+        discovery.regroup()
+        final = [discovery.label_of(pages[i].summary, site="site") for i in order]
+        ordered_truth = [truth[i] for i in order]
+        given.append(adjusted_rand_index(ordered_truth, labels))
+        ended.append(adjusted_rand_index(ordered_truth, final))
+    return given, ended
+
+
+def orders_table(sets: list[str], sites: list[str], orders: int, choose: bool) -> None:
+    """Batch ARI beside crawl-time discovery's mean and min over shuffled orders; with
+    ``choose``, YOUNG_SITE_PAGES chosen leave-one-site-out from YOUNG_GRID."""
+    print(
+        f"{'site':24} {'types':>5} {'batch':>6}  {'crawl mean':>10} {'min':>6}"
+        f"  {'ended mean':>10} {'min':>6}   ({orders} shuffled orders)"
+    )
+    table: dict[float, dict[str, float]] = {young: {} for young in YOUNG_GRID}
+    names: list[str] = []
+    for name in sets:
+        rows = []
+        for folder in _site_folders(name):
+            if sites and folder.name not in sites:
+                continue
+            pages = load_site(folder) if name != SO_SET else folder_pages(folder)
+            given, ended = crawl_orders(pages, orders)
+            figures = (ari(pages, method="site")[0], mean(given), min(given), *_mean_min(ended))
+            rows.append((folder.name, figures))
+            print(
+                f"{_site_name(folder.name):24} {len({p.label for p in pages}):5d} " + _row(figures)
+            )
+            names.append(folder.name)
+            for young in YOUNG_GRID if choose else ():
+                table[young][folder.name] = (
+                    figures[1]
+                    if young == YOUNG_SITE_PAGES
+                    else mean(crawl_orders(pages, orders, young)[0])
+                )
+        kept = [r for r in rows if r[0] not in SHARED_TEMPLATE_SITES]
+        if kept:
+            means = [mean([r[1][i] for r in kept]) for i in range(5)]
+            print(f"  mean {name}, distinct-template: " + " ".join(f"{v:.3f}" for v in means))
+    if choose:
+        young_loso(table, names)
+
+
+def young_loso(table: Mapping[float, Mapping[str, float]], names: list[str]) -> None:
+    """YOUNG_SITE_PAGES per held-out site, chosen by the crawl-time ARI of the others."""
+    judges = [name for name in names if name not in SHARED_TEMPLATE_SITES]
+    print(
+        f"\nleave-one-site-out, young site pages (from {YOUNG_GRID}, chosen on the other "
+        f"distinct-template sites by crawl-time mean ARI; default {YOUNG_SITE_PAGES}):"
+    )
+    for held, (chosen, value) in loso(table, names, judges).items():
+        row = "  ".join(f"{young}: {table[young][held]:.3f}" for young in YOUNG_GRID)
+        print(f"  {_site_name(held):24} chosen {chosen:<4} held-out ARI {value:.3f}   ({row})")
+
+
+def _mean_min(values: list[float]) -> tuple[float, float]:
+    return mean(values), min(values)
+
+
+def _site_name(name: str) -> str:
+    return name + (" *" if name in SHARED_TEMPLATE_SITES else "")
+
+
+def _row(figures: tuple[float, ...]) -> str:
+    batch, crawl, crawl_min, ended, ended_min = figures
+    return f"{batch:6.3f}  {crawl:10.3f} {crawl_min:6.3f}  {ended:10.3f} {ended_min:6.3f}"
+
+
+def fixture_orders(orders: int, closeness: float | None) -> None:
+    """The Stack Overflow test pages in shuffled orders: types split, labels merged."""
+    pages = fixture_pages()
+    counts = Counter[str]()
+    for seed in range(orders):
+        order = list(range(len(pages)))
+        random.Random(seed).shuffle(order)
+        given, ended = discover_in_order(pages, order, closeness)
+        for when, labels in (("crawl", given), ("ended", ended)):
+            split, merged = split_and_merged([pages[i].label for i in order], labels)
+            counts[f"{when} split"] += split
+            counts[f"{when} merged"] += merged
+            counts[f"{when} orders wrong"] += bool(split or merged)
+    print(f"Stack Overflow fixture, {orders} shuffled orders, closeness {closeness}:")
+    for key, value in sorted(counts.items()):
+        print(f"  {key:20} {value}")
+
+
+def _site_folders(name: str) -> list[Path]:
+    """The sites of a set; the Stack Overflow set is one site of a folder per type."""
+    root = shared(name)
+    return [root] if name == SO_SET else sorted(p for p in root.iterdir() if p.is_dir())
+
+
+def fixture_pages() -> list[Page]:
+    """The 15 Stack Overflow pages of the tests, summarised with the crawl's options."""
+    return folder_pages(
+        Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "stackoverflow"
+    )
+
+
+def folder_pages(root: Path) -> list[Page]:
+    """Pages of a site stored as a folder per type, summarised with the crawl's options."""
+    options = PageSimConfig().summary_options()
+    out = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        for path in sorted(folder.glob("*.html")):
+            summary = summarize(path.read_bytes(), options)
+            out.append(Page(f"{folder.name}/{path.name}", folder.name, summary))
+    return out
+
+
+def discover_in_order(
+    pages: list[Page], order: list[int], closeness: float | None
+) -> tuple[list[str | None], list[str | None]]:
+    """Labels given during a crawl of the pages in ``order``, and the types it ended with."""
+    options = PageSimConfig().summary_options()
+    discovery = OnlineDiscovery(method="site", options=options, closeness=closeness)
+    given = [discovery.assign(pages[i].summary, site="so")[0] for i in order]
+    discovery.regroup()
+    return given, [discovery.label_of(pages[i].summary, site="so") for i in order]
+
+
+def split_and_merged(truth: list[str], labels: list[str | None]) -> tuple[int, int]:
+    """Types whose pages carry several labels; labels carried by pages of several types."""
+    by_type: dict[str, set[str | None]] = {}
+    by_label: dict[str | None, set[str]] = {}
+    for kind, label in zip(truth, labels):
+        by_type.setdefault(kind, set()).add(label)
+        by_label.setdefault(label, set()).add(kind)
+    split = sum(len(found) > 1 for found in by_type.values())
+    return split, sum(len(kinds) > 1 for kinds in by_label.values())
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values)
 
 
 def confusion(pages: list[Page], labels: list[str]) -> None:
@@ -261,8 +425,20 @@ def main() -> None:
     parser.add_argument("--confusion", action="store_true", help="clusters against types")
     parser.add_argument("--agreement", action="store_true", help="batch vs crawl-time, fast")
     parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--orders", type=int, default=0, help="crawl-time ARI over N orders")
+    parser.add_argument("--with-so", action="store_true", help="with --orders: also " + SO_SET)
+    parser.add_argument("--fixture-orders", type=int, default=0, help="the test pages, N orders")
+    parser.add_argument("--closeness", type=float, default=None, help="with --fixture-orders")
+    parser.add_argument("--loso", action="store_true", help="with --orders: young site pages")
     args = parser.parse_args()
     sites = [n for n in args.sites.split(",") if n]
+    if args.fixture_orders:
+        fixture_orders(args.fixture_orders, args.closeness)
+        return
+    if args.orders:
+        sets = [n for n in args.sets.split(",") if n] + ([SO_SET] if args.with_so else [])
+        orders_table(sets, sites, args.orders, args.loso)
+        return
     if args.agreement:
         agreement_table([n for n in args.sets.split(",") if n], sites)
         return

@@ -69,6 +69,21 @@ def merge_by_closeness(graph: ItemGraph, groups: list[int], ratio: float) -> lis
     return [final(group) for group in groups]
 
 
+def cluster_means(
+    graph: ItemGraph, groups: list[int]
+) -> tuple[dict[int, float | None], dict[tuple[int, int], float]]:
+    """The page-weighted mean similarity inside each cluster (None for a cluster of one page),
+    and between each pair of clusters the graph has an edge between (keys ``(a, b)``, a < b)."""
+    within, cross = _cluster_sums(graph, groups)
+    between = {}
+    for a, neighbours in cross.items():
+        for b, sums in neighbours.items():
+            mean = sums.mean()
+            if a < b and mean is not None:
+                between[a, b] = mean
+    return {group: sums.mean() for group, sums in within.items()}, between
+
+
 def _cluster_sums(
     graph: ItemGraph, groups: list[int]
 ) -> tuple[dict[int, _Sums], dict[int, dict[int, _Sums]]]:

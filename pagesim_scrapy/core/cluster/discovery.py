@@ -71,6 +71,16 @@ DF_FLOOR = 2
 #: data in shuffled order; the default is its middle, and the leave-one-site-out choice is
 #: printed by ``benchmarks/site_cluster.py``.
 SITE_CLOSENESS = 0.7
+#: With method ``site``, a site is young below this many pages: a new leader joins a type only
+#: as close as ``closeness`` times the type's own scores, and a regrouping during the crawl
+#: merges types only as close as that, under the weights pages are assigned by (see
+#: :class:`~pagesim_scrapy.core.cluster.sitetypes.SiteTypes`). The weights of a site's first
+#: pages make its types look alike, and a page labelled by a wrong merge keeps its label; on
+#: an older site the batch rules hold. Chosen leave-one-site-out over the visible sites, the
+#: Stack Overflow set included, by the crawl-time ARI over shuffled orders
+#: (``benchmarks/site_cluster.py --orders N --with-so --loso``); forums and API docs, whose
+#: pages of one type are loosely alike, lose a little, and 0 turns it off.
+YOUNG_SITE_PAGES = 16
 #: With method ``site``: leaders of near-duplicate pages kept at most, per type allowed (a
 #: memory bound: each keeps its summary and features; past it, pages count into their nearest).
 LEADERS_PER_TYPE = 5
@@ -103,7 +113,8 @@ class OnlineDiscovery:
     ``examples`` is how many page sources each type remembers (for the templates snippet);
     ``max_html_bytes`` caps the HTML stored per representative (larger pages keep the summary).
     ``closeness`` (None: SITE_CLOSENESS with method ``site``, else 0 = off) lets a type's bar
-    follow the scores its pages joined with (see :class:`LeaderClustering`).
+    follow the scores its pages joined with (see :class:`LeaderClustering`); with method
+    ``site``, also the bar of a young site's types (see ``young_pages`` and YOUNG_SITE_PAGES).
     """
 
     def __init__(
@@ -119,6 +130,7 @@ class OnlineDiscovery:
         examples: int = 3,
         max_html_bytes: int = 2_000_000,
         options: SummaryOptions = DEFAULT_OPTIONS,
+        young_pages: int = YOUNG_SITE_PAGES,
     ) -> None:
         if max_clusters < 1:
             raise ValueError("max_clusters must be >= 1")
@@ -132,6 +144,9 @@ class OnlineDiscovery:
         if not 0.0 <= closeness <= 1.0:
             raise ValueError("closeness must be within [0, 1]")
         self.closeness = closeness
+        if young_pages < 0:
+            raise ValueError("young_pages must be >= 0")
+        self.young_pages = young_pages
         self.max_clusters = max_clusters
         self.examples = examples
         self.max_html_bytes = max_html_bytes
@@ -200,7 +215,9 @@ class OnlineDiscovery:
         )
         # the discovery's closeness is the grouping's merge by relative closeness
         params = dataclasses.replace(options.grouping_params(), closeness=self.closeness)
-        return SiteTypes(leaders, params.t_n, params, self.max_clusters)
+        return SiteTypes(
+            leaders, params.t_n, params, self.max_clusters, self.closeness, self.young_pages
+        )
 
     def _site_similarity(self, page: PageSummary, leader: PageSummary) -> float:
         """Site-weighted similarity under the model of the page being assigned."""
@@ -311,12 +328,21 @@ class OnlineDiscovery:
             self._add_example(self._info[assignment.type_id], source)
         label = self._info[assignment.type_id].label
         if types.due(site):
-            self._apply(types.regroup(site, self._use_site_model))
+            self._apply(types.regroup(site, self._use_site_model, final=False))
             if assignment.leader is not None and assignment.leader in types.type_of:
                 label = self._info[types.type_of[assignment.leader]].label
         return label, assignment.score, assignment.new_type
 
     def _use_site_model(self, site: str | None) -> None:
+        """Weigh by the site's model as pages are assigned (DF_FLOOR kept): a regrouping
+        during the crawl judges pages as the labels already given were, so the types it
+        leaves are the ones those labels name (under batch weights a site's rarer types
+        moved away from the labels given; the crawl-time ARI of ``benchmarks/site_cluster.py
+        --orders`` says by how much)."""
+        self._model = self._sites.get(site)
+
+    def _use_batch_model(self, site: str | None) -> None:
+        """Weigh by the site's model as batch ``cluster`` does (no floor)."""
         self._model = self._sites.get(site)
         self._floor = 0
 
@@ -339,7 +365,7 @@ class OnlineDiscovery:
             return
         with self._lock:
             for site in list(self._sites):
-                self._apply(self._types.regroup(site, self._use_site_model))
+                self._apply(self._types.regroup(site, self._use_batch_model))
 
     def label_of(self, summary: PageSummary, site: str | None = None) -> str | None:
         """The discovered type of a page as things stand, without counting the page."""

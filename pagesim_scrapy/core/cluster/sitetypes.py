@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 from datasketch import MinHash
 
+from pagesim_scrapy.core.cluster.closeness import cluster_means
+from pagesim_scrapy.core.cluster.graph import ItemGraph
 from pagesim_scrapy.core.cluster.grouping import GroupingParams, group_leaders
 from pagesim_scrapy.core.cluster.leader import Leader, LeaderClustering
 from pagesim_scrapy.core.summary import PageSummary
@@ -33,6 +35,26 @@ FIRST_REGROUP = 8
 #: cost a bounded number of comparisons per leader (2 left the labels of a site's first
 #: hundred pages behind the types; ``benchmarks/site_cluster.py --agreement``).
 REGROUP_GROWTH = 1.5
+
+
+class _Mean:
+    """A running mean of scores."""
+
+    __slots__ = ("count", "total")
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self.count = 0
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def add(self, score: float) -> None:
+        self.total += score
+        self.count += 1
+
+    def mean(self) -> float:
+        return self.total / self.count if self.count else 0.0
 
 
 @dataclass(frozen=True)
@@ -57,7 +79,14 @@ class SiteTypes:
 
     ``join``: the similarity a new leader needs to its most similar leader to be in that
     leader's type before the next regrouping (the grouping's near-neighbour threshold: the two
-    would be near neighbours in the batch graph). Not thread-safe: the caller holds its lock.
+    would be near neighbours in the batch graph). While a site has fewer than ``young_pages``
+    pages, ``closeness`` (0: off) raises the bar of a type not from a saved file to
+    ``closeness`` times the scores its leaders joined it with (the site's, for a type none has
+    joined yet; 1 before any on the site), and a regrouping merges two types only as close as
+    that (:meth:`_kept_apart`): a young site's weights inflate the scores between its types, so
+    an absolute bar let the first page of one type join another, and the labels already given
+    could not follow them apart.
+    Not thread-safe: the caller holds its lock.
     """
 
     def __init__(
@@ -66,9 +95,16 @@ class SiteTypes:
         join: float,
         params: GroupingParams,
         max_types: int,
+        closeness: float = 0.0,
+        young_pages: int = 0,
     ) -> None:
         self.leaders = leaders
         self.join = join
+        self.closeness = closeness
+        self.young_pages = young_pages
+        #: the score each leader joined its type with; the mean of them per site
+        self._join_score: dict[int, float] = {}
+        self._site_joined: dict[str | None, _Mean] = {}
         self.params = params
         self.max_types = max_types
         self.type_of: dict[int, int] = {}  # leader key -> type id
@@ -105,7 +141,7 @@ class SiteTypes:
         if best is not None and score >= self.leaders.threshold:
             best.absorb(score)
             return TypeAssignment(self.type_of[best.key], score, False, best.key)
-        joins = best is not None and score >= self.join
+        joins = best is not None and score >= self.join_bar(self.type_of[best.key], site)
         if joins and best is not None and self.leaders.full:
             best.absorb(score)  # no room for a leader: the page counts into its nearest
             return TypeAssignment(self.type_of[best.key], score, False, best.key)
@@ -114,9 +150,38 @@ class SiteTypes:
         leader = self.leaders.new_leader(summary, minhash)
         self.site_of[leader.key] = site
         if joins and best is not None:
-            self._move(leader.key, self.type_of[best.key])
-            return TypeAssignment(self.type_of[best.key], score, False, leader.key, True)
+            type_id = self.type_of[best.key]
+            self._move(leader.key, type_id)
+            self._join_score[leader.key] = score
+            self._site_joined.setdefault(site, _Mean()).add(score)
+            return TypeAssignment(type_id, score, False, leader.key, True)
         return TypeAssignment(self.new_type(leader.key), 1.0, True, leader.key, True)
+
+    def join_bar(self, type_id: int, site: str | None) -> float:
+        """The score a new leader of ``site`` needs to be in type ``type_id`` (see
+        ``closeness``)."""
+        if not self.closeness or not self.young(site) or self._seeded(type_id):
+            return self.join
+        scale = self.scale(type_id)
+        if scale is None:
+            site_scale = self._site_joined.get(site)
+            scale = site_scale.mean() if site_scale else 1.0
+        return max(self.join, self.closeness * scale)
+
+    def _seeded(self, type_id: int) -> bool:
+        """Whether the type came from a saved file: a past crawl found it on many pages."""
+        return any(self.site_of.get(key, "") is None for key in self.members[type_id])
+
+    def young(self, site: str | None) -> bool:
+        """Whether the site has fewer pages than ``young_pages``."""
+        return self.site_pages[site] < self.young_pages
+
+    def scale(self, type_id: int) -> float | None:
+        """How alike a type's pages are: the mean score its leaders joined it with (None
+        before the first; near-duplicates folded into a leader say nothing of it)."""
+        scores = [self._join_score.get(key) for key in self.members[type_id]]
+        known = [score for score in scores if score is not None]
+        return sum(known) / len(known) if known else None
 
     def seed(self, summary: PageSummary, minhash: MinHash, weight: int) -> int:
         """A known type (from a saved file) with one leader that stands for every site."""
@@ -138,10 +203,18 @@ class SiteTypes:
         return pages >= max(FIRST_REGROUP, REGROUP_GROWTH * self._regrouped_at.get(site, 0))
 
     def regroup(
-        self, site: str | None, use_model: Callable[[str | None], None] | None = None
+        self,
+        site: str | None,
+        use_model: Callable[[str | None], None] | None = None,
+        final: bool = True,
     ) -> Regrouping:
         """Regroup the site's leaders by the batch grouping step (``use_model(site)`` is
-        called first, so the similarity weighs by that site's model)."""
+        called first, so the similarity weighs by that site's model).
+
+        ``final`` False (a regrouping during the crawl) on a young site: two types are merged
+        only where they are as close as ``closeness`` requires of a new leader (see
+        :meth:`_kept_apart`). The final regrouping is batch ``cluster``'s.
+        """
         self._regrouped_at[site] = self.site_pages[site]
         keys = sorted(key for key, owner in self.site_of.items() if owner == site)
         if len(keys) < 2:
@@ -150,7 +223,40 @@ class SiteTypes:
             use_model(site)
         leaders = [self.leaders.leaders[key] for key in keys]
         grouping = group_leaders(leaders, self.leaders.similarity, self.leaders.index, self.params)
-        return self._relabel(keys, grouping.groups)
+        groups = grouping.groups
+        if not final and self.closeness and self.young(site):
+            groups = self._kept_apart(keys, grouping.graph, groups, site)
+        return self._relabel(keys, groups)
+
+    def _kept_apart(
+        self, keys: list[int], graph: ItemGraph, groups: list[int], site: str | None
+    ) -> list[int]:
+        """``groups`` with the types a group would join kept apart unless the mean similarity
+        between their pages reaches ``closeness`` times the looser one's within (the site's
+        join scale where neither has pages to measure it by, as for a new leader)."""
+        types = [self.type_of[key] for key in keys]
+        within, between = cluster_means(graph, types)
+        site_scale = self._site_joined.get(site)
+        default = site_scale.mean() if site_scale else 1.0
+        parent = {type_id: type_id for type_id in types}
+
+        def find(type_id: int) -> int:
+            while parent[type_id] != type_id:
+                type_id = parent[type_id]
+            return type_id
+
+        together = _pairs_in_groups(types, groups)
+        for a, b in sorted(together):
+            mean = between.get((a, b))
+            own = [m for m in (within.get(a), within.get(b)) if m is not None]
+            bar = min(own) if own else default
+            if mean is not None and mean >= self.closeness * bar:
+                parent[find(b)] = find(a)
+        split: dict[tuple[int, int], int] = {}
+        return [
+            split.setdefault((group, find(type_id)), len(split))
+            for group, type_id in zip(groups, types)
+        ]
 
     def _relabel(self, keys: list[int], groups: list[int]) -> Regrouping:
         by_group: dict[int, list[int]] = {}
@@ -200,3 +306,11 @@ class SiteTypes:
             self.members[old].discard(key)
         self.type_of[key] = type_id
         self.members[type_id].add(key)
+
+
+def _pairs_in_groups(types: list[int], groups: list[int]) -> set[tuple[int, int]]:
+    """Pairs of distinct types that have leaders in one group."""
+    by_group: dict[int, set[int]] = {}
+    for type_id, group in zip(types, groups):
+        by_group.setdefault(group, set()).add(type_id)
+    return {(a, b) for found in by_group.values() for a in found for b in found if a < b}

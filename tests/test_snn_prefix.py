@@ -94,3 +94,32 @@ def test_least_shared_is_the_bar_as_divided() -> None:
 def test_steps_are_counted() -> None:
     graph, _ = _layouts(0, 36, hubs=4, step=0.1)
     assert collapse_steps(graph, 5, 0.5, 0.85) > 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_growing_clusters_keep_the_order(seed: int) -> None:
+    """Heavy items and one big layout: collapses make clusters much heavier, so many pairs'
+    shares fall after they were pushed (their entries are requeued when they come up)."""
+    graph, _ = _layouts(100 + seed, 60, hubs=10, step=0.05)
+    for i in range(0, 60, 7):
+        graph.weights[i] = 20
+    for k, t_n, k_p in [(10, 0.45, 0.85), (6, 0.5, 0.6), (12, 0.4, 0.95)]:
+        assert _collapses(graph, k, t_n, k_p) == _by_definition(graph, k, t_n, k_p)
+
+
+def test_fallen_shares_are_requeued_not_dropped() -> None:
+    """A pair whose share fell below its entry but stays above k_p still collapses."""
+    graph, _ = _layouts(3, 48, hubs=8, step=0.05)
+    state = _Collapsing(graph.weights, neighbourhoods(graph, 8, 0.45), 0.7)
+    requeued: list[tuple[int, int]] = []
+    requeue = state.requeue
+
+    def recording(a: int, b: int, share: float, recorded: float) -> None:
+        if 0.7 <= share < recorded:
+            requeued.append((a, b))
+        requeue(a, b, share, recorded)
+
+    state.requeue = recording  # type: ignore[method-assign]
+    state.run()
+    assert requeued
+    assert _collapses(graph, 8, 0.45, 0.7) == _by_definition(graph, 8, 0.45, 0.7)

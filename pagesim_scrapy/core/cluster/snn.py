@@ -74,10 +74,11 @@ class _Collapsing:
     Instead, a pair can share a part ``bar`` of the lighter neighbourhood only if the heavier
     one holds an item of the lighter one's *prefix* at ``bar``: its items in a fixed order,
     rarest first, up to just more weight than it may leave unshared (the prefix filter of
-    set-similarity joins); hubs come last and rarely reach a prefix. A heap entry is checked
-    against the pair's current share when popped, so a collapse re-pushes only the pairs
-    whose share it changed, and none when it added no item. The collapses, and their order,
-    are those of counting every pair.
+    set-similarity joins); hubs come last and rarely reach a prefix. A heap entry is an upper
+    bound of its pair's share, checked when popped: a collapse pushes only the pairs whose
+    share it may have raised (holders of the items it added, none when it added no item), and
+    a pair whose share fell goes back when its entry comes up (see :meth:`requeue`). The
+    collapses, and their order, are those of counting every pair.
     """
 
     def __init__(self, weights: list[int], hoods: list[set[int]], k_p: float) -> None:
@@ -97,12 +98,7 @@ class _Collapsing:
         self.rank = [0] * n
         for position, x in enumerate(order):
             self.rank[x] = position
-        # prefix_holders[x]: clusters whose prefix contains item x
-        self.prefix_holders: list[set[int]] = [set() for _ in range(n)]
-        self.prefixes: list[list[int]] = [[] for _ in range(n)]
-        for c in range(n):
-            self._renew_prefix(c)
-        # (-share, first, second): valid while both exist and their share is still that
+        # (-share, first, second): an upper bound of the pair's share while both exist
         self.heap: list[tuple[float, int, int]] = []
         self.steps = 0  # items looked up and pairs compared, for benchmarks
 
@@ -129,27 +125,6 @@ class _Collapsing:
             if taken > room:
                 break
         return prefix
-
-    def _renew_prefix(self, c: int) -> None:
-        """Index c's prefix at ``k_p`` (for :meth:`candidates`)."""
-        for x in self.prefixes[c]:
-            self.prefix_holders[x].discard(c)
-        prefix = self.prefix(c, self.k_p) if self.hoods[c] else []
-        for x in prefix:
-            self.prefix_holders[x].add(c)
-        self.prefixes[c] = prefix
-
-    def candidates(self, a: int) -> set[int]:
-        """Every cluster that can share ``k_p`` with a (and some that cannot)."""
-        found: set[int] = set()
-        holders, prefix_holders = self.holders, self.prefix_holders
-        for x in self.prefixes[a]:
-            found |= holders[x]
-        for x in self.hoods[a]:
-            found |= prefix_holders[x]
-        found.discard(a)
-        self.steps += len(self.prefixes[a]) + len(self.hoods[a])
-        return found
 
     def share(self, a: int, b: int) -> float:
         """The part of the lighter neighbourhood that a and b share."""
@@ -195,22 +170,37 @@ class _Collapsing:
     def collapse_down_to(self, bar: float) -> None:
         parent, heap = self.parent, self.heap
         while heap and -heap[0][0] >= bar:
-            share, a, b = heapq.heappop(heap)
-            if parent[a] != a or parent[b] != b or self.share(a, b) != -share:
-                continue  # stale: the pair's current share has an entry of its own
-            lighter = self.mass[a]
+            recorded, a, b = heapq.heappop(heap)
+            if parent[a] != a or parent[b] != b:
+                continue
+            share = self.share(a, b)
+            if share != -recorded:
+                self.requeue(a, b, share, -recorded)
+                continue
             added = self.collapse(a, b)
             if added:
-                self.push_partners(a, self.changed_partners(a, added, lighter))
+                self.push_partners(a, self.holders_of(a, added))
 
-    def changed_partners(self, a: int, added: list[int], mass_before: int) -> set[int]:
-        """The clusters whose share with a the collapse changed: those holding an added item,
-        and those heavier than a was (a's weight is their share's denominator)."""
+    def requeue(self, a: int, b: int, share: float, recorded: float) -> None:
+        """Put back a pair whose share fell since its entry was pushed, at its share now.
+
+        A collapse that makes a heavier leaves the clusters holding none of the items it
+        gained with a smaller share of a (a larger denominator, the same shared weight): their
+        entries are upper bounds, so the top entry, when its share is current, is still the
+        strongest pair, and each is corrected when it comes up instead of every heavier
+        candidate of a being looked up again after every collapse (which grew with the square
+        of a layout's leaders). A share that rose has an entry of its own (see
+        :meth:`holders_of`).
+        """
+        if self.k_p <= share < recorded:
+            heapq.heappush(self.heap, (-share, a, b))
+
+    def holders_of(self, a: int, added: list[int]) -> set[int]:
+        """The clusters holding an item a gained: the only ones whose share with a can have
+        risen."""
         changed: set[int] = set()
         for x in added:
             changed |= self.holders[x]
-        mass = self.mass
-        changed.update(p for p in self.candidates(a) if mass[p] > mass_before)
         changed.discard(a)
         return changed
 
@@ -228,9 +218,6 @@ class _Collapsing:
             self.mass[a] += weights[x]
         hood_a.update(added)
         self.hoods[b] = set()
-        self._renew_prefix(b)
-        if added:
-            self._renew_prefix(a)
         return added
 
     def root(self, x: int) -> int:

@@ -436,9 +436,7 @@ class SiteAwareClassifier:
             if summed_under is model and summed_table is table and summed_pages == model.pages:
                 each = iter(summed)  # the anchors' sums of the same weights: the same floats
             else:
-                each = (
-                    model.total(page, table) for pages in self._templates.values() for page in pages
-                )
+                each = iter(self._totals_under(model, table))
             state.template_totals = {
                 label: [(page, next(each)) for page in pages]
                 for label, pages in self._templates.items()
@@ -447,6 +445,18 @@ class SiteAwareClassifier:
             state.totals_table = table
             state.totals_pages = model.pages
         return state.template_totals
+
+    def _totals_under(self, model: SiteModel, table: list[float]) -> list[float]:
+        """Every template's weighted total (in the templates' one list) under ``table``: one
+        compiled pass over all their features, each weighed once, gives the sums each
+        template's own pass gives (on the weights' grid every sum is exact in any order)."""
+        flat, members = self._pair_layout[0], self._template_members
+        return shared_weights(self._template_union, flat, members, model.df, table)[1]
+
+    @cached_property
+    def _template_union(self) -> Features:
+        """Every feature some template holds."""
+        return frozenset().union(*self._pair_layout[0])
 
     def _per_template(self, features: Features | str, state: _Site) -> dict[str, list[float]]:
         """The page's similarity to each template of each label, under the site's weights

@@ -18,8 +18,10 @@ it holds (a core is always a subset of those).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from weakref import WeakKeyDictionary
 
 from pagesim_scrapy.core.site import Features, SiteModel, unpack_features
@@ -212,10 +214,9 @@ class KeptScores:
 
     def mask(self, features: Features) -> int:
         """The bits of the shared features that ``features`` holds."""
-        bits = self._bits
-        # the intersection in C, not a Python loop over the page's features; an int sum is
-        # the same in any order
-        return sum(map(bits.__getitem__, bits.keys() & features))
+        # one look-up per feature of the page in C (a set of the shared features was built
+        # per call before); an int sum is the same in any order
+        return sum(map(self._bits.get, features, repeat(0)))
 
     def core_holders(self, core: Features, packed: Iterable[str]) -> int:
         """How many of ``packed`` (pages these scores were asked for) hold every feature of
@@ -227,6 +228,18 @@ class KeptScores:
         feature whose bit ``need`` has."""
         entries = self._entries
         return sum(entries[key].shared & need == need for key in packed)
+
+    def held_bits(self, packed: Iterable[str]) -> Counter[int]:
+        """How many of ``packed`` (pages these scores were asked for) hold each set of shared
+        features (as bits): every label's core count reads these few sets instead of every
+        page (:meth:`holders_in`)."""
+        entries = self._entries
+        return Counter(entries[key].shared for key in packed)
+
+    @staticmethod
+    def holders_in(need: int, held: Counter[int]) -> int:
+        """:meth:`holders` from :meth:`held_bits`: the same count."""
+        return sum(count for bits, count in held.items() if bits & need == need)
 
     def bits_of(self, features: Features) -> list[int]:
         """The bit of each of ``features`` (shared features), in their order: a label's core

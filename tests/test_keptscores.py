@@ -173,8 +173,6 @@ def test_a_young_site_with_several_labels_is_not_rescored() -> None:
 
 def test_held_bits_count_the_holders_of_every_need() -> None:
     """The core counts read from the kept pages' distinct bit sets are the per-page counts."""
-    import random
-
     rng = random.Random(31)
     shared = tuple(sorted({f"s{chr(65 + i)}" for i in range(12)}))
     cache = KeptScores(shared=shared)

@@ -65,6 +65,10 @@ DEFAULT_LIMITS = RescoreLimits()
 #: at most this many distinct sets of shared features are remembered (see held_shared)
 HELD_MEMO = 1024
 
+#: at most this many pages kept since a site's last re-estimate keep their features in hand
+#: (see KeptScores.kept): a young site re-estimates on every page, an older one rarely
+FRESH_PAGES = 32
+
 
 @dataclass
 class _Entry:
@@ -93,6 +97,9 @@ class KeptScores:
         self.rescored = 0
         self.most_rescored = 0  # of one page
         self._changes = -1  # the site model's changes in the scores() call under way
+        #: the features of the pages kept since the last scores() call, by packed form (at
+        #: most FRESH_PAGES, the latest): a page kept and scored at once is not unpacked
+        self._fresh: dict[str, Features] = {}
 
     def scores(
         self,
@@ -120,9 +127,10 @@ class KeptScores:
         for key in packed:  # in order: which pages are probes must not depend on a set's
             if key in entries:
                 continue
-            features = unpack_features(key)
+            features = self._fresh.get(key) or unpack_features(key)
             entries[key] = _Entry(score(features), pages, self.mask(features), changes=changes)
             self.scored += 1
+        self._fresh.clear()
         if stale_ok and not exact:
             return [entries[key].scores for key in packed]
         recent = pages if young else pages / self.limits.min_growth
@@ -177,6 +185,13 @@ class KeptScores:
         self.rescored += 1
         self.most_rescored = max(self.most_rescored, entry.rescored)
         return moved
+
+    def kept(self, packed: str, features: Features) -> None:
+        """Remember the features of a page just kept (``packed``) until the next scoring."""
+        fresh = self._fresh
+        if len(fresh) >= FRESH_PAGES:
+            del fresh[next(iter(fresh))]
+        fresh[packed] = features
 
     def just_scored(self, model: SiteModel, pages_before: int) -> Scores | None:
         """The scores of the page ``model`` has just counted and kept (its page count was

@@ -314,6 +314,8 @@ class SiteAwareClassifier:
             return
         if self.learn_listener is not None:
             self.learn_listener(site, features)
+        if state.model.recent:  # its features in hand for the re-estimate that scores it
+            self._kept_scores(state).kept(state.model.recent[-1], features)
         self._kept_total += len(state.model.recent) - before
         if self._kept_total > self.max_kept_pages:
             self._evict()

@@ -222,3 +222,41 @@ def test_a_packed_page_weighs_what_its_features_weigh() -> None:
         assert site.packed_weights(packed, templates, members, model.df, table) == expected
     with pytest.raises(ValueError):
         site.packed_weights("ab", templates, members, model.df, table)
+
+
+@pytest.mark.skipif(not HAVE_COMPILED_WALK, reason="the compiled walk is not built")
+def test_compiled_weight_table_is_the_python_table() -> None:
+    """The compiled table gives the very floats of the Python loop (a log and a round per
+    entry), small sites, ramps and long crawls alike."""
+    rng = random.Random(23)
+    sizes = [*range(0, 400), *rng.sample(range(400, 60_000), 40)]
+    for pages in sizes:
+        for ramp in (2, 3, 8, 30):
+            size = int(pages * 1.01) + 2
+            full = min(ramp, max(3, pages // site.RAMP_SITE_SHARE))
+            table = site._weight_table(pages, size, ramp)
+            expected = site._weight_table_in_python(pages, size, full)
+            assert [w.hex() for w in table] == [w.hex() for w in expected]
+    for size in range(4):
+        assert site._weight_table(5, size, 8) == site._weight_table_in_python(5, size, 3)
+
+
+def test_template_totals_are_each_templates_sum() -> None:
+    """The templates' totals from one pass over all their features are each template's own
+    sum, on a young site and past it."""
+    rng = random.Random(29)
+    templates = {kind: [_page(rng, kind), _page(rng, kind)] for kind in "abc"}
+    classifier = SiteAwareClassifier(templates)
+    state = classifier._site("s")
+    summed = 0
+    for _ in range(260):
+        classifier.classify(_page(rng, rng.choice("abcd")), site="s")
+        model = state.model
+        totals = classifier._template_totals(state)
+        if state.totals_pages != model.pages:  # summed pages ago, under the counts then
+            continue
+        summed += model.pages > 100
+        for pages in totals.values():
+            expected = [model.total(page, state.totals_table) for page, _ in pages]
+            assert [total for _, total in pages] == expected
+    assert summed > 10

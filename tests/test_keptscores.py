@@ -169,3 +169,28 @@ def test_a_young_site_with_several_labels_is_not_rescored() -> None:
     assert cache.scored == 20
     assert cache.rescored == 0
     assert classifier.describe("s")["labels"]["a"]["pages_scored"] == 20
+
+
+def test_held_bits_count_the_holders_of_every_need() -> None:
+    """The core counts read from the kept pages' distinct bit sets are the per-page counts."""
+    rng = random.Random(31)
+    shared = tuple(sorted({f"s{chr(65 + i)}" for i in range(12)}))
+    cache = KeptScores(shared=shared)
+    model = SiteModel()
+    pages = [
+        frozenset(
+            {f"s{chr(65 + i)}" for i in range(12) if rng.random() < 0.6}
+            | {f"p{chr(65 + rng.randrange(50))}"}
+        )
+        for _ in range(80)
+    ]
+    for page in pages:
+        model.add(page)
+    packed = list(model.recent)
+    cache.scores(packed, lambda features: {"a": 0.5}, model.pages)
+    held = cache.held_bits(packed)
+    for _ in range(200):
+        core = frozenset(rng.sample(shared, rng.randrange(0, 5)))
+        need = cache.mask(core)
+        assert cache.holders_in(need, held) == cache.holders(need, packed)
+        assert need == sum(1 << shared.index(feature) for feature in core)

@@ -26,6 +26,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -1297,6 +1298,46 @@ failed:
     return NULL;
 }
 
+/* site._weight_table's list, entry by entry the same float operations in the same order
+   (libm's log, which math.log calls; round half to even as Python's round): a feature's
+   weight for df = 0 .. size - 1 on a site of ``pages`` pages, ramped up to the full IDF on
+   ``full`` pages, on a grid of ``steps`` per unit.  Why in C: a site rebuilds its table on
+   every page while small and at every 1 % of growth after, and the Python loop (a log and a
+   round per entry) was most of what a long crawl's re-estimates and scorings spent on it. */
+static PyObject *weight_table(PyObject *self, PyObject *args) {
+    Py_ssize_t pages, size, full, grow;
+    long long steps;
+    if (!PyArg_ParseTuple(args, "nnnL:weight_table", &pages, &size, &full, &steps)) return NULL;
+    if (size < 0 || full < 1 || steps <= 0) {
+        PyErr_SetString(PyExc_ValueError, "size >= 0, full >= 1 and steps > 0");
+        return NULL;
+    }
+    grow = full < size ? full : size;
+    PyObject *out = PyList_New(size);
+    if (!out) return NULL;
+    double num = (double)(pages + 1), step = (double)steps;
+    for (Py_ssize_t df = 0; df < size; df++) {
+        double w = 0.0;
+        if (df >= 2) {
+            w = log(num / ((double)df + 0.5));
+            if (df < grow) w = (double)(df - 1) / (double)(full - 1) * w;
+        }
+        double value = 0.0;
+        if (w > 0.0) {
+            double x = w * step, r = round(x);
+            if (fabs(x - r) == 0.5) r = 2.0 * round(x / 2.0);
+            value = r / step;
+        }
+        PyObject *item = PyFloat_FromDouble(value);
+        if (!item) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, df, item);
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"jaccards", jaccards, METH_VARARGS, "site.jaccard_of_totals against every template (site.py's jaccards)."},
     {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
@@ -1305,6 +1346,7 @@ static PyMethodDef methods[] = {
     {"node_pairs", node_pairs, METH_VARARGS, "Parent -> child pairs of a walk's codes (summary.py's node_pairs)."},
     {"normalise", Walker_normalise, METH_O, "The C normalisation of an attribute value (for tests)."},
     {"pack_features", pack_features, METH_O, "A page's features packed into one string (site.py's _pack)."},
+    {"weight_table", weight_table, METH_VARARGS, "A site's weight table (site.py's _weight_table)."},
     {"weights_of", weights_of, METH_VARARGS, "Each feature's weight on a site (clusterfill's _weights_of)."},
     {"pool_shared", pool_shared, METH_VARARGS, "The weight every two pages of a pool share (clusterfill's KeptNeighbours)."},
     {NULL, NULL, 0, NULL},

@@ -18,8 +18,10 @@ it holds (a core is always a subset of those).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from weakref import WeakKeyDictionary
 
 from pagesim_scrapy.core.site import Features, SiteModel, unpack_features
@@ -63,6 +65,10 @@ DEFAULT_LIMITS = RescoreLimits()
 #: at most this many distinct sets of shared features are remembered (see held_shared)
 HELD_MEMO = 1024
 
+#: at most this many pages kept since a site's last re-estimate keep their features in hand
+#: (see KeptScores.kept): a young site re-estimates on every page, an older one rarely
+FRESH_PAGES = 32
+
 
 @dataclass
 class _Entry:
@@ -91,6 +97,9 @@ class KeptScores:
         self.rescored = 0
         self.most_rescored = 0  # of one page
         self._changes = -1  # the site model's changes in the scores() call under way
+        #: the features of the pages kept since the last scores() call, by packed form (at
+        #: most FRESH_PAGES, the latest): a page kept and scored at once is not unpacked
+        self._fresh: dict[str, Features] = {}
 
     def scores(
         self,
@@ -118,9 +127,10 @@ class KeptScores:
         for key in packed:  # in order: which pages are probes must not depend on a set's
             if key in entries:
                 continue
-            features = unpack_features(key)
+            features = self._fresh.get(key) or unpack_features(key)
             entries[key] = _Entry(score(features), pages, self.mask(features), changes=changes)
             self.scored += 1
+        self._fresh.clear()
         if stale_ok and not exact:
             return [entries[key].scores for key in packed]
         recent = pages if young else pages / self.limits.min_growth
@@ -176,6 +186,13 @@ class KeptScores:
         self.most_rescored = max(self.most_rescored, entry.rescored)
         return moved
 
+    def kept(self, packed: str, features: Features) -> None:
+        """Remember the features of a page just kept (``packed``) until the next scoring."""
+        fresh = self._fresh
+        if len(fresh) >= FRESH_PAGES:
+            del fresh[next(iter(fresh))]
+        fresh[packed] = features
+
     def just_scored(self, model: SiteModel, pages_before: int) -> Scores | None:
         """The scores of the page ``model`` has just counted and kept (its page count was
         ``pages_before``), when a re-estimate has scored it since, under the weights it has
@@ -212,10 +229,9 @@ class KeptScores:
 
     def mask(self, features: Features) -> int:
         """The bits of the shared features that ``features`` holds."""
-        bits = self._bits
-        # the intersection in C, not a Python loop over the page's features; an int sum is
-        # the same in any order
-        return sum(map(bits.__getitem__, bits.keys() & features))
+        # one look-up per feature of the page in C (a set of the shared features was built
+        # per call before); an int sum is the same in any order
+        return sum(map(self._bits.get, features, repeat(0)))
 
     def core_holders(self, core: Features, packed: Iterable[str]) -> int:
         """How many of ``packed`` (pages these scores were asked for) hold every feature of
@@ -227,6 +243,18 @@ class KeptScores:
         feature whose bit ``need`` has."""
         entries = self._entries
         return sum(entries[key].shared & need == need for key in packed)
+
+    def held_bits(self, packed: Iterable[str]) -> Counter[int]:
+        """How many of ``packed`` (pages these scores were asked for) hold each set of shared
+        features (as bits): every label's core count reads these few sets instead of every
+        page (:meth:`holders_in`)."""
+        entries = self._entries
+        return Counter(entries[key].shared for key in packed)
+
+    @staticmethod
+    def holders_in(need: int, held: Counter[int]) -> int:
+        """:meth:`holders` from :meth:`held_bits`: the same count."""
+        return sum(count for bits, count in held.items() if bits & need == need)
 
     def bits_of(self, features: Features) -> list[int]:
         """The bit of each of ``features`` (shared features), in their order: a label's core

@@ -243,14 +243,24 @@ class MetPages:
 WEIGHT_STEPS = 2**30
 
 
+_compiled_table: Any = getattr(_walk_c, "weight_table", None)
+
+
 def _weight_table(pages: int, size: int, ramp_pages: int = RAMP_PAGES) -> list[float]:
     """The weight of a feature found on ``df`` of ``pages`` pages, for df = 0 .. size-1: its
     IDF, ramped up from nothing on one page to the full IDF on ``ramp_pages`` pages (fewer on
-    a small site), never below zero, on the WEIGHT_STEPS grid. Built in bulk: a small site
-    rebuilds it on every page."""
+    a small site), never below zero, on the WEIGHT_STEPS grid. Built in bulk, compiled where
+    the walk is (the same floats): a small site rebuilds it on every page."""
+    full = min(ramp_pages, max(3, pages // RAMP_SITE_SHARE))
+    if _compiled_table is not None:
+        table: list[float] = _compiled_table(pages, size, full, WEIGHT_STEPS)
+        return table
+    return _weight_table_in_python(pages, size, full)
+
+
+def _weight_table_in_python(pages: int, size: int, full: int) -> list[float]:
     step = WEIGHT_STEPS
     log = math.log
-    full = min(ramp_pages, max(3, pages // RAMP_SITE_SHARE))
     grow = min(full, size)
     num = pages + 1
     ramped = [(df - 1) / (full - 1) * log(num / (df + 0.5)) for df in range(2, grow)]

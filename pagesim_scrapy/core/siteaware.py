@@ -147,6 +147,10 @@ _above_the_floor = raised_to_the_floor
 _early_cut = early_cut
 
 
+#: at most this many kept pages' template forms are remembered (see ``_template_form``)
+TEMPLATE_FORM_MEMO = 4096
+
+
 @dataclass
 class _Site:
     model: SiteModel
@@ -310,6 +314,8 @@ class SiteAwareClassifier:
             return
         if self.learn_listener is not None:
             self.learn_listener(site, features)
+        if state.model.recent:  # its features in hand for the re-estimate that scores it
+            self._kept_scores(state).kept(state.model.recent[-1], features)
         self._kept_total += len(state.model.recent) - before
         if self._kept_total > self.max_kept_pages:
             self._evict()
@@ -436,9 +442,7 @@ class SiteAwareClassifier:
             if summed_under is model and summed_table is table and summed_pages == model.pages:
                 each = iter(summed)  # the anchors' sums of the same weights: the same floats
             else:
-                each = (
-                    model.total(page, table) for pages in self._templates.values() for page in pages
-                )
+                each = iter(self._totals_under(model, table))
             state.template_totals = {
                 label: [(page, next(each)) for page in pages]
                 for label, pages in self._templates.items()
@@ -447,6 +451,18 @@ class SiteAwareClassifier:
             state.totals_table = table
             state.totals_pages = model.pages
         return state.template_totals
+
+    def _totals_under(self, model: SiteModel, table: list[float]) -> list[float]:
+        """Every template's weighted total (in the templates' one list) under ``table``: one
+        compiled pass over all their features, each weighed once, gives the sums each
+        template's own pass gives (on the weights' grid every sum is exact in any order)."""
+        flat, members = self._pair_layout[0], self._template_members
+        return shared_weights(self._template_union, flat, members, model.df, table)[1]
+
+    @cached_property
+    def _template_union(self) -> Features:
+        """Every feature some template holds."""
+        return frozenset().union(*self._pair_layout[0])
 
     def _per_template(self, features: Features | str, state: _Site) -> dict[str, list[float]]:
         """The page's similarity to each template of each label, under the site's weights
@@ -508,14 +524,14 @@ class SiteAwareClassifier:
             return flat, frozenset(), None, pairs
         union = frozenset().union(*flat)
         members = self._template_members
-        pair_members = {
-            feature: sum(
-                1 << number
-                for number, (i, j) in enumerate(pairs)
-                if members[feature] >> i & members[feature] >> j & 1
+        # most features are held by one of a few sets of templates: each set's pairs once
+        by_mask = {
+            mask: sum(
+                1 << number for number, (i, j) in enumerate(pairs) if mask >> i & mask >> j & 1
             )
-            for feature in union
+            for mask in set(map(members.__getitem__, union))
         }
+        pair_members = {feature: by_mask[members[feature]] for feature in union}
         return flat, union, pair_members, pairs
 
     @cached_property
@@ -544,10 +560,28 @@ class SiteAwareClassifier:
         counted, lengths = self._template_forms
         templates = Counter(counted)
         for packed in state.model.recent:
-            if len(packed) in lengths and templates[unpack_features(packed)] > 0:
-                templates[unpack_features(packed)] -= 1
+            form = self._template_form(packed) if len(packed) in lengths else None
+            if form is not None and templates[form] > 0:
+                templates[form] -= 1
             else:
                 yield packed
+
+    def _template_form(self, packed: str) -> Features | None:
+        """The template a kept page (packed, as long as some template) is, else None;
+        remembered by its packed string (a kept page is sampled at every re-estimate of its
+        site, and unpacking it each time was most of the sample's cost)."""
+        memo = self._template_form_memo
+        if packed in memo:
+            return memo[packed]
+        if len(memo) >= TEMPLATE_FORM_MEMO:
+            memo.clear()
+        features = unpack_features(packed)
+        form = memo[packed] = features if features in self._template_forms[0] else None
+        return form
+
+    @cached_property
+    def _template_form_memo(self) -> dict[str, Features | None]:
+        return {}
 
     def _refresh(self, state: _Site, *, exact: bool = False) -> None:
         """Re-estimate every label's anchors and cut from the site's kept pages (their cached
@@ -584,7 +618,8 @@ class SiteAwareClassifier:
         for info in state.labels.values():
             info.cut, info.rule = label_cut(info, needed, self.policy)
             info.gap = 0.0 if info.cut is None else gap_width(info.observed, info.cut)
-            info.below = max((v for v in info.observed if v < (info.cut or 0.0)), default=0.0)
+            # the highest score under the cut (in C: a young site re-estimates on every page)
+            info.below = max(filter((info.cut or 0.0).__gt__, info.observed), default=0.0)
         state.coverage = self._coverage(state, kept)
         state.refreshed_at = state.model.pages
         self._track_highest(state)
@@ -664,6 +699,7 @@ class SiteAwareClassifier:
         light = frozenset(
             compress(union, map((0.0).__ge__, map(weight, map(count, union, repeat(0)))))
         )
+        held: Counter[int] | None = None  # the sample's pages by the shared features they hold
         for label, shared in self._label_shared.items():
             info = state.labels[label]
             if shared is None:
@@ -674,7 +710,9 @@ class SiteAwareClassifier:
             else:
                 weighing = [feature not in light for feature in shared]
             info.core, need = self._core_of(label, shared, weighing, cache)
-            holding = cache.holders(need, sample) if info.core else 0
+            if info.core and held is None:
+                held = cache.held_bits(sample)
+            holding = cache.holders_in(need, held) if held is not None and info.core else 0
             info.core_share = holding / len(sample) if sample else 0.0
 
     def _core_of(

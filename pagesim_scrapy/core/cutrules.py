@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import math
 import statistics
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from functools import reduce
 from itertools import pairwise
-from operator import mul
+from operator import add, mul
 
 from pagesim_scrapy.core.site import Features
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
@@ -72,14 +74,36 @@ class LabelOnSite:
 
 
 # -- splitting a list of scores --------------------------------------------------------------
+#
+# A re-estimate places every label's cut from the same scores through several of these
+# functions: each public one takes the scores as they come, and its ``*_sorted`` twin takes
+# them sorted, so that :func:`label_cut` sorts them once and shares the list.
 
 
-def widest_gap_cut(scores: list[float], floor: float, ceiling: float = 1.0) -> float | None:
-    """Midpoint of the widest gap between consecutive sorted scores in [floor, ceiling]."""
-    ordered = sorted(scores)
+def percentile_sorted(ordered: list[float], percentile: int) -> float:
+    """``statistics.quantiles(ordered, n=100)[percentile - 1]`` (its default method,
+    "exclusive"), the same float, from scores already sorted and without the 98 other cut
+    points; ``statistics`` itself for what it treats apart (fewer than two scores)."""
+    size = len(ordered)
+    if size < 2 or not 1 <= percentile <= 99:
+        return statistics.quantiles(ordered, n=100)[percentile - 1]
+    # statistics.quantiles' interpolation, for the one cut point asked (exact integer math)
+    steps = size + 1
+    j = min(max(percentile * steps // 100, 1), size - 1)
+    delta = percentile * steps - j * 100
+    return (ordered[j - 1] * (100 - delta) + ordered[j] * delta) / 100
+
+
+def widest_gap_sorted(ordered: list[float], floor: float, ceiling: float = 1.0) -> float | None:
+    """:func:`widest_gap_cut` of scores already sorted.
+
+    A gap's midpoint lies between its two scores, so only the gaps whose upper score reaches
+    ``floor`` and whose lower score is at most ``ceiling`` are looked at."""
+    start = max(bisect_left(ordered, floor) - 1, 0)
+    stop = bisect_right(ordered, ceiling) + 1
     best_width = 0.0
     best: float | None = None
-    for lower, upper in pairwise(ordered):
+    for lower, upper in pairwise(ordered[start:stop]):
         mid = (lower + upper) / 2
         if mid < floor or mid > ceiling:
             continue
@@ -89,24 +113,40 @@ def widest_gap_cut(scores: list[float], floor: float, ceiling: float = 1.0) -> f
     return best
 
 
-def otsu_cut(scores: list[float]) -> float | None:
-    """The split of the scores into two groups with the largest between-group variance (Otsu)."""
-    ordered = sorted(scores)
-    n = len(ordered)
-    prefix = [0.0]
-    for value in ordered:
-        prefix.append(prefix[-1] + value)
+def widest_gap_cut(scores: list[float], floor: float, ceiling: float = 1.0) -> float | None:
+    """Midpoint of the widest gap between consecutive sorted scores in [floor, ceiling]."""
+    return widest_gap_sorted(sorted(scores), floor, ceiling)
+
+
+def otsu_sorted(ordered: list[float]) -> float | None:
+    """:func:`otsu_cut` of scores already sorted: one pass with a running sum (added in the
+    same order as a prefix sum, so the same floats)."""
+    size = len(ordered)
+    total = reduce(add, ordered, 0.0)
+    low_sum = 0.0
     best_spread = -1.0
     best: float | None = None
-    for k in range(1, n):
-        if ordered[k] <= ordered[k - 1]:
+    for k, (previous, value) in enumerate(pairwise(ordered), start=1):
+        low_sum += previous
+        if value <= previous:
             continue
-        low_mean = prefix[k] / k
-        high_mean = (prefix[n] - prefix[k]) / (n - k)
-        spread = k * (n - k) * (high_mean - low_mean) ** 2
+        low_mean = low_sum / k
+        high_mean = (total - low_sum) / (size - k)
+        spread = k * (size - k) * (high_mean - low_mean) ** 2
         if spread > best_spread:
-            best_spread, best = spread, (ordered[k - 1] + ordered[k]) / 2
+            best_spread, best = spread, (previous + value) / 2
     return best
+
+
+def otsu_cut(scores: list[float]) -> float | None:
+    """The split of the scores into two groups with the largest between-group variance (Otsu)."""
+    return otsu_sorted(sorted(scores))
+
+
+def gap_width_sorted(ordered: list[float], cut: float) -> float:
+    """:func:`gap_width` of scores already sorted."""
+    index = bisect_left(ordered, cut)
+    return ordered[index] - ordered[index - 1] if 0 < index < len(ordered) else 0.0
 
 
 def gap_width(scores: list[float], cut: float) -> float:
@@ -114,6 +154,11 @@ def gap_width(scores: list[float], cut: float) -> float:
     above = [s for s in scores if s >= cut]
     below = [s for s in scores if s < cut]
     return min(above) - max(below) if above and below else 0.0
+
+
+def count_from(ordered: list[float], cut: float) -> int:
+    """How many of the sorted scores reach ``cut``."""
+    return len(ordered) - bisect_left(ordered, cut)
 
 
 def pvariance(values: list[float], mean: float) -> float:
@@ -138,6 +183,26 @@ def pvariance(values: list[float], mean: float) -> float:
     return total / (len(values) * common)
 
 
+def separation_sorted(
+    ordered: list[float], cut: float, policy: SitePolicy = DEFAULT_POLICY
+) -> float:
+    """:func:`separation` of scores already sorted: the two groups are slices (the sums and
+    variances are exactly rounded, so the order of the scores does not change them)."""
+    index = bisect_left(ordered, cut)
+    low, high = ordered[:index], ordered[index:]
+    if len(low) < 2 or not high:
+        return -1.0
+    low_mean = math.fsum(low) / len(low)
+    high_mean = math.fsum(high) / len(high)
+    low_spread = pvariance(low, low_mean)
+    high_spread = pvariance(high, high_mean)
+    if len(ordered) >= policy.early_pages:
+        spread = (len(low) * low_spread + len(high) * high_spread) / len(ordered)
+    else:
+        spread = low_spread + high_spread
+    return (high_mean - low_mean) ** 2 / (spread + 1e-6)
+
+
 def separation(scores: list[float], cut: float, policy: SitePolicy = DEFAULT_POLICY) -> float:
     """Fisher's criterion of a split: squared distance of the two means over the within-group
     variance (-1 when the split leaves fewer than two pages below or none above).
@@ -148,22 +213,13 @@ def separation(scores: list[float], cut: float, policy: SitePolicy = DEFAULT_POL
     cut splitting off those few pages won. Before then the sum is kept: a few pages of a small
     type are then all there is of it, and pooling let a looser split between other types win.
     """
-    low = [s for s in scores if s < cut]
-    high = [s for s in scores if s >= cut]
-    if len(low) < 2 or not high:
-        return -1.0
-    low_mean = math.fsum(low) / len(low)
-    high_mean = math.fsum(high) / len(high)
-    low_spread = pvariance(low, low_mean)
-    high_spread = pvariance(high, high_mean)
-    if len(scores) >= policy.early_pages:
-        spread = (len(low) * low_spread + len(high) * high_spread) / len(scores)
-    else:
-        spread = low_spread + high_spread
-    return (high_mean - low_mean) ** 2 / (spread + 1e-6)
+    return separation_sorted(sorted(scores), cut, policy)
 
 
 # -- the cut rules ---------------------------------------------------------------------------
+#
+# Each rule takes the scores as they come; its ``*_sorted`` twin takes them sorted (what
+# label_cut passes down, having sorted them once).
 
 
 def own_cut(observed: list[float], policy: SitePolicy = DEFAULT_POLICY) -> float | None:
@@ -176,25 +232,34 @@ def own_cut(observed: list[float], policy: SitePolicy = DEFAULT_POLICY) -> float
     splits the type itself), moved down to a wider gap below it if there is one. The candidate
     whose two groups are better separated (Fisher's criterion) wins.
     """
-    return own_cut_and_rule(observed, policy)[0]
+    return own_cut_and_rule_sorted(sorted(observed), policy)[0]
 
 
 def own_cut_and_rule(
     observed: list[float], policy: SitePolicy = DEFAULT_POLICY
 ) -> tuple[float | None, str]:
     """:func:`own_cut` and which of its two candidates won ("gap" or "split")."""
-    floor = statistics.quantiles(observed, n=100)[policy.cut_floor_percentile - 1]
-    gap = widest_gap_cut(observed, floor)
-    split = otsu_cut(observed)
+    return own_cut_and_rule_sorted(sorted(observed), policy)
+
+
+def own_cut_and_rule_sorted(
+    ordered: list[float], policy: SitePolicy = DEFAULT_POLICY
+) -> tuple[float | None, str]:
+    """:func:`own_cut_and_rule` of scores already sorted."""
+    floor = percentile_sorted(ordered, policy.cut_floor_percentile)
+    gap = widest_gap_sorted(ordered, floor)
+    split = otsu_sorted(ordered)
     if split is not None:
         # a type in two or three looks (a shop's products with and without their optional
         # blocks) pulls Otsu's split up between them: a wider gap below it is the type's edge
-        lower = widest_gap_cut(observed, 0.0, split)
-        if lower is not None and gap_width(observed, lower) > gap_width(observed, split):
+        lower = widest_gap_sorted(ordered, 0.0, split)
+        if lower is not None and gap_width_sorted(ordered, lower) > gap_width_sorted(
+            ordered, split
+        ):
             split = lower
     if gap is None or split is None:
         return (gap, "gap") if split is None else (split, "split")
-    if separation(observed, split, policy) > separation(observed, gap, policy):
+    if separation_sorted(ordered, split, policy) > separation_sorted(ordered, gap, policy):
         return split, "split"
     return gap, "gap"
 
@@ -204,8 +269,14 @@ def keeps_a_small_top(
 ) -> bool:
     """Whether a cut keeps fewer of the site's pages than the share above the cut floor's
     percentile (the top quarter): such a cut may have split a type rather than bound it."""
-    above = sum(score >= cut for score in observed)
-    return above < len(observed) * (1.0 - policy.cut_floor_percentile / 100)
+    return keeps_a_small_top_sorted(sorted(observed), cut, policy)
+
+
+def keeps_a_small_top_sorted(
+    ordered: list[float], cut: float, policy: SitePolicy = DEFAULT_POLICY
+) -> bool:
+    """:func:`keeps_a_small_top` of scores already sorted."""
+    return count_from(ordered, cut) < len(ordered) * (1.0 - policy.cut_floor_percentile / 100)
 
 
 def sits_in_a_continuum(
@@ -214,7 +285,17 @@ def sits_in_a_continuum(
     """Whether a cut that keeps a small top sits in a narrow gap: then the scores run on
     without a boundary (a free-form type, whose pages share little beyond the site's chrome),
     and the templates' own similarity is the better anchor."""
-    return keeps_a_small_top(observed, cut, policy) and gap_width(observed, cut) < policy.narrow_gap
+    return sits_in_a_continuum_sorted(sorted(observed), cut, policy)
+
+
+def sits_in_a_continuum_sorted(
+    ordered: list[float], cut: float, policy: SitePolicy = DEFAULT_POLICY
+) -> bool:
+    """:func:`sits_in_a_continuum` of scores already sorted."""
+    return (
+        keeps_a_small_top_sorted(ordered, cut, policy)
+        and gap_width_sorted(ordered, cut) < policy.narrow_gap
+    )
 
 
 def edge_of_a_dominant_type(
@@ -223,11 +304,18 @@ def edge_of_a_dominant_type(
     """The widest gap below the anchor when the label's type is most of the site (its
     templates at least ``dominant_within`` alike and ``dominant_share`` of the pages reaching
     the anchor), else None: a small top cut there splits the type itself."""
+    return edge_of_a_dominant_type_sorted(sorted(observed), anchor, within, policy)
+
+
+def edge_of_a_dominant_type_sorted(
+    ordered: list[float], anchor: float, within: float, policy: SitePolicy = DEFAULT_POLICY
+) -> float | None:
+    """:func:`edge_of_a_dominant_type` of scores already sorted."""
     if within < policy.dominant_within:
         return None
-    if sum(score >= anchor for score in observed) < policy.dominant_share * len(observed):
+    if count_from(ordered, anchor) < policy.dominant_share * len(ordered):
         return None
-    return widest_gap_cut(observed, 0.0, anchor)
+    return widest_gap_sorted(ordered, 0.0, anchor)
 
 
 def raised_to_the_floor(
@@ -247,13 +335,24 @@ def raised_to_the_floor(
     a type that is a large part of the site, and one that keeps a minority far from the
     templates splits groups of other types from each other.
     """
+    return raised_to_the_floor_sorted(sorted(observed), cut, within, policy, anchor)
+
+
+def raised_to_the_floor_sorted(
+    ordered: list[float],
+    cut: float,
+    within: float,
+    policy: SitePolicy = DEFAULT_POLICY,
+    anchor: float | None = None,
+) -> float:
+    """:func:`raised_to_the_floor` of scores already sorted."""
     floor = policy.anchor_floor * within
     if cut >= floor:
         return cut
-    kept = sorted(score for score in observed if score >= cut)
+    kept = ordered[bisect_left(ordered, cut) :]
     median = kept[len(kept) // 2] if kept else 0.0
     reach = floor
-    if anchor is not None and len(kept) < policy.dominant_share * len(observed):
+    if anchor is not None and len(kept) < policy.dominant_share * len(ordered):
         reach = anchor
     return floor if median < reach else cut
 
@@ -266,19 +365,26 @@ def anchored_cut(
     a small top either sits in a continuum (the anchor is the better cut) or splits a type that
     is most of the site (its edge below the anchor is); the result never keeps mostly pages
     below the floor (:func:`raised_to_the_floor`)."""
-    cut, rule = own_cut_and_rule(observed, policy)
+    return anchored_cut_sorted(sorted(observed), within, policy)
+
+
+def anchored_cut_sorted(
+    ordered: list[float], within: float, policy: SitePolicy = DEFAULT_POLICY
+) -> tuple[float | None, str]:
+    """:func:`anchored_cut` of scores already sorted."""
+    cut, rule = own_cut_and_rule_sorted(ordered, policy)
     if cut is None:
         return None, rule
     anchor = policy.prior_weight * within
-    continuum = sits_in_a_continuum(observed, cut, policy)
-    if continuum or (cut > within and keeps_a_small_top(observed, cut, policy)):
-        edge = edge_of_a_dominant_type(observed, anchor, within, policy)
+    continuum = sits_in_a_continuum_sorted(ordered, cut, policy)
+    if continuum or (cut > within and keeps_a_small_top_sorted(ordered, cut, policy)):
+        edge = edge_of_a_dominant_type_sorted(ordered, anchor, within, policy)
         if edge is not None:
             cut, rule = edge, "edge"
         elif continuum:
             cut, rule = anchor, "anchor"
     anchor_to_reach = anchor if rule == "split" else None
-    raised = raised_to_the_floor(observed, cut, within, policy, anchor_to_reach)
+    raised = raised_to_the_floor_sorted(ordered, cut, within, policy, anchor_to_reach)
     return raised, ("floor" if raised != cut else rule)
 
 
@@ -290,11 +396,12 @@ def early_cut(info: LabelOnSite, policy: SitePolicy = DEFAULT_POLICY) -> float |
     scores its pages under the prior; a small type's few early pages cost little."""
     if info.cross is not None or info.within is None or len(info.observed) < policy.early_cut_pages:
         return None
-    early = own_cut(info.observed, policy)
+    ordered = sorted(info.observed)
+    early = own_cut_and_rule_sorted(ordered, policy)[0]
     if early is None or early >= info.prior:
         return None
-    above = sum(score >= early for score in info.observed)
-    if above < policy.early_cut_group or above < policy.early_cut_share * len(info.observed):
+    above = count_from(ordered, early)
+    if above < policy.early_cut_group or above < policy.early_cut_share * len(ordered):
         return None
     return max(policy.anchor_floor * info.within, early)
 
@@ -321,13 +428,15 @@ def label_cut(
     info: LabelOnSite, needed: int, policy: SitePolicy = DEFAULT_POLICY
 ) -> tuple[float | None, str]:
     """The label's cut on the site and the rule that placed it ("" for none): the early cut
-    before ``needed`` scores, then its own cut (checked against the anchor when it has one)."""
+    before ``needed`` scores, then its own cut (checked against the anchor when it has one).
+    The scores are sorted once here and the sorted list is shared by every rule."""
     if len(info.observed) < needed:
         cut = early_cut(info, policy)
         return cut, "" if cut is None else "early"
+    ordered = sorted(info.observed)
     if info.within is None:
-        return own_cut_and_rule(info.observed, policy)
-    return anchored_cut(info.observed, info.within, policy)
+        return own_cut_and_rule_sorted(ordered, policy)
+    return anchored_cut_sorted(ordered, info.within, policy)
 
 
 # -- from the cut to the threshold -----------------------------------------------------------

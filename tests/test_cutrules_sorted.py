@@ -8,6 +8,7 @@ import csv
 import math
 import random
 import statistics
+from collections.abc import Callable
 from itertools import pairwise
 
 import pytest
@@ -164,7 +165,7 @@ def _same(new: object, old: object) -> bool:
     return repr(new) == repr(old)
 
 
-def _outcome(rule, *args: object) -> str:  # type: ignore[no-untyped-def]
+def _outcome(rule: Callable[..., object], *args: object) -> str:
     """What a rule returns, or the error it raises (one score: ``statistics``' error)."""
     try:
         return repr(rule(*args))

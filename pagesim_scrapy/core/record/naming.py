@@ -333,11 +333,22 @@ class BodyNaming:
         #: the trusted keys after the last page learned from, and pages since they changed
         self._last: dict[str, list[str]] = {}
         self._unchanged = 0
+        #: set by :meth:`stop_learning`
+        self._stopped = False
 
     @property
     def learning(self) -> bool:
+        if self._stopped:
+            return False
         settled = self.options.settled_pages
         return self.pages < self.options.max_pages and not (settled and self._unchanged >= settled)
+
+    def stop_learning(self) -> None:
+        """Learn from no more pages, only fill: a naming learned from a fixed set of pages
+        (a label's sample, in canonical order) then names every page the same, whatever
+        order the pages come in."""
+        with self._lock:
+            self._stopped = True
 
     def observe(self, core: CoreRecord, body: Mapping[str, Any]) -> None:
         """Count which body fields agree with the page's metadata (the values it has from

@@ -660,8 +660,8 @@ def _learn_afresh(
 ) -> Wrapper:
     """A new wrapper with ``old``'s options, learned from the kept pages in canonical order
     (as ``Wrapper.add_pages`` learns them), one parsed page at a time (the trees of a full
-    label's pages together take hundreds of MB): a page's tree in ``trees`` (by its index) is
-    used, the others are parsed again."""
+    label's pages together would take far too much memory): a page's tree in ``trees`` (by
+    its index) is used, the others are parsed again."""
     wrapper = Wrapper(label=old.label, lam=old.lam, min_fit=old.min_fit, structured=old.structured)
     for index in sorted(range(len(sources)), key=lambda k: sources[k][0]):
         kept = trees.get(index)

@@ -136,7 +136,6 @@ def pipeline_records(
     items held until the label is settled (it learns no more pages: full, or the crawl
     ends), then extracted with the wrapper learned afresh in canonical order; with
     ``naming``, the records' core values also filled from the body as the pipeline does."""
-    from pagesim_scrapy.core.record.naming import BodyNaming
     from pagesim_scrapy.pipelines.induction.learning import Learner
     from pagesim_scrapy.settings import InductionConfig
 
@@ -146,13 +145,12 @@ def pipeline_records(
     assert state is not None
     held: list[tuple[str, str]] = []
     out: dict[str, dict] = {}
-    body_naming = BodyNaming() if naming else None
     for url, raw in pages:
         learner.take(state, raw.decode("utf-8"), url)  # the pipeline's step
         held.append((url, raw.decode("utf-8")))
         if learner.settled(state):
-            _release(learner, state, held, out, body_naming)
-    _release(learner, state, held, out, body_naming)  # the crawl ends: nothing more to learn
+            _release(learner, state, held, out, naming)
+    _release(learner, state, held, out, naming)  # the crawl ends: nothing more to learn
     return out
 
 
@@ -161,18 +159,25 @@ def _release(
     state: Any,
     held: list[tuple[str, str]],
     out: dict,
-    naming: Any = None,
+    naming: bool = False,
 ) -> None:
-    """The pipeline's release of held items: relearn in canonical order, then extract."""
+    """The pipeline's release of held items: relearn in canonical order, then extract (with
+    ``naming``, the core record filled by the pipeline's own body naming of the label)."""
     from pagesim_scrapy.pipelines.induction.learning import Learner
-    from pagesim_scrapy.pipelines.induction.records import compose_record, labelled_rows, page_tree
+    from pagesim_scrapy.pipelines.induction.records import (
+        body_naming,
+        compose_record,
+        labelled_rows,
+        page_tree,
+    )
 
     learner.relearn_locked(state)
     for item_url, html in held:
         root = page_tree(html, item_url, state.wrapper.structured)
         result = Learner.extract(state, html if root is None else root, item_url)
         rows = labelled_rows(root, item_url)
-        out[item_url] = compose_record(html, result.record, item_url, rows, naming).record
+        named = body_naming(state, item_url) if naming else None
+        out[item_url] = compose_record(html, result.record, item_url, rows, named).record
     held.clear()
 
 
@@ -188,16 +193,64 @@ def stability(
     random.Random(2).shuffle(second)
     one = pipeline_records(first, min_pages, max_pages, naming)
     two = pipeline_records(second, min_pages, max_pages, naming)
+    both, same, differ = _compared(one, two)
+    return (
+        f"demo_shop product, {len(sample)} pages in two shuffled orders"
+        f"{', body naming on' if naming else ''} "
+        f"(min_pages={min_pages}, max_pages={max_pages}): identical records "
+        f"{same}/{both}, fields differing per page {differ:.1f}"
+    )
+
+
+def _compared(one: dict[str, dict], two: dict[str, dict]) -> tuple[int, int, float]:
+    """Pages in both, pages with identical records, fields differing per page."""
     both = [url for url in one if url in two]
     same = sum(one[url] == two[url] for url in both)
     differ = sum(
         len({k for k in set(one[u]) | set(two[u]) if one[u].get(k) != two[u].get(k)}) for u in both
     )
+    return len(both), same, differ / max(len(both), 1)
+
+
+def is_sale_page(html: bytes) -> bool:
+    """A demo product page on sale (it shows a compare-at price)."""
+    return b'class="old-price"' in html
+
+
+def adversarial_stability(pages: list[tuple[str, bytes]], min_pages: int = 5) -> str:
+    """Records with body naming on when the sale pages all come last, against all first
+    (each group in reverse): a naming learned as pages come settles on the non-sale pages
+    in the first order and on the sale pages in the second."""
+    sale = [page for page in pages if is_sale_page(page[1])]
+    plain = [page for page in pages if not is_sale_page(page[1])]
+    one = pipeline_records(plain + sale, min_pages, 50, naming=True)
+    two = pipeline_records(sale[::-1] + plain[::-1], min_pages, 50, naming=True)
+    both, same, differ = _compared(one, two)
     return (
-        f"demo_shop product, {len(sample)} pages in two shuffled orders"
-        f"{', body naming on' if naming else ''} "
-        f"(min_pages={min_pages}, max_pages={max_pages}): identical records "
-        f"{same}/{len(both)}, fields differing per page {differ / max(len(both), 1):.1f}"
+        f"demo_shop product, {len(pages)} pages ({len(sale)} on sale), body naming on, sale "
+        f"pages last vs first (min_pages={min_pages}, max_pages=50): identical records "
+        f"{same}/{both}, fields differing per page {differ:.1f}"
+    )
+
+
+def bare_stability(pages: list[tuple[str, bytes]], min_pages: int = 5) -> str:
+    """Records with body naming on when every fourth page has no metadata (stripped as
+    ``eval_body_names.py`` strips it: its core record can only come from the body), those
+    pages first against last: a naming learned as pages come has learned nothing yet for
+    them in the first order."""
+    from eval_body_names import stripped
+
+    bare = [(url, stripped(html)) for url, html in pages[::4]]
+    rest = [page for k, page in enumerate(pages) if k % 4]
+    one = pipeline_records(bare + rest, min_pages, 50, naming=True)
+    two = pipeline_records(rest + bare, min_pages, 50, naming=True)
+    both, same, differ = _compared(one, two)
+    priced = sum(bool(one[url].get("price")) for url, _ in bare)
+    return (
+        f"demo_shop product, {len(pages)} pages ({len(bare)} without metadata), body naming "
+        f"on, those pages first vs last (min_pages={min_pages}, max_pages=50): identical "
+        f"records {same}/{both}, fields differing per page {differ:.1f}; pages without "
+        f"metadata with a price (first) {priced}/{len(bare)}"
     )
 
 
@@ -228,8 +281,11 @@ def main() -> int:
         for max_pages in (50, 10):
             print(stability(demo_pages(), 25, 5, max_pages))
         # and as a crawl gives them: every product page, core values filled from the body
-        # by the names the site's metadata taught (learned from the pages as they come)
+        # by the names the site's metadata taught
         print(stability(demo_pages(), 1000, 5, 50, naming=True))
+        # the order that hurts a naming learned as pages come: the sale pages last, or first
+        print(adversarial_stability(demo_pages()))
+        print(bare_stability(demo_pages()))
         return 0
     sets = [("demo_shop", "product", demo_pages())]
     sets += [(f"{d}/{s}", t, type_pages(d, s, t)) for d, s, t in TYPES if (DATA / d / s).is_dir()]

@@ -72,13 +72,13 @@ class NamingOptions:
         max_keys: trusted body keys kept per name, best first; a page without the best
             one (a site's second layout, a slot that moved) is read from the next. Both
             chosen leave-one-site-out (``eval_body_names.py --loso formed``); a larger
-            ``max_formed_elements`` gains a few values more at one wrong in three, so it
-            stays at 3.
+            ``max_formed_elements`` gains a few values more at the cost of many wrong
+            ones, so it stays at 3.
         max_plain_elements: below ``min_pages``, any other value (a number, a short text)
             is trusted from the pages seen when at most this many elements of each showed
             it (0: never; a "4" many slots show names none of them). Chosen
             leave-one-site-out (``eval_body_names.py --loso plain``); a larger value gains a
-            few more at about one wrong value in three, so it stays at 3.
+            few more at the cost of many wrong ones, so it stays at 3.
         shown_pages_only: a page counts towards a name's pages only where some body field
             shows the metadata's value: a page whose body lacks it (a second layout, a
             value the visitor never sees) says nothing about which field holds it.
@@ -333,11 +333,22 @@ class BodyNaming:
         #: the trusted keys after the last page learned from, and pages since they changed
         self._last: dict[str, list[str]] = {}
         self._unchanged = 0
+        #: set by :meth:`stop_learning`
+        self._stopped = False
 
     @property
     def learning(self) -> bool:
+        if self._stopped:
+            return False
         settled = self.options.settled_pages
         return self.pages < self.options.max_pages and not (settled and self._unchanged >= settled)
+
+    def stop_learning(self) -> None:
+        """Learn from no more pages, only fill: a naming learned from a fixed set of pages
+        (a label's sample, in canonical order) then names every page the same, whatever
+        order the pages come in."""
+        with self._lock:
+            self._stopped = True
 
     def observe(self, core: CoreRecord, body: Mapping[str, Any]) -> None:
         """Count which body fields agree with the page's metadata (the values it has from

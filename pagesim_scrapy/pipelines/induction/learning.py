@@ -19,7 +19,6 @@ its own lock. None of them raises: a page that fails becomes an outcome and a re
 from __future__ import annotations
 
 import threading
-import zlib
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +28,12 @@ from pagesim_scrapy.core.induce.template import document_fingerprint
 from pagesim_scrapy.core.induce.wrapper import page_order_key
 from pagesim_scrapy.core.statefile import describe_error
 from pagesim_scrapy.pipelines.induction.holding import body_size
+from pagesim_scrapy.pipelines.induction.naming import learn_namings
+from pagesim_scrapy.pipelines.induction.sources import (
+    Source,
+    kept_source,
+    parse_source,
+)
 from pagesim_scrapy.pipelines.induction.stores import load_wrapper, logger
 from pagesim_scrapy.pipelines.induction.worker import trim_memory
 
@@ -41,9 +46,10 @@ if TYPE_CHECKING:
 #: The prefix of the stats this module counts (written out here: the docs scan each file).
 STATS_PREFIX = "pagesim/induction"
 
-#: A page kept for relearning: its canonical order key, compressed HTML, whether the HTML was
-#: text, its URL.
-_Source = tuple[tuple[int, bytes], bytes, bool, str | None]
+#: A page kept for relearning (:mod:`.sources`; the old private names stay importable).
+_Source = Source
+_source = kept_source
+_parse_source = parse_source
 #: A page as its item holds it: its HTML and URL.
 PageKey = tuple[str | bytes, str | None]
 
@@ -328,8 +334,16 @@ class Learner:
 
     def _release_sources(self, state: LabelState) -> None:
         if state.sources is not None:
+            self._learn_namings(state)  # the last time the pages are at hand
             self.stats.inc_value(f"{STATS_PREFIX}/sources_released/full")
             state.sources = None
+
+    @staticmethod
+    def _learn_namings(state: LabelState) -> None:
+        """Under ``state.lock``: the label's body namings learned from the pages its wrapper
+        learned, in the same canonical order (:mod:`.naming`)."""
+        if state.sources and state.failed is None:
+            learn_namings(state, state.sources[: state.applied])
 
     def _keep_source(self, state: LabelState, root: Element, html: str, url: str | None) -> None:
         """Keep the page learned, compressed, to learn it again in canonical order."""
@@ -563,13 +577,14 @@ class Learner:
     # --- relearning in canonical order (worker thread) ---------------------------------------
 
     def relearn_locked(self, state: LabelState) -> None:
-        """Worker thread: the label settled (for now): its wrapper learned from all its
-        pages in canonical order."""
+        """Worker thread: the label settled (for now): its wrapper and its body namings
+        learned from all its pages in canonical order."""
         with state.lock:
             if state.failed is None:
                 self._settle(state)
             if state.failed is None:
                 self._relearn(state)
+            self._learn_namings(state)
 
     def _relearn(self, state: LabelState) -> None:
         """Worker thread, under ``state.lock``: learn the label's wrapper afresh from the pages
@@ -637,20 +652,6 @@ def sample_worst(sources: list[_Source]) -> int:
     return max(range(len(sources)), key=lambda k: sources[k][0][1])
 
 
-def _source(key: tuple[int, bytes], html: str | bytes, url: str | None) -> _Source:
-    """A page kept to learn it (again) later: compressed, fast."""
-    text = isinstance(html, str)
-    data = html.encode("utf-8", "surrogatepass") if isinstance(html, str) else html
-    return (key, zlib.compress(data, 1), text, url)
-
-
-def _parse_source(source: _Source, structured: bool) -> Element:
-    _, data, text, url = source
-    raw = zlib.decompress(data)
-    page = raw.decode("utf-8", "surrogatepass") if text else raw
-    return parse_html(page, structured=structured, base_url=url)
-
-
 def _learn_afresh(
     old: Wrapper,
     sources: list[_Source],
@@ -659,8 +660,8 @@ def _learn_afresh(
 ) -> Wrapper:
     """A new wrapper with ``old``'s options, learned from the kept pages in canonical order
     (as ``Wrapper.add_pages`` learns them), one parsed page at a time (the trees of a full
-    label's pages together take hundreds of MB): a page's tree in ``trees`` (by its index) is
-    used, the others are parsed again."""
+    label's pages together would take far too much memory): a page's tree in ``trees`` (by
+    its index) is used, the others are parsed again."""
     wrapper = Wrapper(label=old.label, lam=old.lam, min_fit=old.min_fit, structured=old.structured)
     for index in sorted(range(len(sources)), key=lambda k: sources[k][0]):
         kept = trees.get(index)

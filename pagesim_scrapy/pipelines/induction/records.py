@@ -2,14 +2,11 @@
 the induced fields kept (:func:`pagesim_scrapy.core.record.item_record`). Runs in the worker
 thread. The core record's gaps are filled from the body fields the site's own metadata
 names on its other pages of the label (:class:`pagesim_scrapy.core.record.naming.BodyNaming`,
-one per label and site)."""
+one per label and site, learned from the label's kept pages in canonical order: :mod:`.naming`)."""
 
 from __future__ import annotations
 
-import threading
 from typing import Any
-from urllib.parse import urlsplit
-from weakref import WeakKeyDictionary
 
 from pagesim_scrapy.core.induce import parse_html
 from pagesim_scrapy.core.induce.dom import Element, forget_page
@@ -19,7 +16,18 @@ from pagesim_scrapy.core.record.model import CoreRecord
 from pagesim_scrapy.core.record.naming import BodyNaming
 from pagesim_scrapy.core.record.rows import page_rows
 from pagesim_scrapy.core.statefile import describe_error
+from pagesim_scrapy.pipelines.induction.naming import _NAMINGS, body_naming
 from pagesim_scrapy.pipelines.induction.stores import logger
+
+# the namings moved to :mod:`.naming`; the names stay importable from here
+__all__ = [
+    "_NAMINGS",
+    "body_naming",
+    "compose_record",
+    "labelled_rows",
+    "page_tree",
+    "site_chrome_texts",
+]
 
 
 def page_tree(page: str | bytes | Element, url: str | None, structured: bool) -> Element | None:
@@ -44,25 +52,10 @@ def labelled_rows(root: Element | None, url: str | None) -> dict[str, Any]:
         return {}
 
 
-#: the body namings of each label's state (kept as long as the state), per site
-_NAMINGS: WeakKeyDictionary[Any, dict[str, BodyNaming]] = WeakKeyDictionary()
-_NAMINGS_LOCK = threading.Lock()
-
-
-def body_naming(state: Any, url: str | None) -> BodyNaming:
-    """The body naming learned for ``state``'s label on the site of ``url``."""
-    site = (urlsplit(url or "").hostname or "").lower()
-    with _NAMINGS_LOCK:
-        per_site = _NAMINGS.setdefault(state, {})
-        naming = per_site.get(site)
-        if naming is None:
-            naming = per_site[site] = BodyNaming()
-        return naming
-
-
 def _filled(core: CoreRecord, root: Any, url: str | None, naming: BodyNaming) -> CoreRecord:
-    """``core`` after the page taught ``naming`` and took from its body what its metadata
-    lacks; ``core`` itself if that fails (logged: a bug, the record keeps its metadata)."""
+    """``core`` after the page taught ``naming`` (only while it still learns as pages come:
+    :mod:`.naming`) and took from its body what its metadata lacks; ``core`` itself if that
+    fails (logged: a bug, the record keeps its metadata)."""
     from pagesim_scrapy.core.record.bodyfields import body_fields
 
     try:

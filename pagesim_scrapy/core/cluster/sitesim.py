@@ -151,14 +151,14 @@ class BatchSiteSimilarity:
         the intersection's, exactly (weights on a binary grid; a zero adds nothing).
         """
         local = self._local
-        if getattr(local, "row", -1) == row:
-            spread: np.ndarray = local.spread
+        last: int = getattr(local, "row", -1)
+        if last < 0:
+            local.spread = np.zeros(len(self._weights), dtype=np.float64)
+        spread: np.ndarray = local.spread
+        if last == row:
             return spread
-        spread = getattr(local, "spread", None)
-        if spread is None:
-            spread = local.spread = np.zeros(len(self._weights), dtype=np.float64)
-        else:
-            spread[self._features[local.row]] = 0.0
+        if last >= 0:
+            spread[self._features[last]] = 0.0
         features = self._features[row]
         spread[features] = self._weights[features]
         local.row = row

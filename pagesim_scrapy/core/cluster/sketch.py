@@ -295,5 +295,5 @@ class SketchIndex:
         order = np.lexsort((keys, -equal))
         if limit is not None:
             order = order[:limit]
-        width = float(self.num_perm)
-        return [Candidate(int(keys[i]), float(equal[i]) / width) for i in order]
+        estimates = (equal[order] / float(self.num_perm)).tolist()
+        return [Candidate(key, estimate) for key, estimate in zip(keys[order].tolist(), estimates)]

@@ -4,12 +4,13 @@ Batch ``cluster --method site`` compares pages under weights that are fixed once
 counted, so a page's features need not be a set of strings re-weighted on every comparison:
 each page keeps the sorted numbers of its features among the batch's distinct ones (4 bytes a
 feature instead of a string in a frozenset) and its total weight, and a comparison is one
-intersection of two sorted arrays. The result is the same number as
+gather of the second page's numbers from the first page's weights laid out by number. The
+result is the same number as
 :func:`pagesim_scrapy.core.site.site_similarity`: weights lie on a fixed binary grid, so their
 sums do not depend on the order they are added in.
 
 Pages streamed from an iterator (the ``cluster`` command, a Spark partition) are not the
-caller's to keep: each is kept pickled, a third of its size in memory, and stands in the
+caller's to keep: each is kept pickled, much smaller than as objects, and stands in the
 clustering as an empty summary with its sketch made on the way; only the leaders' summaries
 are restored at the end. Pages given as a sequence are the caller's already and are used as
 they are.

@@ -294,6 +294,7 @@ def scale(
             print(
                 f"  {row['pages']} pages: condense {stats['seconds_condense']:.1f} s, compare "
                 f"{stats['seconds_compare']:.1f} s, group {stats['seconds_cluster']:.1f} s (wall); "
+                f"exact similarities condensing {stats['comparisons'] - stats['leader_edges']}, "
                 f"leader-graph edges {stats['leader_edges']}, SNN overlap steps "
                 f"{stats.get('snn_steps', 0)} (every pair sharing an item: "
                 f"{stats.get('snn_pair_work', 0)})"

@@ -21,9 +21,9 @@ from pagesim_scrapy.core.cluster.snn import shared_nearest_neighbours
 
 #: Leaders per cluster (the largest) compared exactly with each other and with those of every
 #: cluster it has an edge to, before clusters are merged by closeness: the LSH candidates alone
-#: are the most alike pairs, which would make two clusters look closer than they are. 8, 16
-#: and 32 gave the same clusters on the visible sites; 8 costs at most 64 comparisons per pair
-#: of neighbouring clusters.
+#: are the most alike pairs, which would make two clusters look closer than they are. Larger
+#: samples gave the same clusters (docs/benchmarks.md); this one bounds the comparisons per
+#: pair of neighbouring clusters to its square.
 CLOSENESS_SAMPLE = 8
 
 

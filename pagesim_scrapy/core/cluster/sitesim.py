@@ -4,12 +4,13 @@ Batch ``cluster --method site`` compares pages under weights that are fixed once
 counted, so a page's features need not be a set of strings re-weighted on every comparison:
 each page keeps the sorted numbers of its features among the batch's distinct ones (4 bytes a
 feature instead of a string in a frozenset) and its total weight, and a comparison is one
-intersection of two sorted arrays. The result is the same number as
+gather of the second page's numbers from the first page's weights laid out by number. The
+result is the same number as
 :func:`pagesim_scrapy.core.site.site_similarity`: weights lie on a fixed binary grid, so their
 sums do not depend on the order they are added in.
 
 Pages streamed from an iterator (the ``cluster`` command, a Spark partition) are not the
-caller's to keep: each is kept pickled, a third of its size in memory, and stands in the
+caller's to keep: each is kept pickled, much smaller than as objects, and stands in the
 clustering as an empty summary with its sketch made on the way; only the leaders' summaries
 are restored at the end. Pages given as a sequence are the caller's already and are used as
 they are.
@@ -18,6 +19,7 @@ they are.
 from __future__ import annotations
 
 import pickle
+import threading
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -99,6 +101,8 @@ class BatchSiteSimilarity:
         self._features = [np.searchsorted(distinct, codes).astype(np.int32) for codes in per_page]
         self._totals = [float(self._weights[ids].sum()) for ids in self._features]
         self._restored: list[PageSummary] = []
+        #: per thread: one page's weights spread over the feature numbers (see ``_spread``)
+        self._local = threading.local()
 
     def _stream(self, pages: Iterable[PageSummary], sketcher: Sketcher) -> list[np.ndarray]:
         """Read the pages once: features, sketch and pickled summary of each, a stand-in kept."""
@@ -124,15 +128,42 @@ class BatchSiteSimilarity:
 
     def __call__(self, a: PageSummary, b: PageSummary) -> float:
         row_a, row_b = self._row[id(a)], self._row[id(b)]
-        # the features of both, sorted: a feature of both is one equal to its neighbour (what
-        # numpy's intersect1d does, without its checks, on the hot path of the clustering)
-        both = np.concatenate((self._features[row_a], self._features[row_b]))
-        both.sort()
-        shared = float(self._weights[both[1:][both[1:] == both[:-1]]].sum())
+        shared = float(self._spread(row_a)[self._features[row_b]].sum())
         if shared <= 0.0:
             return 0.0
         union = self._totals[row_a] + self._totals[row_b] - shared
         return min(1.0, shared / union) if union > 0.0 else 0.0
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        del state["_local"]  # a thread's scratch array: neither picklable nor worth keeping
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._local = threading.local()
+
+    def _spread(self, row: int) -> np.ndarray:
+        """The weights of page ``row``'s features at their numbers, zero elsewhere.
+
+        Callers compare one page with several in a row (a page with its candidate leaders, a
+        leader with its neighbours), so the first page's weights are laid out once and each
+        comparison is one gather of the other page's features: no sort per pair. The sums are
+        the intersection's, exactly (weights on a binary grid; a zero adds nothing).
+        """
+        local = self._local
+        last: int = getattr(local, "row", -1)
+        if last < 0:
+            local.spread = np.zeros(len(self._weights), dtype=np.float64)
+        spread: np.ndarray = local.spread
+        if last == row:
+            return spread
+        if last >= 0:
+            spread[self._features[last]] = 0.0
+        features = self._features[row]
+        spread[features] = self._weights[features]
+        local.row = row
+        return spread
 
 
 def _stand_in(page: PageSummary) -> PageSummary:

@@ -166,6 +166,9 @@ class SketchIndex:
         self._tables: list[dict[bytes, set[int]]] = [{} for _ in self._bands]
         self._rows: dict[int, int] = {}
         self._keys: list[int] = []
+        #: each key's row at the key's position (-1: not indexed), while every key is a small
+        #: non-negative int (the clusterings' sequential keys): hits become rows in one gather
+        self._row_of: np.ndarray | None = np.full(16, -1, dtype=np.int64)
         self._matrix: np.ndarray | None = None  # one row of hash values per key
         self._lock = threading.RLock()
         #: queries made and the hits they found in all (for benchmarks: what grows with the
@@ -180,7 +183,9 @@ class SketchIndex:
         return key in self._rows
 
     def _buckets(self, values: np.ndarray) -> list[bytes]:
-        return [values[start:end].tobytes() for start, end in self._bands]
+        # slices of the bytes of the whole signature: the same keys as each band's tobytes()
+        raw, width = values.tobytes(), values.dtype.itemsize
+        return [raw[start * width : end * width] for start, end in self._bands]
 
     def add(self, key: int, minhash: MinHash) -> None:
         with self._lock:
@@ -199,6 +204,7 @@ class SketchIndex:
             self._matrix[row] = values
             self._rows[key] = row
             self._keys.append(key)
+            self._place(key, row)
             cap = self.bucket_cap
             for table, bucket in zip(self._tables, self._buckets(values)):
                 keys = table.setdefault(bucket, set())
@@ -223,7 +229,23 @@ class SketchIndex:
                 self._matrix[row] = self._matrix[last]
                 self._keys[row] = moved
                 self._rows[moved] = row
+                self._place(moved, row)
+            self._place(key, -1)
             self._keys.pop()
+
+    def _place(self, key: int, row: int) -> None:
+        """Record ``key``'s row in the array ``_row_of`` (given up for keys it cannot hold)."""
+        row_of = self._row_of
+        if row_of is None:
+            return
+        if key < 0 or (key >= len(row_of) and key >= 4 * len(self._keys) + 1024):
+            self._row_of = None  # a key far out of range: look rows up in the dict instead
+            return
+        if key >= len(row_of):
+            grown = np.full(max(2 * len(row_of), key + 1), -1, dtype=np.int64)
+            grown[: len(row_of)] = row_of
+            self._row_of = row_of = grown
+        row_of[key] = row
 
     def estimates(self, minhash: MinHash, keys: list[int]) -> list[float]:
         """Estimated Jaccard of the query with each of ``keys`` (all must be indexed)."""
@@ -237,11 +259,13 @@ class SketchIndex:
     def hits(self, minhash: MinHash) -> set[int]:
         """The indexed keys sharing at least one band with the query."""
         with self._lock:
-            found: set[int] = set()
-            for table, bucket in zip(self._tables, self._buckets(minhash.hashvalues)):
-                keys = table.get(bucket)
-                if keys:
-                    found |= keys
+            empty: set[int] = set()
+            found = empty.union(
+                *[
+                    table.get(bucket, empty)
+                    for table, bucket in zip(self._tables, self._buckets(minhash.hashvalues))
+                ]
+            )
             self.queries += 1
             self.hit_count += len(found)
             return found
@@ -262,11 +286,14 @@ class SketchIndex:
                 return []
             count = len(hits)
             keys = np.fromiter(hits, dtype=np.int64, count=count)
-            rows = np.fromiter(map(self._rows.__getitem__, hits), dtype=np.int64, count=count)
-            equal = (self._matrix[rows] == minhash.hashvalues).sum(axis=1)
+            if self._row_of is not None:
+                rows = self._row_of[keys]
+            else:
+                rows = np.fromiter(map(self._rows.__getitem__, hits), dtype=np.int64, count=count)
+            equal = np.count_nonzero(self._matrix[rows] == minhash.hashvalues, axis=1)
         # best estimate first, ties by key (a stable order, whatever the set's iteration order)
         order = np.lexsort((keys, -equal))
         if limit is not None:
             order = order[:limit]
-        width = float(self.num_perm)
-        return [Candidate(int(keys[i]), float(equal[i]) / width) for i in order]
+        estimates = (equal[order] / float(self.num_perm)).tolist()
+        return [Candidate(key, estimate) for key, estimate in zip(keys[order].tolist(), estimates)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import random
@@ -9,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -20,6 +22,24 @@ os.environ.setdefault("PYTHONHASHSEED", str(random.randint(1, 2**32 - 1)))
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """A benchmark script loaded as a module, so a test checks the very code that prints the
+    figures (its own helpers, ``_data`` and the other scripts, import from ``benchmarks/``)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    folder = str(REPO / "benchmarks")
+    sys.path.insert(0, folder)
+    try:
+        spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # its dataclasses look themselves up
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(folder)
+    return module
 
 
 def shared_data(*parts: str) -> Path:

@@ -14,7 +14,10 @@ import pytest
 from pagesim_scrapy.core.cluster import OnlineDiscovery
 from pagesim_scrapy.core.summary import summarize
 from pagesim_scrapy.settings import PageSimConfig
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, load_benchmark
+
+#: types split and labels merged, counted as the benchmark counts them
+split_and_merged = load_benchmark("site_cluster").split_and_merged
 
 TYPES = ("jobs", "newest_questions", "question", "tags", "users")
 ORDERS = 20
@@ -32,16 +35,6 @@ def pages() -> list[tuple[str, object]]:
     ]
 
 
-def _split_and_merged(truth: list[str], labels: list[str | None]) -> tuple[int, int]:
-    by_type: dict[str, set[str | None]] = {}
-    by_label: dict[str | None, set[str]] = {}
-    for kind, label in zip(truth, labels):
-        by_type.setdefault(kind, set()).add(label)
-        by_label.setdefault(label, set()).add(kind)
-    split = sum(len(found) > 1 for found in by_type.values())
-    return split, sum(len(kinds) > 1 for kinds in by_label.values())
-
-
 def _orders(pages, **kwargs) -> dict[str, int]:
     """Orders whose crawl-time labels split or merged a type, and whose ended types did."""
     counts = {"given split": 0, "given merged": 0, "ended wrong": 0}
@@ -54,10 +47,10 @@ def _orders(pages, **kwargs) -> dict[str, int]:
         discovery.regroup()
         ended = [discovery.label_of(pages[i][1], site="so") for i in order]
         truth = [pages[i][0] for i in order]
-        split, merged = _split_and_merged(truth, given)
+        split, merged = split_and_merged(truth, given)
         counts["given split"] += bool(split)
         counts["given merged"] += bool(merged)
-        counts["ended wrong"] += any(_split_and_merged(truth, ended))
+        counts["ended wrong"] += any(split_and_merged(truth, ended))
     return counts
 
 

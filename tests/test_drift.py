@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 import shutil
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -27,19 +25,10 @@ from pagesim_scrapy.core.drift import (
 from pagesim_scrapy.core.drift.fisher import fisher_two_sided
 from pagesim_scrapy.core.site import Features
 
-from .conftest import REPO, shared_data
+from .conftest import load_benchmark, shared_data
 
-
-def _load_benchmark() -> ModuleType:
-    """The controlled theme changes live in the benchmark: one definition for both."""
-    spec = importlib.util.spec_from_file_location("eval_drift", REPO / "benchmarks/eval_drift.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_benchmark()
+# the controlled theme changes live in the benchmark: one definition for both
+bench = load_benchmark("eval_drift")
 
 
 @pytest.fixture(scope="module")

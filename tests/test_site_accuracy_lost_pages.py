@@ -7,32 +7,13 @@ is absent) every type configured keeps what each label alone keeps.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from types import ModuleType
-
 import pytest
 
 from pagesim_scrapy.core.verdict import Verdict
 
-from .conftest import REPO, shared_data
+from .conftest import load_benchmark, shared_data
 
-
-def _load_benchmark() -> ModuleType:
-    sys.path.insert(0, str(REPO / "benchmarks"))  # the benchmark imports its _data helper
-    try:
-        path = REPO / "benchmarks/site_accuracy.py"
-        spec = importlib.util.spec_from_file_location("site_accuracy", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules.setdefault("site_accuracy", module)  # its dataclasses look themselves up
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
-    return module
-
-
-bench = _load_benchmark()
+bench = load_benchmark("site_accuracy")
 
 
 def _verdict(label: str | None, scores: dict[str, float], threshold: float, **extra) -> Verdict:

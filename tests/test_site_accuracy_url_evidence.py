@@ -1,7 +1,7 @@
 """The benchmark's issue-32 probes: a URL's shape as evidence for a page left with none, and
 the nearest label for such pages gated by a measure of how much of the site the labels
-describe. Both were measured and not kept (docs/figures_own6.md); these tests pin what the
-probes compute, so their figures mean what the figures file says."""
+describe. Both were measured and not kept (docs/benchmarks.md, site_accuracy.py); these tests
+pin what the probes compute, so their figures mean what the benchmarks page says."""
 
 from __future__ import annotations
 

@@ -116,7 +116,7 @@ PROFILE_PARTS: dict[str, tuple[str, str]] = {
     "    site re-estimates (_refresh)": ("core/siteaware.py", "_refresh"),
     "      kept pages scored (KeptScores.scores)": ("core/keptscores.py", "scores"),
     "      cuts placed (label_cut)": ("core/cutrules.py", "label_cut"),
-    "        split spreads (separation)": ("core/cutrules.py", "separation"),
+    "        split spreads (separation_sorted)": ("core/cutrules.py", "separation_sorted"),
     "  drift watch (observe)": ("middlewares/drift.py", "observe"),
     "    tag skeleton (skeleton_features)": ("core/drift/looks.py", "skeleton_features"),
     "    looks kept and checked (DriftMonitor.observe)": ("core/drift/monitor.py", "observe"),

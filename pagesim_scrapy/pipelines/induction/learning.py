@@ -46,10 +46,6 @@ if TYPE_CHECKING:
 #: The prefix of the stats this module counts (written out here: the docs scan each file).
 STATS_PREFIX = "pagesim/induction"
 
-#: A page kept for relearning (:mod:`.sources`; the old private names stay importable).
-_Source = Source
-_source = kept_source
-_parse_source = parse_source
 #: A page as its item holds it: its HTML and URL.
 PageKey = tuple[str | bytes, str | None]
 
@@ -76,7 +72,7 @@ class LabelState:
         #: the pages learned in this crawl, in arrival order, as (canonical order key,
         #: compressed HTML, whether it was text, URL): kept to learn them again in canonical
         #: order (see the package's docstring); None for a wrapper that continues a stored one
-        self.sources: list[_Source] | None = [] if stored_pages == 0 else None
+        self.sources: list[Source] | None = [] if stored_pages == 0 else None
         #: how many of ``sources`` the wrapper was last learned from in canonical order
         self.relearned = 0
         #: template nodes of the wrapper (counted after each page learned)
@@ -350,7 +346,7 @@ class Learner:
         assert state.sources is not None
         key = page_order_key(root)
         self._note_order(state, key)
-        state.sources.append(_source(key, html, url))
+        state.sources.append(kept_source(key, html, url))
 
     # --- pages kept, not learned yet (worker thread, under the label's lock) -----------------
 
@@ -396,7 +392,7 @@ class Learner:
         if self.tree_bytes + size <= self.tree_budget:
             state.waiting_trees[len(state.sources)] = (root, size, (html, url))
             self.tree_bytes += size
-        state.sources.append(_source(key, html, url))
+        state.sources.append(kept_source(key, html, url))
 
     # --- the bottom-k sample of a full label (worker thread, under the label's lock) ---------
 
@@ -489,7 +485,7 @@ class Learner:
             self.tree_bytes -= kept[1]
             return kept[0]
         assert state.sources is not None
-        return _parse_source(state.sources[index], state.wrapper.structured)
+        return parse_source(state.sources[index], state.wrapper.structured)
 
     def _forget_waiting(self, state: LabelState) -> None:
         """No page waits any more."""
@@ -645,7 +641,7 @@ class Learner:
             forget_page()  # the page's tree is not needed any more
 
 
-def sample_worst(sources: list[_Source]) -> int:
+def sample_worst(sources: list[Source]) -> int:
     """The index of the kept page with the largest digest (the second part of its canonical
     order key): the first to leave the bottom-k sample. The digest is a uniform draw that
     does not favour large pages, as the size part of the key would."""
@@ -654,7 +650,7 @@ def sample_worst(sources: list[_Source]) -> int:
 
 def _learn_afresh(
     old: Wrapper,
-    sources: list[_Source],
+    sources: list[Source],
     trees: dict[int, tuple[Element, int, PageKey]],
     read: dict[PageKey, dict[str, Any]] | None = None,
 ) -> Wrapper:
@@ -665,7 +661,7 @@ def _learn_afresh(
     wrapper = Wrapper(label=old.label, lam=old.lam, min_fit=old.min_fit, structured=old.structured)
     for index in sorted(range(len(sources)), key=lambda k: sources[k][0]):
         kept = trees.get(index)
-        root = kept[0] if kept is not None else _parse_source(sources[index], old.structured)
+        root = kept[0] if kept is not None else parse_source(sources[index], old.structured)
         wrapper.add_page(root)
         if kept is not None and read is not None:
             read[kept[2]] = kept_page_memo(root)

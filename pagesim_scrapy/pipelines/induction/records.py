@@ -16,12 +16,11 @@ from pagesim_scrapy.core.record.model import CoreRecord
 from pagesim_scrapy.core.record.naming import BodyNaming
 from pagesim_scrapy.core.record.rows import page_rows
 from pagesim_scrapy.core.statefile import describe_error
-from pagesim_scrapy.pipelines.induction.naming import _NAMINGS, body_naming
+from pagesim_scrapy.pipelines.induction.naming import body_naming
 from pagesim_scrapy.pipelines.induction.stores import logger
 
 # the namings moved to :mod:`.naming`; the names stay importable from here
 __all__ = [
-    "_NAMINGS",
     "body_naming",
     "compose_record",
     "labelled_rows",

@@ -164,9 +164,13 @@ class SiteTypes:
             return self.join
         scale = self.scale(type_id)
         if scale is None:
-            site_scale = self._site_joined.get(site)
-            scale = site_scale.mean() if site_scale else 1.0
+            scale = self._site_scale(site)
         return max(self.join, self.closeness * scale)
+
+    def _site_scale(self, site: str | None) -> float:
+        """The mean score the site's leaders joined their types with (1 before any joined)."""
+        joined = self._site_joined.get(site)
+        return joined.mean() if joined else 1.0
 
     def _seeded(self, type_id: int) -> bool:
         """Whether the type came from a saved file: a past crawl found it on many pages."""
@@ -236,8 +240,7 @@ class SiteTypes:
         join scale where neither has pages to measure it by, as for a new leader)."""
         types = [self.type_of[key] for key in keys]
         within, between = cluster_means(graph, types)
-        site_scale = self._site_joined.get(site)
-        default = site_scale.mean() if site_scale else 1.0
+        default = self._site_scale(site)
         parent = {type_id: type_id for type_id in types}
 
         def find(type_id: int) -> int:

@@ -44,6 +44,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _data import isolated_state
 from _server import crawl_result, page_server, serve_forever
 
 REPO = Path(__file__).resolve().parent.parent
@@ -235,6 +236,7 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         # every round meets the pages for the first time (a crawl saves its site models for
         # the next one)
         settings["PAGESIM_SITE_MODELS_SAVE"] = False
+        settings.update(isolated_state())
         settings.update(extra)
         if str(extra.get("PAGESIM_STATE_URL", "")).startswith("redis"):
             import redis  # noqa: F401  (a fleet worker's client: imported outside too)

@@ -43,6 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _data import isolated_state
 from _server import crawl_result, page_server
 from bench_crawl import base_pages, parse_settings, read_page, serve
 
@@ -74,6 +75,7 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any], out_dir: str)
             return None
 
     settings: dict[str, Any] = {
+        **isolated_state(),
         "LOG_LEVEL": "WARNING",
         "TELNETCONSOLE_ENABLED": False,
         "ROBOTSTXT_OBEY": False,

@@ -43,6 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _data import isolated_state
 from _server import crawl_result, page_server, serve_forever
 from bench_crawl import SHARED_DATA, base_pages, parse_settings, read_page, variant
 
@@ -286,6 +287,7 @@ def crawl(
         "AUTOTHROTTLE_ENABLED": False,
     }
     if mode == "pagesim":
+        settings.update(isolated_state())
         settings.update(
             {
                 "ADDONS": {"pagesim_scrapy.Addon": 0},

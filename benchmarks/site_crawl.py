@@ -86,7 +86,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
-from _data import shared
+from _data import isolated_state, shared
 from site_accuracy import (
     SHARED_TEMPLATE_SITES,
     Counts,
@@ -304,6 +304,7 @@ def run_crawls(job_file: str) -> None:
                 # each crawl meets its site for the first time (a crawl saves its site
                 # models for the next one, and every site here is served from 127.0.0.1)
                 "PAGESIM_SITE_MODELS_SAVE": False,
+                **isolated_state(),
                 **log_settings,
                 "TELNETCONSOLE_ENABLED": False,
                 "FEEDS": {Path(crawl["feed"]).as_uri(): {"format": "jsonlines"}},

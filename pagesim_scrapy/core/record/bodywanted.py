@@ -22,7 +22,7 @@ __all__ = ["wanted_keyed"]
 Element = etree._Element
 
 #: (tag, id, class) -> the element's step (tag and id) and its classes (``.a.b`` or "")
-_STEPS: dict[tuple[str, str | None, str | None], tuple[str, str]] = {}
+_STEPS: dict[tuple[object, str | None, str | None], tuple[str, str]] = {}
 _STEPS_LIMIT = 50_000
 
 
@@ -30,14 +30,14 @@ def step_and_classes(el: Element) -> tuple[str, str]:
     """An element's path step (tag and stable id) and its stable classes, cached by the
     raw attribute values (a site's pages repeat them)."""
     raw = (el.tag, el.get("id"), el.get("class"))
-    found = _STEPS.get(raw)  # type: ignore[arg-type]
+    found = _STEPS.get(raw)
     if found is None:
         ident = normalise_classes(raw[1])
         classes = normalise_classes(raw[2])
         found = (str(raw[0]) + (f"#{ident}" if ident else ""), f".{classes}" if classes else "")
         if len(_STEPS) >= _STEPS_LIMIT:
             _STEPS.clear()
-        _STEPS[raw] = found  # type: ignore[index]
+        _STEPS[raw] = found
     return found
 
 

@@ -18,6 +18,8 @@ from lxml import etree
 
 from pagesim_scrapy.core.induce.dom import LinkResolver, normalise_classes
 
+from .bodywanted import wanted_keyed
+
 __all__ = ["IMAGE_SUFFIXES", "body_fields", "is_image_key"]
 
 Element = etree._Element
@@ -244,7 +246,9 @@ def body_fields(
     out: dict[str, str] = {}
     absolute = LinkResolver(base_url)  # urljoin, each source once
     if wanted is not None:
-        for el, keys in _wanted_keyed(body, _ranks(wanted)):
+        skipped = (_SKIP, _fallbacks(body))
+        keyed = wanted_keyed(body, wanted, (COARSE, LOCAL), skipped, MAX_ELEMENTS)
+        for el, keys in keyed:
             for suffix, value in _values(el, absolute):
                 for key in keys:
                     if key + suffix in wanted:
@@ -256,31 +260,6 @@ def body_fields(
             for key in keys:
                 out[key + suffix] = value
     return out
-
-
-def _ranks(wanted: frozenset[str]) -> dict[str, set[int]]:
-    """The wanted keys' paths and, for each, the ranks wanted (``path[rank]suffix``)."""
-    ranks: dict[str, set[int]] = {}
-    for key in wanted:
-        path, _, rank = key[: key.rfind("]")].rpartition("[")
-        if rank.isascii() and rank.isdigit():  # any other key is none this module makes
-            ranks.setdefault(path, set()).add(int(rank))
-    return ranks
-
-
-def _wanted_keyed(body: Element, ranks: dict[str, set[int]]) -> Iterator[tuple[Element, list[str]]]:
-    """:func:`_keyed` for the elements with a wanted key, each with its wanted keys only
-    (every element is still counted, the others' keys are not written out)."""
-    seen: dict[str, int] = {}
-    for el, *paths in _elements(body):
-        keys = []
-        for path in paths:
-            rank = seen.get(path, 0)
-            seen[path] = rank + 1
-            if rank in ranks.get(path, ()):
-                keys.append(f"{path}[{rank}]")
-        if keys:
-            yield el, keys
 
 
 def _keyed(body: Element) -> Iterator[tuple[Element, list[str]]]:

@@ -73,18 +73,27 @@ def _landmarks(elements: list[Any]) -> list[tuple[int, int]]:
 def _texts_inside(elements: list[Any], members: set[Any]) -> set[str]:
     """The text nodes of a landmark (``elements``: it and its subtree) and the whole texts
     of its elements (a field's value is one or the other)."""
+    members.update(elements)
     texts: set[str] = set()
     landmark = elements[0]
     for el, whole in _subtree_texts(elements):
-        members.add(el)
-        texts.add(_norm(el.text))
+        _add_folded(texts, el.text)
         if el is not landmark:
-            texts.add(_norm(el.tail))
-        whole = _norm(whole)
-        if len(whole) <= _MAX_TEXT:
-            texts.add(whole)
+            _add_folded(texts, el.tail)
+        whole = " ".join(whole.split())
+        # casefolding keeps an ASCII text's length: a long one is left out unfolded
+        if len(whole) <= _MAX_TEXT or not whole.isascii():
+            whole = whole.casefold()
+            if len(whole) <= _MAX_TEXT:
+                texts.add(whole)
     texts.discard("")
     return texts
+
+
+def _add_folded(texts: set[str], text: str | None) -> None:
+    """Adds :func:`_norm` of ``text`` to ``texts`` (nothing for a blank one)."""
+    if text and not text.isspace():
+        texts.add(" ".join(text.split()).casefold())
 
 
 def _whole_texts(top: Any) -> list[tuple[Any, str]]:
@@ -124,8 +133,14 @@ def landmark_texts(root: Any) -> LandmarkTexts:
     for start, end in landmarks:
         inside |= _texts_inside(elements[start:end], members)
     outside: set[str] = set()
+    add = outside.add
     for el in elements:
-        if el not in members:
-            outside.add(_norm(el.text))
-            outside.add(_norm(el.tail))
+        if el in members:
+            continue
+        # folded as :func:`_norm` does, inline: most of a page's text nodes pass here
+        text, tail = el.text, el.tail
+        if text and not text.isspace():
+            add(" ".join(text.split()).casefold())
+        if tail and not tail.isspace():
+            add(" ".join(tail.split()).casefold())
     return LandmarkTexts(frozenset(inside - outside), frozenset(inside))

@@ -114,3 +114,25 @@ def test_a_crawl_names_a_better_example_for_a_label_given_one(
     assert f"'pagesim/examples/weak/{ONE}': 1" in log
     assert not any(f"label {GOOD!r}" in line for line in weak)
     assert f"pagesim/examples/weak/{GOOD}" not in log
+
+
+def test_the_crawl_report_shows_the_proposal(tmp_path: Path) -> None:
+    from pagesim_scrapy.core.examples import ExampleAdvice
+    from pagesim_scrapy.crawlreport import CrawlReportCollector
+    from pagesim_scrapy.middlewares.closing import write_report
+
+    advice = ExampleAdvice(
+        ONE,
+        (ONE_EXAMPLE,),
+        15,
+        proposed="http://x/blog/entries/a/",
+        typicality=0.7,
+        likeness_to_examples=0.8,
+        site="x",
+    )
+    path = tmp_path / "report.html"
+    write_report(CrawlReportCollector(), str(path), [advice])
+    html = path.read_text(encoding="utf-8")
+    assert "Weak examples" in html and "http://x/blog/entries/a/" in html
+    write_report(CrawlReportCollector(), str(path))
+    assert "Weak examples" not in path.read_text(encoding="utf-8")

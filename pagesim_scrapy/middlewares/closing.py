@@ -186,9 +186,12 @@ def close_discovery(
     state_files.save_discovery(discovery)
 
 
-def write_report(report: CrawlReportCollector, path: str) -> None:
+def write_report(
+    report: CrawlReportCollector, path: str, examples: list[ExampleAdvice] | None = None
+) -> None:
+    """Write the crawl report, with the weak examples' advice when given."""
     try:
-        written = report.write(path)
+        written = _write(report, path, examples or [])
     except OSError as exc:
         logger.error("pagesim: cannot write the crawl report to %s: %s", path, exc)
     else:
@@ -197,6 +200,17 @@ def write_report(report: CrawlReportCollector, path: str) -> None:
 
 #: Pages of each site the advice on weak examples is read from (the first ones classified).
 EXAMPLE_PAGES_PER_SITE = 300
+
+
+def _write(report: CrawlReportCollector, path: str, examples: list[ExampleAdvice]) -> Any:
+    if not examples:
+        return report.write(path)
+    from pagesim_scrapy.reports import crawl_report
+    from pagesim_scrapy.reports import write_report as write_file
+
+    data = report.as_dict()
+    data["examples"] = [advice.as_dict() for advice in examples]
+    return write_file(path, crawl_report(data))
 
 
 class ExampleWatch:

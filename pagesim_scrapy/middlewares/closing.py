@@ -229,6 +229,7 @@ class ExampleWatch:
         self.options = options
         self.classifier: Classifier | None = None
         self.pages: dict[str, list[tuple[str, Features]]] = {}
+        self._seen: set[str] = set()
         self.advice: list[ExampleAdvice] = []
         if crawler is not None:
             crawler.signals.connect(self.response_received, signal=signals.response_received)
@@ -241,8 +242,9 @@ class ExampleWatch:
         if not isinstance(response, HtmlResponse):
             return
         kept = self.pages.setdefault(site_key(response.url), [])
-        if len(kept) >= EXAMPLE_PAGES_PER_SITE or any(url == response.url for url, _ in kept):
+        if len(kept) >= EXAMPLE_PAGES_PER_SITE or response.url in self._seen:
             return
+        self._seen.add(response.url)
         try:
             summary = summarize_tree(parsed_root(response), self.options, source=response.url)
         except PageParseError:

@@ -221,8 +221,8 @@ class Startup:
         summaries = await self._load_templates(config)
         classifier = self._classifier(config, summaries)
         self._check_templates(summaries)
-        if self.examples is not None:
-            self.examples.classifier = classifier
+        if self.examples is not None and site_classifier(classifier) is not None:
+            self.examples.classifier = classifier  # the advice reads the site models
         self.state_files.load_site_models(config, classifier)
         fleet = start_fleet_sync(
             config, self.stats, classifier=classifier, discovery=discovery, content=content

@@ -1,6 +1,6 @@
 """Does the proposed example help? One-class F1 with the second example proposed by
 :func:`~pagesim_scrapy.core.examples.weigh_examples`, against the second page by path and a
-random second page (3 draws), per site and pooled.
+random second page (5 draws), per site and pooled.
 
 For every type of >= 5 pages of a site: start from its first page by path (``one``), or from
 that page and its nearest page of the type (``copies``: two near-copies), classify the site with
@@ -24,11 +24,13 @@ from _data import shared
 from site_accuracy import Counts, Page, load_site
 
 from pagesim_scrapy.core.classify import build_classifier
-from pagesim_scrapy.core.examples import SitePage, weigh_examples
+from pagesim_scrapy.core.examples import ExamplePolicy, SitePage, weigh_examples
 from pagesim_scrapy.core.site import site_similarity, structural_features
 
 DATA_SETS = ("site_page_types", "site_page_types_2")
-DRAWS = 3
+DRAWS = 5
+#: the advice with its proposal on (off for users until it beats a random second page)
+PROPOSING = ExamplePolicy(propose=True)
 
 
 def one_class(pages: list[Page], label: str, examples: list[Page]) -> Counts:
@@ -57,6 +59,7 @@ def proposed(pages: list[Page], label: str, examples: list[Page]) -> tuple[Page 
         given,
         clf.site_model(),
         threshold_source=source,
+        policy=PROPOSING,
     )
     by_path = {p.path: p for p in pages}
     return (by_path[advice.proposed] if advice.proposed else None), advice.reasons
@@ -119,6 +122,11 @@ def main() -> None:
                     pooled.setdefault(key, Counts()).merge(counts)
             print("  site: " + "  ".join(f"{k} {v.f1:.3f}" for k, v in site.items()), flush=True)
     print(f"pooled ({args.mode}): " + "  ".join(f"{k} {v.f1:.3f}" for k, v in pooled.items()))
+    draws = [
+        pooled[f"random{draw}"].f1 for draw in range(1, DRAWS + 1) if f"random{draw}" in pooled
+    ]
+    if draws:
+        print(f"pooled random draws, mean: {sum(draws) / len(draws):.3f}")
 
 
 if __name__ == "__main__":

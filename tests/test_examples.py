@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pagesim_scrapy.core.classify import build_classifier
-from pagesim_scrapy.core.examples import ONE_EXAMPLE, SitePage, advise_labels
+from pagesim_scrapy.core.examples import ONE_EXAMPLE, ExamplePolicy, SitePage, advise_labels
 from pagesim_scrapy.core.site import structural_features
 from pagesim_scrapy.core.summary import summarize
 from sample_project.demo_shop.spiders.opensource import LABELS_FILE, SITE_DIR, TEMPLATES
@@ -32,7 +32,7 @@ def _templates() -> dict[str, list[str]]:
     return {ONE: [TEMPLATES[ONE][0]], GOOD: list(TEMPLATES[GOOD])}
 
 
-def test_one_example_is_weak_and_a_page_of_its_type_is_proposed() -> None:
+def test_one_example_is_weak_and_a_page_of_its_type_is_proposed_when_asked() -> None:
     given = _templates()
     clf = build_classifier(
         {label: [summarize(SITE_DIR / p) for p in paths] for label, paths in given.items()},
@@ -48,9 +48,13 @@ def test_one_example_is_weak_and_a_page_of_its_type_is_proposed() -> None:
             pages[label].append(SitePage(path, features, score, verdict.label == label))
     advice = {a.label: a for a in advise_labels(clf, pages)}
     assert ONE_EXAMPLE in advice[ONE].reasons
-    assert advice[ONE].proposed is not None and LABELS[advice[ONE].proposed] == ONE
-    assert advice[ONE].proposed not in given[ONE]
+    assert advice[ONE].proposed is None  # the proposal is off for users
+    assert "add a second page of the type" in advice[ONE].message()
     assert not advice[GOOD].weak
+    asked = {a.label: a for a in advise_labels(clf, pages, policy=ExamplePolicy(propose=True))}
+    assert asked[ONE].proposed is not None and LABELS[asked[ONE].proposed] == ONE
+    assert asked[ONE].proposed not in given[ONE]
+    assert asked[ONE].reasons == advice[ONE].reasons
 
 
 def test_classify_suggest_examples_prints_one_json_line_per_label(tmp_path: Path) -> None:
@@ -62,7 +66,7 @@ def test_classify_suggest_examples_prints_one_json_line_per_label(tmp_path: Path
     lines = [json.loads(line) for line in result.stderr.splitlines() if "suggest_examples" in line]
     advice = {line["suggest_examples"]["label"]: line["suggest_examples"] for line in lines}
     assert advice[ONE]["weak"] and ONE_EXAMPLE in advice[ONE]["reasons"]
-    assert advice[ONE]["proposed"]
+    assert advice[ONE]["proposed"] is None and "add a second page" in advice[ONE]["message"]
     assert not advice[GOOD]["weak"]
 
 
@@ -84,7 +88,7 @@ def snapshot_server() -> Iterator[str]:
         server.server_close()
 
 
-def test_a_crawl_names_a_better_example_for_a_label_given_one(
+def test_a_crawl_warns_about_a_label_given_one_example(
     snapshot_server: str, tmp_path: Path
 ) -> None:
     templates = {label: [str(SITE_DIR / p) for p in paths] for label, paths in _templates().items()}
@@ -109,8 +113,7 @@ def test_a_crawl_names_a_better_example_for_a_label_given_one(
     weak = [line for line in log.splitlines() if "pagesim: weak examples on" in line]
     assert any(f"label {ONE!r}: one example only" in line for line in weak), weak
     line = next(line for line in weak if f"label {ONE!r}" in line)
-    proposed = line.split(" add ", 1)[1].split(" ", 1)[0]
-    assert LABELS[proposed[len(snapshot_server) :]] == ONE
+    assert "add a second page of the type" in line and snapshot_server not in line
     assert f"'pagesim/examples/weak/{ONE}': 1" in log
     assert not any(f"label {GOOD!r}" in line for line in weak)
     assert f"pagesim/examples/weak/{GOOD}" not in log

@@ -122,8 +122,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--suggest-examples",
         action="store_true",
         help="print on stderr, as one JSON object per label, whether its examples are weak "
-        "(one only, near-copies, unlike, cut from the prior) and the page that would be a "
-        "better example (site method only)",
+        "(one only, near-copies, unlike, cut from the prior) and what to do about it "
+        "(site method only)",
     )
     parser.set_defaults(handler=run)
 

@@ -1,12 +1,15 @@
-"""Whether a label's example pages are weak, and which page of the site would be a better one.
+"""Whether a label's example pages are weak, and what would make them stronger.
 
 A label learns its type from its examples: one example says nothing about how the type varies,
 two near-copies say no more than one, two very different pages may be two types, and a cut that
-still comes from the prior (few pages passed) rests on the examples alone. After a crawl or a
-batch, the pages the site gave the label show what the type looks like, so the page most typical
-of them (the medoid: highest mean likeness to the others), unlike the examples it would join, is
-the example to add or swap in. :func:`advise_labels` reads this from a site-aware classifier;
-:func:`weigh_examples` is the same from plain features.
+still comes from the prior (few pages passed) rests on the examples alone. Those warnings hold
+whatever the site; :func:`advise_labels` reads them from a site-aware classifier,
+:func:`weigh_examples` from plain features.
+
+Naming a page of the site as the better example is harder: the only pages to choose from are
+those the weak examples already let through, so a proposal tends to repeat what the examples
+cover. It is measured by ``benchmarks/eval_examples.py`` and off unless the policy asks for it
+(``ExamplePolicy(propose=True)``): it has not beaten a second page of the type picked at random.
 
 Framework-free: the Scrapy layer logs the advice at close, ``classify --suggest-examples``
 prints it.
@@ -38,6 +41,14 @@ _REASON_WORDS = {
     PRIOR_CUT: "its cut still comes from the examples alone (few pages passed)",
 }
 
+#: What to do about each reason when no page is proposed.
+_REASON_ACTIONS = {
+    ONE_EXAMPLE: "add a second page of the type, one that differs from the first",
+    NEAR_COPIES: "replace one with a page of the type that differs more",
+    UNLIKE: "check they are one type, or give each its own label",
+    PRIOR_CUT: "add an example or crawl more pages of the type",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class ExamplePolicy:
@@ -57,6 +68,9 @@ class ExamplePolicy:
     nearest: int = 5
     #: at most this many of the label's pages are compared all-pairs (in the order given)
     max_pages: int = 150
+    #: name a page of the site as the better example (see the module's docstring: measured,
+    #: not yet better than a random page of the type, so off for users)
+    propose: bool = False
 
 
 DEFAULT_EXAMPLE_POLICY = ExamplePolicy()
@@ -87,9 +101,11 @@ class ExampleAdvice:
 
     def message(self) -> str:
         """One sentence: why the examples are weak and what to do."""
+        if not self.reasons:
+            return f"label {self.label!r}: its examples look fine"
         why = "; ".join(_REASON_WORDS[reason] for reason in self.reasons)
         if self.proposed is None:
-            return f"label {self.label!r}: {why}; no page of the site to propose yet"
+            return f"label {self.label!r}: {why}; {_REASON_ACTIONS[self.reasons[0]]}"
         action = "add" if self.replaces is None else f"replace example {self.replaces + 1} with"
         return (
             f"label {self.label!r}: {why}; {action} {self.proposed} (the most typical of the "
@@ -255,7 +271,7 @@ def weigh_examples(
     found = ExampleAdvice(
         label, reasons, passed, examples_likeness=likeness, spread=spread, site=site
     )
-    if not reasons or not pool:
+    if not reasons or not pool or not policy.propose:
         return found
     proposal = _proposal(examples, features, typical, model, policy)
     if proposal is None:  # every page that passed is a copy of an example: look further

@@ -306,21 +306,21 @@ def _site_section(
 
 
 def _examples_section(entries: Sequence[Mapping[str, Any]]) -> str:
-    """Labels whose examples are weak on a site, with the page proposed as a better one
-    (``ExampleAdvice.as_dict()`` each)."""
+    """Labels whose examples are weak on a site, why, and what to do (``ExampleAdvice.as_dict()``
+    each; a proposed page only where the advice's policy asks for one)."""
     if not entries:
         return ""
     rows = "".join(
         f"<tr><td>{_e(str(entry.get('site') or ''))}</td><td>{_e(str(entry.get('label')))}</td>"
         f"<td>{_e(', '.join(entry.get('reasons') or []))}</td>"
-        f"<td>{_e(str(entry.get('proposed') or 'none yet'))}</td>"
+        f"<td>{_e(str(entry.get('proposed') or '-'))}</td>"
         f"<td>{_e(str(entry.get('message') or ''))}</td></tr>"
         for entry in entries
     )
     return (
         '<section class="examples"><h2>Weak examples</h2>'
-        "<p>Labels whose example pages teach little about their type on a site, and the page "
-        "of the site that would be a better example.</p><table><tr><th>site</th><th>label</th>"
+        "<p>Labels whose example pages teach little about their type on a site, and what "
+        "would make them stronger.</p><table><tr><th>site</th><th>label</th>"
         f"<th>why</th><th>proposed example</th><th>advice</th></tr>{rows}</table></section>"
     )
 

@@ -5,9 +5,10 @@ random second page (5 draws), per site and pooled.
 For every type of >= 5 pages of a site: start from its first page by path (``one``), or from
 that page and its nearest page of the type (``copies``: two near-copies), classify the site with
 those examples, take the page the advice proposes, and classify the site again with the first
-page and the proposed one. Every F1 is over the site's pages less the two examples.
+page and the proposed one. Every F1 is over the site's pages less the two examples. ``drawn``:
+two pages of the type drawn at random, the F1 pooled by whether the advice calls them weak.
 
-    python benchmarks/eval_examples.py [--mode one|copies] [--sites NAME ...]
+    python benchmarks/eval_examples.py [--mode one|copies|drawn] [--sites NAME ...]
 """
 
 from __future__ import annotations
@@ -78,7 +79,23 @@ def near_copy(pages: list[Page], first: Page, mine: list[Page]) -> Page:
     )
 
 
+def evaluate_drawn(pages: list[Page], label: str) -> dict[str, Counts]:
+    """Two pages of the type drawn at random, per draw: the F1 they give, pooled under
+    ``warned`` when the advice finds them weak and ``fine`` when it does not."""
+    mine = [page for page in pages if page.label == label]
+    out: dict[str, Counts] = {}
+    for draw in range(1, DRAWS + 1):
+        pair = random.Random(f"pair{draw}:{label}").sample(mine, 2)
+        _, reasons = proposed(pages, label, pair)
+        counts = one_class(pages, label, pair)
+        out.setdefault("warned" if reasons else "fine", Counts()).merge(counts)
+        print(f"  {label:<22} draw {draw}  {','.join(reasons) or '-':<24} {counts.f1:.3f}")
+    return out
+
+
 def evaluate_type(pages: list[Page], label: str, mode: str) -> dict[str, Counts] | None:
+    if mode == "drawn":
+        return evaluate_drawn(pages, label)
     mine = [page for page in pages if page.label == label]
     first = mine[0]
     start = [first] if mode == "one" else [first, near_copy(pages, first, mine)]
@@ -102,7 +119,7 @@ def evaluate_type(pages: list[Page], label: str, mode: str) -> dict[str, Counts]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mode", choices=("one", "copies"), default="one")
+    parser.add_argument("--mode", choices=("one", "copies", "drawn"), default="one")
     parser.add_argument("--sites", nargs="*", default=None)
     args = parser.parse_args()
     pooled: dict[str, Counts] = {}

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +24,11 @@ from pagesim_scrapy.cli._method import (
 )
 from pagesim_scrapy.cli._progress import add_progress_argument, track
 from pagesim_scrapy.core.classify import Verdict, build_classifier
-from pagesim_scrapy.core.decide import Decision, PageDecider
+from pagesim_scrapy.core.decide import Decision, PageDecider, site_classifier
+from pagesim_scrapy.core.examples import SitePage, advise_labels
 from pagesim_scrapy.core.pageio import PageReadError
 from pagesim_scrapy.core.protocols import PageClassifier
+from pagesim_scrapy.core.site import structural_features
 from pagesim_scrapy.core.summary import PageParseError, PageSummary, summarize
 
 logger = logging.getLogger(__name__)
@@ -114,6 +118,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_threshold_argument(parser)
     add_output_argument(parser, "one JSON object per page")
     add_progress_argument(parser)
+    parser.add_argument(
+        "--suggest-examples",
+        action="store_true",
+        help="print on stderr, as one JSON object per label, whether its examples are weak "
+        "(one only, near-copies, unlike, cut from the prior) and what to do about it "
+        "(site method only)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -126,11 +137,34 @@ def run(args: argparse.Namespace) -> int:
         logger.info(
             "label %s: threshold %.3f (%s)", label, info["threshold"], info["threshold_source"]
         )
+    given: list[tuple[str, PageSummary, str | None]] = []
     with output_stream(args.output) as stream:
         for path, summary, error in pages:
             decision = None if summary is None else next(decisions)
             write_jsonl(stream, verdict_record(str(path), decision, error))
+            if summary is not None and decision is not None:
+                given.append((str(path), summary, decision.label))
+    if args.suggest_examples:
+        suggest_examples(decider, given)
     return 0
+
+
+def suggest_examples(
+    decider: PageDecider, pages: list[tuple[str, PageSummary, str | None]]
+) -> None:
+    """Per label, the advice on its examples from the pages classified and the labels they
+    were given (one JSON line on stderr)."""
+    sites = site_classifier(decider.classifier)
+    if sites is None:
+        logger.warning("--suggest-examples needs the site method; nothing to suggest")
+        return
+    by_label: dict[str, list[SitePage]] = {label: [] for label in sites.labels}
+    for path, summary, given in pages:
+        features = structural_features(summary)
+        for label, score in sites.scores(features).items():
+            by_label[label].append(SitePage(path, features, score, given == label))
+    for advice in advise_labels(sites, by_label):
+        sys.stderr.write(json.dumps({"suggest_examples": advice.as_dict()}) + "\n")
 
 
 def verdict_record(

@@ -1,5 +1,5 @@
 """What a crawl says about pagesim when it closes: the running totals, the summary line, the
-thresholds in force, the discovered types and the HTML report."""
+thresholds in force, the discovered types, the advice on weak examples and the HTML report."""
 
 from __future__ import annotations
 
@@ -9,15 +9,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from scrapy import signals
+from scrapy.http import HtmlResponse
+
 from pagesim_scrapy.core.decide import site_classifier
-from pagesim_scrapy.middlewares.meta import LOGGER_NAME
+from pagesim_scrapy.core.examples import ExampleAdvice, SitePage, advise_labels
+from pagesim_scrapy.core.site import Features, site_key, structural_features
+from pagesim_scrapy.core.summary import PageParseError, summarize_tree
+from pagesim_scrapy.middlewares.meta import LOGGER_NAME, META_KEY
+from pagesim_scrapy.middlewares.workarounds import parsed_root
 
 if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
 
     from pagesim_scrapy.core.cluster import OnlineDiscovery
     from pagesim_scrapy.core.decide import Classifier, Decision
     from pagesim_scrapy.core.secondlook import SecondLook
+    from pagesim_scrapy.core.summary import SummaryOptions
     from pagesim_scrapy.crawlreport import CrawlReportCollector
     from pagesim_scrapy.middlewares.statefiles import StateFiles
 
@@ -175,10 +186,97 @@ def close_discovery(
     state_files.save_discovery(discovery)
 
 
-def write_report(report: CrawlReportCollector, path: str) -> None:
+def write_report(
+    report: CrawlReportCollector, path: str, examples: list[ExampleAdvice] | None = None
+) -> None:
+    """Write the crawl report, with the weak examples' advice when given."""
     try:
-        written = report.write(path)
+        written = _write(report, path, examples or [])
     except OSError as exc:
         logger.error("pagesim: cannot write the crawl report to %s: %s", path, exc)
     else:
         logger.info("pagesim: crawl report of %d pages written to %s", report.pages, written)
+
+
+#: Pages of each site the advice on weak examples is read from (the first ones classified).
+EXAMPLE_PAGES_PER_SITE = 300
+
+
+def _write(report: CrawlReportCollector, path: str, examples: list[ExampleAdvice]) -> Any:
+    if not examples:
+        return report.write(path)
+    from pagesim_scrapy.reports import crawl_report
+    from pagesim_scrapy.reports import write_report as write_file
+
+    data = report.as_dict()
+    data["examples"] = [advice.as_dict() for advice in examples]
+    return write_file(path, crawl_report(data))
+
+
+class ExampleWatch:
+    """Keep the first pages of each site (URL and features) and, at close, say per label and
+    site whether its examples are weak and which page would be a better one (see
+    :mod:`pagesim_scrapy.core.examples`): one INFO line and ``pagesim/examples/weak/<label>``.
+
+    It connects to ``spider_closed`` when made, before the downloader middleware does, so the
+    advice is logged before the summary; the classifier is given once the templates load.
+    """
+
+    def __init__(
+        self, stats: StatsCollector, options: SummaryOptions, crawler: Crawler | None
+    ) -> None:
+        self.stats = stats
+        self.options = options
+        self.classifier: Classifier | None = None
+        self.pages: dict[str, list[tuple[str, Features]]] = {}
+        self._seen: set[str] = set()
+        self.advice: list[ExampleAdvice] = []
+        if crawler is not None:
+            crawler.signals.connect(self.response_received, signal=signals.response_received)
+            crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    def response_received(self, response: Response, request: Request) -> None:
+        """Keep a classified HTML page's features (its parse is the callback's, cached)."""
+        if self.classifier is None or META_KEY not in request.meta:
+            return
+        if not isinstance(response, HtmlResponse):
+            return
+        kept = self.pages.setdefault(site_key(response.url), [])
+        if len(kept) >= EXAMPLE_PAGES_PER_SITE or response.url in self._seen:
+            return
+        self._seen.add(response.url)
+        try:
+            summary = summarize_tree(parsed_root(response), self.options, source=response.url)
+        except PageParseError:
+            return
+        kept.append((response.url, structural_features(summary)))
+
+    def spider_closed(self) -> None:
+        self.advice = self.close()
+
+    def close(self) -> list[ExampleAdvice]:
+        """Every weak (site, label): logged, counted, returned."""
+        sites = site_classifier(self.classifier)
+        if sites is None:
+            return []
+        weak = []
+        for site, kept in self.pages.items():
+            for advice in advise_labels(sites, site_pages(sites, site, kept), site=site):
+                if advice.weak:
+                    weak.append(advice)
+                    self.stats.inc_value(f"pagesim/examples/weak/{advice.label}")
+                    logger.info("pagesim: weak examples on %s: %s", site, advice.message())
+        return weak
+
+
+def site_pages(
+    classifier: Any, site: str | None, kept: list[tuple[str, Features]]
+) -> dict[str, list[SitePage]]:
+    """Per label, the site's pages with their scores and final verdicts (learns nothing)."""
+    out: dict[str, list[SitePage]] = {label: [] for label in classifier.labels}
+    for url, features in kept:
+        scores = classifier.scores(features, site=site)
+        given = classifier.decide(scores, site=site, features=features).label
+        for label, score in scores.items():
+            out[label].append(SitePage(url, features, score, given == label))
+    return out

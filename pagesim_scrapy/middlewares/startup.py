@@ -19,7 +19,7 @@ from pagesim_scrapy.core.decide import PageDecider, site_classifier
 from pagesim_scrapy.core.guard import check_templates, format_warnings
 from pagesim_scrapy.core.secondlook import SecondLook
 from pagesim_scrapy.fleet import start_fleet_sync
-from pagesim_scrapy.middlewares.closing import describe_thresholds
+from pagesim_scrapy.middlewares.closing import ExampleWatch, describe_thresholds
 from pagesim_scrapy.middlewares.drift import DriftWatch
 from pagesim_scrapy.middlewares.meta import LOGGER_NAME
 from pagesim_scrapy.middlewares.spider import crawl_state
@@ -175,6 +175,12 @@ class Startup:
     on_site_settled: Callable[[str | None], object]
     #: the handler of a failed start (see exit_non_zero; signals hold weak references)
     _let_go: Callable[[], None] | None = field(default=None, init=False, repr=False)
+    #: the advice on weak examples at close (see ExampleWatch)
+    examples: ExampleWatch | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # made now so that it hears spider_closed before the middleware's close summary
+        self.examples = ExampleWatch(self.stats, self.options, self.crawler)
 
     async def open(self, spider: Spider) -> Started:
         """:meth:`start`, or close the spider with one ERROR line.
@@ -215,6 +221,8 @@ class Startup:
         summaries = await self._load_templates(config)
         classifier = self._classifier(config, summaries)
         self._check_templates(summaries)
+        if self.examples is not None and site_classifier(classifier) is not None:
+            self.examples.classifier = classifier  # the advice reads the site models
         self.state_files.load_site_models(config, classifier)
         fleet = start_fleet_sync(
             config, self.stats, classifier=classifier, discovery=discovery, content=content

@@ -184,6 +184,7 @@ def crawl_report(data: Mapping[str, Any], *, title: str = "pagesim crawl report"
         toc.append(f'<a href="#site-{index + 1}">{_e(name)}</a> ({site["pages"]})')
         sections.append(_site_section(index, site, colours, bins))
     body = _stats(_crawl_stats(data, sites, pages)) + _drift_section(data.get("drift") or [])
+    body += _examples_section(data.get("examples") or [])
     body += _INTRO
     if len(sites) > 1:
         body += f'<p class="toc">Sites: {" · ".join(toc)}</p>'
@@ -301,6 +302,26 @@ def _site_section(
         f'<div class="fig">{_composition_svg(comp, site["pages"])}'
         f'<p class="legend-line">{legend}</p>{_site_table(labels, colours, bins)}{where}</div>'
         f'<div class="grid label-grid">{"".join(cards)}</div></section>'
+    )
+
+
+def _examples_section(entries: Sequence[Mapping[str, Any]]) -> str:
+    """Labels whose examples are weak on a site, why, and what to do (``ExampleAdvice.as_dict()``
+    each; a proposed page only where the advice's policy asks for one)."""
+    if not entries:
+        return ""
+    rows = "".join(
+        f"<tr><td>{_e(str(entry.get('site') or ''))}</td><td>{_e(str(entry.get('label')))}</td>"
+        f"<td>{_e(', '.join(entry.get('reasons') or []))}</td>"
+        f"<td>{_e(str(entry.get('proposed') or '-'))}</td>"
+        f"<td>{_e(str(entry.get('message') or ''))}</td></tr>"
+        for entry in entries
+    )
+    return (
+        '<section class="examples"><h2>Weak examples</h2>'
+        "<p>Labels whose example pages teach little about their type on a site, and what "
+        "would make them stronger.</p><table><tr><th>site</th><th>label</th>"
+        f"<th>why</th><th>proposed example</th><th>advice</th></tr>{rows}</table></section>"
     )
 
 

@@ -195,7 +195,21 @@ def _heading_rank(el: Element, shown: dict[Element, str] | None = None) -> int:
         if parent is not None and parent.tag in ("li", "td", "th", "dd", "dt", "a", "label"):
             return 0
         rank = _BLOCK_RANK
+    if (shown is None or el not in shown) and _shows_more_than(el, MAX_HEADING_CHARS):
+        return 0  # a paragraph: not read whole to be told it is too long for a heading
     return rank if _is_heading_text(_shown_text(el, shown)) else 0
+
+
+def _shows_more_than(el: Element, limit: int) -> bool:
+    """Whether :func:`_visible_text` of ``el`` holds more than ``limit`` non-space
+    characters (then its cleaned text is longer than ``limit``), read only that far."""
+    count = 0
+    for part in _visible_parts(el):
+        for word in part.split():
+            count += len(word)
+        if count > limit:
+            return True
+    return False
 
 
 def _fills(el: Element, parent: Element) -> bool:

@@ -41,7 +41,9 @@ landmarks on the record's tree; the best of ``--repeat`` runs, in CPU millisecon
 offline demo shop (``scrapy crawl shop``) with ``PAGESIM_INDUCTION_ENABLED`` True and False,
 in ``--rounds`` alternating pairs (the order flips each round). Prints each crawl's user+sys
 CPU seconds with the load average, each pair's ratio and their median, and a digest of the
-induction crawls' records (sorted by URL), which must be the same in every round. Compare
+induction crawls' records (sorted by URL), which must be the same in every round. Each crawl
+starts from an empty state folder of its own, as a user's first run does (``--keep-state``:
+from the checkout's ``.scrapy/pagesim``, which the crawls before it saved into). Compare
 digests of two versions run from the same folder: the demo shop's file URLs, and so the
 order the wrapper learns its pages in, depend on where the checkout is.
 """
@@ -169,7 +171,7 @@ def bench_pipeline(types: list[tuple[str, list[Page]]], learn_pages: int, repeat
         for label, pages in types:
             order = [(html.decode("utf-8", "replace"), url) for html, url in pages[:learn_pages]]
             random.Random(label).shuffle(order)
-            crawler = get_crawler(settings_dict={"PAGESIM_INDUCTION_ENABLED": True})
+            crawler = get_crawler(settings_dict=NO_STORE)
             pipeline = TemplateInductionPipeline.from_crawler(crawler)
             state = pipeline._label(label)
             step = getattr(pipeline, "_take", pipeline._learn)
@@ -192,6 +194,13 @@ def bench_pipeline(types: list[tuple[str, list[Page]]], learn_pages: int, repeat
     print(f"pipeline extraction and record: {statistics.median(extraction):.1f} ms/item")
     print(f"  {items} items, load average {os.getloadavg()[0]:.1f}")
     print(f"digest of records: {digest.hexdigest()[:16]}")
+
+
+#: The pipeline's wrapper store, an empty folder: a stored wrapper of a label (the checkout's
+#: ``.scrapy/pagesim/wrappers``, which a crawl of the sample project saves) would otherwise
+#: stand in for the one the benchmark learns.
+_EMPTY_STORE = tempfile.TemporaryDirectory(prefix="pagesim-bench-")
+NO_STORE = {"PAGESIM_INDUCTION_ENABLED": True, "PAGESIM_INDUCTION_DIR": _EMPTY_STORE.name}
 
 
 #: The record path's steps: (file of the function, its name) -> the step's name.
@@ -228,9 +237,7 @@ def bench_split(learn_pages: int) -> None:
     pages = demo_products()
 
     def run(profile: cProfile.Profile | None) -> float:
-        pipeline = TemplateInductionPipeline.from_crawler(
-            get_crawler(settings_dict={"PAGESIM_INDUCTION_ENABLED": True})
-        )
+        pipeline = TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=NO_STORE))
         state = pipeline._label("product")
         for html, url in pages[:learn_pages]:
             pipeline._take(state, html, url)
@@ -297,13 +304,28 @@ def bench_steps(repeat: int) -> None:
     print(f"  the three: {sum(best.values()):.2f} ms/page; load average {os.getloadavg()[0]:.1f}")
 
 
-def crawl_cpu(induction: bool, out: Path) -> float:
-    """User+sys CPU seconds of one main-job crawl (a child process), its items in ``out``."""
+#: Where a crawl keeps what it learned (the checkout's ``.scrapy/pagesim`` by default): each
+#: benchmark crawl gets a folder of its own, so that it learns as a user's first run does
+#: instead of reusing the wrappers and site models a crawl before it saved.
+STATE_FILES = {
+    "PAGESIM_INDUCTION_DIR": "wrappers",
+    "PAGESIM_SITE_MODELS_FILE": "sites.json",
+    "PAGESIM_DRIFT_FILE": "drift.json",
+    "PAGESIM_DISCOVERY_FILE": "discovery.json",
+}
+
+
+def crawl_cpu(induction: bool, out: Path, state: Path | None = None) -> float:
+    """User+sys CPU seconds of one main-job crawl (a child process), its items in ``out``;
+    with ``state``, the crawl starts from (and saves into) that empty folder."""
     root = Path(__file__).resolve().parent.parent
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
     command = [sys.executable, "-m", "scrapy", "crawl", "shop", "-s", "LOG_LEVEL=ERROR"]
     command += ["-s", f"PAGESIM_INDUCTION_ENABLED={induction}", "-O", str(out)]
+    if state is not None:
+        for name, file in STATE_FILES.items():
+            command += ["-s", f"{name}={state / file}"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(command, cwd=root / "sample_project", env=env, check=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -323,8 +345,9 @@ def records_digest(path: Path) -> str:
     return hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()[:16]
 
 
-def bench_crawl(rounds: int) -> None:
-    """The main job's CPU with induction over without, in alternating pairs."""
+def bench_crawl(rounds: int, keep_state: bool = False) -> None:
+    """The main job's CPU with induction over without, in alternating pairs; each crawl
+    from an empty state folder unless ``keep_state`` (then the checkout's own)."""
     ratios: list[float] = []
     digests: set[str] = set()
     with tempfile.TemporaryDirectory() as tmp:
@@ -332,7 +355,8 @@ def bench_crawl(rounds: int) -> None:
             cpu: dict[bool, float] = {}
             for induction in (True, False) if index % 2 == 0 else (False, True):
                 out = Path(tmp) / f"items-{index}-{induction}.jsonl"
-                cpu[induction] = crawl_cpu(induction, out)
+                state = None if keep_state else Path(tmp) / f"state-{index}-{induction}"
+                cpu[induction] = crawl_cpu(induction, out, state)
                 load = os.getloadavg()[0]
                 print(
                     f"  round {index + 1}, induction {induction}: {cpu[induction]:.2f} s CPU, "
@@ -364,6 +388,11 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=2, help="pairs of crawls (--crawl)")
     parser.add_argument(
+        "--keep-state",
+        action="store_true",
+        help="(--crawl) crawl with the checkout's saved wrappers and site models",
+    )
+    parser.add_argument(
         "--split", action="store_true", help="the record path's CPU per step (demo shop)"
     )
     parser.add_argument(
@@ -378,7 +407,7 @@ def main() -> None:
         return
     if args.crawl:
         print(f"load average {os.getloadavg()[0]:.1f}")
-        bench_crawl(args.rounds)
+        bench_crawl(args.rounds, args.keep_state)
         return
 
     types = page_types(args.pages)

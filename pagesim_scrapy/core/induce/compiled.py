@@ -160,6 +160,11 @@ class Compiled:
     repairable: list[CNode]  # required page-level fields (text and lists) worth a second look
     #: per region, the extraction plans of the group structures met so far
     plans: dict[int, dict[tuple[Any, ...], Any]] = field(default_factory=dict)
+    #: per element node, the alignments of the page children met so far (by their tokens):
+    #: a settled wrapper meets the same few layouts again and again
+    alignments: dict[int, dict[tuple[Any, ...], list[tuple[int, int]]]] = field(
+        default_factory=dict
+    )
     #: per region, the empty record of one group
     group_blanks: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: fields read from label–value rows, by their label (see :mod:`.labels`)

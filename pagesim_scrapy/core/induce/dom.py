@@ -739,6 +739,8 @@ def find_runs(
         return list(items)
     if not known and len(set(sigs)) == n:
         return list(items)  # nothing repeats
+    if not discover and {pattern[0] for pattern in known}.isdisjoint(sigs):
+        return list(items)  # no known pattern starts here: the only runs looked for
     # positions of the items that count for patterns
     keep = [i for i in range(n) if not _is_separator(items[i])]
     fsigs = [sigs[i] for i in keep]

@@ -40,6 +40,7 @@ from pagesim_scrapy.core.induce.template import (
     align_template_page,
     attr_value,
     group_pieces,
+    page_deep_tokens,
     page_tokens,
     split_lead,
 )
@@ -81,6 +82,19 @@ class _Walk:
         self.stack: list[tuple[CNode, Any, dict[str, Any]]] = []
         self.missing: list[tuple[CNode, dict[str, Any]]] = []
         self.matched: dict[int, Element] = {}  # required element nodes -> their page element
+        #: each page element's items, read once per extraction (alignment reads a child's
+        #: items for its deep token, then the walk descends into it)
+        self.items: dict[Element, tuple[list[Element | str], list[str]]] = {}
+
+    def page_items(self, el: Element) -> tuple[list[Element | str], list[str]]:
+        """:func:`.dom.page_items` of a page element, read once per extraction."""
+        got = self.items.get(el)
+        if got is None:
+            got = self.items[el] = page_items(el)
+        return got
+
+    def _sigs(self, el: Element) -> list[str]:
+        return self.page_items(el)[1]
 
     def run(self) -> None:
         stack = self.stack
@@ -149,7 +163,7 @@ class _Walk:
             self._attributes(c, el, rec)
         if not c.children or not c.has_data:
             return
-        pitems, p_tok = _page_children(c, el)
+        pitems, p_tok = _page_children(c, self.page_items(el))
         if c.tokens == p_tok:
             self._push_in_step(c.children, pitems, rec)
         else:
@@ -180,7 +194,7 @@ class _Walk:
         """The page's children differ from the template's: align them; required element
         children left unmatched are remembered for :meth:`rescue`."""
         children = c.children
-        pairs = align_template_page(children, pitems, c.tokens, p_tok)
+        pairs = self._align(c, pitems, p_tok)
         for i, j in pairs:
             child = children[i]
             if child.has_data:
@@ -190,6 +204,23 @@ class _Walk:
             for i, child in enumerate(children):
                 if i not in matched and child.has_data and child.kind == ELEMENT:
                     self.missing.append((child, rec))
+
+    def _align(
+        self, c: CNode, pitems: Sequence[PageItem], p_tok: Sequence[int]
+    ) -> list[tuple[int, int]]:
+        """:func:`.template.align_template_page` of the node's children and the page's,
+        remembered per node by everything the alignment reads of the page's side (tokens,
+        deep tokens, which items are runs or text): the same layout is aligned once."""
+        p_deep = page_deep_tokens(pitems, self._sigs)
+        kinds = tuple(0 if p.__class__ is str else 1 if p.__class__ is Run else 2 for p in pitems)
+        key = (tuple(p_tok), tuple(p_deep), kinds)
+        memo = self.comp.alignments.setdefault(id(c), {})
+        pairs = memo.get(key)
+        if pairs is None:
+            pairs = align_template_page(c.children, pitems, c.tokens, p_tok, p_deep)
+            if len(memo) < MAX_PLANS:
+                memo[key] = pairs
+        return pairs
 
     def _push_matched(self, child: CNode, pitem: PageItem, rec: dict[str, Any]) -> None:
         if isinstance(pitem, Run) and child.kind == ELEMENT:
@@ -273,10 +304,12 @@ def _elements_by_sig(root: Element, wanted: set[str]) -> dict[str, list[Element]
     return index
 
 
-def _page_children(c: CNode, el: Element) -> tuple[list[PageItem], list[int]]:
-    """The page element's children as items (its known regions collapsed into runs) and
-    their alignment tokens."""
-    items, sigs = page_items(el)
+def _page_children(
+    c: CNode, read: tuple[list[Element | str], list[str]]
+) -> tuple[list[PageItem], list[int]]:
+    """The page element's children (its :func:`.dom.page_items`, ``read``) as items, its
+    known regions collapsed into runs, and their alignment tokens."""
+    items, sigs = read
     pitems: list[PageItem]
     if c.known or c.implicit:
         pitems = find_runs(items, sigs, c.known, discover=False)

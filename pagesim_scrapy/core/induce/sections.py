@@ -69,6 +69,8 @@ _HEADING_RANK = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 #: The rank of a short block that only holds a label: below every real heading.
 _BLOCK_RANK = 7
 _BLOCK_HEADINGS = frozenset({"p", "div", "header", "span", "strong", "b", "legend", "label"})
+#: Every tag a heading may have (lxml picks them out of the page's elements).
+_HEADING_TAGS = (*_HEADING_RANK, *sorted(_BLOCK_HEADINGS))
 #: What a short block that serves as a heading may hold besides text.
 _HEADING_INSIDE = INLINE_TAGS | {"span", "br", "img", "svg", "path", "g", "use"}
 #: Inline elements that are a heading only when they fill their parent.
@@ -195,7 +197,29 @@ def _heading_rank(el: Element, shown: dict[Element, str] | None = None) -> int:
         if parent is not None and parent.tag in ("li", "td", "th", "dd", "dt", "a", "label"):
             return 0
         rank = _BLOCK_RANK
-    return rank if _is_heading_text(_shown_text(el, shown)) else 0
+    text = shown.get(el) if shown is not None else None
+    if text is None:
+        text = _shown_within(el, MAX_HEADING_CHARS)
+        if text is None:
+            return 0  # a paragraph: not read whole to be told it is too long for a heading
+        if shown is not None:
+            shown[el] = text
+    return rank if _is_heading_text(text) else 0
+
+
+def _shown_within(el: Element, limit: int) -> str | None:
+    """:func:`_shown_text` of ``el``, or None as soon as it holds more than ``limit``
+    non-space characters (its cleaned text is then longer than ``limit``)."""
+    if el.tag in LEAF_TAGS or el.tag in _CONTROLS:
+        return ""
+    parts: list[str] = []
+    count = 0
+    for part in _visible_parts(el):
+        parts.append(part)
+        count += sum(map(len, part.split()))
+        if count > limit:
+            return None
+    return clean_text(" ".join(parts))
 
 
 def _fills(el: Element, parent: Element) -> bool:
@@ -347,12 +371,10 @@ def find_sections(root: Element, keys: Container[str] | None = None) -> list[Sec
     # every heading of the page once (the sections' walks ask for them again and again)
     ranks: dict[Element, int] = {}
     shown: dict[Element, str] = {}
-    for el in body.iter():
-        tag = el.tag
-        if tag in _HEADING_RANK or tag in _BLOCK_HEADINGS:  # (others are no heading)
-            rank = _heading_rank(el, shown)
-            if rank:
-                ranks[el] = rank
+    for el in body.iter(*_HEADING_TAGS):  # (others are no heading)
+        rank = _heading_rank(el, shown)
+        if rank:
+            ranks[el] = rank
     texts: dict[Element, str] = {}
     for el, rank in ranks.items():
         parent = el.getparent()

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import sys
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pagesim_scrapy.core.induce.align import align_tiers, merge_order
@@ -225,6 +225,19 @@ def _page_deep(item: PageItem) -> int:
     return sig_id(deep_key(item))
 
 
+def page_deep_tokens(
+    pitems: Sequence[PageItem], sigs_of: Callable[[Element], Sequence[str]] | None = None
+) -> list[int]:
+    """The strict (deep) alignment tokens of page items; ``sigs_of`` gives an element's
+    item signatures when the caller already read them (:func:`page_items`)."""
+    if sigs_of is None:
+        return [_page_deep(p) for p in pitems]
+    return [
+        _page_token(p) if isinstance(p, (Run, str)) else sig_id(deep_key(p, sigs_of(p)))
+        for p in pitems
+    ]
+
+
 _LOOSE_CACHE: dict[str, tuple[str, frozenset[str]]] = {}
 #: Two elements with the same tag match loosely when this share of their classes agree.
 LOOSE_CLASS_SIMILARITY = 0.5
@@ -282,10 +295,11 @@ def align_template_page(
     pitems: Sequence[PageItem],
     t_tok: Sequence[int] | None = None,
     p_tok: Sequence[int] | None = None,
+    p_deep: Sequence[int] | None = None,
 ) -> list[tuple[int, int]]:
     """Align template nodes (anything with ``token``/``deep_token``/``loose``) with page
     items: identical signature sequences pair up directly, otherwise the tiered LCS.
-    Precomputed token lists may be passed."""
+    Precomputed token lists (:func:`page_deep_tokens` for ``p_deep``) may be passed."""
     n_t, n_p = len(tnodes), len(pitems)
     if n_t == 0 or n_p == 0:
         return []
@@ -301,7 +315,7 @@ def align_template_page(
         n_t,
         n_p,
         (lambda: [t.deep_token for t in tnodes], lambda: t_tok),
-        (lambda: [_page_deep(p) for p in pitems], lambda: p_tok),
+        (lambda: p_deep if p_deep is not None else page_deep_tokens(pitems), lambda: p_tok),
         lambda i, j: loose_match(t_loose[i], p_loose[j]),
         lambda i, j: _same_tag(t_loose[i], p_loose[j]),
     )

@@ -11,6 +11,11 @@ bounded number of comparisons per leader (a geometric series).
 
 A type keeps its id through a regrouping when most of its pages stay together: each group
 takes the type holding most of its pages that no larger claim has taken; the rest are new.
+
+A page's type is *settled* once a regrouping has seen its leader (a saved type's always is): a
+page that founds a leader was put in a type by one comparison, before the grouping step judged
+it among its site's other leaders. A crawl that labels a page only once its type is settled
+(:meth:`SiteTypes.settled`) gives the labels the regroupings find, not the first guesses.
 """
 
 from __future__ import annotations
@@ -113,6 +118,8 @@ class SiteTypes:
         self.site_of: dict[int, str | None] = {}  # leader key -> its site (None: every site)
         self.site_pages: Counter[str | None] = Counter()
         self._regrouped_at: dict[str | None, int] = {}
+        #: leaders a regrouping has seen: their pages' types are settled
+        self._seen: set[int] = set()
         self._next_type = 0
 
     def __len__(self) -> int:
@@ -187,6 +194,10 @@ class SiteTypes:
         known = [score for score in scores if score is not None]
         return sum(known) / len(known) if known else None
 
+    def settled(self, leader: int) -> bool:
+        """Whether a regrouping has seen the leader (a saved type's leader always counts)."""
+        return leader in self._seen or self.site_of.get(leader, "") is None
+
     def seed(self, summary: PageSummary, minhash: MinHash, weight: int) -> int:
         """A known type (from a saved file) with one leader that stands for every site."""
         leader = self.leaders.new_leader(summary, minhash, weight=weight)
@@ -221,6 +232,7 @@ class SiteTypes:
         """
         self._regrouped_at[site] = self.site_pages[site]
         keys = sorted(key for key, owner in self.site_of.items() if owner == site)
+        self._seen.update(keys)
         if len(keys) < 2:
             return Regrouping()
         if use_model is not None:

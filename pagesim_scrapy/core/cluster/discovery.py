@@ -14,9 +14,9 @@ of near-duplicates, each leader is in a type, and a site's leaders are regrouped
 grouping step as the site grows, so the types saved at close are the ones ``cluster`` finds on
 the same pages. At most ``max_clusters`` types and LEADERS_PER_TYPE leaders per type are kept.
 
-A page's label is *settled* once a regrouping of its site has seen the page's leader
-(:attr:`Discovered.settled`): before that, it is the type one comparison gave the page, which
-the next regrouping may merge or split. A caller that must give labels that last (the labels
+A page's label is *settled* once a regrouping of its site has left the page's leader in its
+type (:attr:`Discovered.settled`): before that, it is the type one comparison gave the page,
+which the next regrouping may merge or split. A caller that must give labels that last (the labels
 the crawl ends with) holds an unsettled page and asks :meth:`OnlineDiscovery.label_now` for
 its label once :meth:`OnlineDiscovery.settled` says so, as the second look does for verdicts.
 
@@ -113,7 +113,7 @@ class Discovered:
     is_new: bool  # the page founded the type
     #: the leader the page is in (method ``site``): ask :meth:`OnlineDiscovery.label_now`
     leader: int | None = None
-    #: a regrouping has seen the page's leader: its label is the one the types found
+    #: a regrouping left the page's leader in its type: the label is the one the types found
     settled: bool = True
 
 
@@ -367,7 +367,7 @@ class OnlineDiscovery:
         return Discovered(label, assignment.score, assignment.new_type, leader, settled)
 
     def settled(self, leader: int | None) -> bool:
-        """Whether a regrouping has seen the leader (see :attr:`Discovered.settled`)."""
+        """Whether the leader's type is settled (see :attr:`Discovered.settled`)."""
         if leader is None or self._types is None:
             return True
         with self._lock:

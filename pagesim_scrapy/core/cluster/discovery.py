@@ -15,10 +15,11 @@ grouping step as the site grows, so the types saved at close are the ones ``clus
 the same pages. At most ``max_clusters`` types and LEADERS_PER_TYPE leaders per type are kept.
 
 A page's label is *settled* once a regrouping of its site has left the page's leader in its
-type (:attr:`Discovered.settled`): before that, it is the type one comparison gave the page,
-which the next regrouping may merge or split. A caller that must give labels that last (the labels
-the crawl ends with) holds an unsettled page and asks :meth:`OnlineDiscovery.label_now` for
-its label once :meth:`OnlineDiscovery.settled` says so, as the second look does for verdicts.
+type and that type holds more than one page (:attr:`Discovered.settled`): before that, it is
+the type one comparison gave the page, which the next regrouping may merge or split. A caller
+that must give labels that last (the labels the crawl ends with) holds an unsettled page and
+asks :meth:`OnlineDiscovery.label_now` for its label once :meth:`OnlineDiscovery.settled` says
+so, as the second look does for verdicts.
 
 Thread-safe: the sketch of a page is made outside the lock; one lock then serialises the few
 exact comparisons and the update, so concurrent callers always agree on the types.

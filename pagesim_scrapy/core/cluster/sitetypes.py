@@ -12,12 +12,13 @@ bounded number of comparisons per leader (a geometric series).
 A type keeps its id through a regrouping when most of its pages stay together: each group
 takes the type holding most of its pages that no larger claim has taken; the rest are new.
 
-A page's type is *settled* once a regrouping has left its leader in the type it had (a saved
-type's leader always is): a page that founds a leader was put in a type by one comparison,
-before the grouping step judged it among its site's other leaders, and a leader a regrouping
-moved may move again. A crawl that labels a page only once its type is settled
-(:meth:`SiteTypes.settled`) gives the labels the regroupings find, not the first guesses.
-"""
+A page's type is *settled* once a regrouping has left its leader in the type it had and the
+type holds more than one page (a saved type's leader always is): a page that founds a leader
+was put in a type by one comparison, before the grouping step judged it among its site's other
+leaders; a leader a regrouping moved may move again; and a type of one page is where a young
+site's grouping leaves a page it cannot place yet, which a later regrouping merges. A crawl
+that labels a page only once its type is settled (:meth:`SiteTypes.settled`) gives the labels
+the regroupings find, not the first guesses."""
 
 from __future__ import annotations
 
@@ -196,9 +197,11 @@ class SiteTypes:
         return sum(known) / len(known) if known else None
 
     def settled(self, leader: int) -> bool:
-        """Whether the last regrouping left the leader in its type (a saved type's leader always
-        counts)."""
-        return leader in self._seen or self.site_of.get(leader, "") is None
+        """Whether the last regrouping left the leader in its type, a type of more than one page
+        (a saved type's leader always counts)."""
+        if self.site_of.get(leader, "") is None:
+            return True
+        return leader in self._seen and self.weight(self.type_of[leader]) > 1
 
     def seed(self, summary: PageSummary, minhash: MinHash, weight: int) -> int:
         """A known type (from a saved file) with one leader that stands for every site."""

@@ -18,7 +18,8 @@ was put in a type by one comparison, before the grouping step judged it among it
 leaders; a leader a regrouping moved may move again; and a type of one page is where a young
 site's grouping leaves a page it cannot place yet, which a later regrouping merges. A crawl
 that labels a page only once its type is settled (:meth:`SiteTypes.settled`) gives the labels
-the regroupings find, not the first guesses."""
+the regroupings find, not the first guesses.
+"""
 
 from __future__ import annotations
 

@@ -84,9 +84,10 @@ SITE_CLOSENESS = 0.7
 #: :class:`~pagesim_scrapy.core.cluster.sitetypes.SiteTypes`). The weights of a site's first
 #: pages make its types look alike, and a page labelled by a wrong merge keeps its label; on
 #: an older site the batch rules hold. Chosen leave-one-site-out over the visible sites, the
-#: Stack Overflow set included, by the crawl-time ARI over shuffled orders
-#: (``benchmarks/site_cluster.py --orders N --with-so --loso``); forums and API docs, whose
-#: pages of one type are loosely alike, lose a little, and 0 turns it off.
+#: Stack Overflow set included, by the ARI of the labels a crawl gives holding each page until
+#: its type is settled (``benchmarks/site_cluster.py --orders N --with-so --loso``): smaller
+#: values tie on most sites, and the Stack Overflow test pages need this one; forums and API
+#: docs, whose pages of one type are loosely alike, lose a little, and 0 turns it off.
 YOUNG_SITE_PAGES = 16
 #: With method ``site``: leaders of near-duplicate pages kept at most, per type allowed (a
 #: memory bound: each keeps its summary and features; past it, pages count into their nearest).

@@ -33,10 +33,12 @@ ARI there, and in the "4 orders" column, is the mean over the pages in path orde
 shuffled orders.
 
 ``--orders N`` (fast): per site of both visible sets, batch ``cluster`` ARI beside crawl-time
-discovery's over N shuffled orders (mean and min), both as the pages were labelled during the
-crawl and with the types the crawl ended with. ``--fixture-orders N``: the Stack Overflow test
-pages (5 types of 3 pages) in N shuffled orders, counting the types split over several labels and
-the labels holding several types, as labelled during the crawl and as ended.
+discovery's over N shuffled orders (mean and min): as the pages were labelled during the
+crawl, as a crawl holding each page until its type is settled labels them (``held``; the last
+column is the share of pages held), and with the types the crawl ended with.
+``--fixture-orders N``: the Stack Overflow test pages (5 types of 3 pages) in N shuffled
+orders, counting the types split over several labels and the labels holding several types,
+as labelled during the crawl, as held, and as ended.
 
 ``--confusion``: for each site, the clusters of ``site`` (batch, defaults) against the types.
 """
@@ -47,6 +49,7 @@ import argparse
 import random
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -169,23 +172,57 @@ def agreement_table(sets: list[str], sites: list[str]) -> None:
 
 def crawl_orders(
     pages: list[Page], orders: int, young_pages: int = YOUNG_SITE_PAGES
-) -> tuple[list[float], list[float]]:
-    """Crawl-time discovery in ``orders`` shuffled orders: the ARI of the labels given during
-    the crawl and of the types it ended with, one per order."""
-    options = PageSimConfig().summary_options()
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Crawl-time discovery in ``orders`` shuffled orders, one figure per order: the ARI of the
+    labels given during the crawl, of those a crawl holding unsettled pages gives, of the
+    types it ended with, and the share of pages held."""
     truth = [page.label for page in pages]
-    given, ended = [], []
+    given, held, ended, shares = [], [], [], []
     for seed in range(1, orders + 1):
         order = list(range(len(pages)))
         random.Random(seed).shuffle(order)
-        discovery = OnlineDiscovery(method="site", options=options, young_pages=young_pages)
-        labels = [discovery.assign(pages[i].summary, site="site")[0] for i in order]
-        discovery.regroup()
-        final = [discovery.label_of(pages[i].summary, site="site") for i in order]
+        crawl = crawl_in_order(pages, order, "site", young_pages=young_pages)
         ordered_truth = [truth[i] for i in order]
-        given.append(adjusted_rand_index(ordered_truth, labels))
-        ended.append(adjusted_rand_index(ordered_truth, final))
-    return given, ended
+        given.append(adjusted_rand_index(ordered_truth, crawl.given))
+        held.append(adjusted_rand_index(ordered_truth, crawl.held))
+        ended.append(adjusted_rand_index(ordered_truth, crawl.ended))
+        shares.append(crawl.share_held)
+    return given, held, ended, shares
+
+
+@dataclass
+class CrawlLabels:
+    """One crawl's labels: as given at once, as given holding each page until its type is
+    settled (``Discovered.settled``), and the types it ended with."""
+
+    given: list[str | None]
+    held: list[str | None]
+    ended: list[str | None]
+    share_held: float
+
+
+def crawl_in_order(pages: list[Page], order: list[int], site: str, **kwargs: Any) -> CrawlLabels:
+    """A crawl of the pages in ``order``: a held page gets ``label_now`` of its leader as soon
+    as a regrouping has seen it (at the latest at the crawl's end)."""
+    discovery = OnlineDiscovery(method="site", options=PageSimConfig().summary_options(), **kwargs)
+    given: list[str | None] = []
+    held: list[str | None] = []
+    waiting: dict[int, int | None] = {}  # position -> leader
+    held_pages = 0
+    for position, i in enumerate(order):
+        found = discovery.discover(pages[i].summary, site=site)
+        given.append(found.label)
+        held.append(found.label)
+        if not found.settled:
+            waiting[position] = found.leader
+            held_pages += 1
+        for done in [p for p, leader in waiting.items() if discovery.settled(leader)]:
+            held[done] = discovery.label_now(waiting.pop(done))
+    discovery.regroup()
+    for position, leader in waiting.items():
+        held[position] = discovery.label_now(leader)
+    ended = [discovery.label_of(pages[i].summary, site=site) for i in order]
+    return CrawlLabels(given, held, ended, held_pages / max(1, len(order)))
 
 
 def orders_table(sets: list[str], sites: list[str], orders: int, choose: bool) -> None:
@@ -193,7 +230,8 @@ def orders_table(sets: list[str], sites: list[str], orders: int, choose: bool) -
     ``choose``, YOUNG_SITE_PAGES chosen leave-one-site-out from YOUNG_GRID."""
     print(
         f"{'site':24} {'types':>5} {'batch':>6}  {'crawl mean':>10} {'min':>6}"
-        f"  {'ended mean':>10} {'min':>6}   ({orders} shuffled orders)"
+        f"  {'held mean':>10} {'min':>6}  {'ended mean':>10} {'min':>6}  {'held':>5}"
+        f"   ({orders} shuffled orders)"
     )
     table: dict[float, dict[str, float]] = {young: {} for young in YOUNG_GRID}
     names: list[str] = []
@@ -203,8 +241,14 @@ def orders_table(sets: list[str], sites: list[str], orders: int, choose: bool) -
             if sites and folder.name not in sites:
                 continue
             pages = load_site(folder) if name != SO_SET else folder_pages(folder)
-            given, ended = crawl_orders(pages, orders)
-            figures = (ari(pages, method="site")[0], mean(given), min(given), *_mean_min(ended))
+            given, held, ended, shares = crawl_orders(pages, orders)
+            figures = (
+                ari(pages, method="site")[0],
+                *_mean_min(given),
+                *_mean_min(held),
+                *_mean_min(ended),
+                mean(shares),
+            )
             rows.append((folder.name, figures))
             print(
                 f"{_site_name(folder.name):24} {len({p.label for p in pages}):5d} " + _row(figures)
@@ -212,13 +256,13 @@ def orders_table(sets: list[str], sites: list[str], orders: int, choose: bool) -
             names.append(folder.name)
             for young in YOUNG_GRID if choose else ():
                 table[young][folder.name] = (
-                    figures[1]
+                    figures[3]
                     if young == YOUNG_SITE_PAGES
-                    else mean(crawl_orders(pages, orders, young)[0])
+                    else mean(crawl_orders(pages, orders, young)[1])
                 )
         kept = [r for r in rows if r[0] not in SHARED_TEMPLATE_SITES]
         if kept:
-            means = [mean([r[1][i] for r in kept]) for i in range(5)]
+            means = [mean([r[1][i] for r in kept]) for i in range(len(rows[0][1]))]
             print(f"  mean {name}, distinct-template: " + " ".join(f"{v:.3f}" for v in means))
     if choose:
         young_loso(table, names)
@@ -229,7 +273,8 @@ def young_loso(table: Mapping[float, Mapping[str, float]], names: list[str]) -> 
     judges = [name for name in names if name not in SHARED_TEMPLATE_SITES]
     print(
         f"\nleave-one-site-out, young site pages (from {YOUNG_GRID}, chosen on the other "
-        f"distinct-template sites by crawl-time mean ARI; default {YOUNG_SITE_PAGES}):"
+        f"distinct-template sites by the mean ARI of the labels a crawl holding unsettled "
+        f"pages gives; default {YOUNG_SITE_PAGES}):"
     )
     for held, (chosen, value) in loso(table, names, judges).items():
         row = "  ".join(f"{young}: {table[young][held]:.3f}" for young in YOUNG_GRID)
@@ -245,8 +290,11 @@ def _site_name(name: str) -> str:
 
 
 def _row(figures: tuple[float, ...]) -> str:
-    batch, crawl, crawl_min, ended, ended_min = figures
-    return f"{batch:6.3f}  {crawl:10.3f} {crawl_min:6.3f}  {ended:10.3f} {ended_min:6.3f}"
+    batch, crawl, crawl_min, held, held_min, ended, ended_min, share = figures
+    return (
+        f"{batch:6.3f}  {crawl:10.3f} {crawl_min:6.3f}  {held:10.3f} {held_min:6.3f}"
+        f"  {ended:10.3f} {ended_min:6.3f}  {share:5.2f}"
+    )
 
 
 def fixture_orders(orders: int, closeness: float | None) -> None:
@@ -256,8 +304,8 @@ def fixture_orders(orders: int, closeness: float | None) -> None:
     for seed in range(orders):
         order = list(range(len(pages)))
         random.Random(seed).shuffle(order)
-        given, ended = discover_in_order(pages, order, closeness)
-        for when, labels in (("crawl", given), ("ended", ended)):
+        crawl = discover_in_order(pages, order, closeness)
+        for when, labels in (("crawl", crawl.given), ("held", crawl.held), ("ended", crawl.ended)):
             split, merged = split_and_merged([pages[i].label for i in order], labels)
             counts[f"{when} split"] += split
             counts[f"{when} merged"] += merged
@@ -291,15 +339,10 @@ def folder_pages(root: Path) -> list[Page]:
     return out
 
 
-def discover_in_order(
-    pages: list[Page], order: list[int], closeness: float | None
-) -> tuple[list[str | None], list[str | None]]:
-    """Labels given during a crawl of the pages in ``order``, and the types it ended with."""
-    options = PageSimConfig().summary_options()
-    discovery = OnlineDiscovery(method="site", options=options, closeness=closeness)
-    given = [discovery.assign(pages[i].summary, site="so")[0] for i in order]
-    discovery.regroup()
-    return given, [discovery.label_of(pages[i].summary, site="so") for i in order]
+def discover_in_order(pages: list[Page], order: list[int], closeness: float | None) -> CrawlLabels:
+    """Labels given during a crawl of the pages in ``order`` (at once and held until
+    settled), and the types it ended with."""
+    return crawl_in_order(pages, order, "so", closeness=closeness)
 
 
 def split_and_merged(truth: list[str], labels: list[str | None]) -> tuple[int, int]:

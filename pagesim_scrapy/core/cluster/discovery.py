@@ -14,6 +14,13 @@ of near-duplicates, each leader is in a type, and a site's leaders are regrouped
 grouping step as the site grows, so the types saved at close are the ones ``cluster`` finds on
 the same pages. At most ``max_clusters`` types and LEADERS_PER_TYPE leaders per type are kept.
 
+A page's label is *settled* once a regrouping of its site has left the page's leader in its
+type and that type holds more than one page (:attr:`Discovered.settled`): before that, it is
+the type one comparison gave the page, which the next regrouping may merge or split. A caller
+that must give labels that last (the labels the crawl ends with) holds an unsettled page and
+asks :meth:`OnlineDiscovery.label_now` for its label once :meth:`OnlineDiscovery.settled` says
+so, as the second look does for verdicts.
+
 Thread-safe: the sketch of a page is made outside the lock; one lock then serialises the few
 exact comparisons and the update, so concurrent callers always agree on the types.
 """
@@ -77,9 +84,10 @@ SITE_CLOSENESS = 0.7
 #: :class:`~pagesim_scrapy.core.cluster.sitetypes.SiteTypes`). The weights of a site's first
 #: pages make its types look alike, and a page labelled by a wrong merge keeps its label; on
 #: an older site the batch rules hold. Chosen leave-one-site-out over the visible sites, the
-#: Stack Overflow set included, by the crawl-time ARI over shuffled orders
-#: (``benchmarks/site_cluster.py --orders N --with-so --loso``); forums and API docs, whose
-#: pages of one type are loosely alike, lose a little, and 0 turns it off.
+#: Stack Overflow set included, by the ARI of the labels a crawl gives holding each page until
+#: its type is settled (``benchmarks/site_cluster.py --orders N --with-so --loso``): smaller
+#: values tie on most sites, and the Stack Overflow test pages need this one; forums and API
+#: docs, whose pages of one type are loosely alike, lose a little, and 0 turns it off.
 YOUNG_SITE_PAGES = 16
 #: With method ``site``: leaders of near-duplicate pages kept at most, per type allowed (a
 #: memory bound: each keeps its summary and features; past it, pages count into their nearest).
@@ -96,6 +104,19 @@ class _TypeInfo:
     #: representatives add up; packed, a fraction of the page's size
     html: bytes | None
     examples: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Discovered:
+    """A page's discovered type (:meth:`OnlineDiscovery.discover`)."""
+
+    label: str | None  # "cluster-N", or None when the types are full
+    score: float  # similarity to its representative
+    is_new: bool  # the page founded the type
+    #: the leader the page is in (method ``site``): ask :meth:`OnlineDiscovery.label_now`
+    leader: int | None = None
+    #: a regrouping left the page's leader in its type: the label is the one the types found
+    settled: bool = True
 
 
 def _pack(html: str | None) -> bytes | None:
@@ -273,6 +294,18 @@ class OnlineDiscovery:
         ``source`` (the page's URL) and ``html`` are remembered for new representatives;
         ``site`` (the page's host) chooses the site model with method ``site``.
         """
+        found = self.discover(summary, source=source, html=html, site=site)
+        return found.label, found.score, found.is_new
+
+    def discover(
+        self,
+        summary: PageSummary,
+        *,
+        source: str | None = None,
+        html: str | bytes | None = None,
+        site: str | None = None,
+    ) -> Discovered:
+        """:meth:`assign`, with the page's leader and whether its label is settled."""
         if summary.options != self.options:
             raise ValueError("the page was summarised with other options than the discovery's")
         source = source if source is not None else summary.source
@@ -290,14 +323,14 @@ class OnlineDiscovery:
             assignment = self._leaders.add(summary, minhash)
             if assignment.key is None:
                 self.unassigned += 1
-                return None, assignment.score, False
+                return Discovered(None, assignment.score, False)
             if assignment.is_new:
                 info = self._new_info(source, summary.title, html)
                 self._info[assignment.key] = info
-                return info.label, assignment.score, True
+                return Discovered(info.label, assignment.score, True)
             info = self._info[assignment.key]
             self._add_example(info, source)
-            return info.label, assignment.score, False
+            return Discovered(info.label, assignment.score, False)
 
     def _assign_site_type(
         self,
@@ -306,8 +339,8 @@ class OnlineDiscovery:
         site: str | None,
         source: str | None,
         html: str | bytes | None,
-    ) -> tuple[str | None, float, bool]:
-        """:meth:`assign` with method ``site`` (the lock held, the page counted in its site)."""
+    ) -> Discovered:
+        """:meth:`discover` with method ``site`` (the lock held, the page counted in its site)."""
         types = self._types
         assert types is not None
         try:
@@ -321,7 +354,7 @@ class OnlineDiscovery:
             self._features.pop(id(summary), None)
         if assignment.type_id is None:
             self.unassigned += 1
-            return None, assignment.score, False
+            return Discovered(None, assignment.score, False)
         if assignment.new_type:
             self._info[assignment.type_id] = self._new_info(source, summary.title, html)
         else:
@@ -331,7 +364,26 @@ class OnlineDiscovery:
             self._apply(types.regroup(site, self._use_site_model, final=False))
             if assignment.leader is not None and assignment.leader in types.type_of:
                 label = self._info[types.type_of[assignment.leader]].label
-        return label, assignment.score, assignment.new_type
+        leader = assignment.leader
+        settled = leader is None or types.settled(leader)
+        return Discovered(label, assignment.score, assignment.new_type, leader, settled)
+
+    def settled(self, leader: int | None) -> bool:
+        """Whether the leader's type is settled (see :attr:`Discovered.settled`)."""
+        if leader is None or self._types is None:
+            return True
+        with self._lock:
+            return self._types.settled(leader)
+
+    def label_now(self, leader: int | None) -> str | None:
+        """The label of the type the leader is in now (None: no such leader)."""
+        types = self._types
+        if leader is None or types is None:
+            return None
+        with self._lock:
+            type_id = types.type_of.get(leader)
+            info = self._info.get(type_id) if type_id is not None else None
+            return info.label if info is not None else None
 
     def _use_site_model(self, site: str | None) -> None:
         """Weigh by the site's model as pages are assigned (DF_FLOOR kept): a regrouping

@@ -11,6 +11,14 @@ bounded number of comparisons per leader (a geometric series).
 
 A type keeps its id through a regrouping when most of its pages stay together: each group
 takes the type holding most of its pages that no larger claim has taken; the rest are new.
+
+A page's type is *settled* once a regrouping has left its leader in the type it had and the
+type holds more than one page (a saved type's leader always is): a page that founds a leader
+was put in a type by one comparison, before the grouping step judged it among its site's other
+leaders; a leader a regrouping moved may move again; and a type of one page is where a young
+site's grouping leaves a page it cannot place yet, which a later regrouping merges. A crawl
+that labels a page only once its type is settled (:meth:`SiteTypes.settled`) gives the labels
+the regroupings find, not the first guesses.
 """
 
 from __future__ import annotations
@@ -113,6 +121,8 @@ class SiteTypes:
         self.site_of: dict[int, str | None] = {}  # leader key -> its site (None: every site)
         self.site_pages: Counter[str | None] = Counter()
         self._regrouped_at: dict[str | None, int] = {}
+        #: leaders the last regrouping of their site left in their type: settled
+        self._seen: set[int] = set()
         self._next_type = 0
 
     def __len__(self) -> int:
@@ -187,6 +197,13 @@ class SiteTypes:
         known = [score for score in scores if score is not None]
         return sum(known) / len(known) if known else None
 
+    def settled(self, leader: int) -> bool:
+        """Whether the last regrouping left the leader in its type, a type of more than one page
+        (a saved type's leader always counts)."""
+        if self.site_of.get(leader, "") is None:
+            return True
+        return leader in self._seen and self.weight(self.type_of[leader]) > 1
+
     def seed(self, summary: PageSummary, minhash: MinHash, weight: int) -> int:
         """A known type (from a saved file) with one leader that stands for every site."""
         leader = self.leaders.new_leader(summary, minhash, weight=weight)
@@ -222,6 +239,7 @@ class SiteTypes:
         self._regrouped_at[site] = self.site_pages[site]
         keys = sorted(key for key, owner in self.site_of.items() if owner == site)
         if len(keys) < 2:
+            self._seen.update(keys)
             return Regrouping()
         if use_model is not None:
             use_model(site)
@@ -230,7 +248,19 @@ class SiteTypes:
         groups = grouping.groups
         if not final and self.closeness and self.young(site):
             groups = self._kept_apart(keys, grouping.graph, groups, site)
-        return self._relabel(keys, groups)
+        before = [self.type_of[key] for key in keys]
+        change = self._relabel(keys, groups)
+        self._confirm(keys, before)
+        return change
+
+    def _confirm(self, keys: list[int], before: list[int]) -> None:
+        """Leaders a regrouping left in their type are settled; those it moved are not, until
+        a regrouping leaves them where they are."""
+        for key, type_id in zip(keys, before):
+            if self.type_of[key] == type_id:
+                self._seen.add(key)
+            else:
+                self._seen.discard(key)
 
     def _kept_apart(
         self, keys: list[int], graph: ItemGraph, groups: list[int], site: str | None

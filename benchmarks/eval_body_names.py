@@ -72,6 +72,7 @@ from pagesim_scrapy.core.record.fields import FIELDS  # noqa: E402
 from pagesim_scrapy.core.record.model import CoreRecord  # noqa: E402
 from pagesim_scrapy.core.record.naming import BodyNaming, NamingOptions  # noqa: E402
 from pagesim_scrapy.core.record.posts import BODY  # noqa: E402
+from pagesim_scrapy.core.record.signatures import SignatureMemory  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
 DEMO = ROOT / "sample_project" / "demo_site"
@@ -152,8 +153,9 @@ def judge_page(
     options: NamingOptions,
     site: str = "",
     html: bytes | None = None,
+    memory: SignatureMemory | None = None,
 ) -> Counter[str]:
-    naming = BodyNaming(options)
+    naming = BodyNaming(options, memory, site.rsplit("#", 1)[0])
     for core, body in others:
         naming.observe(core, body)
     filled = naming.fill(*bare)
@@ -332,7 +334,13 @@ def read_site(pages: list[Page], held: int, train: int) -> Site:
     return ready, bare, [html for _, html in pages[:held]]
 
 
-def judge_site(site: Site, train: int, options: NamingOptions, name: str = "") -> Counter[str]:
+def judge_site(
+    site: Site,
+    train: int,
+    options: NamingOptions,
+    name: str = "",
+    memory: SignatureMemory | None = None,
+) -> Counter[str]:
     ready, bare, htmls = site
     figures: Counter[str] = Counter()
     for i, held in enumerate(bare):
@@ -340,7 +348,7 @@ def judge_site(site: Site, train: int, options: NamingOptions, name: str = "") -
         if not truth.fields:
             continue
         others = (ready[i + 1 :] + ready[:i])[:train]
-        figures += judge_page(truth, held, others, options, f"{name}#{i}", htmls[i])
+        figures += judge_page(truth, held, others, options, f"{name}#{i}", htmls[i], memory)
     return figures
 
 
@@ -492,6 +500,8 @@ LOSO_GRIDS: dict[str, list[dict[str, int]]] = {
     # a key the other pages lack, where they show the value elsewhere (a second layout)
     "layouts": [{"few_pages": few} for few in (0, 4)],
     # the same, only around the chosen (3, 5): cheaper to rerun
+    # signatures other sites vouched for: how many sites a name needs
+    "memory": [{"min_sites": sites} for sites in (1, 2, 3, 4, 6)],
     "formed-near": [
         {"max_formed_elements": formed, "max_keys": keys}
         for formed in (2, 3, 4, 6)
@@ -512,13 +522,21 @@ def _label(candidate: dict[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in candidate.items())
 
 
-def loso(named: list[tuple[str, Site]], args: argparse.Namespace) -> dict[str, Counter[str]]:
-    """Held-out figures per site, each judged with the candidate best on the other sites."""
+def loso(
+    named: list[tuple[str, Site]], args: argparse.Namespace, everyone: list[tuple[str, Site]]
+) -> dict[str, Counter[str]]:
+    """Held-out figures per site, each judged with the candidate best on the other sites
+    (the signature memory, when on, from every site but the judged one)."""
     grid = LOSO_GRIDS[args.loso]
     per: list[dict[str, Counter[str]]] = []
     for candidate in grid:
-        options = NamingOptions(min_pages=args.min_pages, **candidate)
-        per.append({name: judge_site(site, args.train, options, name) for name, site in named})
+        fields = {k: v for k, v in candidate.items() if k != "min_sites"}
+        options = NamingOptions(min_pages=args.min_pages, **fields)
+        min_sites = candidate.get("min_sites", args.min_sites)
+        memory = None if args.no_memory else site_memory(everyone, options, min_sites)
+        per.append(
+            {name: judge_site(site, args.train, options, name, memory) for name, site in named}
+        )
     held: dict[str, Counter[str]] = {}
     chosen: Counter[str] = Counter()
     for name, _ in named:
@@ -532,6 +550,21 @@ def loso(named: list[tuple[str, Site]], args: argparse.Namespace) -> dict[str, C
         print(line(f"all sites with {_label(candidate)}", sum(figures.values(), Counter())))
     print("chosen (folds):", dict(chosen))
     return held
+
+
+def site_memory(
+    named: list[tuple[str, Site]], options: NamingOptions, min_sites: int
+) -> SignatureMemory:
+    """Every site's vote, from all its pages read with their metadata. A judged page's
+    naming never counts its own site's vote (:class:`BodyNaming`'s ``site``), so what the
+    memory adds is learned from the other sites only (leave-one-site-out)."""
+    memory = SignatureMemory(min_sites)
+    for name, (ready, _, _) in named:
+        naming = BodyNaming(options, site=name)
+        for core, body in ready:
+            naming.observe(core, body)
+        naming.teach(memory)
+    return memory
 
 
 def _with_figures(name: str) -> bool:
@@ -571,6 +604,12 @@ def main() -> int:
     parser.add_argument(
         "--settled", action="store_true", help="crawl order, with and without settling"
     )
+    parser.add_argument(
+        "--no-memory", action="store_true", help="no signatures learned from other sites"
+    )
+    parser.add_argument(
+        "--min-sites", type=int, default=2, help="sites a signature's name needs (memory)"
+    )
     args = parser.parse_args()
     options = NamingOptions(min_pages=args.min_pages)
     logging.disable(logging.WARNING)
@@ -578,21 +617,19 @@ def main() -> int:
     if args.settled:
         print_settled(args.site, args.min_pages)
         return 0
+    everyone = [(n, read_site(p, args.held, args.train)) for n, p in sites(args.site)]
     if args.loso:
-        named = [
-            (n, read_site(p, args.held, args.train))
-            for n, p in sites(args.site)
-            if _with_figures(n)
-        ]
-        held = loso(named, args)
+        named = [(n, site) for n, site in everyone if _with_figures(n)]
+        held = loso(named, args, everyone)
         print(line("held out (pooled)", sum(held.values(), Counter())))
         print_goal(held, "held out ")
         return 0
+    memory = None if args.no_memory else site_memory(everyone, options, args.min_sites)
     per_site: dict[str, Counter[str]] = {}
     htmls: dict[str, list[bytes]] = {}
-    for name, pages in sites(args.site):
-        htmls[name] = [html for _, html in pages[: args.held]]
-        figures = judge_site(read_site(pages, args.held, args.train), args.train, options, name)
+    for name, site in everyone:
+        htmls[name] = site[2]
+        figures = judge_site(site, args.train, options, name, memory)
         per_site[name] = figures
         if args.verbose or not name.startswith("recipes/"):
             print(line(name, figures))

@@ -13,6 +13,9 @@ field that agreed on every page so far (stale metadata). A list (ingredients, st
 learned from a repeated element, the key of its path with any rank; a page without the best
 field is read from the next trusted one.
 Filled values have the source ``body``.
+A site whose own pages settle no key for a name may take one from a
+:class:`~.signatures.SignatureMemory` (the element other sites built with the same plugin
+held the value in), where its own pages do not say otherwise.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from .bodyvalues import (
 from .fields import FIELDS
 from .model import CoreRecord, Value
 from .posts import BODY
+from .signatures import SignatureMemory, is_signature
 
 __all__ = ["BodyNaming", "NamingOptions"]
 
@@ -316,6 +320,21 @@ class _TypeCounts:
             if name in agreed
         )
 
+    def vouched(self, options: NamingOptions) -> dict[str, list[str]]:
+        """``{name: signatures}`` that agreed on at least ``min_share`` of the pages with
+        the value: what this site tells a :class:`.SignatureMemory` about other sites."""
+        out: dict[str, list[str]] = {}
+        for (name, key), count in sorted(self.agreed.items()):
+            if is_signature(key) and count >= options.min_share * self.seen[name]:
+                out.setdefault(name, []).append(key)
+        return out
+
+    def confirms(self, name: str, key: str) -> bool:
+        """Whether the site's own pages leave a key other sites vouch for: it agreed on
+        most of those with the value, or none had the value to say otherwise (a key that
+        agreed on one page of two is as likely another slot that happened to)."""
+        return self.agreed[name, key] * 2 > self.seen[name] or not self.seen[name]
+
     def overrides(self, name: str, key: str, options: NamingOptions) -> bool:
         seen = self.seen[name]
         return seen >= options.stale_pages and self.agreed[name, key] == seen
@@ -325,8 +344,16 @@ class BodyNaming:
     """What one site's metadata calls its body fields, for the pages of one label
     (thread-safe: a pipeline feeds it from several worker threads)."""
 
-    def __init__(self, options: NamingOptions | None = None) -> None:
+    def __init__(
+        self,
+        options: NamingOptions | None = None,
+        memory: SignatureMemory | None = None,
+        site: str = "",
+    ) -> None:
         self.options = options or NamingOptions()
+        #: what other sites' pages taught: asked only for names this site's do not settle
+        self.memory = memory
+        self.site = site
         self.pages = 0
         self._types: dict[str, _TypeCounts] = {}
         self._lock = threading.Lock()
@@ -393,7 +420,7 @@ class BodyNaming:
         page_type = self.page_type()
         with self._lock:
             counts = self._types.get(page_type or "")
-            keys = counts.keys(self.options) if counts is not None else {}
+            keys = self._keys(counts, page_type or "") if counts is not None else {}
         return frozenset(_read_keys(key for trusted in keys.values() for key in trusted))
 
     def fill(self, core: CoreRecord, body: Mapping[str, Any]) -> CoreRecord:
@@ -417,7 +444,7 @@ class BodyNaming:
         self, counts: _TypeCounts, core: CoreRecord, page_type: str, body: Mapping[str, Any]
     ) -> dict[str, Value]:
         found: dict[str, Value] = {}
-        for name, keys in counts.keys(self.options).items():
+        for name, keys in self._keys(counts, page_type).items():
             kind = counts.kinds[name]
             key, value = _first_readable(kind, keys, body)
             if key is None:
@@ -428,6 +455,33 @@ class BodyNaming:
             ):
                 found[name] = Value(value, BODY)
         return found
+
+    def _keys(self, counts: _TypeCounts, page_type: str) -> dict[str, list[str]]:
+        """The site's trusted keys, and for a name it trusts none for, the signatures the
+        memory has from other sites that the site's own pages do not contradict."""
+        keys = counts.keys(self.options)
+        if self.memory is None:
+            return keys
+        for name in sorted(counts.kinds.keys() - keys.keys()):
+            prior = [
+                key
+                for key in self.memory.signatures(page_type, name, self.site)
+                if counts.confirms(name, key)
+            ]
+            if prior:
+                keys[name] = prior[: self.options.max_keys]
+        return keys
+
+    def vouched(self) -> dict[str, dict[str, list[str]]]:
+        """``{page type: {name: signatures}}`` this site's pages agreed on (to teach a
+        :class:`.SignatureMemory`)."""
+        with self._lock:
+            return {kind: counts.vouched(self.options) for kind, counts in self._types.items()}
+
+    def teach(self, memory: SignatureMemory) -> None:
+        """Tell ``memory`` what this site's pages agreed on, under this naming's site."""
+        for page_type, vouched in self.vouched().items():
+            memory.learn(self.site, page_type, vouched)
 
 
 def _element_path(key: str) -> str:

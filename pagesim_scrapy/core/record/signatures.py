@@ -11,13 +11,23 @@ counts its own site's vote. The memory is plain data, so it can be kept with a c
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pagesim_scrapy.core.statefile import (
+    StateFormatError,
+    check_int,
+    check_list,
+    check_str,
+    check_str_list,
+    read_document,
+)
+
 from .bodyfields import LOCAL
 
-__all__ = ["SignatureMemory", "is_signature"]
+__all__ = ["SignatureMemory", "is_signature", "memory_text", "parse_memory"]
 
 #: the version of :meth:`SignatureMemory.to_dict`'s format
 FORMAT_VERSION = 1
@@ -95,3 +105,51 @@ class SignatureMemory:
             for site in sites:
                 memory.learn(str(site), str(page_type), {str(name): [str(key)]})
         return memory
+
+
+# --- the memory as a state file ------------------------------------------------------------------
+
+#: the ``format`` of a saved memory (:func:`memory_text`)
+FILE_FORMAT = "pagesim-signatures"
+#: a saved signature keeps at most this many of the sites that vouched for it: far more than
+#: any ``min_sites``, and a crawl of thousands of sites of one plugin does not grow the file
+MAX_SITES_PER_VOTE = 20
+#: a saved memory keeps at most this many votes, those the most sites back first
+MAX_VOTES = 20_000
+
+
+def memory_text(
+    memory: SignatureMemory, max_votes: int = MAX_VOTES, max_sites: int = MAX_SITES_PER_VOTE
+) -> str:
+    """The memory as a state file's text: at most ``max_votes`` votes, those the most sites
+    back, each with at most ``max_sites`` of its sites."""
+    votes = memory.to_dict()["votes"]
+    votes.sort(key=lambda vote: -len(vote[3]))
+    kept = [[*vote[:3], vote[3][:max_sites]] for vote in votes[:max_votes]]
+    kept.sort()
+    document = {
+        "format": FILE_FORMAT,
+        "version": FORMAT_VERSION,
+        "min_sites": memory.min_sites,
+        "votes": kept,
+    }
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+
+
+def parse_memory(text: str) -> SignatureMemory:
+    """A memory from :func:`memory_text`'s text; a file of another format, a newer version or
+    wrong types raises :class:`~pagesim_scrapy.core.statefile.StateFormatError`."""
+    document = read_document(text, FILE_FORMAT, FORMAT_VERSION)
+    memory = SignatureMemory(check_int(document.get("min_sites", 2), "min_sites", 1, 1000))
+    votes = check_list(document.get("votes", []), "votes")
+    if len(votes) > MAX_VOTES:
+        raise StateFormatError(f"votes: more than {MAX_VOTES}")
+    for i, vote in enumerate(votes):
+        fields = check_list(vote, f"votes[{i}]")
+        if len(fields) != 4:
+            raise StateFormatError(f"votes[{i}]: not [page type, signature, name, sites]")
+        page_type, key, name = (check_str(value, f"votes[{i}]") for value in fields[:3])
+        sites = check_str_list(fields[3], f"votes[{i}][3]")[:MAX_SITES_PER_VOTE]
+        for site in sites:
+            memory.learn(site, page_type, {name: [key]})
+    return memory

@@ -87,12 +87,6 @@ def _name(texts: list[str], plain: set[str]) -> str | None:
     return max(parts, key=lambda t: (counts[t], len(t), -parts.index(t)))
 
 
-def _kinds_of(strings: list[tuple[str, str]]) -> tuple[dict[str, bool], dict[str, str | None]]:
-    """Whether each text is a URL, and its price: each checked once (a card's texts repeat)."""
-    is_url = {t: _is_url(t) for _, t in strings}
-    return is_url, {t: _price(t) for t in is_url}
-
-
 def _pictures_and_links(
     urls: list[tuple[str, str]], page_url: str | None
 ) -> tuple[list[str], list[str]]:
@@ -106,12 +100,15 @@ def product_card(group: Mapping[str, Any], page_url: str | None = None) -> dict 
     page, a name and a price or an image), else None. The price is the last one the card
     shows (after the struck-through compare-at price), as a decimal."""
     strings = _strings(group)
-    is_url, price_of = _kinds_of(strings)
+    is_url = {t: _is_url(t) for _, t in strings}
     images, links = _pictures_and_links([(k, t) for k, t in strings if is_url[t]], page_url)
+    if not links:  # no card: its texts' prices and name need not be read
+        return None
+    price_of = {t: _price(t) for t in is_url}
     prices = [p for p in (price_of[t] for _, t in strings) if p is not None]
     plain = {t for t, url in is_url.items() if not url and price_of[t] is None}
     name = _name([t for _, t in strings], plain)
-    if not links or name is None or not (prices or images):
+    if name is None or not (prices or images):
         return None
     return {
         "name": name,

@@ -16,7 +16,7 @@ from pagesim_scrapy.core.record.model import CoreRecord
 from pagesim_scrapy.core.record.naming import BodyNaming
 from pagesim_scrapy.core.record.rows import page_rows
 from pagesim_scrapy.core.statefile import describe_error
-from pagesim_scrapy.pipelines.induction.naming import body_naming
+from pagesim_scrapy.pipelines.induction.naming import PageRead, body_naming
 from pagesim_scrapy.pipelines.induction.stores import logger
 
 # the namings moved to :mod:`.naming`; the names stay importable from here
@@ -72,26 +72,31 @@ def compose_record(
     url: str | None,
     rows: dict[str, Any] | None = None,
     naming: BodyNaming | None = None,
+    read: PageRead | None = None,
 ) -> ItemRecord:
     """The item's record from its page's HTML, its labelled rows and the wrapper's record;
     with ``naming``, the page teaches it and its core record's gaps are filled from the body.
-    Never raises: a page whose structured data cannot be read keeps its other fields (with a
-    WARNING)."""
-    # the structured-data reader (extruct, rdflib) loads with the first page item
-    from pagesim_scrapy.core.record.build import read_page
-
-    core: CoreRecord | None
-    root: Any = None
-    try:
-        core, root = read_page(html, url or "")
-    except Exception as exc:  # the reader skips bad blocks itself: this is a bug
-        logger.warning("pagesim: no core record for page item %s: %s", url, describe_error(exc))
-        core = None
+    ``read`` is what the record reader gave for the page already (the naming learned from
+    it): the page is not read again. Never raises: a page whose structured data cannot be
+    read keeps its other fields (with a WARNING)."""
+    core, root = read if read is not None else _read_page(html, url)
     if core is not None and naming is not None:
         core = _filled(core, root, url, naming)
     record = item_record(core, induced, url, rows, site_chrome_texts(root, url), root)
     forget_page()  # the page's trees and element lists are not needed past its record
     return record
+
+
+def _read_page(html: str | bytes, url: str | None) -> tuple[CoreRecord | None, Any]:
+    """The page's core record and the tree it was read from; (None, None) on a bug (logged)."""
+    # the structured-data reader (extruct, rdflib) loads with the first page item
+    from pagesim_scrapy.core.record.build import read_page
+
+    try:
+        return read_page(html, url or "")
+    except Exception as exc:  # the reader skips bad blocks itself: this is a bug
+        logger.warning("pagesim: no core record for page item %s: %s", url, describe_error(exc))
+        return None, None
 
 
 def site_chrome_texts(root: Any, url: str | None) -> LandmarkTexts:

@@ -10,8 +10,9 @@ before it knew a name. Until a label first settles (items released early by a ca
 that continues a stored wrapper), each page teaches the naming as its record is composed,
 then is filled from it, so early records are not emptier.
 
-What learning read of a kept page (its core record and the tree it was read from) is handed
-to ``keep``, so that the record composed for the same page's item need not read it again.
+What learning read of a kept page (its core record, the tree it was read from, its body
+fields) is handed to ``keep``, so that the record composed for the same page's item need not
+read it again.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ _NAMINGS: WeakKeyDictionary[Any, dict[str, BodyNaming]] = WeakKeyDictionary()
 _LEARNED_FROM: WeakKeyDictionary[Any, tuple[tuple[int, bytes], ...]] = WeakKeyDictionary()
 _NAMINGS_LOCK = threading.Lock()
 
-#: What the record reader gave for a page: its core record and the tree it read it from.
-PageRead = tuple[CoreRecord, Any]
+#: What learning read of a page: its core record, the tree the record reader read it from,
+#: and every body field of that tree (None when they were not all read).
+PageRead = tuple[CoreRecord, Any, dict[str, str] | None]
 #: Called with each page learning read ((its HTML as its item holds it, its URL), the read).
 KeepRead = Callable[[tuple[str | bytes, str | None], PageRead], None]
 
@@ -92,8 +94,8 @@ def _learned(sources: list[Source], keep: KeepRead | None = None) -> BodyNaming:
 
 
 def _observe(naming: BodyNaming, page: str | bytes, url: str | None) -> PageRead | None:
-    """The kept page teaches ``naming`` as a page item's record would; returns what the
-    record reader gave (None when it failed). Never raises (a page that fails teaches
+    """The kept page teaches ``naming`` as a page item's record would; returns what it read
+    (None when the record reader failed). Never raises (a page that fails teaches
     nothing, with a WARNING)."""
     # the structured-data reader (extruct, rdflib) loads with the first page item
     from pagesim_scrapy.core.record.bodyfields import body_fields
@@ -102,8 +104,12 @@ def _observe(naming: BodyNaming, page: str | bytes, url: str | None) -> PageRead
     url = url or ""
     read: PageRead | None = None
     try:
-        read = read_page(page, url)
-        naming.observe(read[0], body_fields(read[1], url, naming.wanted()))
+        core, root = read_page(page, url)
+        read = core, root, None
+        wanted = naming.wanted()
+        body = body_fields(root, url, wanted)
+        read = core, root, body if wanted is None else None
+        naming.observe(core, body)
     except Exception as exc:  # a bug: the naming learns from the other pages
         logger.warning("pagesim: page %s teaches no body names: %s", url, describe_error(exc))
     finally:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pagesim_scrapy.core.induce import Extraction, Wrapper, parse_html
@@ -28,7 +29,7 @@ from pagesim_scrapy.core.induce.template import document_fingerprint
 from pagesim_scrapy.core.induce.wrapper import page_order_key
 from pagesim_scrapy.core.statefile import describe_error
 from pagesim_scrapy.pipelines.induction.holding import body_size
-from pagesim_scrapy.pipelines.induction.naming import learn_namings
+from pagesim_scrapy.pipelines.induction.naming import PageRead, learn_namings
 from pagesim_scrapy.pipelines.induction.sources import (
     Source,
     kept_source,
@@ -103,6 +104,10 @@ class LabelState:
         #: the node bound of each waiting page, by its digest (a page leaving the sample
         #: takes its bound with it)
         self.waiting_bounds: dict[bytes, int] = {}
+        #: what the body naming's learning read of a kept page (its core record and tree),
+        #: with its HTML's size, by page: its item's record takes it instead of reading the
+        #: page again (within the learner's tree budget; from the last learning only)
+        self.record_reads: dict[PageKey, tuple[PageRead, int]] = {}
 
     @property
     def waiting(self) -> int:
@@ -148,9 +153,11 @@ class Learner:
         self.config = config
         self.stats = stats
         self.store = store
-        #: the bytes of pages (their HTML) whose parsed trees are kept while they wait
+        #: the bytes of pages (their HTML) whose parsed trees are kept while they wait, and
+        #: (apart) whose record reads are kept for their items
         self.tree_budget = tree_budget
         self.tree_bytes = 0
+        self.read_bytes = 0
         self.labels: dict[str, LabelState] = {}
         #: template nodes over all wrappers (``PAGESIM_INDUCTION_MAX_NODES``)
         self.nodes = 0
@@ -334,12 +341,36 @@ class Learner:
             self.stats.inc_value(f"{STATS_PREFIX}/sources_released/full")
             state.sources = None
 
-    @staticmethod
-    def _learn_namings(state: LabelState) -> None:
+    def _learn_namings(self, state: LabelState) -> None:
         """Under ``state.lock``: the label's body namings learned from the pages its wrapper
-        learned, in the same canonical order (:mod:`.naming`)."""
+        learned, in the same canonical order (:mod:`.naming`); what they read of each page
+        is kept for its item's record."""
         if state.sources and state.failed is None:
-            learn_namings(state, state.sources[: state.applied])
+            self._drop_reads(state)
+            keep = partial(self._keep_read, state)
+            learn_namings(state, state.sources[: state.applied], keep)
+
+    def _keep_read(self, state: LabelState, page: PageKey, read: PageRead) -> None:
+        """Keep what learning read of ``page`` for its item, within the tree budget."""
+        size = body_size(page[0])
+        if page in state.record_reads or self.read_bytes + size > self.tree_budget:
+            return
+        state.record_reads[page] = (read, size)
+        self.read_bytes += size
+
+    def take_read(self, state: LabelState, page: PageKey) -> PageRead | None:
+        """Worker thread: what learning read of ``page`` (None if nothing), handed over
+        once: the item's record is composed from it instead of reading the page again."""
+        kept = state.record_reads.pop(page, None)
+        if kept is None:
+            return None
+        self.read_bytes -= kept[1]
+        return kept[0]
+
+    def _drop_reads(self, state: LabelState) -> None:
+        """The reads of the label's last learning whose items did not take them."""
+        self.read_bytes -= sum(size for _, size in state.record_reads.values())
+        state.record_reads.clear()
 
     def _keep_source(self, state: LabelState, root: Element, html: str, url: str | None) -> None:
         """Keep the page learned, compressed, to learn it again in canonical order."""

@@ -299,4 +299,5 @@ class TemplateInductionPipeline:
             seed_page_memo(root, read)  # learned while the item waited: read once
         rows = labelled_rows(root, url)
         result = self._extract(state, page if root is None else root, url)
-        return result, compose_record(html, result.record, url, rows, body_naming(state, url))
+        naming, learned = body_naming(state, url), self.learner.take_read(state, (html, url))
+        return result, compose_record(html, result.record, url, rows, naming, learned)

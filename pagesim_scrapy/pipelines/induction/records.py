@@ -16,7 +16,7 @@ from pagesim_scrapy.core.record.model import CoreRecord
 from pagesim_scrapy.core.record.naming import BodyNaming
 from pagesim_scrapy.core.record.rows import page_rows
 from pagesim_scrapy.core.statefile import describe_error
-from pagesim_scrapy.pipelines.induction.naming import body_naming
+from pagesim_scrapy.pipelines.induction.naming import PageRead, body_naming
 from pagesim_scrapy.pipelines.induction.stores import logger
 
 # the namings moved to :mod:`.naming`; the names stay importable from here
@@ -51,19 +51,37 @@ def labelled_rows(root: Element | None, url: str | None) -> dict[str, Any]:
         return {}
 
 
-def _filled(core: CoreRecord, root: Any, url: str | None, naming: BodyNaming) -> CoreRecord:
+def _filled(
+    core: CoreRecord,
+    root: Any,
+    url: str | None,
+    naming: BodyNaming,
+    every_field: dict[str, str] | None = None,
+) -> CoreRecord:
     """``core`` after the page taught ``naming`` (only while it still learns as pages come:
     :mod:`.naming`) and took from its body what its metadata lacks; ``core`` itself if that
-    fails (logged: a bug, the record keeps its metadata)."""
-    from pagesim_scrapy.core.record.bodyfields import body_fields
-
+    fails (logged: a bug, the record keeps its metadata). ``every_field``: the page's body
+    fields, all of them, read already (the wanted ones are what reading them alone gives)."""
     try:
-        body = body_fields(root, url or "", naming.wanted())
+        body = _body(root, url, naming.wanted(), every_field)
         naming.observe(core, body)
         return naming.fill(core, body)
     except Exception as exc:
         logger.warning("pagesim: no body fields for page item %s: %s", url, describe_error(exc))
         return core
+
+
+def _body(
+    root: Any, url: str | None, wanted: frozenset[str] | None, every_field: dict[str, str] | None
+) -> dict[str, str]:
+    """The page's ``wanted`` body fields (every one for None), from ``every_field`` if read."""
+    if every_field is None:
+        from pagesim_scrapy.core.record.bodyfields import body_fields
+
+        return body_fields(root, url or "", wanted)
+    if wanted is None:
+        return every_field
+    return {key: value for key, value in every_field.items() if key in wanted}
 
 
 def compose_record(
@@ -72,26 +90,31 @@ def compose_record(
     url: str | None,
     rows: dict[str, Any] | None = None,
     naming: BodyNaming | None = None,
+    read: PageRead | None = None,
 ) -> ItemRecord:
     """The item's record from its page's HTML, its labelled rows and the wrapper's record;
     with ``naming``, the page teaches it and its core record's gaps are filled from the body.
-    Never raises: a page whose structured data cannot be read keeps its other fields (with a
-    WARNING)."""
-    # the structured-data reader (extruct, rdflib) loads with the first page item
-    from pagesim_scrapy.core.record.build import read_page
-
-    core: CoreRecord | None
-    root: Any = None
-    try:
-        core, root = read_page(html, url or "")
-    except Exception as exc:  # the reader skips bad blocks itself: this is a bug
-        logger.warning("pagesim: no core record for page item %s: %s", url, describe_error(exc))
-        core = None
+    ``read`` is what the record reader gave for the page already (the naming learned from
+    it): the page is not read again. Never raises: a page whose structured data cannot be
+    read keeps its other fields (with a WARNING)."""
+    core, root, every_field = read if read is not None else (*_read_page(html, url), None)
     if core is not None and naming is not None:
-        core = _filled(core, root, url, naming)
+        core = _filled(core, root, url, naming, every_field)
     record = item_record(core, induced, url, rows, site_chrome_texts(root, url), root)
     forget_page()  # the page's trees and element lists are not needed past its record
     return record
+
+
+def _read_page(html: str | bytes, url: str | None) -> tuple[CoreRecord | None, Any]:
+    """The page's core record and the tree it was read from; (None, None) on a bug (logged)."""
+    # the structured-data reader (extruct, rdflib) loads with the first page item
+    from pagesim_scrapy.core.record.build import read_page
+
+    try:
+        return read_page(html, url or "")
+    except Exception as exc:  # the reader skips bad blocks itself: this is a bug
+        logger.warning("pagesim: no core record for page item %s: %s", url, describe_error(exc))
+        return None, None
 
 
 def site_chrome_texts(root: Any, url: str | None) -> LandmarkTexts:

@@ -17,7 +17,7 @@ from lxml import html as lxml_html
 
 from sample_project.demo_shop import DEMO_LABELS_FILE, DEMO_SITE_DIR
 from sample_project.demo_shop.extensions import page_key
-from tests.test_induce_demo import demo_crawl  # noqa: F401  (the shared crawl)
+from tests.test_induce_demo import demo_crawl, demo_run  # noqa: F401  (the shared crawl)
 
 pytestmark = pytest.mark.skipif(
     not DEMO_LABELS_FILE.is_file(), reason="the demo site is not generated"

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from lxml import html as lxml_html
 
+from pagesim_scrapy.core.record.signatures import parse_memory
 from sample_project.demo_shop import DEMO_LABELS_FILE, DEMO_SITE_DIR
 from sample_project.demo_shop import settings as demo_settings
 from sample_project.demo_shop.extensions import page_key
@@ -46,7 +47,7 @@ def _truth(key: str) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def demo_crawl(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str, Any]], str]:
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str, Any]], str, Path]:
     tmp = tmp_path_factory.mktemp("demo")
     out = tmp / "items.jsonl"
     result = subprocess.run(
@@ -77,7 +78,22 @@ def demo_crawl(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str,
     assert result.returncode == 0, result.stderr[-3000:]
     assert (tmp / "wrappers" / "product.json").is_file(), "the learned wrapper was not saved"
     items = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    return items, result.stderr
+    return items, result.stderr, tmp
+
+
+@pytest.fixture(scope="module")
+def demo_crawl(demo_run) -> tuple[list[dict[str, Any]], str]:
+    items, log, _ = demo_run
+    return items, log
+
+
+def test_the_crawl_saves_what_its_site_agreed_on_for_the_next_crawl(demo_run) -> None:
+    _, log, tmp = demo_run
+    memory = parse_memory((tmp / "wrappers" / "_signatures.memory").read_text(encoding="utf-8"))
+    votes = memory.to_dict()["votes"]
+    assert {page_type for page_type, *_ in votes} == {"product"}
+    assert {"name", "price"} <= {name for _, _, name, _ in votes}
+    assert _stats(log)["pagesim/induction/signatures/saved"] == len(memory)
 
 
 def test_every_product_page_gets_one_page_item_with_a_record(demo_crawl) -> None:

@@ -29,7 +29,7 @@ from pagesim_scrapy.core.induce.template import document_fingerprint
 from pagesim_scrapy.core.induce.wrapper import page_order_key
 from pagesim_scrapy.core.statefile import describe_error
 from pagesim_scrapy.pipelines.induction.holding import body_size
-from pagesim_scrapy.pipelines.induction.naming import PageRead, learn_namings
+from pagesim_scrapy.pipelines.induction.naming import PageRead, Signatures, learn_namings
 from pagesim_scrapy.pipelines.induction.sources import (
     Source,
     kept_source,
@@ -164,6 +164,8 @@ class Learner:
         self._label_limit_logged = False
         #: ``PAGESIM_INDUCTION_MAX_NODES`` was reached: no wrapper learns more in this crawl
         self.node_limited = False
+        #: which element holds a standard value on other sites (loaded when the crawl opens)
+        self.signatures = Signatures()
 
     # --- labels ----------------------------------------------------------------------------
 
@@ -348,7 +350,7 @@ class Learner:
         if state.sources and state.failed is None:
             self._drop_reads(state)
             keep = partial(self._keep_read, state)
-            learn_namings(state, state.sources[: state.applied], keep)
+            learn_namings(state, state.sources[: state.applied], keep, self.signatures)
 
     def _keep_read(self, state: LabelState, page: PageKey, read: PageRead) -> None:
         """Keep what learning read of ``page`` for its item, within the tree budget."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 from weakref import WeakKeyDictionary
@@ -26,6 +27,7 @@ from weakref import WeakKeyDictionary
 from pagesim_scrapy.core.induce.dom import forget_page
 from pagesim_scrapy.core.record.model import CoreRecord
 from pagesim_scrapy.core.record.naming import BodyNaming
+from pagesim_scrapy.core.record.signatures import SignatureMemory
 from pagesim_scrapy.core.statefile import describe_error
 from pagesim_scrapy.pipelines.induction.sources import Source, in_canonical_order, source_page
 from pagesim_scrapy.pipelines.induction.stores import logger
@@ -43,28 +45,55 @@ PageRead = tuple[CoreRecord, Any, dict[str, str] | None]
 KeepRead = Callable[[tuple[str | bytes, str | None], PageRead], None]
 
 
+@dataclass
+class Signatures:
+    """The crawl's memory of which element holds a standard value on other sites
+    (:mod:`~pagesim_scrapy.core.record.signatures`).
+
+    ``known`` is what earlier crawls saved, asked and never changed during this crawl, so a
+    site's records do not depend on which other site settled first; ``taught`` starts as a
+    copy of it and learns what this crawl's sites agree on, to be saved for the next crawl.
+    """
+
+    known: SignatureMemory | None = None
+    taught: SignatureMemory = field(default_factory=SignatureMemory)
+
+    @classmethod
+    def from_saved(cls, saved: SignatureMemory | None) -> Signatures:
+        if saved is None:
+            return cls()
+        return cls(saved, SignatureMemory.from_dict(saved.to_dict()))
+
+
 def site_of(url: str | None) -> str:
     """The site a page's naming is kept for: its host name."""
     return (urlsplit(url or "").hostname or "").lower()
 
 
-def body_naming(state: Any, url: str | None) -> BodyNaming:
+def body_naming(state: Any, url: str | None, signatures: Signatures | None = None) -> BodyNaming:
     """The body naming learned for ``state``'s label on the site of ``url``."""
     site = site_of(url)
     with _NAMINGS_LOCK:
         per_site = _NAMINGS.setdefault(state, {})
         naming = per_site.get(site)
         if naming is None:
-            naming = per_site[site] = BodyNaming()
+            memory = signatures.known if signatures is not None else None
+            naming = per_site[site] = BodyNaming(memory=memory, site=site)
         return naming
 
 
-def learn_namings(state: Any, sources: list[Source], keep: KeepRead | None = None) -> None:
+def learn_namings(
+    state: Any,
+    sources: list[Source],
+    keep: KeepRead | None = None,
+    signatures: Signatures | None = None,
+) -> None:
     """Worker thread, under the label's lock: the label's naming of each site learned afresh
     from its kept pages of that site in canonical order, then fixed (nothing to do when they
     are the pages it was learned from last time). A site none of whose pages is kept (not
     in a full label's sample) keeps the naming its pages taught as they came. Each page read
-    goes to ``keep``."""
+    goes to ``keep``; each site's naming asks ``signatures.known`` and teaches
+    ``signatures.taught``."""
     pages = in_canonical_order(sources)
     keys = tuple(source[0] for source in pages)
     with _NAMINGS_LOCK:
@@ -73,15 +102,23 @@ def learn_namings(state: Any, sources: list[Source], keep: KeepRead | None = Non
     by_site: dict[str, list[Source]] = {}
     for source in pages:
         by_site.setdefault(site_of(source[3]), []).append(source)
-    learned = {site: _learned(site_pages, keep) for site, site_pages in by_site.items()}
+    learned = {
+        site: _learned(site_pages, keep, site, signatures) for site, site_pages in by_site.items()
+    }
     with _NAMINGS_LOCK:
         _NAMINGS.setdefault(state, {}).update(learned)
         _LEARNED_FROM[state] = keys
 
 
-def _learned(sources: list[Source], keep: KeepRead | None = None) -> BodyNaming:
+def _learned(
+    sources: list[Source],
+    keep: KeepRead | None = None,
+    site: str = "",
+    signatures: Signatures | None = None,
+) -> BodyNaming:
     """A fixed naming learned from ``sources`` in their order, until it stops learning."""
-    naming = BodyNaming()
+    memory = signatures.known if signatures is not None else None
+    naming = BodyNaming(memory=memory, site=site)
     for source in sources:
         if not naming.learning:
             break
@@ -90,6 +127,8 @@ def _learned(sources: list[Source], keep: KeepRead | None = None) -> BodyNaming:
         if read is not None and keep is not None:
             keep((page, source[3]), read)
     naming.stop_learning()
+    if signatures is not None:
+        naming.teach(signatures.taught)
     return naming
 
 

@@ -19,6 +19,7 @@ from pagesim_scrapy.pipelines._config import config_or_fail
 from pagesim_scrapy.pipelines.driftrelearn import relearn_if_drifted, watch_record
 from pagesim_scrapy.pipelines.induction.holding import Held, Holding, held_bytes_budget
 from pagesim_scrapy.pipelines.induction.learning import LabelState, Learner, LearnResult
+from pagesim_scrapy.pipelines.induction.naming import Signatures
 from pagesim_scrapy.pipelines.induction.records import (
     body_naming,
     compose_record,
@@ -28,8 +29,10 @@ from pagesim_scrapy.pipelines.induction.records import (
 from pagesim_scrapy.pipelines.induction.stores import (
     WrapperStore,
     build_store,
+    load_signatures,
     logger,
     open_store,
+    save_signatures,
     save_wrappers,
 )
 from pagesim_scrapy.pipelines.induction.worker import InductionWorker
@@ -125,6 +128,7 @@ class TemplateInductionPipeline:
     def open_spider(self) -> None:
         self.stats.set_value(f"{STATS_PREFIX}/enabled", 1)
         open_store(self.store, self.stats)
+        self.learner.signatures = Signatures.from_saved(load_signatures(self.store, self.stats))
 
     async def process_item(self, item: Any) -> Any:
         if not isinstance(item, PageItem):
@@ -163,6 +167,7 @@ class TemplateInductionPipeline:
         self.worker.shutdown()
         if self.store is not None:
             save_wrappers(self.store, self.labels.values(), self.stats)
+            save_signatures(self.store, self.learner.signatures.taught, self.stats)
 
     def release_all_on_close(self) -> None:
         """``spider_closed``: nothing may stay held once the spider is gone."""
@@ -299,5 +304,6 @@ class TemplateInductionPipeline:
             seed_page_memo(root, read)  # learned while the item waited: read once
         rows = labelled_rows(root, url)
         result = self._extract(state, page if root is None else root, url)
-        naming, learned = body_naming(state, url), self.learner.take_read(state, (html, url))
+        naming = body_naming(state, url, self.learner.signatures)
+        learned = self.learner.take_read(state, (html, url))
         return result, compose_record(html, result.record, url, rows, naming, learned)

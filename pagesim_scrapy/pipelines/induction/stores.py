@@ -13,11 +13,13 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy.utils.project import data_path
 
 from pagesim_scrapy.core.induce import Wrapper, WrapperError
+from pagesim_scrapy.core.record.signatures import SignatureMemory, memory_text, parse_memory
 from pagesim_scrapy.core.statefile import (
     CorruptStateError,
     describe_error,
     read_state,
     remove_stale_temp_files,
+    write_atomic,
 )
 from pagesim_scrapy.settings import DEFAULTS, InductionConfig, read_setting, shared_state_url
 
@@ -74,7 +76,9 @@ class JsonFileWrapperStore:
     def open(self) -> list[Path]:
         """Remove the temporary files that a killed crawl's saves left in the folder (see
         :func:`~pagesim_scrapy.core.statefile.remove_stale_temp_files`); returns them."""
-        return remove_stale_temp_files(self.directory, lambda name: name.endswith(".json"))
+        return remove_stale_temp_files(
+            self.directory, lambda name: name.endswith(".json") or name == SIGNATURES_FILE
+        )
 
     def load(self, label: str) -> Wrapper | None:
         """The stored wrapper of ``label`` (None if there is none). Raises OSError when the
@@ -85,6 +89,25 @@ class JsonFileWrapperStore:
     def save(self, label: str, wrapper: Wrapper) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         wrapper.save(self.path_for(label))
+
+    @property
+    def signatures_path(self) -> Path:
+        """The signature memory's file: a name no label's file can have."""
+        return self.directory / SIGNATURES_FILE
+
+    def load_signatures(self) -> SignatureMemory | None:
+        """The signature memory an earlier crawl saved (None if there is none); raises as
+        :meth:`load` does."""
+        return read_state(self.signatures_path, parse_memory)
+
+    def save_signatures(self, memory: SignatureMemory) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.signatures_path, memory_text(memory))
+
+
+#: the file of the signature memory in a :class:`JsonFileWrapperStore`'s folder (JSON, but
+#: not named ``*.json``: a user's ``wrapper merge wrappers/*.json`` must not take it for one)
+SIGNATURES_FILE = "_signatures.memory"
 
 
 def _wrapper_from_json(text: str) -> Wrapper:
@@ -205,3 +228,43 @@ def save_wrappers(store: WrapperStore, labels: Iterable[LabelState], stats: Stat
                 state.pages,
                 len(state.wrapper.fields),
             )
+
+
+def load_signatures(store: WrapperStore | None, stats: StatsCollector) -> SignatureMemory | None:
+    """The signature memory the store keeps, or None: a store without one (its optional
+    ``load_signatures``), none saved yet, or an unusable one (logged, counted, learned
+    afresh)."""
+    loader = getattr(store, "load_signatures", None)
+    if not callable(loader):
+        return None
+    try:
+        memory = loader()
+    except CorruptStateError as exc:
+        logger.error("pagesim: the saved signature memory is unusable, starting afresh: %s", exc)
+        stats.inc_value(f"{STATE_STATS_PREFIX}/corrupt")
+        stats.inc_value(f"{STATS_PREFIX}/errors/load")
+        return None
+    except Exception as exc:  # any store, any failure: the crawl goes on
+        logger.error("pagesim: cannot load the signature memory: %s", describe_error(exc))
+        stats.inc_value(f"{STATS_PREFIX}/errors/load")
+        return None
+    if not isinstance(memory, SignatureMemory):
+        return None
+    stats.set_value(f"{STATS_PREFIX}/signatures/loaded", len(memory))
+    return memory
+
+
+def save_signatures(
+    store: WrapperStore | None, memory: SignatureMemory, stats: StatsCollector
+) -> None:
+    """Save what the crawl's sites agreed on for the next crawl (nothing to save: no file)."""
+    saver = getattr(store, "save_signatures", None)
+    if not callable(saver) or not len(memory):
+        return
+    try:
+        saver(memory)
+    except Exception as exc:  # a full disk or a custom store's failure: logged, counted
+        logger.error("pagesim: cannot save the signature memory: %s", describe_error(exc))
+        stats.inc_value(f"{STATS_PREFIX}/errors/save")
+        return
+    stats.set_value(f"{STATS_PREFIX}/signatures/saved", len(memory))

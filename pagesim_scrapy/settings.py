@@ -416,6 +416,18 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "unassigned (`cluster` None).",
     ),
     SettingSpec(
+        "PAGESIM_DISCOVERY_HOLD",
+        "bool",
+        False,
+        "With discovery and no templates (the discovered type is the label), a page whose "
+        "type is not settled yet (no regrouping of its site has kept its group in a type of "
+        "more than one page) is held, like `PAGESIM_HOLD_UNSETTLED`'s pages, and reaches the "
+        "callback once it is, labelled with the type it is in then (at the latest when the "
+        "crawl runs dry): the labels given are the types the crawl ends with. Off by default: "
+        "on real sites most of a site's first pages are held, so their links wait (see "
+        "docs/crawl.md).",
+    ),
+    SettingSpec(
         "PAGESIM_REPORT",
         "str or None",
         None,
@@ -681,6 +693,7 @@ class PageSimConfig:
     discovery_threshold: float | None = DEFAULTS["PAGESIM_DISCOVERY_THRESHOLD"]
     discovery_closeness: float | None = DEFAULTS["PAGESIM_DISCOVERY_CLOSENESS"]
     discovery_max_clusters: int = DEFAULTS["PAGESIM_DISCOVERY_MAX_CLUSTERS"]
+    discovery_hold: bool = DEFAULTS["PAGESIM_DISCOVERY_HOLD"]
     report: str | None = DEFAULTS["PAGESIM_REPORT"]
     state_url: str | None = DEFAULTS["PAGESIM_STATE_URL"]
     state_prefix: str = DEFAULTS["PAGESIM_STATE_PREFIX"]

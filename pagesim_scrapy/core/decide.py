@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 Classifier = PageClassifier
 
 #: What the crawl does with a page: let it through, turn it away, or hold it until its
-#: site's cut has settled (it comes back through the second look).
+#: site's cut (or, discovering, its type) has settled (it comes back through the second look).
 PASS = "pass"
 DROP = "drop"
 HOLD = "hold"
@@ -89,6 +89,9 @@ class Decision:
     cluster: str | None = None
     cluster_score: float | None = None
     discovered: str = ""
+    #: held until its discovered type is settled (``PAGESIM_DISCOVERY_HOLD``), under its leader
+    held_for_type: bool = False
+    leader: int | None = field(default=None, compare=False)
     target: bool = False
     held: bool = False
     #: held from a spider that gets every verdict: due again whatever its new verdict
@@ -165,6 +168,8 @@ class PageDecider:
     not last are held for the second look (with a ``second_look`` only). ``explore``: the
     share of dropped pages let through, chosen by URL. ``on_site_settled(site)`` is called
     when a site with pages waiting for the second look has just left its young pages.
+    :meth:`hold_types` holds, when discovering without a classifier, the pages whose
+    discovered type is not settled yet.
     """
 
     def __init__(
@@ -197,6 +202,8 @@ class PageDecider:
         self.on_site_settled = on_site_settled
         #: pages given a relevance so far (the threshold applies from relevance_min_pages on)
         self.relevance_scored = 0
+        #: hold pages whose discovered type is not settled (see hold_types)
+        self.on_types_settled: Callable[[str | None], object] | None = None
         # the site-aware classifier's features go with the decision (the drift watch reads
         # them: one feature pass per page); the second look also needs its settled verdicts
         self._sites = site_classifier(classifier)
@@ -220,8 +227,9 @@ class PageDecider:
         fields = verdict.fields
         fields.update(self._discover(summary, site, url, html, first if again else None))
         self._notice_settled(site, again)
+        self._notice_types_settled(site, again)
         target = self._is_target(fields["label"])
-        held = verdict.unsettled and self._holds(target)
+        held = fields.get("held_for_type", False) or (verdict.unsettled and self._holds(target))
         if held:
             target = False
         if target and self.content is not None:
@@ -240,7 +248,7 @@ class PageDecider:
             **fields,
             target=target,
             held=held,
-            owed=held and self.defer,
+            owed=held and (self.defer or fields.get("held_for_type", False)),
             explored=explored,
             action=action,
             record=record,
@@ -248,6 +256,19 @@ class PageDecider:
             site=site,
             features=verdict.features,
         )
+
+    def hold_types(
+        self, second_look: SecondLook[Any], on_settled: Callable[[str | None], object]
+    ) -> bool:
+        """Hold pages whose discovered type is not settled in ``second_look`` (discovery
+        without a classifier only: the type is then the label the spider routes by);
+        ``on_settled(site)`` is called after each decision on a site with pages held, to
+        take those whose type has settled since. Whether holding is on."""
+        if self.classifier is not None or self.discovery is None:
+            return False
+        self.second_look = second_look
+        self.on_types_settled = on_settled
+        return True
 
     def decide_all(self, pages: Iterable[Any], *, site: str | None = None) -> list[Decision]:
         """Batch form for offline callers (``classify`` over a folder, a Spark job's site):
@@ -325,17 +346,15 @@ class PageDecider:
         if discovery is None:
             return {}
         if first is not None:
-            return {
-                "cluster": first.get("cluster"),
-                "cluster_score": first.get("cluster_score"),
-                "discovered": CARRIED,
-            }
-        cluster, cluster_score, is_new = discovery.assign(summary, source=url, html=html, site=site)
-        found: dict[str, Any] = {
-            "cluster": cluster,
-            "cluster_score": cluster_score,
-            "discovered": FOUNDED if is_new else JOINED,
-        }
+            cluster, cluster_score = first.get("cluster"), first.get("cluster_score")
+            found: dict[str, Any] = {"discovered": CARRIED}
+        else:
+            page = discovery.discover(summary, source=url, html=html, site=site)
+            cluster, cluster_score = page.label, page.score
+            found = {"discovered": FOUNDED if page.is_new else JOINED}
+            if not page.settled and self._holds_type():
+                found.update(held_for_type=True, leader=page.leader)
+        found.update(cluster=cluster, cluster_score=cluster_score)
         if self.classifier is None:  # discovery only: the discovered type is the label
             found.update(
                 label=cluster,
@@ -344,6 +363,23 @@ class PageDecider:
                 method=discovery.method,
             )
         return found
+
+    def _holds_type(self) -> bool:
+        """Whether a page of an unsettled discovered type is held: with :meth:`hold_types`,
+        while the second look has room to record it."""
+        second_look = self.second_look
+        return (
+            self.on_types_settled is not None and second_look is not None and second_look.has_room()
+        )
+
+    def _notice_types_settled(self, site: str | None, again: bool) -> None:
+        """After each decision on a site with pages held for their type: those whose type
+        has settled since get their label now, not when the crawl runs dry."""
+        second_look = self.second_look
+        if self.on_types_settled is None or second_look is None or again:
+            return
+        if second_look.types_wait_on(site):
+            self.on_types_settled(site)
 
     def _notice_settled(self, site: str | None, again: bool) -> None:
         """A site just past its young pages has a settled cut: its pages turned away or held
@@ -388,7 +424,7 @@ class PageDecider:
         """(action, record for the second look, explored). A page ``lost`` is recorded where
         it is: its items dropped by the filter (tag mode), or the page itself (drop, not
         explored); a held page always is."""
-        if held and (self.drop or self.defer):
+        if held and (self.drop or self.defer or self.on_types_settled is not None):
             return HOLD, True, False
         if target or not self.drop:
             # the spider gets the page now; in tag mode without filtering that is final

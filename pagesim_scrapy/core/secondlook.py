@@ -41,6 +41,13 @@ cut (the same benchmark prints the share of the pages held).
 A site that grows past its young pages while the crawl goes on has a settled cut then: its
 pages get their look at once (``due_on``), not when the whole crawl runs dry.
 
+Discovery holds its pages here too (``PAGESIM_DISCOVERY_HOLD``, no templates): a page whose
+discovered type is not settled yet (:attr:`~pagesim_scrapy.core.cluster.Discovered.settled`)
+is held under its leader (:meth:`SecondLook.hold_for_type`), and is due, owed, with the label
+of the type its leader is in then, once the leader's type is settled (:meth:`types_due_on`,
+asked after each decision on its site) or the crawl runs dry (:meth:`types_due`). Its label
+then is the one the crawl ends with, not the one a single comparison gave it.
+
 Framework-free: the crawl layer records what it turned away under a key of its own (the
 request) and asks for the pages due once it is idle.
 """
@@ -48,6 +55,7 @@ request) and asks for the pages due once it is idle.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -56,6 +64,10 @@ from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.verdict import Verdict
 
 K = TypeVar("K")
+
+#: A discovery's answers about a leader (``OnlineDiscovery.settled`` and ``label_now``).
+Settled = Callable[[int | None], bool]
+LabelNow = Callable[[int | None], str | None]
 
 #: Pages recorded at most: with its request, a record is about 2 kB (packed features of real
 #: pages 0.7-2 kB), so 20 MB at most. Past it, pages turned away are not recorded
@@ -72,6 +84,13 @@ class _TurnedAway(Generic[K]):
     owed: bool = False  # the spider has not had it: due again whatever its new verdict
 
 
+@dataclass(frozen=True)
+class TypeSettled:
+    """A page held for its discovered type, now due: ``label`` is the type it is in now."""
+
+    label: str | None
+
+
 class SecondLook(Generic[K]):
     """The pages a crawl turned away, decided again under the sites' final cuts.
 
@@ -81,7 +100,7 @@ class SecondLook(Generic[K]):
 
     def __init__(
         self,
-        classifier: SiteAwareClassifier,
+        classifier: SiteAwareClassifier | None,
         targets: frozenset[str] = frozenset(),
         max_pages: int = MAX_PAGES,
     ) -> None:
@@ -104,6 +123,12 @@ class SecondLook(Generic[K]):
         #: pages looked at again so far, and those that passed
         self.looked = 0
         self.passed = 0
+        #: pages held for their discovered type: site -> leader -> keys, oldest first
+        self._types_waiting: dict[str | None, dict[int | None, list[K]]] = {}
+        self._types_count = 0
+        #: pages held for their discovered type so far, and those due again since
+        self.types_held = 0
+        self.types_due_count = 0
 
     def __len__(self) -> int:
         return len(self._records)
@@ -111,7 +136,7 @@ class SecondLook(Generic[K]):
     def has_room(self) -> bool:
         """Whether another page can be recorded (a page is held only then: a page held but
         not recorded would be lost)."""
-        return len(self._records) < self.max_pages
+        return len(self._records) + self._types_count < self.max_pages
 
     def record(
         self,
@@ -126,7 +151,7 @@ class SecondLook(Generic[K]):
         a verdict that does not hold yet (``SiteAwareClassifier.holds``). ``owed``: held from
         a spider that must get every page with its verdict (tag mode), so it is due again
         whatever its new verdict."""
-        if not self.classifier.is_young(site):
+        if self.classifier is None or not self.classifier.is_young(site):
             self.settled += 1
             return False
         if not self.has_room():
@@ -172,6 +197,8 @@ class SecondLook(Generic[K]):
 
     def _decide(self, records: list[_TurnedAway[K]]) -> list[tuple[K, Verdict]]:
         self.last_looked = [(record.key, record.owed) for record in records]
+        if self.classifier is None:
+            return []
         known = set(self.classifier.sites())
         for site in {record.site for record in records} & known:
             self.classifier.catch_up(site)
@@ -186,4 +213,56 @@ class SecondLook(Generic[K]):
             self.passed += wanted
             if wanted or record.owed:
                 out.append((record.key, verdict))
+        return out
+
+    # -- pages held for their discovered type ------------------------------------------------
+
+    def hold_for_type(self, key: K, site: str | None, leader: int | None) -> bool:
+        """Hold a page until its leader's discovered type is settled; False when the bound
+        is reached (the page is not held: it would be lost)."""
+        if not self.has_room():
+            self.over += 1
+            return False
+        self._types_waiting.setdefault(site, {}).setdefault(leader, []).append(key)
+        self._types_count += 1
+        self.types_held += 1
+        return True
+
+    def types_waiting(self) -> int:
+        """Pages held for their discovered type and not due yet."""
+        return self._types_count
+
+    def types_wait_on(self, site: str | None) -> bool:
+        """Whether ``site`` has pages held for their type (constant time: asked per page)."""
+        return site in self._types_waiting
+
+    def types_due_on(
+        self, site: str | None, settled: Settled, label_now: LabelNow
+    ) -> list[tuple[K, TypeSettled]]:
+        """The site's held pages whose leader's type is now ``settled``, each owed with the
+        label of that type (``label_now``), oldest leader first; they are forgotten. One
+        question per leader, not per page: a site's leaders are few."""
+        leaders = self._types_waiting.get(site)
+        if not leaders:
+            return []
+        done = [leader for leader in leaders if settled(leader)]
+        due = [(leader, leaders.pop(leader)) for leader in done]
+        if not leaders:
+            del self._types_waiting[site]
+        return self._type_labels(due, label_now)
+
+    def types_due(self, label_now: LabelNow) -> list[tuple[K, TypeSettled]]:
+        """Every held page, owed with its leader's label now (the crawl ran dry: its types
+        are the ones it ends with)."""
+        due = [pair for leaders in self._types_waiting.values() for pair in leaders.items()]
+        self._types_waiting.clear()
+        return self._type_labels(due, label_now)
+
+    def _type_labels(
+        self, due: list[tuple[int | None, list[K]]], label_now: LabelNow
+    ) -> list[tuple[K, TypeSettled]]:
+        out = [(key, TypeSettled(label_now(leader))) for leader, keys in due for key in keys]
+        self._types_count -= len(out)
+        self.types_due_count += len(out)
+        self.last_looked = [(key, True) for key, _ in out]
         return out

@@ -34,12 +34,10 @@ def count_decision(
         if decision.filled is not None:
             stats.inc_value("pagesim/neighbour_fill")
             stats.inc_value(f"pagesim/neighbour_fill/{label}")
-    if decision.again and decision.target:
-        stats.inc_value("pagesim/second_look/kept")
-    elif decision.again:
-        stats.inc_value("pagesim/second_look/turned_away")
-    elif decision.held:
-        stats.inc_value("pagesim/second_look/held")
+    if decision.held_for_type:
+        stats.inc_value("pagesim/discovery/held")
+    elif decision.classified:  # a page back for its discovered type is counted when due
+        _count_second_look(stats, decision)
     if decision.discovered in (JOINED, FOUNDED):
         stats.inc_value("pagesim/discovery/pages")
         if decision.discovered == FOUNDED:
@@ -55,6 +53,15 @@ def count_decision(
             decision.relevance,
             relevance_threshold,
         )
+
+
+def _count_second_look(stats: StatsCollector, decision: Decision) -> None:
+    if decision.again and decision.target:
+        stats.inc_value("pagesim/second_look/kept")
+    elif decision.again:
+        stats.inc_value("pagesim/second_look/turned_away")
+    elif decision.held:
+        stats.inc_value("pagesim/second_look/held")
 
 
 def count_as_received(crawler: Crawler | None, request: Request, response: Response) -> None:

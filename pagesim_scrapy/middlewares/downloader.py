@@ -14,6 +14,7 @@ from scrapy.http import HtmlResponse, Response
 from scrapy.http.request import NO_CALLBACK
 
 from pagesim_scrapy.core.decide import DROP, HOLD, Decision
+from pagesim_scrapy.core.secondlook import SecondLook
 from pagesim_scrapy.core.site import site_key
 from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize_tree
 from pagesim_scrapy.crawlreport import CrawlReportCollector
@@ -56,7 +57,6 @@ if TYPE_CHECKING:
 
     from pagesim_scrapy.core.cluster import OnlineDiscovery
     from pagesim_scrapy.core.decide import Classifier
-    from pagesim_scrapy.core.secondlook import SecondLook
 
 logger = logging.getLogger(LOGGER_NAME)
 
@@ -146,7 +146,26 @@ class PageSimDownloaderMiddleware:
         self.config, self.started = started.config, started
         self.holding.second_look = started.second_look
         self.holding.defer = started.decider.defer
+        self._hold_discovered_types(started)
         self.readiness.open()
+
+    def _hold_discovered_types(self, started: Started) -> None:
+        """``PAGESIM_DISCOVERY_HOLD``: pages whose discovered type is not settled wait in a
+        second look of their own (discovery without templates and without a fleet, whose
+        workers' types are regrouped apart)."""
+        if not self.config.discovery_hold or started.discovery is None:
+            return
+        early = self.startup._may_stop_early()
+        if started.fleet is not None or early:
+            logger.info(
+                "pagesim: no page is held for its discovered type (PAGESIM_DISCOVERY_HOLD): %s",
+                f"{early} may end this crawl before it runs dry" if early else "a crawl fleet",
+            )
+            return
+        second_look: SecondLook[Request] = SecondLook(None)
+        if started.decider.hold_types(second_look, self.holding.types_settled):
+            self.holding.second_look = second_look
+            self.holding.discovery = started.discovery
 
     def spider_idle(self, spider: Spider) -> None:
         """The crawl has nothing else to do: decide the pages turned away again under the
@@ -174,7 +193,8 @@ class PageSimDownloaderMiddleware:
         if self.discovery is not None and self.readiness.ready:
             close_discovery(self.discovery, self.stats, self.state_files)
         if self.report is not None and self.config.report and self.readiness.ready:
-            write_report(self.report, self.config.report)
+            examples = self.startup.examples
+            write_report(self.report, self.config.report, examples.advice if examples else None)
 
     def summary(self) -> str:
         """The close summary line (see :func:`~.closing.summary_line`)."""

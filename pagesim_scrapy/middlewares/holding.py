@@ -4,6 +4,8 @@
 A page turned away or held is recorded under its request; when its site's cut settles, or the
 crawl runs dry, the pages due are requested again. A held page's response is kept in memory
 (within :data:`HELD_RESPONSES_MAX_BYTES`) and replayed instead of being downloaded twice.
+A page held for its discovered type (``PAGESIM_DISCOVERY_HOLD``) goes the same way, due once
+its type is settled, with the label of that type.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
 
+    from pagesim_scrapy.core.cluster import OnlineDiscovery
     from pagesim_scrapy.core.decide import Decision
     from pagesim_scrapy.core.secondlook import SecondLook
 
@@ -59,6 +62,8 @@ class HeldPages:
         self.stats = stats
         self.crawler = crawler
         self.second_look: SecondLook[Request] | None = None
+        #: the discovery whose pages are held until their type is settled, if any
+        self.discovery: OnlineDiscovery | None = None
         #: the spider gets every page with its verdict (tag mode without item filtering)
         self.defer = False
         #: the responses of held pages (by id of their request), and those due again (by the
@@ -67,12 +72,18 @@ class HeldPages:
         self._replays: dict[int, Response] = {}
         self._held_bytes = 0
         self.requested_again = 0
+        #: tokens of the kept responses of pages held for their discovered type
+        self._type_replays: set[int] = set()
 
     # -- recording ---------------------------------------------------------------------------
 
     def record(self, request: Request, response: Response, decision: Decision) -> None:
         """Record a page for the second look; a held page's response is kept only then."""
         assert self.second_look is not None
+        if decision.held_for_type:
+            if self.second_look.hold_for_type(request, decision.site, decision.leader):
+                self._keep(request, response)
+            return
         recorded = self.second_look.record(
             request, decision.features, decision.site, held=decision.held, owed=decision.owed
         )
@@ -104,7 +115,11 @@ class HeldPages:
         if stored is None:
             return None
         self._held_bytes -= len(stored.body)
-        self.stats.inc_value("pagesim/second_look/replayed")
+        if token in self._type_replays:
+            self._type_replays.discard(token)
+            self.stats.inc_value("pagesim/discovery/replayed")
+        else:
+            self.stats.inc_value("pagesim/second_look/replayed")
         return stored.replace(request=request)
 
     # -- looking again -----------------------------------------------------------------------
@@ -118,9 +133,42 @@ class HeldPages:
         """Look at every page recorded; whether any was requested again (then the crawl
         must not close yet)."""
         second_look = self.second_look
-        if second_look is None or not len(second_look):
+        if second_look is None:
             return False
-        return bool(self.look_again(second_look.due, "the crawl ran dry"))
+        requested = self.types_settled(None, dry=True) if second_look.types_waiting() else 0
+        if len(second_look):
+            requested += self.look_again(second_look.due, "the crawl ran dry")
+        return bool(requested)
+
+    def types_settled(self, site: str | None, dry: bool = False) -> int:
+        """Request again the held pages whose discovered type is settled now: on ``site``
+        (after a decision there), or every one (``dry``: the crawl ran dry, its types
+        regrouped first, so they are the ones it ends with). The number requested."""
+        second_look, discovery = self.second_look, self.discovery
+        engine = self.crawler.engine if self.crawler is not None else None
+        if second_look is None or discovery is None or engine is None:
+            return 0
+        try:
+            if dry:
+                discovery.regroup()
+                due = second_look.types_due(discovery.label_now)
+            else:
+                due = second_look.types_due_on(site, discovery.settled, discovery.label_now)
+        except Exception:  # a bug here must not keep the crawl from closing
+            logger.warning("pagesim: the held pages' types could not be settled", exc_info=True)
+            return 0
+        if not due:
+            return 0
+        logger.debug(
+            "pagesim: %d pages held until their discovered type settled are given to the "
+            "spider (%s)",
+            len(due),
+            "the crawl ran dry" if dry else f"{site}'s types regrouped",
+        )
+        labels = {id(request): settled.label for request, settled in due}
+        requested = self._request_again(due, labels)
+        self.stats.inc_value("pagesim/discovery/held_due", requested)
+        return requested
 
     def look_again(self, look: Callable[[], list[tuple[Request, Any]]], why: str) -> int:
         """Take a second look (``look``: ``due`` or ``due_on``) and request the pages due
@@ -138,18 +186,41 @@ class HeldPages:
         looked = second_look.looked - looked_before
         self.stats.inc_value("pagesim/second_look/looked", looked)
         self._log_look(why, looked, second_look.passed - passed_before, len(due))
+        requested = self._request_again(due)
+        self.stats.inc_value("pagesim/second_look/requested", requested)
+        return requested
+
+    def _request_again(
+        self, due: list[tuple[Request, Any]], labels: dict[int, str | None] | None = None
+    ) -> int:
+        """Request the pages due again (``labels``: the settled discovered type of pages
+        held for it, by request id); the number requested."""
+        engine = self.crawler.engine if self.crawler is not None else None
+        assert engine is not None
         owed, replays = self._sort_looked(due)
         requested = 0
         for request, _ in due:
+            key = id(request)
+            again = self._again(request, key in owed, replays.get(key))
+            if labels is not None:
+                self._relabel(again, labels[key])
             try:
-                engine.crawl(self._again(request, id(request) in owed, replays.get(id(request))))
+                engine.crawl(again)
             except Exception:  # the engine is closing: the rest cannot be requested
                 logger.warning("pagesim: cannot request %s again", request.url, exc_info=True)
                 break
             requested += 1
-        self.stats.inc_value("pagesim/second_look/requested", requested)
         self.requested_again += requested
         return requested
+
+    def _relabel(self, request: Request, label: str | None) -> None:
+        """A page held for its discovered type comes back with the type settled for it."""
+        first = request.meta.get(FIRST_VERDICT_META_KEY)
+        if first is not None:
+            first["cluster"] = label
+        token = request.meta.get(REPLAY_META_KEY)
+        if token is not None:
+            self._type_replays.add(token)
 
     def _log_look(self, why: str, looked: int, passed: int, due: int) -> None:
         if self.defer:
@@ -214,6 +285,15 @@ class HeldPages:
             self.stats.set_value("pagesim/second_look/not_recorded", self.second_look.over)
         waiting = self.second_look.waiting_held()
         self._count_not_looked(len(self.second_look) - waiting, reason)
+        types_waiting = self.second_look.types_waiting()
+        if types_waiting:
+            self.stats.set_value("pagesim/discovery/held_undelivered", types_waiting)
+            logger.warning(
+                "pagesim: %d pages held until their discovered type settled never reached "
+                "the spider: the crawl closed (%s) before it ran dry",
+                types_waiting,
+                reason,
+            )
         if waiting:
             self.stats.set_value("pagesim/second_look/held_undelivered", waiting)
             logger.warning(

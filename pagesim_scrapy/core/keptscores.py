@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from operator import itemgetter, sub
 from weakref import WeakKeyDictionary
 
 from pagesim_scrapy.core.site import Features, SiteModel, unpack_features
@@ -190,16 +191,19 @@ class KeptScores:
         probes = dict.fromkeys(cached[: self.limits.probes])
         if not cached or not self.limits.probes:
             return probes
-        for label in entries[cached[0]].scores:
-            top = max(cached, key=lambda key: entries[key].scores[label])
-            probes.setdefault(top)
+        scored = [entries[key].scores for key in cached]
+        for label in scored[0]:
+            # the first page of the highest score, as max() with a key gives it
+            values = list(map(itemgetter(label), scored))
+            probes.setdefault(cached[values.index(max(values))])
         return probes
 
     def _rescore(self, key: str, score: Callable[[str], Scores], pages: int) -> float:
         """Score a cached page again (``score`` takes it packed); how far its scores moved."""
         entry = self._entries[key]
         new = score(key)
-        moved = max((abs(new[label] - old) for label, old in entry.scores.items()), default=0.0)
+        old = entry.scores
+        moved = max(map(abs, map(sub, map(new.__getitem__, old), old.values())), default=0.0)
         entry.scores, entry.scored_at, entry.changes = new, pages, self._changes
         entry.rescored += 1
         self.rescored += 1

@@ -27,8 +27,8 @@ import statistics
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import reduce
-from itertools import accumulate, count, islice, pairwise, repeat
-from operator import add, mul, sub
+from itertools import pairwise
+from operator import add, mul
 
 from pagesim_scrapy.core.site import Features
 from pagesim_scrapy.core.sitepolicy import DEFAULT_POLICY, SitePolicy
@@ -101,17 +101,17 @@ def widest_gap_sorted(ordered: list[float], floor: float, ceiling: float = 1.0) 
     A gap's midpoint lies between its two scores, so only the gaps whose upper score reaches
     ``floor`` and whose lower score is at most ``ceiling`` are looked at."""
     start = max(bisect_left(ordered, floor) - 1, 0)
-    looked = ordered[start : bisect_right(ordered, ceiling) + 1]
-    # each gap's width, 0 for a gap whose midpoint is out of range: the first widest wins
-    widths = [
-        upper - lower if floor <= (lower + upper) / 2 <= ceiling else 0.0
-        for lower, upper in pairwise(looked)
-    ]
-    widest = max(widths, default=0.0)
-    if widest <= 0.0:
-        return None
-    at = widths.index(widest)
-    return (looked[at] + looked[at + 1]) / 2
+    stop = bisect_right(ordered, ceiling) + 1
+    best_width = 0.0
+    best: float | None = None
+    for lower, upper in pairwise(ordered[start:stop]):
+        mid = (lower + upper) / 2
+        if mid < floor or mid > ceiling:
+            continue
+        width = upper - lower
+        if width > best_width:
+            best_width, best = width, mid
+    return best
 
 
 def widest_gap_cut(scores: list[float], floor: float, ceiling: float = 1.0) -> float | None:
@@ -124,19 +124,19 @@ def otsu_sorted(ordered: list[float]) -> float | None:
     same order as a prefix sum, so the same floats)."""
     size = len(ordered)
     total = reduce(add, ordered, 0.0)
-    low_sums = islice(accumulate(ordered, initial=0.0), 1, None)
-    # each split's spread, -1 between equal scores (no split there): the first largest wins
-    spreads = [
-        k * (size - k) * ((total - low_sum) / (size - k) - low_sum / k) ** 2
-        if value > previous
-        else -1.0
-        for k, low_sum, (previous, value) in zip(count(1), low_sums, pairwise(ordered))
-    ]
-    largest = max(spreads, default=-1.0)
-    if largest < 0.0:
-        return None
-    at = spreads.index(largest)
-    return (ordered[at] + ordered[at + 1]) / 2
+    low_sum = 0.0
+    best_spread = -1.0
+    best: float | None = None
+    for k, (previous, value) in enumerate(pairwise(ordered), start=1):
+        low_sum += previous
+        if value <= previous:
+            continue
+        low_mean = low_sum / k
+        high_mean = (total - low_sum) / (size - k)
+        spread = k * (size - k) * (high_mean - low_mean) ** 2
+        if spread > best_spread:
+            best_spread, best = spread, (previous + value) / 2
+    return best
 
 
 def otsu_cut(scores: list[float]) -> float | None:
@@ -178,7 +178,7 @@ def pvariance(values: list[float], mean: float) -> float:
     the exact sum is held as two floats (checked: ``fsum`` of the rest is zero) and divided
     in integers, which Python rounds correctly; a sum that does not fit in two floats falls
     back to ``statistics``."""
-    deviations = list(map(sub, values, repeat(mean)))
+    deviations = [value - mean for value in values]
     squares = list(map(mul, deviations, deviations))
     high = math.fsum(squares)
     squares.append(-high)

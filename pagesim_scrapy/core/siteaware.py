@@ -469,14 +469,17 @@ class SiteAwareClassifier:
     def _per_template(self, features: Features | str, state: _Site) -> dict[str, list[float]]:
         """The page's similarity to each template of each label, under the site's weights
         (``features`` as a set, or packed: a kept page is scored without unpacking it)."""
+        values = self._template_values(features, state)
+        return {label: values[start:end] for label, (start, end) in self._label_spans.items()}
+
+    def _template_values(self, features: Features | str, state: _Site) -> list[float]:
+        """:meth:`_per_template` in the templates' one list."""
         model = state.model
         self._template_totals(state)  # every label's templates, in their order
-        flat, spans = self._pair_layout[0], self._label_spans
-        members = self._template_members
+        flat, members = self._pair_layout[0], self._template_members
         weigh = packed_weights if isinstance(features, str) else shared_weights
         total, shared = weigh(features, flat, members, model.df, model.table())  # type: ignore[arg-type]
-        values = jaccards(shared, total, state.flat_totals)
-        return {label: values[start:end] for label, (start, end) in spans.items()}
+        return jaccards(shared, total, state.flat_totals)
 
     @cached_property
     def _label_spans(self) -> dict[str, tuple[int, int]]:
@@ -488,11 +491,12 @@ class SiteAwareClassifier:
         return spans
 
     def _scores_of(self, features: Features | str, state: _Site) -> dict[str, float]:
-        aggregate = max if self.aggregate == "max" else (lambda v: math.fsum(v) / len(v))
-        return {
-            label: aggregate(values)
-            for label, values in self._per_template(features, state).items()
-        }
+        # straight from the templates' one list (every kept page of a site is scored here)
+        values = self._template_values(features, state)
+        spans = self._label_spans.items()
+        if self.aggregate == "max":
+            return {label: max(values[start:end]) for label, (start, end) in spans}
+        return {label: math.fsum(values[s:e]) / (e - s) for label, (s, e) in spans}
 
     def _template_pairs(self, state: _Site) -> dict[tuple[int, int], float]:
         """Site-weighted similarity of every two templates (all labels), each pair once: each

@@ -507,8 +507,8 @@ class SiteAwareClassifier:
         flat, union, pair_members, pairs = self._pair_layout
         both_members = self._anchor_members
         if both_members is not None:  # the totals and the pairs' shares in one pass
-            sums = grouped_weights(union, both_members, len(flat) + len(pairs), df, table)
-            totals, shared = sums[: len(flat)], sums[len(flat) :]
+            one_pass = grouped_weights(union, both_members, len(flat) + len(pairs), df, table)
+            totals, shared = one_pass[: len(flat)], one_pass[len(flat) :]
         elif pair_members is not None:
             totals = shared_weights(union, flat, self._template_members, df, table)[1]
             shared = grouped_weights(union, pair_members, len(pairs), df, table)

@@ -18,7 +18,7 @@ it holds (a core is always a subset of those).
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from operator import itemgetter, sub
@@ -68,7 +68,7 @@ HELD_MEMO = 1024
 #: at most this many pages kept since a site's last re-estimate keep their shared-feature
 #: bits in hand (see KeptScores.kept): past its young pages a site grows by a share between
 #: re-estimates, and a page whose bits were dropped is unpacked to tell them
-PENDING_PAGES = 4096
+PENDING_PAGES = 1024
 FRESH_PAGES = PENDING_PAGES  # the older name
 
 
@@ -103,7 +103,7 @@ class KeptScores:
         #: the shared-feature bits of the pages kept since the last scores() call, by packed
         #: form (at most PENDING_PAGES, the latest): such a page is scored from its packed
         #: form and never unpacked
-        self._pending: dict[str, int] = {}
+        self._pending: OrderedDict[str, int] = OrderedDict()
 
     def scores(
         self,
@@ -215,7 +215,7 @@ class KeptScores:
         scoring: told from its features in hand, the page need not be unpacked there."""
         pending = self._pending
         if len(pending) >= PENDING_PAGES:
-            del pending[next(iter(pending))]
+            pending.popitem(last=False)
         pending[packed] = self.mask(features)
 
     def just_scored(self, model: SiteModel, pages_before: int) -> Scores | None:

@@ -26,6 +26,10 @@ computed in C or by the Python callback, alternating in one process, and checks 
 pages of bench_crawl.py decided as one site, for each of ``--sizes``: re-estimates, first
 scorings and re-scorings of kept pages (per page of the crawl), the most times one page was
 re-scored, and the weight-table builds and their entries.
+``--split`` times the re-estimates over crawl length the same way (one site, each of
+``--sizes``, median of ``--rounds``) and splits them: the scoring of pages inside them, the
+rest (sample, cached entries, anchors, cores, cut rules, coverage), and what the crawl does
+for them as each page is kept (``KeptScores.kept``).
 Run it with another checkout first on ``PYTHONPATH`` to compare before and after.
 """
 
@@ -43,7 +47,7 @@ import bench_crawl
 
 from pagesim_scrapy.core.drift.looks import skeleton_features
 from pagesim_scrapy.core.drift.monitor import DriftMonitor
-from pagesim_scrapy.core.keptscores import RescoreLimits, kept_scores, shared_features
+from pagesim_scrapy.core.keptscores import KeptScores, RescoreLimits, kept_scores, shared_features
 from pagesim_scrapy.core.site import Features
 from pagesim_scrapy.core.siteaware import SiteAwareClassifier
 from pagesim_scrapy.core.summary import (
@@ -148,6 +152,63 @@ def counts(sizes: list[int]) -> None:
             )
             + f"; verdicts {row['digest']:08x}"
         )
+
+
+def split_run(features: list[Features]) -> dict[str, float]:
+    """CPU ms per page of the re-estimates deciding ``features`` as one site: in all, their
+    scoring of pages, the rest, and the kept pages' bookkeeping done as each is kept."""
+    classifier = SiteAwareClassifier(template_files())
+    spent = dict.fromkeys(("re-estimates", "scoring", "kept()"), 0.0)
+    clock = time.process_time
+    refresh, score, kept = classifier._refresh, classifier._scores_of, KeptScores.kept
+    inside = False
+
+    def refreshed(state: Any, **kwargs: Any) -> None:
+        nonlocal inside
+        began, inside = clock(), True
+        refresh(state, **kwargs)
+        inside = False
+        spent["re-estimates"] += clock() - began
+
+    def scored(features: Any, state: Any) -> dict[str, float]:
+        began = clock()
+        scores = score(features, state)
+        if inside:
+            spent["scoring"] += clock() - began
+        return scores
+
+    def remembered(cache: KeptScores, packed: str, features: Features) -> None:
+        began = clock()
+        kept(cache, packed, features)
+        spent["kept()"] += clock() - began
+
+    classifier._refresh = refreshed  # type: ignore[method-assign]
+    classifier._scores_of = scored  # type: ignore[method-assign]
+    KeptScores.kept = remembered  # type: ignore[method-assign,assignment]
+    try:
+        for page in features:
+            classifier.classify(page, site="s")
+    finally:
+        KeptScores.kept = kept  # type: ignore[method-assign]
+    n = len(features)
+    row = {part: seconds * 1000 / n for part, seconds in spent.items()}
+    row["rest"] = row["re-estimates"] - row["scoring"]
+    return row
+
+
+def split(sizes: list[int], rounds: int) -> None:
+    """The re-estimates' CPU split at each crawl length (one site), median of ``rounds``."""
+    import pagesim_scrapy
+
+    features = served_features(max(sizes), SiteAwareClassifier(template_files()))
+    where = Path(pagesim_scrapy.__file__).parent.parent.name
+    print(f"one site, 10 templates, pagesim from {where}; load {os.getloadavg()[0]:.1f}")
+    for size in sizes:
+        runs = [split_run(features[:size]) for _ in range(rounds)]
+        parts = ", ".join(
+            f"{part} {statistics.median(run[part] for run in runs):.3f}" for part in runs[0]
+        )
+        print(f"  {size} pages: {parts} ms/page (median of {rounds})")
 
 
 def served_roots(pages: int) -> list[Any]:
@@ -301,8 +362,12 @@ def main() -> None:
     parser.add_argument("--fill", action="store_true", help="time the crawl's neighbour fill")
     parser.add_argument("--codes", action="store_true", help="time new descriptors' codes")
     parser.add_argument("--counts", action="store_true", help="count the re-estimates' work")
-    parser.add_argument("--sizes", default="200,800,2000,5000", help="with --counts")
+    parser.add_argument("--split", action="store_true", help="split the re-estimates' time")
+    parser.add_argument("--sizes", default="200,800,2000,5000", help="with --counts, --split")
     args = parser.parse_args()
+    if args.split:
+        split([int(size) for size in args.sizes.split(",")], args.rounds)
+        return
     if args.counts:
         counts([int(size) for size in args.sizes.split(",")])
         return

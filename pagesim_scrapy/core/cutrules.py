@@ -65,7 +65,8 @@ class LabelOnSite:
     rule: str = ""  # how the cut was placed: a key of CUT_RULES
     gap: float = 0.0  # width of the gap the cut sits in
     below: float = 0.0  # the highest score under the cut: the gap's lower edge
-    observed: list[float] = field(default_factory=list)  # its scores on the site's kept pages
+    # its scores on the site's kept pages (a re-estimate keeps them sorted; the rules sort them)
+    observed: list[float] = field(default_factory=list)
     # the highest threshold the label has had on the site since its own cut (not the prior)
     highest: float | None = None
     # the node pairs all of its templates hold that weigh on the site (two templates or more)
@@ -154,6 +155,14 @@ def gap_width(scores: list[float], cut: float) -> float:
     above = [s for s in scores if s >= cut]
     below = [s for s in scores if s < cut]
     return min(above) - max(below) if above and below else 0.0
+
+
+def gap_and_below_sorted(ordered: list[float], cut: float | None) -> tuple[float, float]:
+    """The width of the gap ``cut`` sits in (:func:`gap_width`; 0 with no cut) and the highest
+    score under it (0 with none), from scores already sorted: the scores next to the cut."""
+    index = bisect_left(ordered, 0.0 if cut is None else cut)
+    below = ordered[index - 1] if index else 0.0
+    return (0.0 if cut is None else gap_width_sorted(ordered, cut)), below
 
 
 def count_from(ordered: list[float], cut: float) -> int:

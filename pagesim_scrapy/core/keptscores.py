@@ -18,10 +18,10 @@ it holds (a core is always a subset of those).
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from itertools import repeat
+from operator import itemgetter, sub
 from weakref import WeakKeyDictionary
 
 from pagesim_scrapy.core.site import Features, SiteModel, unpack_features
@@ -65,9 +65,11 @@ DEFAULT_LIMITS = RescoreLimits()
 #: at most this many distinct sets of shared features are remembered (see held_shared)
 HELD_MEMO = 1024
 
-#: at most this many pages kept since a site's last re-estimate keep their features in hand
-#: (see KeptScores.kept): a young site re-estimates on every page, an older one rarely
-FRESH_PAGES = 32
+#: at most this many pages kept since a site's last re-estimate keep their shared-feature
+#: bits in hand (see KeptScores.kept): past its young pages a site grows by a share between
+#: re-estimates, and a page whose bits were dropped is unpacked to tell them
+PENDING_PAGES = 1024
+FRESH_PAGES = PENDING_PAGES  # the older name
 
 
 @dataclass
@@ -89,6 +91,7 @@ class KeptScores:
         #: the features some label's templates all share, in bit order
         self.shared = shared
         self._bits = {feature: 1 << i for i, feature in enumerate(shared)}
+        self._shared_set = frozenset(shared)
         self._bits_of: dict[Features, list[int]] = {}
         self._held: dict[int, Features] = {}  # bits -> the shared features they stand for
         self._entries: dict[str, _Entry] = {}
@@ -97,9 +100,10 @@ class KeptScores:
         self.rescored = 0
         self.most_rescored = 0  # of one page
         self._changes = -1  # the site model's changes in the scores() call under way
-        #: the features of the pages kept since the last scores() call, by packed form (at
-        #: most FRESH_PAGES, the latest): a page kept and scored at once is not unpacked
-        self._fresh: dict[str, Features] = {}
+        #: the shared-feature bits of the pages kept since the last scores() call, by packed
+        #: form (at most PENDING_PAGES, the latest): such a page is scored from its packed
+        #: form and never unpacked
+        self._pending: OrderedDict[str, int] = OrderedDict()
 
     def scores(
         self,
@@ -125,12 +129,9 @@ class KeptScores:
         entries = {key: entry for key, entry in self._entries.items() if key in live}
         self._entries = entries
         for key in packed:  # in order: which pages are probes must not depend on a set's
-            if key in entries:
-                continue
-            features = self._fresh.get(key) or unpack_features(key)
-            entries[key] = _Entry(score(features), pages, self.mask(features), changes=changes)
-            self.scored += 1
-        self._fresh.clear()
+            if key not in entries:
+                entries[key] = self._first_entry(key, score, rescore, pages)
+        self._pending.clear()
         if stale_ok and not exact:
             return [entries[key].scores for key in packed]
         recent = pages if young else pages / self.limits.min_growth
@@ -143,6 +144,26 @@ class KeptScores:
             again = rescore or (lambda key: score(unpack_features(key)))
             self._refresh_stale(cached, again, pages, exact)
         return [entries[key].scores for key in packed]
+
+    def _first_entry(
+        self,
+        key: str,
+        score: Callable[[Features], Scores],
+        rescore: Callable[[str], Scores] | None,
+        pages: int,
+    ) -> _Entry:
+        """A page not scored before, scored from its packed form when ``rescore`` is given
+        (the same sums as from its features, without unpacking it) and its bits taken from
+        :meth:`kept` when they were kept."""
+        bits = self._pending.get(key)
+        if bits is None or rescore is None:
+            features = unpack_features(key)
+            bits = self.mask(features) if bits is None else bits
+            new = score(features) if rescore is None else rescore(key)
+        else:
+            new = rescore(key)
+        self.scored += 1
+        return _Entry(new, pages, bits, changes=self._changes)
 
     def _refresh_stale(
         self, cached: list[str], score: Callable[[str], Scores], pages: int, exact: bool
@@ -170,16 +191,19 @@ class KeptScores:
         probes = dict.fromkeys(cached[: self.limits.probes])
         if not cached or not self.limits.probes:
             return probes
-        for label in entries[cached[0]].scores:
-            top = max(cached, key=lambda key: entries[key].scores[label])
-            probes.setdefault(top)
+        scored = [entries[key].scores for key in cached]
+        for label in scored[0]:
+            # the first page of the highest score, as max() with a key gives it
+            values = list(map(itemgetter(label), scored))
+            probes.setdefault(cached[values.index(max(values))])
         return probes
 
     def _rescore(self, key: str, score: Callable[[str], Scores], pages: int) -> float:
         """Score a cached page again (``score`` takes it packed); how far its scores moved."""
         entry = self._entries[key]
         new = score(key)
-        moved = max((abs(new[label] - old) for label, old in entry.scores.items()), default=0.0)
+        old = entry.scores
+        moved = max(map(abs, map(sub, map(new.__getitem__, old), old.values())), default=0.0)
         entry.scores, entry.scored_at, entry.changes = new, pages, self._changes
         entry.rescored += 1
         self.rescored += 1
@@ -187,11 +211,12 @@ class KeptScores:
         return moved
 
     def kept(self, packed: str, features: Features) -> None:
-        """Remember the features of a page just kept (``packed``) until the next scoring."""
-        fresh = self._fresh
-        if len(fresh) >= FRESH_PAGES:
-            del fresh[next(iter(fresh))]
-        fresh[packed] = features
+        """Remember which shared features a page just kept (``packed``) holds, until the next
+        scoring: told from its features in hand, the page need not be unpacked there."""
+        pending = self._pending
+        if len(pending) >= PENDING_PAGES:
+            pending.popitem(last=False)
+        pending[packed] = self.mask(features)
 
     def just_scored(self, model: SiteModel, pages_before: int) -> Scores | None:
         """The scores of the page ``model`` has just counted and kept (its page count was
@@ -229,9 +254,8 @@ class KeptScores:
 
     def mask(self, features: Features) -> int:
         """The bits of the shared features that ``features`` holds."""
-        # one look-up per feature of the page in C (a set of the shared features was built
-        # per call before); an int sum is the same in any order
-        return sum(map(self._bits.get, features, repeat(0)))
+        # the set intersection walks the smaller side in C; an int sum is the same in any order
+        return sum(map(self._bits.__getitem__, self._shared_set.intersection(features)))
 
     def core_holders(self, core: Features, packed: Iterable[str]) -> int:
         """How many of ``packed`` (pages these scores were asked for) hold every feature of

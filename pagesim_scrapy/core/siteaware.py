@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import combinations, compress, repeat
+from operator import itemgetter
 from typing import Any
 
 from pagesim_scrapy.core.clusterfill import (
@@ -61,6 +62,7 @@ from pagesim_scrapy.core.cutrules import (
     anchored_cut,
     early_cut,
     edge_of_a_dominant_type,
+    gap_and_below_sorted,
     gap_width,
     holds_the_core,
     keeps_a_small_top,
@@ -467,14 +469,17 @@ class SiteAwareClassifier:
     def _per_template(self, features: Features | str, state: _Site) -> dict[str, list[float]]:
         """The page's similarity to each template of each label, under the site's weights
         (``features`` as a set, or packed: a kept page is scored without unpacking it)."""
+        values = self._template_values(features, state)
+        return {label: values[start:end] for label, (start, end) in self._label_spans.items()}
+
+    def _template_values(self, features: Features | str, state: _Site) -> list[float]:
+        """:meth:`_per_template` in the templates' one list."""
         model = state.model
         self._template_totals(state)  # every label's templates, in their order
-        flat, spans = self._pair_layout[0], self._label_spans
-        members = self._template_members
+        flat, members = self._pair_layout[0], self._template_members
         weigh = packed_weights if isinstance(features, str) else shared_weights
         total, shared = weigh(features, flat, members, model.df, model.table())  # type: ignore[arg-type]
-        values = jaccards(shared, total, state.flat_totals)
-        return {label: values[start:end] for label, (start, end) in spans.items()}
+        return jaccards(shared, total, state.flat_totals)
 
     @cached_property
     def _label_spans(self) -> dict[str, tuple[int, int]]:
@@ -486,11 +491,12 @@ class SiteAwareClassifier:
         return spans
 
     def _scores_of(self, features: Features | str, state: _Site) -> dict[str, float]:
-        aggregate = max if self.aggregate == "max" else (lambda v: math.fsum(v) / len(v))
-        return {
-            label: aggregate(values)
-            for label, values in self._per_template(features, state).items()
-        }
+        # straight from the templates' one list (every kept page of a site is scored here)
+        values = self._template_values(features, state)
+        spans = self._label_spans.items()
+        if self.aggregate == "max":
+            return {label: max(values[start:end]) for label, (start, end) in spans}
+        return {label: math.fsum(values[s:e]) / (e - s) for label, (s, e) in spans}
 
     def _template_pairs(self, state: _Site) -> dict[tuple[int, int], float]:
         """Site-weighted similarity of every two templates (all labels), each pair once: each
@@ -499,7 +505,11 @@ class SiteAwareClassifier:
         model = state.model
         df, table = model.df, model.table()
         flat, union, pair_members, pairs = self._pair_layout
-        if pair_members is not None:
+        both_members = self._anchor_members
+        if both_members is not None:  # the totals and the pairs' shares in one pass
+            one_pass = grouped_weights(union, both_members, len(flat) + len(pairs), df, table)
+            totals, shared = one_pass[: len(flat)], one_pass[len(flat) :]
+        elif pair_members is not None:
             totals = shared_weights(union, flat, self._template_members, df, table)[1]
             shared = grouped_weights(union, pair_members, len(pairs), df, table)
         else:  # more pairs than one pass holds: a pass per template
@@ -533,6 +543,17 @@ class SiteAwareClassifier:
         }
         pair_members = {feature: by_mask[members[feature]] for feature in union}
         return flat, union, pair_members, pairs
+
+    @cached_property
+    def _anchor_members(self) -> dict[str, int] | None:
+        """Feature -> its templates' bits, then (shifted past them) its template pairs' bits:
+        a young site's anchors sum both from one pass over the templates' features (None
+        when templates and pairs together pass 64 groups)."""
+        flat, union, pair_members, pairs = self._pair_layout
+        if pair_members is None or len(flat) + len(pairs) > 64:
+            return None
+        members, shift = self._template_members, len(flat)
+        return {feature: members[feature] | pair_members[feature] << shift for feature in union}
 
     @cached_property
     def _template_forms(self) -> tuple[Counter[Features], dict[int, int]]:
@@ -612,17 +633,19 @@ class SiteAwareClassifier:
             changes=state.model.changes,
         )
         self._find_cores(state, sample)
-        for scores in kept:
-            for label, score in scores.items():
-                state.labels[label].observed.append(score)
-        for info in state.labels.values():
-            info.cut, info.rule = label_cut(info, needed, self.policy)
-            info.gap = 0.0 if info.cut is None else gap_width(info.observed, info.cut)
-            # the highest score under the cut (in C: a young site re-estimates on every page)
-            info.below = max(filter((info.cut or 0.0).__gt__, info.observed), default=0.0)
+        self._place_cuts(state, kept, needed)
         state.coverage = self._coverage(state, kept)
         state.refreshed_at = state.model.pages
         self._track_highest(state)
+
+    def _place_cuts(self, state: _Site, kept: list[dict[str, float]], needed: int) -> None:
+        """Every label's scores on the kept pages, its cut, and the gap the cut sits in. The
+        scores are kept sorted: every rule reads them sorted (sorting them again is then one
+        pass), and the gap's edges are the scores next to the cut."""
+        for label, info in state.labels.items():
+            info.observed = sorted(map(itemgetter(label), kept))
+            info.cut, info.rule = label_cut(info, needed, self.policy)
+            info.gap, info.below = gap_and_below_sorted(info.observed, info.cut)
 
     def _kept_scores(self, state: _Site) -> KeptScores:
         """The site's cached kept-page scores (see :mod:`~pagesim_scrapy.core.keptscores`)."""

@@ -31,8 +31,8 @@ _ITEM_MASK = (1 << 32) - 1
 
 def _entry(share: float, a: int, b: int) -> int:
     """A heap entry for the pair (a, b) at ``share`` (>= 0): one int that orders as
-    ``(-share, a, b)`` does (a non-negative double's bits order as the double), so a pop of a
-    heap of hundreds of thousands compares ints, not tuples of a float and two ints."""
+    ``(-share, a, b)`` does (a non-negative double's bits order as the double; items below 2**32),
+    so the pops of a large heap compare ints, not tuples of a float and two ints."""
     bits: int = _BITS.unpack(_DOUBLE.pack(share))[0]
     return ((_TOP - bits) << 64) | (a << 32) | b
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import struct
 from collections.abc import Iterable
 
 from pagesim_scrapy.core.cluster.graph import ItemGraph
@@ -20,6 +21,32 @@ from pagesim_scrapy.core.cluster.graph import ItemGraph
 #: The bands of shares above ``k_p`` whose pairs are looked for one after the other (an
 #: order of work only: the collapses are the same with any bands).
 LEVELS = (1.0, 0.97, 0.94, 0.91, 0.88)
+
+
+_DOUBLE = struct.Struct("<d")
+_BITS = struct.Struct("<Q")
+_TOP = (1 << 64) - 1
+_ITEM_MASK = (1 << 32) - 1
+
+
+def _entry(share: float, a: int, b: int) -> int:
+    """A heap entry for the pair (a, b) at ``share`` (>= 0): one int that orders as
+    ``(-share, a, b)`` does (a non-negative double's bits order as the double; items below 2**32),
+    so the pops of a large heap compare ints, not tuples of a float and two ints."""
+    bits: int = _BITS.unpack(_DOUBLE.pack(share))[0]
+    return ((_TOP - bits) << 64) | (a << 32) | b
+
+
+def _decode(entry: int) -> tuple[float, int, int]:
+    """The (share, a, b) of a heap entry made by :func:`_entry`."""
+    share: float = _DOUBLE.unpack(_BITS.pack(_TOP - (entry >> 64)))[0]
+    return share, (entry >> 32) & _ITEM_MASK, entry & _ITEM_MASK
+
+
+def _top_share(entry: int) -> float:
+    """The share of a heap entry made by :func:`_entry`."""
+    share: float = _DOUBLE.unpack(_BITS.pack(_TOP - (entry >> 64)))[0]
+    return share
 
 
 def neighbourhoods(graph: ItemGraph, k: int, t_n: float) -> list[set[int]]:
@@ -98,8 +125,9 @@ class _Collapsing:
         self.rank = [0] * n
         for position, x in enumerate(order):
             self.rank[x] = position
-        # (-share, first, second): an upper bound of the pair's share while both exist
-        self.heap: list[tuple[float, int, int]] = []
+        # entries ordered as (-share, first, second) (see _entry): an upper bound of the
+        # pair's share while both exist
+        self.heap: list[int] = []
         self.steps = 0  # items looked up and pairs compared, for benchmarks
 
     def least_shared(self, mass: int, bar: float | None = None) -> int:
@@ -136,7 +164,7 @@ class _Collapsing:
         for b in partners:
             share = self.share(a, b)
             if share >= self.k_p:
-                heapq.heappush(self.heap, (-share, min(a, b), max(a, b)))
+                heapq.heappush(self.heap, _entry(share, min(a, b), max(a, b)))
 
     def run(self) -> None:
         """Collapse pairs, strongest first, with the pairs found one band of shares at a time:
@@ -165,17 +193,17 @@ class _Collapsing:
                 if (mass[b], b) > lighter:
                     share = self.share(a, b)
                     if bar <= share < upper:
-                        heapq.heappush(self.heap, (-share, min(a, b), max(a, b)))
+                        heapq.heappush(self.heap, _entry(share, min(a, b), max(a, b)))
 
     def collapse_down_to(self, bar: float) -> None:
         parent, heap = self.parent, self.heap
-        while heap and -heap[0][0] >= bar:
-            recorded, a, b = heapq.heappop(heap)
+        while heap and _top_share(heap[0]) >= bar:
+            recorded, a, b = _decode(heapq.heappop(heap))
             if parent[a] != a or parent[b] != b:
                 continue
             share = self.share(a, b)
-            if share != -recorded:
-                self.requeue(a, b, share, -recorded)
+            if share != recorded:
+                self.requeue(a, b, share, recorded)
                 continue
             added = self.collapse(a, b)
             if added:
@@ -193,7 +221,7 @@ class _Collapsing:
         :meth:`holders_of`).
         """
         if self.k_p <= share < recorded:
-            heapq.heappush(self.heap, (-share, a, b))
+            heapq.heappush(self.heap, _entry(share, a, b))
 
     def holders_of(self, a: int, added: list[int]) -> set[int]:
         """The clusters holding an item a gained: the only ones whose share with a can have

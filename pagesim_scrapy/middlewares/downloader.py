@@ -155,7 +155,7 @@ class PageSimDownloaderMiddleware:
         workers' types are regrouped apart)."""
         if not self.config.discovery_hold or started.discovery is None:
             return
-        early = self.startup._may_stop_early()
+        early = self.startup.may_stop_early()
         if started.fleet is not None or early:
             logger.info(
                 "pagesim: no page is held for its discovered type (PAGESIM_DISCOVERY_HOLD): %s",

@@ -349,7 +349,7 @@ class Startup:
         if fleet is not None or not (config.action == "drop" or config.filter_items or hold):
             return None, hold
         second_look: SecondLook[Request] = SecondLook(sites, config.target_labels)
-        early = self._may_stop_early()
+        early = self.may_stop_early()
         if hold and early:
             # a held page reaches the spider only when the crawl runs dry
             logger.info(
@@ -360,7 +360,7 @@ class Startup:
             hold = False
         return second_look, hold
 
-    def _may_stop_early(self) -> str | None:
+    def may_stop_early(self) -> str | None:
         """The setting that may end the crawl before it runs dry, if one is set: a
         CLOSESPIDER_* limit, or JOBDIR (a paused crawl forgets what it held)."""
         if self.crawler is None:

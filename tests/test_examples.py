@@ -3,23 +3,17 @@ real crawl of the bundled opensource.creativecommons.org snapshot over HTTP."""
 
 from __future__ import annotations
 
-import functools
 import json
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from pagesim_scrapy.core.classify import build_classifier
 from pagesim_scrapy.core.examples import ONE_EXAMPLE, ExamplePolicy, SitePage, advise_labels
 from pagesim_scrapy.core.site import structural_features
 from pagesim_scrapy.core.summary import summarize
 from sample_project.demo_shop.spiders.opensource import LABELS_FILE, SITE_DIR, TEMPLATES
+from tests.test_crawl_report import snapshot_server  # noqa: F401  (served once)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LABELS: dict[str, str] = json.loads(LABELS_FILE.read_text(encoding="utf-8"))
@@ -70,26 +64,9 @@ def test_classify_suggest_examples_prints_one_json_line_per_label(tmp_path: Path
     assert not advice[GOOD]["weak"]
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def snapshot_server() -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(SITE_DIR))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def test_a_crawl_warns_about_a_label_given_one_example(
-    snapshot_server: str, tmp_path: Path
+    snapshot_server: str,  # noqa: F811  (the fixture imported above)
+    tmp_path: Path,
 ) -> None:
     templates = {label: [str(SITE_DIR / p) for p in paths] for label, paths in _templates().items()}
     command = [

@@ -153,8 +153,9 @@ class Learner:
         self.config = config
         self.stats = stats
         self.store = store
-        #: the bytes of pages (their HTML) whose parsed trees are kept while they wait, and
-        #: (apart) whose record reads are kept for their items
+        #: the bytes of pages (their HTML) whose parsed trees are kept: while they wait
+        #: (``tree_bytes``) and as record reads for their items (``read_bytes``), both within
+        #: the one budget
         self.tree_budget = tree_budget
         self.tree_bytes = 0
         self.read_bytes = 0
@@ -355,10 +356,15 @@ class Learner:
     def _keep_read(self, state: LabelState, page: PageKey, read: PageRead) -> None:
         """Keep what learning read of ``page`` for its item, within the tree budget."""
         size = body_size(page[0])
-        if page in state.record_reads or self.read_bytes + size > self.tree_budget:
+        if page in state.record_reads or not self._trees_fit(size):
             return
         state.record_reads[page] = (read, size)
         self.read_bytes += size
+
+    def _trees_fit(self, size: int) -> bool:
+        """Whether a parsed page of ``size`` bytes of HTML may be kept (the budget counts
+        the waiting pages' trees and the kept record reads together)."""
+        return self.tree_bytes + self.read_bytes + size <= self.tree_budget
 
     def take_read(self, state: LabelState, page: PageKey) -> PageRead | None:
         """Worker thread: what learning read of ``page`` (None if nothing), handed over
@@ -422,7 +428,7 @@ class Learner:
         state.waiting_nodes += bound
         state.waiting_bounds[key[1]] = bound
         size = body_size(html)
-        if self.tree_bytes + size <= self.tree_budget:
+        if self._trees_fit(size):
             state.waiting_trees[len(state.sources)] = (root, size, (html, url))
             self.tree_bytes += size
         state.sources.append(kept_source(key, html, url))

@@ -10,25 +10,20 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
-from scrapy.http import HtmlResponse
 
 from pagesim_scrapy.core.decide import site_classifier
 from pagesim_scrapy.core.examples import ExampleAdvice, SitePage, advise_labels
 from pagesim_scrapy.core.site import Features, site_key, structural_features
-from pagesim_scrapy.core.summary import PageParseError, summarize_tree
-from pagesim_scrapy.middlewares.meta import LOGGER_NAME, META_KEY
-from pagesim_scrapy.middlewares.workarounds import parsed_root
+from pagesim_scrapy.middlewares.meta import LOGGER_NAME
 
 if TYPE_CHECKING:
-    from scrapy import Request
     from scrapy.crawler import Crawler
-    from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
 
     from pagesim_scrapy.core.cluster import OnlineDiscovery
     from pagesim_scrapy.core.decide import Classifier, Decision
     from pagesim_scrapy.core.secondlook import SecondLook
-    from pagesim_scrapy.core.summary import SummaryOptions
+    from pagesim_scrapy.core.summary import PageSummary
     from pagesim_scrapy.crawlreport import CrawlReportCollector
     from pagesim_scrapy.middlewares.statefiles import StateFiles
 
@@ -215,41 +210,32 @@ def _write(report: CrawlReportCollector, path: str, examples: list[ExampleAdvice
 
 class ExampleWatch:
     """Keep the first pages of each site (URL and features) and, at close, say per label and
-    site whether its examples are weak and which page would be a better one (see
-    :mod:`pagesim_scrapy.core.examples`): one INFO line and ``pagesim/examples/weak/<label>``.
+    site whether its examples are weak (see :mod:`pagesim_scrapy.core.examples`): one INFO
+    line and ``pagesim/examples/weak/<label>``.
 
     It connects to ``spider_closed`` when made, before the downloader middleware does, so the
-    advice is logged before the summary; the classifier is given once the templates load.
+    advice is logged before the summary; the classifier is given once the templates load, and
+    the middleware hands it each page it summarised (:meth:`observe`).
     """
 
-    def __init__(
-        self, stats: StatsCollector, options: SummaryOptions, crawler: Crawler | None
-    ) -> None:
+    def __init__(self, stats: StatsCollector, crawler: Crawler | None) -> None:
         self.stats = stats
-        self.options = options
         self.classifier: Classifier | None = None
         self.pages: dict[str, list[tuple[str, Features]]] = {}
         self._seen: set[str] = set()
         self.advice: list[ExampleAdvice] = []
         if crawler is not None:
-            crawler.signals.connect(self.response_received, signal=signals.response_received)
             crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
-    def response_received(self, response: Response, request: Request) -> None:
-        """Keep a classified HTML page's features (its parse is the callback's, cached)."""
-        if self.classifier is None or META_KEY not in request.meta:
+    def observe(self, url: str, summary: PageSummary) -> None:
+        """Keep a classified page's features, from the summary its decision was made on."""
+        if self.classifier is None:
             return
-        if not isinstance(response, HtmlResponse):
+        kept = self.pages.setdefault(site_key(url), [])
+        if len(kept) >= EXAMPLE_PAGES_PER_SITE or url in self._seen:
             return
-        kept = self.pages.setdefault(site_key(response.url), [])
-        if len(kept) >= EXAMPLE_PAGES_PER_SITE or response.url in self._seen:
-            return
-        self._seen.add(response.url)
-        try:
-            summary = summarize_tree(parsed_root(response), self.options, source=response.url)
-        except PageParseError:
-            return
-        kept.append((response.url, structural_features(summary)))
+        self._seen.add(url)
+        kept.append((url, structural_features(summary)))
 
     def spider_closed(self) -> None:
         self.advice = self.close()

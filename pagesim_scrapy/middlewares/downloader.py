@@ -277,6 +277,8 @@ class PageSimDownloaderMiddleware:
             return None
         if self.started.drift is not None:
             self.started.drift.observe(decision, summary, root, response.url)
+        if self.startup.examples is not None:
+            self.startup.examples.observe(response.url, summary)
         return decision
 
     def _publish(self, request: Request, response: Response, decision: Decision) -> None:

@@ -180,7 +180,7 @@ class Startup:
 
     def __post_init__(self) -> None:
         # made now so that it hears spider_closed before the middleware's close summary
-        self.examples = ExampleWatch(self.stats, self.options, self.crawler)
+        self.examples = ExampleWatch(self.stats, self.crawler)
 
     async def open(self, spider: Spider) -> Started:
         """:meth:`start`, or close the spider with one ERROR line.

@@ -69,7 +69,6 @@ HELD_MEMO = 1024
 #: bits in hand (see KeptScores.kept): past its young pages a site grows by a share between
 #: re-estimates, and a page whose bits were dropped is unpacked to tell them
 PENDING_PAGES = 1024
-FRESH_PAGES = PENDING_PAGES  # the older name
 
 
 @dataclass

@@ -13,9 +13,8 @@ from pagesim_scrapy.core.examples import ONE_EXAMPLE, ExamplePolicy, SitePage, a
 from pagesim_scrapy.core.site import structural_features
 from pagesim_scrapy.core.summary import summarize
 from sample_project.demo_shop.spiders.opensource import LABELS_FILE, SITE_DIR, TEMPLATES
-from tests.test_crawl_report import snapshot_server  # noqa: F401  (served once)
+from tests.test_crawl_report import _crawl, snapshot_server  # noqa: F401  (served once)
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 LABELS: dict[str, str] = json.loads(LABELS_FILE.read_text(encoding="utf-8"))
 ONE = "blog_entry"
 GOOD = "category_page"
@@ -69,24 +68,13 @@ def test_a_crawl_warns_about_a_label_given_one_example(
     tmp_path: Path,
 ) -> None:
     templates = {label: [str(SITE_DIR / p) for p in paths] for label, paths in _templates().items()}
-    command = [
-        sys.executable,
-        "-m",
-        "scrapy",
-        "crawl",
-        "opensource",
-        "-O",
-        str(tmp_path / "items.jsonl"),
-        "-s",
-        "LOG_LEVEL=INFO",
+    _, log = _crawl(
+        tmp_path,
         "-s",
         "PAGESIM_TEMPLATES=" + json.dumps(templates),
         "-a",
         f"start_url={snapshot_server}",
-    ]
-    result = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    log = result.stderr
+    )
     weak = [line for line in log.splitlines() if "pagesim: weak examples on" in line]
     assert any(f"label {ONE!r}: one example only" in line for line in weak), weak
     line = next(line for line in weak if f"label {ONE!r}" in line)

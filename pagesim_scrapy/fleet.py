@@ -3,9 +3,10 @@
 With ``PAGESIM_STATE_URL`` (or scrapy-redis's ``REDIS_URL``) set, the downloader middleware
 starts a :class:`~pagesim_scrapy.core.state.sync.FleetSync` for its site models, discovered
 types and relevance counts (:func:`start_fleet_sync`), and the induction pipeline keeps its
-wrappers in the same Redis (:class:`SharedWrapperStore`), and the layout-change alarm its drift
-looks (:class:`SharedDriftLooks`). Without the ``redis`` package, or
-with a server that cannot be reached, the crawl goes on with its own state after one ERROR.
+wrappers and the records' signature memory in the same Redis (:class:`SharedWrapperStore`),
+and the layout-change alarm its drift looks (:class:`SharedDriftLooks`). Without the ``redis``
+package, or with a server that cannot be reached, the crawl goes on with its own state after
+one ERROR.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from typing import TYPE_CHECKING
 
 from pagesim_scrapy.core.drift import DriftBaseline, baseline_text, parse_baseline
 from pagesim_scrapy.core.induce.wrapper import Wrapper
+from pagesim_scrapy.core.record.signatures import SignatureMemory, memory_text, parse_memory
 from pagesim_scrapy.core.state import SharedState, StateUnavailable, open_shared_state
 from pagesim_scrapy.core.state.sync import FleetSync
+from pagesim_scrapy.core.statefile import StateFormatError
 from pagesim_scrapy.settings import DEFAULTS, PageSimConfig, shared_state_url
 
 if TYPE_CHECKING:
@@ -141,6 +144,42 @@ class SharedWrapperStore:
         self._versions[label] = self.state.save_wrapper(
             label, wrapper, self._versions.get(label, 0)
         )
+
+    def load_signatures(self) -> SignatureMemory | None:
+        """The fleet's signature memory (None: none saved yet); a stored one that cannot be
+        read raises :class:`~pagesim_scrapy.core.statefile.StateFormatError` (the pipeline
+        logs it and starts afresh; the next save replaces it)."""
+        text = self.state.load_document(SIGNATURES_DOCUMENT)
+        return None if text is None else parse_memory(text)
+
+    def save_signatures(self, memory: SignatureMemory) -> None:
+        """Add ``memory``'s votes to the fleet's (another worker's save meanwhile is kept: a
+        vote is a set of sites, and the union loses none)."""
+
+        def update(stored_text: str | None) -> str:
+            return memory_text(pooled_memory(stored_text, memory))
+
+        self.state.update_document(SIGNATURES_DOCUMENT, update)
+
+
+#: the fleet's signature memory, a document of the shared state
+SIGNATURES_DOCUMENT = "signatures"
+
+
+def pooled_memory(stored_text: str | None, mine: SignatureMemory) -> SignatureMemory:
+    """``mine`` with the votes of the stored memory added (an unreadable stored memory is
+    replaced by ``mine``)."""
+    if stored_text is None:
+        return mine
+    try:
+        pooled = parse_memory(stored_text)
+    except StateFormatError:
+        return mine
+    pooled.min_sites = mine.min_sites
+    for page_type, key, name, sites in mine.to_dict()["votes"]:
+        for site in sites:
+            pooled.learn(site, page_type, {name: [key]})
+    return pooled
 
 
 class SharedDriftLooks:

@@ -29,10 +29,12 @@ import pytest
 pytest.importorskip("redis", reason="the redis package is not installed (extra [redis])")
 pytest.importorskip("scrapy_redis", reason="scrapy-redis is not installed (extra [redis])")
 
+from pagesim_scrapy.core.record.signatures import parse_memory
 from pagesim_scrapy.core.site import SavedSite, site_key, unpack_features
 from pagesim_scrapy.core.siteaware import SAVED_SITE_WEIGHT, SiteAwareClassifier
 from pagesim_scrapy.core.state import open_shared_state
 from pagesim_scrapy.core.summary import SummaryOptions
+from pagesim_scrapy.fleet import SIGNATURES_DOCUMENT
 from pagesim_scrapy.templates import summarize_html
 from sample_project.demo_shop import DEMO_SITE_DIR
 from tests.redis_server import (
@@ -335,6 +337,11 @@ def test_a_fleet_shares_what_it_learns_and_decides_like_one_process(
     learned = [s.get("pagesim/induction/learned/product", 0) for s in stats]
     assert wrapper.pages >= max(learned) > 0
 
+    # the records' signature memory: what the workers' sites agreed on, pooled in one document
+    saved = [s.get("pagesim/induction/signatures/saved", 0) for s in stats]
+    stored_memory = state.load_document(SIGNATURES_DOCUMENT)
+    assert stored_memory is not None and len(parse_memory(stored_memory)) >= max(saved) > 0
+
     # discovered types: one label each, published, and used by the other workers
     published = sum(s.get("pagesim/state/types_published", 0) for s in stats)
     types = state.pull_types(crawl_options(), [])
@@ -392,6 +399,7 @@ def test_a_fleet_shares_what_it_learns_and_decides_like_one_process(
     assert late_stats.get("pagesim/state/aged_sites", 0) >= 1
     assert "a new crawl of the fleet" in late.log_text()
     assert late_stats.get("pagesim/induction/wrappers_loaded") == 1
+    assert late_stats.get("pagesim/induction/signatures/loaded") == len(parse_memory(stored_memory))
     # every type of the fleet; a pulled type that the worker's own regrouping merges into
     # another is no longer known to it, and is pulled again at its next sync
     assert late_stats.get("pagesim/state/types_pulled", 0) >= len(types)

@@ -153,6 +153,13 @@ class SharedState(Protocol):
 
     def save_wrapper(self, label: str, wrapper: Wrapper, base_version: int) -> int: ...
 
+    def load_document(self, name: str) -> str | None:
+        """The fleet's document ``name`` (``drift``: the drift looks, ``signatures``: the
+        signature memory), None when none is saved yet."""
+
+    def update_document(self, name: str, update: Callable[[str | None], str]) -> None:
+        """Save ``update(stored)`` as the fleet's document ``name`` (again when raced)."""
+
     def load_drift(self) -> str | None:
         """The drift looks the fleet saved (a baseline document), None when none yet."""
 
@@ -175,7 +182,7 @@ class FileSharedState:
         self._sites: dict[str, SiteCounts] = {}
         self._terms = TermCounts()
         self._next_type = 1
-        self._drift: str | None = None
+        self._documents: dict[str, str] = {}
 
     def push_sites(self, deltas: Mapping[str, SiteDelta], keep_pages: int) -> None:
         for site, delta in deltas.items():
@@ -257,13 +264,19 @@ class FileSharedState:
         wrapper.save(self._wrapper_path(label))
         return base_version + 1
 
-    # One machine keeps its drift looks in its drift file (PAGESIM_DRIFT_FILE); here they
-    # live as long as the process.
+    # One machine keeps its drift looks in its drift file (PAGESIM_DRIFT_FILE) and its
+    # signature memory with its wrappers; here the documents live as long as the process.
+    def load_document(self, name: str) -> str | None:
+        return self._documents.get(name)
+
+    def update_document(self, name: str, update: Callable[[str | None], str]) -> None:
+        self._documents[name] = update(self._documents.get(name))
+
     def load_drift(self) -> str | None:
-        return self._drift
+        return self.load_document("drift")
 
     def update_drift(self, update: Callable[[str | None], str]) -> None:
-        self._drift = update(self._drift)
+        self.update_document("drift", update)
 
     def close(self) -> None:
         pass

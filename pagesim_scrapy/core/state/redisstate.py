@@ -19,6 +19,8 @@ killed at any moment leaves nothing half-written that others read:
 * drift looks (the layout-change alarm's baseline): ``<prefix>:drift``, one baseline document,
   saved with WATCH/MULTI by each worker at close (each (site, label) it met replaced, the
   rest kept as stored);
+* the record's signature memory: ``<prefix>:signatures``, one memory document, saved with
+  WATCH/MULTI by each worker at close (its votes added to the stored ones);
 * wrappers: ``<prefix>:wrapper:<label>`` (a hash of ``json`` and ``version``), saved with
   WATCH/MULTI: a save over a version someone else wrote meanwhile pools the two with
   ``Wrapper.merge()`` instead of losing either.
@@ -462,20 +464,24 @@ class RedisSharedState:
                     raise StateUnavailable(f"save wrapper: {describe_error(exc)}") from exc
         raise StateUnavailable(f"save wrapper: {label!r} changed {SAVE_ATTEMPTS} times meanwhile")
 
-    # -- drift looks -----------------------------------------------------------------------
+    # -- documents: drift looks, signature memory -------------------------------------------
+
+    def _document_key(self, name: str) -> str:
+        return f"{self.prefix}:{name}"
 
     def _drift_key(self) -> str:
-        return f"{self.prefix}:drift"
+        return self._document_key("drift")
 
-    def load_drift(self) -> str | None:
-        """The fleet's saved drift looks (a baseline document), None when none saved yet."""
-        text = self._call("load drift looks", self.client.get, self._drift_key())
+    def load_document(self, name: str) -> str | None:
+        """The fleet's saved document ``name``, None when none is saved yet."""
+        text = self._call(f"load {name}", self.client.get, self._document_key(name))
         return text.decode("utf-8") if isinstance(text, bytes) else None
 
-    def update_drift(self, update: Callable[[str | None], str]) -> None:
-        """Replace the fleet's drift looks by ``update(stored)``; when another worker saved
-        meanwhile, ``update`` runs again on what it saved, so neither worker's looks are lost."""
-        key = self._drift_key()
+    def update_document(self, name: str, update: Callable[[str | None], str]) -> None:
+        """Replace the fleet's document ``name`` by ``update(stored)``; when another worker
+        saved meanwhile, ``update`` runs again on what it saved, so neither worker's part is
+        lost."""
+        key = self._document_key(name)
         for _ in range(SAVE_ATTEMPTS):
             with self.client.pipeline(transaction=True) as pipe:
                 try:
@@ -490,8 +496,16 @@ class RedisSharedState:
                 except self._watch_error:
                     continue
                 except self._errors as exc:
-                    raise StateUnavailable(f"save drift looks: {describe_error(exc)}") from exc
-        raise StateUnavailable(f"save drift looks: changed {SAVE_ATTEMPTS} times meanwhile")
+                    raise StateUnavailable(f"save {name}: {describe_error(exc)}") from exc
+        raise StateUnavailable(f"save {name}: changed {SAVE_ATTEMPTS} times meanwhile")
+
+    def load_drift(self) -> str | None:
+        """The fleet's saved drift looks (a baseline document), None when none saved yet."""
+        return self.load_document("drift")
+
+    def update_drift(self, update: Callable[[str | None], str]) -> None:
+        """Replace the fleet's drift looks by ``update(stored)`` (see :meth:`update_document`)."""
+        self.update_document("drift", update)
 
     # -- the whole state -------------------------------------------------------------------
 

@@ -52,18 +52,21 @@ _REASON_ACTIONS = {
 
 @dataclass(frozen=True, slots=True)
 class ExamplePolicy:
-    """The constants of the advice, in one object callers pass in."""
+    """The constants of the advice, in one object callers pass in. The four warning
+    constants are chosen leave-one-site-out over the visible sites' drawn example pairs
+    (``benchmarks/eval_example_warnings.py``: the warning against a pair's F1)."""
 
     #: two examples at least this alike (site-weighted) are near-copies
-    near_copy: float = 0.95
+    near_copy: float = 0.9
     #: near-copies are weak only where the type's pages vary below this (its spread): on a
-    #: type whose pages are all near-copies of each other, two near-copies are its pages
-    varies_below: float = 0.8
+    #: type whose pages are near-copies of each other, or alike enough that the site's
+    #: weights tell them from the rest, two near-copies do as well as any two of its pages
+    varies_below: float = 0.4
     #: fewer pages given the label than this: its cut rests on the examples
-    min_pages: int = 3
+    min_pages: int = 5
     #: examples less alike than this quantile of the label's pages' likeness to their medoid
     #: are unlike each other (the type's own spread)
-    spread_quantile: float = 0.1
+    spread_quantile: float = 0.05
     #: pages nearest the examples proposed from when fewer than ``min_pages`` passed the cut
     nearest: int = 5
     #: at most this many of the label's pages are compared all-pairs (in the order given)

@@ -37,6 +37,13 @@ importing the record's reader, which a crawl pays once with its first page item.
 the pipeline's order: the labelled rows on the wrapper's tree, then the body posts and the
 landmarks on the record's tree; the best of ``--repeat`` runs, in CPU milliseconds per page.
 
+``--trees`` checks whether one parse could serve both of a page's trees: the record
+reader's (``lxml.html``, comments, scripts and processing instructions kept) and the
+wrapper's (``lxml.etree``, those removed at parse time). On the ``--pages`` pages, the
+wrapper's tree (without its JSON-LD subtree and links made absolute, which it adds after
+parsing) is compared with a copy of the record's tree with the same parts removed; prints
+how many are the same and the CPU of each way, per page.
+
 ``--crawl`` measures instead the README's main job: the sample project's crawl of its
 offline demo shop (``scrapy crawl shop``) with ``PAGESIM_INDUCTION_ENABLED`` True and False,
 in ``--rounds`` alternating pairs (the order flips each round). Prints each crawl's user+sys
@@ -51,6 +58,7 @@ order the wrapper learns its pages in, depend on where the checkout is.
 from __future__ import annotations
 
 import argparse
+import copy
 import cProfile
 import csv
 import gzip
@@ -304,6 +312,53 @@ def bench_steps(repeat: int) -> None:
     print(f"  the three: {sum(best.values()):.2f} ms/page; load average {os.getloadavg()[0]:.1f}")
 
 
+def _derived_tree(record_root: Any) -> Any:
+    """The wrapper's tree made from a copy of the record's: what its parser and
+    :func:`parse_html` remove, removed."""
+    from lxml import etree
+
+    from pagesim_scrapy.core.induce.dom import LEAF_TAGS, SKIP_TAGS
+
+    top = copy.deepcopy(record_root.getroottree().getroot())
+    etree.strip_tags(top, etree.Comment, etree.ProcessingInstruction)
+    etree.strip_elements(top, *SKIP_TAGS, with_tail=False)
+    for leaf in top.iter(*LEAF_TAGS):
+        for child in list(leaf):
+            leaf.remove(child)
+    return top
+
+
+def _nodes(root: Any) -> list[tuple[Any, ...]]:
+    """What the tree's readers see of each node: tag, attributes, text and tail."""
+    return [(el.tag, sorted(el.attrib.items()), el.text, el.tail) for el in root.iter()]
+
+
+def bench_trees(types: list[tuple[str, list[Page]]]) -> None:
+    """One parse for both trees, or two (see the module's docstring)."""
+    from pagesim_scrapy.core.induce.dom import decode_html
+    from pagesim_scrapy.core.record.read import as_utf8
+    from pagesim_scrapy.core.record.read import parse_html as record_parse
+
+    texts = [decode_html(html) for _, pages in types for html, _ in pages]
+    spent = {"record's parse": 0.0, "wrapper's parse": 0.0, "copy of the record's": 0.0}
+    same = 0
+    for text in texts:
+        start = time.process_time()
+        record_root = record_parse(as_utf8(text))
+        middle = time.process_time()
+        wrapper_root = parse_html(text, structured=False)
+        end = time.process_time()
+        derived = _derived_tree(record_root)
+        spent["copy of the record's"] += time.process_time() - end
+        spent["record's parse"] += middle - start
+        spent["wrapper's parse"] += end - middle
+        same += _nodes(wrapper_root) == _nodes(derived)
+    print(f"{len(texts)} pages: the wrapper's tree is a copy of the record's on {same}")
+    for name, seconds in spent.items():
+        print(f"  {name}: {seconds * 1000 / len(texts):.2f} ms/page")
+    print(f"  load average {os.getloadavg()[0]:.1f}")
+
+
 #: Where a crawl keeps what it learned (the checkout's ``.scrapy/pagesim`` by default): each
 #: benchmark crawl gets a folder of its own, so that it learns as a user's first run does
 #: instead of reusing the wrappers and site models a crawl before it saved.
@@ -398,6 +453,9 @@ def main() -> None:
     parser.add_argument(
         "--steps", action="store_true", help="the steps sharing the page's walk (demo shop)"
     )
+    parser.add_argument(
+        "--trees", action="store_true", help="one parse for the record's and wrapper's trees?"
+    )
     args = parser.parse_args()
     if args.split:
         bench_split(args.learn)
@@ -418,6 +476,9 @@ def main() -> None:
     )
     if args.pipeline:
         bench_pipeline(types, args.learn, args.repeat)
+        return
+    if args.trees:
+        bench_trees(types)
         return
     wrappers = [learn(pages[: args.learn], label) for label, pages in types]
     if args.profile:

@@ -44,6 +44,10 @@ wrapper's tree (without its JSON-LD subtree and links made absolute, which it ad
 parsing) is compared with a copy of the record's tree with the same parts removed; prints
 how many are the same and the CPU of each way, per page.
 
+``--first-read`` prints the CPU of the first structured-data read of a page with microdata
+in a fresh process (what a crawl's first such page item pays once, imports included) and
+which of extruct's other readers' libraries that loaded.
+
 ``--crawl`` measures instead the README's main job: the sample project's crawl of its
 offline demo shop (``scrapy crawl shop``) with ``PAGESIM_INDUCTION_ENABLED`` True and False,
 in ``--rounds`` alternating pairs (the order flips each round). Prints each crawl's user+sys
@@ -359,6 +363,32 @@ def bench_trees(types: list[tuple[str, list[Page]]]) -> None:
     print(f"  load average {os.getloadavg()[0]:.1f}")
 
 
+_FIRST_READ = """
+import sys, time
+from pagesim_scrapy.core.record.read import read_structured
+page = ('<html><body><div itemscope itemtype="http://schema.org/Product">'
+        '<span itemprop="name">Mug</span></div></body></html>')
+start = time.process_time()
+read_structured(page, "http://shop.test/")
+spent = (time.process_time() - start) * 1000
+loaded = [m for m in ("mf2py", "bs4", "pyRdfa", "rdflib") if m in sys.modules]
+print(f"{spent:.0f} ms CPU; other readers' libraries loaded: {loaded}")
+"""
+
+
+def bench_first_read(repeat: int) -> None:
+    """The first microdata read of a fresh process, ``repeat`` times (see the docstring)."""
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    for _ in range(repeat):
+        done = subprocess.run(
+            [sys.executable, "-c", _FIRST_READ], capture_output=True, text=True, env=env
+        )
+        print(f"  {done.stdout.strip() or done.stderr.strip()[-200:]}")
+    print(f"  load average {os.getloadavg()[0]:.1f}")
+
+
 #: Where a crawl keeps what it learned (the checkout's ``.scrapy/pagesim`` by default): each
 #: benchmark crawl gets a folder of its own, so that it learns as a user's first run does
 #: instead of reusing the wrappers and site models a crawl before it saved.
@@ -454,6 +484,9 @@ def main() -> None:
         "--steps", action="store_true", help="the steps sharing the page's walk (demo shop)"
     )
     parser.add_argument(
+        "--first-read", action="store_true", help="the first microdata read's CPU, imports in"
+    )
+    parser.add_argument(
         "--trees", action="store_true", help="one parse for the record's and wrapper's trees?"
     )
     args = parser.parse_args()
@@ -462,6 +495,9 @@ def main() -> None:
         return
     if args.steps:
         bench_steps(max(args.repeat, 5))
+        return
+    if args.first_read:
+        bench_first_read(args.repeat)
         return
     if args.crawl:
         print(f"load average {os.getloadavg()[0]:.1f}")

@@ -37,6 +37,17 @@ importing the record's reader, which a crawl pays once with its first page item.
 the pipeline's order: the labelled rows on the wrapper's tree, then the body posts and the
 landmarks on the record's tree; the best of ``--repeat`` runs, in CPU milliseconds per page.
 
+``--trees`` checks whether one parse could serve both of a page's trees: the record
+reader's (``lxml.html``, comments, scripts and processing instructions kept) and the
+wrapper's (``lxml.etree``, those removed at parse time). On the ``--pages`` pages, the
+wrapper's tree (without its JSON-LD subtree and links made absolute, which it adds after
+parsing) is compared with a copy of the record's tree with the same parts removed; prints
+how many are the same and the CPU of each way, per page.
+
+``--first-read`` prints the CPU of the first structured-data read of a page with microdata
+in a fresh process (what a crawl's first such page item pays once, imports included) and
+which of extruct's other readers' libraries that loaded.
+
 ``--crawl`` measures instead the README's main job: the sample project's crawl of its
 offline demo shop (``scrapy crawl shop``) with ``PAGESIM_INDUCTION_ENABLED`` True and False,
 in ``--rounds`` alternating pairs (the order flips each round). Prints each crawl's user+sys
@@ -51,6 +62,7 @@ order the wrapper learns its pages in, depend on where the checkout is.
 from __future__ import annotations
 
 import argparse
+import copy
 import cProfile
 import csv
 import gzip
@@ -304,6 +316,79 @@ def bench_steps(repeat: int) -> None:
     print(f"  the three: {sum(best.values()):.2f} ms/page; load average {os.getloadavg()[0]:.1f}")
 
 
+def _derived_tree(record_root: Any) -> Any:
+    """The wrapper's tree made from a copy of the record's: what its parser and
+    :func:`parse_html` remove, removed."""
+    from lxml import etree
+
+    from pagesim_scrapy.core.induce.dom import LEAF_TAGS, SKIP_TAGS
+
+    top = copy.deepcopy(record_root.getroottree().getroot())
+    etree.strip_tags(top, etree.Comment, etree.ProcessingInstruction)
+    etree.strip_elements(top, *SKIP_TAGS, with_tail=False)
+    for leaf in top.iter(*LEAF_TAGS):
+        for child in list(leaf):
+            leaf.remove(child)
+    return top
+
+
+def _nodes(root: Any) -> list[tuple[Any, ...]]:
+    """What the tree's readers see of each node: tag, attributes, text and tail."""
+    return [(el.tag, sorted(el.attrib.items()), el.text, el.tail) for el in root.iter()]
+
+
+def bench_trees(types: list[tuple[str, list[Page]]]) -> None:
+    """One parse for both trees, or two (see the module's docstring)."""
+    from pagesim_scrapy.core.induce.dom import decode_html
+    from pagesim_scrapy.core.record.read import as_utf8
+    from pagesim_scrapy.core.record.read import parse_html as record_parse
+
+    texts = [decode_html(html) for _, pages in types for html, _ in pages]
+    spent = {"record's parse": 0.0, "wrapper's parse": 0.0, "copy of the record's": 0.0}
+    same = 0
+    for text in texts:
+        start = time.process_time()
+        record_root = record_parse(as_utf8(text))
+        middle = time.process_time()
+        wrapper_root = parse_html(text, structured=False)
+        end = time.process_time()
+        derived = _derived_tree(record_root)
+        spent["copy of the record's"] += time.process_time() - end
+        spent["record's parse"] += middle - start
+        spent["wrapper's parse"] += end - middle
+        same += _nodes(wrapper_root) == _nodes(derived)
+    print(f"{len(texts)} pages: the wrapper's tree is a copy of the record's on {same}")
+    for name, seconds in spent.items():
+        print(f"  {name}: {seconds * 1000 / len(texts):.2f} ms/page")
+    print(f"  load average {os.getloadavg()[0]:.1f}")
+
+
+_FIRST_READ = """
+import sys, time
+from pagesim_scrapy.core.record.read import read_structured
+page = ('<html><body><div itemscope itemtype="http://schema.org/Product">'
+        '<span itemprop="name">Mug</span></div></body></html>')
+start = time.process_time()
+read_structured(page, "http://shop.test/")
+spent = (time.process_time() - start) * 1000
+loaded = [m for m in ("mf2py", "bs4", "pyRdfa", "rdflib") if m in sys.modules]
+print(f"{spent:.0f} ms CPU; other readers' libraries loaded: {loaded}")
+"""
+
+
+def bench_first_read(repeat: int) -> None:
+    """The first microdata read of a fresh process, ``repeat`` times (see the docstring)."""
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    for _ in range(repeat):
+        done = subprocess.run(
+            [sys.executable, "-c", _FIRST_READ], capture_output=True, text=True, env=env
+        )
+        print(f"  {done.stdout.strip() or done.stderr.strip()[-200:]}")
+    print(f"  load average {os.getloadavg()[0]:.1f}")
+
+
 #: Where a crawl keeps what it learned (the checkout's ``.scrapy/pagesim`` by default): each
 #: benchmark crawl gets a folder of its own, so that it learns as a user's first run does
 #: instead of reusing the wrappers and site models a crawl before it saved.
@@ -398,12 +483,21 @@ def main() -> None:
     parser.add_argument(
         "--steps", action="store_true", help="the steps sharing the page's walk (demo shop)"
     )
+    parser.add_argument(
+        "--first-read", action="store_true", help="the first microdata read's CPU, imports in"
+    )
+    parser.add_argument(
+        "--trees", action="store_true", help="one parse for the record's and wrapper's trees?"
+    )
     args = parser.parse_args()
     if args.split:
         bench_split(args.learn)
         return
     if args.steps:
         bench_steps(max(args.repeat, 5))
+        return
+    if args.first_read:
+        bench_first_read(args.repeat)
         return
     if args.crawl:
         print(f"load average {os.getloadavg()[0]:.1f}")
@@ -418,6 +512,9 @@ def main() -> None:
     )
     if args.pipeline:
         bench_pipeline(types, args.learn, args.repeat)
+        return
+    if args.trees:
+        bench_trees(types)
         return
     wrappers = [learn(pages[: args.learn], label) for label, pages in types]
     if args.profile:

@@ -238,6 +238,37 @@ def page_deep_tokens(
     ]
 
 
+def _deep_tokens(pitems: Sequence[PageItem], deep_of: Callable[[Element], str] | None) -> list[int]:
+    """:func:`page_deep_tokens`, an element's deep key from ``deep_of`` when given."""
+    if deep_of is None:
+        return page_deep_tokens(pitems)
+    return [_page_token(p) if isinstance(p, (Run, str)) else sig_id(deep_of(p)) for p in pitems]
+
+
+class _PageReads:
+    """What learning one page reads of each of its elements, once: aligning an element's
+    children reads each child's items for its deep key, then the walk descends into the
+    child and reads them again."""
+
+    def __init__(self) -> None:
+        self._items: dict[Element, tuple[list[Element | str], list[str]]] = {}
+        self._deep: dict[Element, str] = {}
+
+    def items(self, el: Element) -> tuple[list[Element | str], list[str]]:
+        """:func:`.dom.page_items` of ``el``."""
+        got = self._items.get(el)
+        if got is None:
+            got = self._items[el] = page_items(el)
+        return got
+
+    def deep_key(self, el: Element) -> str:
+        """:func:`deep_key` of ``el``."""
+        got = self._deep.get(el)
+        if got is None:
+            got = self._deep[el] = deep_key(el, self.items(el)[1])
+        return got
+
+
 _LOOSE_CACHE: dict[str, tuple[str, frozenset[str]]] = {}
 #: Two elements with the same tag match loosely when this share of their classes agree.
 LOOSE_CLASS_SIMILARITY = 0.5
@@ -296,10 +327,12 @@ def align_template_page(
     t_tok: Sequence[int] | None = None,
     p_tok: Sequence[int] | None = None,
     p_deep: Sequence[int] | None = None,
+    deep_of: Callable[[Element], str] | None = None,
 ) -> list[tuple[int, int]]:
     """Align template nodes (anything with ``token``/``deep_token``/``loose``) with page
     items: identical signature sequences pair up directly, otherwise the tiered LCS.
-    Precomputed token lists (:func:`page_deep_tokens` for ``p_deep``) may be passed."""
+    Precomputed token lists (:func:`page_deep_tokens` for ``p_deep``) may be passed, or
+    ``deep_of``, an element's :func:`deep_key` as the caller reads it once per element."""
     n_t, n_p = len(tnodes), len(pitems)
     if n_t == 0 or n_p == 0:
         return []
@@ -315,7 +348,7 @@ def align_template_page(
         n_t,
         n_p,
         (lambda: [t.deep_token for t in tnodes], lambda: t_tok),
-        (lambda: p_deep if p_deep is not None else page_deep_tokens(pitems), lambda: p_tok),
+        (lambda: p_deep if p_deep is not None else _deep_tokens(pitems, deep_of), lambda: p_tok),
         lambda i, j: loose_match(t_loose[i], p_loose[j]),
         lambda i, j: _same_tag(t_loose[i], p_loose[j]),
     )
@@ -490,6 +523,8 @@ class TemplateTree:
         self.root: TNode | None = None
         self._sig_counts: dict[str, int] | None = None
         self._claimed: set[Element] = set()
+        #: what learning the current page read of its elements (:class:`_PageReads`)
+        self._reads = _PageReads()
         self.pages = 0
         self.text_chars = 0  # total cleaned body text over the pages (for list-page detection)
         self.docs: set[int] = set()  # fingerprints of the learned pages
@@ -520,6 +555,17 @@ class TemplateTree:
         if self.root is None:
             self.root = self._new_node(root)
         self._claimed = set()
+        self._reads = _PageReads()
+        try:
+            self._fold(root, stamp, names, longest)
+        finally:  # the page's elements are not held past its learning
+            self._claimed = set()
+            self._reads = _PageReads()
+        return True
+
+    def _fold(self, root: Element, stamp: int, names: frozenset[str], longest: int) -> None:
+        """Walk the page and the template together, folding each page item into its node."""
+        assert self.root is not None
         stack: list[tuple[TNode, Any, bool]] = [(self.root, root, False)]
         while stack:
             node, item, grouped = stack.pop()
@@ -536,8 +582,6 @@ class TemplateTree:
                     node.named += 1
                 continue
             self._add_element(node, item, stamp, stack, grouped)
-        self._claimed = set()
-        return True
 
     def _remember(self, fingerprint: Any) -> bool:
         """Whether the page is new; a new one is remembered (up to :data:`MAX_DOCS`)."""
@@ -552,8 +596,8 @@ class TemplateTree:
         self, node: TNode, item: Element, stamp: int, stack: list[Any], grouped: bool
     ) -> None:
         """Fold one page element into its template node and align their children."""
-        items, sigs = page_items(item)
-        self._observe_element(node, item, sigs)
+        items, sigs = self._reads.items(item)
+        self._observe_element(node, item, self._reads.deep_key(item))
         if self._claimed:
             keep = [k for k, x in enumerate(items) if isinstance(x, str) or x not in self._claimed]
             items = [items[k] for k in keep]
@@ -573,14 +617,14 @@ class TemplateTree:
         node.gcount += 1
 
     @staticmethod
-    def _observe_element(node: TNode, el: Element, sigs: Sequence[str]) -> None:
+    def _observe_element(node: TNode, el: Element, key: str) -> None:
+        """Count the element's attribute values and its deep key (:func:`deep_key`)."""
         attrs = DATA_ATTRS.get(node.tag)
         if attrs:
             for attr in attrs:
                 value = attr_value(el, attr)
                 if value is not None:
                     _add_sample(node.avals.setdefault(attr, []), value)
-        key = deep_key(el, sigs)
         deep = node.deep
         if key in deep:
             deep[key] += 1
@@ -630,7 +674,7 @@ class TemplateTree:
         grouped: bool,
         p_tok: Sequence[int] | None = None,
     ) -> None:
-        pairs = align_template_page(tlist, pitems, None, p_tok)
+        pairs = align_template_page(tlist, pitems, None, p_tok, deep_of=self._reads.deep_key)
         if len(pairs) == len(tlist) == len(pitems):
             for i, j in pairs:
                 self._push_pair(tlist, i, pitems[j], stack, grouped)

@@ -3,8 +3,8 @@
 extruct's readers are well kept and follow the specs (itemref, nested itemscopes, RDFa
 prefixes) better than a hand-written walk; the record only needs them in one shape, the
 compact JSON-LD one (``{"@type": "Product", "name": …}``), so every later step has one
-kind of input. Importing extruct loads every syntax's reader (mf2py, bs4, pyRdfa, rdflib),
-so it is imported with the first page that has microdata or RDFa markers, not with the
+kind of input. Each reader is imported alone (:mod:`.extruct_parts`: extruct's package
+imports every syntax's reader), with the first page that has its markers, not with the
 record.
 """
 
@@ -18,6 +18,7 @@ from typing import Any
 import lxml.html
 from lxml import etree
 
+from .extruct_parts import extruct_module
 from .options import RecordOptions
 
 __all__ = ["has_microdata", "has_rdfa", "read_microdata", "read_rdfa"]
@@ -37,9 +38,9 @@ def _value_text_extractor() -> Any:
     """extruct's microdata reader, reading a property's text without the section heading
     that opens its element: ``<section itemprop=description><h2>Description</h2><p>…``
     labels the value, it is not part of it."""
-    from extruct.w3cmicrodata import MicrodataExtractor
+    microdata_extractor = extruct_module("w3cmicrodata").MicrodataExtractor
 
-    class ValueTextExtractor(MicrodataExtractor):
+    class ValueTextExtractor(microdata_extractor):  # type: ignore[misc,valid-type]
         def _extract_textContent(self, node: Any) -> Any:
             heading = _leading_heading(node)
             if heading is None:
@@ -99,11 +100,10 @@ def read_microdata(
     (``source``: the page's HTML, as :func:`has_microdata` takes it)."""
     if not has_microdata(root, source):
         return []
-    from extruct.uniform import _umicrodata_microformat
-
+    uniform = extruct_module("uniform")
     try:
         items = _value_text_extractor()().extract_items(root, base_url=url or None)
-        return [e for e in _umicrodata_microformat(items, "http://schema.org") if e]
+        return [e for e in uniform._umicrodata_microformat(items, "http://schema.org") if e]
     except (RecursionError, ValueError, TypeError, AttributeError, KeyError) as exc:
         logger.warning("microdata of %s skipped: %s", url or "the page", type(exc).__name__)
         return []
@@ -128,14 +128,13 @@ def read_rdfa(
         return []
     if options.rdfa == "auto" and parsed is not None and not has_rdfa(parsed, html):
         return []
-    from extruct.rdfa import RDFaExtractor  # pyRdfa and rdflib: only for a page with RDFa
-    from extruct.xmldom import XmlDomHTMLParser
-
+    rdfa = extruct_module("rdfa")  # pyRdfa and rdflib: only for a page with RDFa
+    xmldom = extruct_module("xmldom")
     try:
-        tree = lxml.html.fromstring(html, parser=XmlDomHTMLParser(encoding="UTF-8"))
+        tree = lxml.html.fromstring(html, parser=xmldom.XmlDomHTMLParser(encoding="UTF-8"))
         if options.rdfa == "auto" and not has_rdfa(tree):
             return []
-        nodes = RDFaExtractor().extract_items(tree, base_url=url or None)
+        nodes = rdfa.RDFaExtractor().extract_items(tree, base_url=url or None)
     except Exception as exc:  # the RDFa stack (pyRdfa, rdflib) raises many kinds
         logger.warning("RDFa of %s skipped: %s", url or "the page", type(exc).__name__)
         return []

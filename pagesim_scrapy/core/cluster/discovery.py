@@ -89,6 +89,9 @@ SITE_CLOSENESS = 0.7
 #: values tie on most sites, and the Stack Overflow test pages need this one; forums and API
 #: docs, whose pages of one type are loosely alike, lose a little, and 0 turns it off.
 YOUNG_SITE_PAGES = 16
+#: With method ``site``: the regroupings in a row that must leave a page's leader in its type
+#: before the page's type is settled (:attr:`Discovered.settled`; ``SiteTypes.settled``).
+SETTLE_AFTER = 1
 #: With method ``site``: leaders of near-duplicate pages kept at most, per type allowed (a
 #: memory bound: each keeps its summary and features; past it, pages count into their nearest).
 LEADERS_PER_TYPE = 5
@@ -152,6 +155,7 @@ class OnlineDiscovery:
         max_html_bytes: int = 2_000_000,
         options: SummaryOptions = DEFAULT_OPTIONS,
         young_pages: int = YOUNG_SITE_PAGES,
+        settle_after: int = SETTLE_AFTER,
     ) -> None:
         if max_clusters < 1:
             raise ValueError("max_clusters must be >= 1")
@@ -168,6 +172,9 @@ class OnlineDiscovery:
         if young_pages < 0:
             raise ValueError("young_pages must be >= 0")
         self.young_pages = young_pages
+        if settle_after < 1:
+            raise ValueError("settle_after must be >= 1")
+        self.settle_after = settle_after
         self.max_clusters = max_clusters
         self.examples = examples
         self.max_html_bytes = max_html_bytes
@@ -237,7 +244,13 @@ class OnlineDiscovery:
         # the discovery's closeness is the grouping's merge by relative closeness
         params = dataclasses.replace(options.grouping_params(), closeness=self.closeness)
         return SiteTypes(
-            leaders, params.t_n, params, self.max_clusters, self.closeness, self.young_pages
+            leaders,
+            params.t_n,
+            params,
+            self.max_clusters,
+            self.closeness,
+            self.young_pages,
+            self.settle_after,
         )
 
     def _site_similarity(self, page: PageSummary, leader: PageSummary) -> float:

@@ -40,8 +40,8 @@ and held (``held``), alternating, each in a fresh process. Printed per crawl and
 time and the time of the last download; the pages that reached the spider; the links' wait (a
 page's download to its callback, where its links are requested: for every page, and for the
 held pages, also counted in other pages downloaded meanwhile, which the machine's load skews
-less than seconds); peak held responses (and their bytes); the idle rounds (each release of
-held pages when the crawl ran dry is one); the process's peak RSS; the ARI of the labels the
+less than seconds); peak held responses (and their bytes); the times the crawl ran dry (held
+pages are released then, and the crawl goes on); the process's peak RSS; the ARI of the labels the
 spider got against the page types, beside batch ``cluster`` (``site``) over the same pages.
 """
 
@@ -240,7 +240,7 @@ class FollowWatch:
     peak_held: int = 0
     peak_held_bytes: int = 0
     held_paths: set[str] = field(default_factory=set)
-    idle: int = 0
+    idle_at: list[float] = field(default_factory=list)
 
     def now(self) -> float:
         return time.perf_counter() - self.started
@@ -286,7 +286,8 @@ class FollowWatch:
             "peak_held": self.peak_held,
             "peak_held_bytes": self.peak_held_bytes,
             "undelivered": len(self.waiting),
-            "idle": self.idle,
+            "idle_at": self.idle_at,
+            "idle": len(self.idle_at),
         }
 
 
@@ -364,7 +365,7 @@ def follow_crawl(job_file: str) -> None:
         watch.download(_local_path(response.url), len(response.body))
 
     def idle(spider: Any) -> None:
-        watch.idle += 1
+        watch.idle_at.append(watch.now())
 
     async def run() -> None:
         crawler = AsyncCrawlerRunner(settings).create_crawler(follow_spider(job, watch))
@@ -425,6 +426,7 @@ def follow_figures(result: dict[str, Any]) -> str:
     waits = list(result["waits"].values())
     held_waits = [result["waits"][p] for p in result["held_paths"] if p in result["waits"]]
     behind = [result["behind"][p] for p in result["held_paths"] if p in result["behind"]]
+    idle = " ".join(f"{at:.1f}" for at in result["idle_at"])
     return (
         f"wall {result['wall']:6.2f} s  last download {result['last_download']:6.2f} s  "
         f"pages {len(result['labels']):4d}  links' wait median {_ms(waits, 0.5)} "
@@ -432,7 +434,7 @@ def follow_figures(result: dict[str, Any]) -> str:
         f"(wait median {_ms(held_waits, 0.5)} p90 {_ms(held_waits, 0.9)}; in pages downloaded "
         f"meanwhile median {_quantile(behind, 0.5):.0f} p90 {_quantile(behind, 0.9):.0f} "
         f"max {_quantile(behind, 1.0):.0f})  peak held {result['peak_held']:3d} "
-        f"({result['peak_held_bytes'] / 2**20:.1f} MB)  idle {result['idle']}  "
+        f"({result['peak_held_bytes'] / 2**20:.1f} MB)  ran dry at {idle} s  "
         f"rss {result['maxrss_mb']:.0f} MB  ARI {result['ari']:.3f} "
         f"(batch {result['batch']:.3f})"
     )

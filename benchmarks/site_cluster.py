@@ -36,6 +36,9 @@ shuffled orders.
 discovery's over N shuffled orders (mean and min): as the pages were labelled during the
 crawl, as a crawl holding each page until its type is settled labels them (``held``; the last
 column is the share of pages held), and with the types the crawl ended with.
+With ``--loso``, YOUNG_SITE_PAGES (from YOUNG_GRID) and SETTLE_AFTER (the regroupings in a row
+that settle a page's type, from SETTLE_GRID) are each chosen per held-out site by the held
+labels' mean ARI on the other distinct-template sites, and the held-out site's ARI printed.
 ``--fixture-orders N``: the Stack Overflow test pages (5 types of 3 pages) in N shuffled
 orders, counting the types split over several labels and the labels holding several types,
 as labelled during the crawl, as held, and as ended.
@@ -57,7 +60,7 @@ from _data import shared
 from site_accuracy import SHARED_TEMPLATE_SITES, Page, load_site
 
 from pagesim_scrapy.core.cluster import OnlineDiscovery, adjusted_rand_index, cluster_pages
-from pagesim_scrapy.core.cluster.discovery import SITE_CLOSENESS, YOUNG_SITE_PAGES
+from pagesim_scrapy.core.cluster.discovery import SETTLE_AFTER, SITE_CLOSENESS, YOUNG_SITE_PAGES
 from pagesim_scrapy.core.cluster.pipeline import CLOSENESS, METHOD_THRESHOLDS
 from pagesim_scrapy.core.summary import summarize
 from pagesim_scrapy.settings import PageSimConfig
@@ -68,6 +71,8 @@ CLOSENESS_GRID = (0.0, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 ONLINE_CLOSENESS_GRID = (0.0, 0.6, 0.7, 0.8)
 #: pages below which a site is young in crawl-time discovery: 0 is off
 YOUNG_GRID = (0, 8, 16, 32, 64)
+#: regroupings in a row that must leave a page's leader in its type before it is settled
+SETTLE_GRID = (1, 2, 3)
 
 
 def ari(pages: list[Page], **options: Any) -> tuple[float, int]:
@@ -171,7 +176,7 @@ def agreement_table(sets: list[str], sites: list[str]) -> None:
 
 
 def crawl_orders(
-    pages: list[Page], orders: int, young_pages: int = YOUNG_SITE_PAGES
+    pages: list[Page], orders: int, young_pages: int = YOUNG_SITE_PAGES, **kwargs: Any
 ) -> tuple[list[float], list[float], list[float], list[float]]:
     """Crawl-time discovery in ``orders`` shuffled orders, one figure per order: the ARI of the
     labels given during the crawl, of those a crawl holding unsettled pages gives, of the
@@ -181,7 +186,7 @@ def crawl_orders(
     for seed in range(1, orders + 1):
         order = list(range(len(pages)))
         random.Random(seed).shuffle(order)
-        crawl = crawl_in_order(pages, order, "site", young_pages=young_pages)
+        crawl = crawl_in_order(pages, order, "site", young_pages=young_pages, **kwargs)
         ordered_truth = [truth[i] for i in order]
         given.append(adjusted_rand_index(ordered_truth, crawl.given))
         held.append(adjusted_rand_index(ordered_truth, crawl.held))
@@ -234,6 +239,7 @@ def orders_table(sets: list[str], sites: list[str], orders: int, choose: bool) -
         f"   ({orders} shuffled orders)"
     )
     table: dict[float, dict[str, float]] = {young: {} for young in YOUNG_GRID}
+    settle: dict[float, dict[str, float]] = {after: {} for after in SETTLE_GRID}
     names: list[str] = []
     for name in sets:
         rows = []
@@ -254,18 +260,50 @@ def orders_table(sets: list[str], sites: list[str], orders: int, choose: bool) -
                 f"{_site_name(folder.name):24} {len({p.label for p in pages}):5d} " + _row(figures)
             )
             names.append(folder.name)
-            for young in YOUNG_GRID if choose else ():
-                table[young][folder.name] = (
-                    figures[3]
-                    if young == YOUNG_SITE_PAGES
-                    else mean(crawl_orders(pages, orders, young)[1])
-                )
+            if choose:
+                _grid_figures(pages, orders, figures[3], folder.name, table, settle)
         kept = [r for r in rows if r[0] not in SHARED_TEMPLATE_SITES]
         if kept:
             means = [mean([r[1][i] for r in kept]) for i in range(len(rows[0][1]))]
             print(f"  mean {name}, distinct-template: " + " ".join(f"{v:.3f}" for v in means))
     if choose:
         young_loso(table, names)
+        settle_loso(settle, names)
+
+
+def _grid_figures(
+    pages: list[Page],
+    orders: int,
+    held: float,
+    name: str,
+    young: dict[float, dict[str, float]],
+    settle: dict[float, dict[str, float]],
+) -> None:
+    """The held labels' mean ARI of a site under each value of YOUNG_GRID and SETTLE_GRID
+    (``held``: under the defaults)."""
+    for value in YOUNG_GRID:
+        young[value][name] = (
+            held if value == YOUNG_SITE_PAGES else mean(crawl_orders(pages, orders, value)[1])
+        )
+    for value in SETTLE_GRID:
+        settle[value][name] = (
+            held
+            if value == SETTLE_AFTER
+            else mean(crawl_orders(pages, orders, settle_after=value)[1])
+        )
+
+
+def settle_loso(table: Mapping[float, Mapping[str, float]], names: list[str]) -> None:
+    """SETTLE_AFTER per held-out site, chosen by the held labels' ARI of the others."""
+    judges = [name for name in names if name not in SHARED_TEMPLATE_SITES]
+    print(
+        f"\nleave-one-site-out, regroupings that settle a type (from {SETTLE_GRID}, chosen on "
+        f"the other distinct-template sites by the mean ARI of the labels a crawl holding "
+        f"unsettled pages gives; default {SETTLE_AFTER}):"
+    )
+    for held, (chosen, value) in loso(table, names, judges).items():
+        row = "  ".join(f"{after}: {table[after][held]:.3f}" for after in SETTLE_GRID)
+        print(f"  {_site_name(held):24} chosen {chosen:<4} held-out ARI {value:.3f}   ({row})")
 
 
 def young_loso(table: Mapping[float, Mapping[str, float]], names: list[str]) -> None:
@@ -472,7 +510,9 @@ def main() -> None:
     parser.add_argument("--with-so", action="store_true", help="with --orders: also " + SO_SET)
     parser.add_argument("--fixture-orders", type=int, default=0, help="the test pages, N orders")
     parser.add_argument("--closeness", type=float, default=None, help="with --fixture-orders")
-    parser.add_argument("--loso", action="store_true", help="with --orders: young site pages")
+    parser.add_argument(
+        "--loso", action="store_true", help="with --orders: young site pages, settling"
+    )
     args = parser.parse_args()
     sites = [n for n in args.sites.split(",") if n]
     if args.fixture_orders:

@@ -12,10 +12,11 @@ bounded number of comparisons per leader (a geometric series).
 A type keeps its id through a regrouping when most of its pages stay together: each group
 takes the type holding most of its pages that no larger claim has taken; the rest are new.
 
-A page's type is *settled* once a regrouping has left its leader in the type it had and the
-type holds more than one page (a saved type's leader always is): a page that founds a leader
-was put in a type by one comparison, before the grouping step judged it among its site's other
-leaders; a leader a regrouping moved may move again; and a type of one page is where a young
+A page's type is *settled* once ``settle_after`` regroupings in a row have left its leader in
+the type it had and the type holds more than one page (a saved type's leader always is): a page
+that founds a leader was put in a type by one comparison, before the grouping step judged it
+among its site's other leaders; a leader a regrouping moved may move again, and so may one a
+single regrouping of a young site left in place; and a type of one page is where a young
 site's grouping leaves a page it cannot place yet, which a later regrouping merges. A crawl
 that labels a page only once its type is settled (:meth:`SiteTypes.settled`) gives the labels
 the regroupings find, not the first guesses.
@@ -94,6 +95,8 @@ class SiteTypes:
     that (:meth:`_kept_apart`): a young site's weights inflate the scores between its types, so
     an absolute bar let the first page of one type join another, and the labels already given
     could not follow them apart.
+    ``settle_after``: the regroupings in a row that must leave a leader in its type before
+    its type is settled (:meth:`settled`).
     Not thread-safe: the caller holds its lock.
     """
 
@@ -105,8 +108,12 @@ class SiteTypes:
         max_types: int,
         closeness: float = 0.0,
         young_pages: int = 0,
+        settle_after: int = 1,
     ) -> None:
+        if settle_after < 1:
+            raise ValueError("settle_after must be >= 1")
         self.leaders = leaders
+        self.settle_after = settle_after
         self.join = join
         self.closeness = closeness
         self.young_pages = young_pages
@@ -121,8 +128,8 @@ class SiteTypes:
         self.site_of: dict[int, str | None] = {}  # leader key -> its site (None: every site)
         self.site_pages: Counter[str | None] = Counter()
         self._regrouped_at: dict[str | None, int] = {}
-        #: leaders the last regrouping of their site left in their type: settled
-        self._seen: set[int] = set()
+        #: per leader, the regroupings in a row of its site that left it in its type
+        self._kept: Counter[int] = Counter()
         self._next_type = 0
 
     def __len__(self) -> int:
@@ -198,11 +205,12 @@ class SiteTypes:
         return sum(known) / len(known) if known else None
 
     def settled(self, leader: int) -> bool:
-        """Whether the last regrouping left the leader in its type, a type of more than one page
-        (a saved type's leader always counts)."""
+        """Whether the last ``settle_after`` regroupings left the leader in its type, a type of
+        more than one page (a saved type's leader always counts)."""
         if self.site_of.get(leader, "") is None:
             return True
-        return leader in self._seen and self.weight(self.type_of[leader]) > 1
+        kept = self._kept[leader] >= self.settle_after
+        return kept and self.weight(self.type_of[leader]) > 1
 
     def seed(self, summary: PageSummary, minhash: MinHash, weight: int) -> int:
         """A known type (from a saved file) with one leader that stands for every site."""
@@ -239,7 +247,7 @@ class SiteTypes:
         self._regrouped_at[site] = self.site_pages[site]
         keys = sorted(key for key, owner in self.site_of.items() if owner == site)
         if len(keys) < 2:
-            self._seen.update(keys)
+            self._kept.update(keys)
             return Regrouping()
         if use_model is not None:
             use_model(site)
@@ -254,13 +262,13 @@ class SiteTypes:
         return change
 
     def _confirm(self, keys: list[int], before: list[int]) -> None:
-        """Leaders a regrouping left in their type are settled; those it moved are not, until
-        a regrouping leaves them where they are."""
+        """Leaders a regrouping left in their type count one more regrouping in a row; those
+        it moved start again."""
         for key, type_id in zip(keys, before):
             if self.type_of[key] == type_id:
-                self._seen.add(key)
+                self._kept[key] += 1
             else:
-                self._seen.discard(key)
+                self._kept.pop(key, None)
 
     def _kept_apart(
         self, keys: list[int], graph: ItemGraph, groups: list[int], site: str | None

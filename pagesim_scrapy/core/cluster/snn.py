@@ -106,6 +106,12 @@ class _Collapsing:
     share it may have raised (holders of the items it added, none when it added no item), and
     a pair whose share fell goes back when its entry comes up (see :meth:`requeue`). The
     collapses, and their order, are those of counting every pair.
+
+    A layout's leaders share most neighbours, so nearly every pair of them passes ``k_p``:
+    the pairs one cluster finds at once stay in a sorted list of its own and only the
+    strongest is in the heap (its cluster's best partner); the next comes in when it pops,
+    skipping the pairs whose cluster has gone. The heap then holds about one entry per
+    cluster instead of every pair, and pops in the same order (a merge of sorted lists).
     """
 
     def __init__(self, weights: list[int], hoods: list[set[int]], k_p: float) -> None:
@@ -128,6 +134,8 @@ class _Collapsing:
         # entries ordered as (-share, first, second) (see _entry): an upper bound of the
         # pair's share while both exist
         self.heap: list[int] = []
+        # the rest of a found list (strongest last), under the entry of its head in the heap
+        self.tails: dict[int, list[int]] = {}
         self.steps = 0  # items looked up and pairs compared, for benchmarks
 
     def least_shared(self, mass: int, bar: float | None = None) -> int:
@@ -161,10 +169,34 @@ class _Collapsing:
         return shared / min(self.mass[a], self.mass[b])
 
     def push_partners(self, a: int, partners: Iterable[int]) -> None:
+        found = []
         for b in partners:
             share = self.share(a, b)
             if share >= self.k_p:
-                heapq.heappush(self.heap, _entry(share, min(a, b), max(a, b)))
+                found.append(_entry(share, min(a, b), max(a, b)))
+        self.push_found(found)
+
+    def push_found(self, found: list[int]) -> None:
+        """Put the strongest of ``found`` in the heap, the rest in its tail."""
+        if found:
+            found.sort(reverse=True)
+            self.push_next(found)
+
+    def push_next(self, tail: list[int]) -> None:
+        """Push the strongest entry of ``tail`` whose clusters both exist (a cluster never
+        comes back, so the others would be dropped when popped) and keep the rest under it."""
+        parent = self.parent
+        while tail:
+            entry = tail.pop()
+            a, b = (entry >> 32) & _ITEM_MASK, entry & _ITEM_MASK
+            if parent[a] == a and parent[b] == b:
+                heapq.heappush(self.heap, entry)
+                if tail:
+                    waiting = self.tails.get(entry)
+                    if waiting is not None:  # the same pair at the same share, found twice
+                        tail = sorted(waiting + tail, reverse=True)
+                    self.tails[entry] = tail
+                return
 
     def run(self) -> None:
         """Collapse pairs, strongest first, with the pairs found one band of shares at a time:
@@ -189,16 +221,23 @@ class _Collapsing:
             found: set[int] = set()
             for x in self.prefix(a, bar):
                 found |= holders[x]
+            pairs = []
             for b in found:
                 if (mass[b], b) > lighter:
                     share = self.share(a, b)
                     if bar <= share < upper:
-                        heapq.heappush(self.heap, _entry(share, min(a, b), max(a, b)))
+                        pairs.append(_entry(share, min(a, b), max(a, b)))
+            self.push_found(pairs)
 
     def collapse_down_to(self, bar: float) -> None:
         parent, heap = self.parent, self.heap
+        tails = self.tails
         while heap and _top_share(heap[0]) >= bar:
-            recorded, a, b = _decode(heapq.heappop(heap))
+            entry = heapq.heappop(heap)
+            tail = tails.pop(entry, None)
+            if tail is not None:
+                self.push_next(tail)
+            recorded, a, b = _decode(entry)
             if parent[a] != a or parent[b] != b:
                 continue
             share = self.share(a, b)

@@ -212,22 +212,32 @@ class _Collapsing:
     def push_band(self, bar: float, upper: float) -> None:
         """Push every pair of clusters whose share lies in [bar, upper), each found from its
         lighter side's prefix at ``bar``."""
-        mass, parent, holders = self.mass, self.parent, self.holders
+        parent = self.parent
         for a in range(len(self.hoods)):
-            if parent[a] != a:
-                continue
-            self.steps += 1
-            lighter = (mass[a], a)
-            found: set[int] = set()
-            for x in self.prefix(a, bar):
-                found |= holders[x]
-            pairs = []
-            for b in found:
-                if (mass[b], b) > lighter:
-                    share = self.share(a, b)
-                    if bar <= share < upper:
-                        pairs.append(_entry(share, min(a, b), max(a, b)))
-            self.push_found(pairs)
+            if parent[a] == a:
+                self.push_found(self.band_pairs(a, bar, upper))
+
+    def band_pairs(self, a: int, bar: float, upper: float) -> list[int]:
+        """Entries of a's pairs with heavier clusters whose share lies in [bar, upper).
+
+        a is the lighter side, so every share is of a's mass: computed here in one expression
+        per partner rather than by :meth:`share` (the same value; most of the SNN's time is
+        this loop over a layout's leaders).
+        """
+        mass, hoods, weight = self.mass, self.hoods, self.weights.__getitem__
+        lighter = (mass[a], a)
+        found: set[int] = set()
+        for x in self.prefix(a, bar):
+            found |= self.holders[x]
+        heavier = [b for b in found if (mass[b], b) > lighter]
+        self.steps += 1 + len(heavier)
+        hood, own = hoods[a], mass[a]
+        pairs = []
+        for b in heavier:
+            share = sum(map(weight, hood & hoods[b])) / own
+            if bar <= share < upper:
+                pairs.append(_entry(share, a, b) if a < b else _entry(share, b, a))
+        return pairs
 
     def collapse_down_to(self, bar: float) -> None:
         parent, heap = self.parent, self.heap

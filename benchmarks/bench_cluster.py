@@ -23,7 +23,8 @@
 The scale table also counts what can grow faster than the pages: LSH hits per query (the
 leaders a page's query meets), the largest LSH bucket, the seconds of each stage, and the
 SNN's steps (items looked up and pairs compared) beside what keeping every pair of
-neighbourhoods with an item in common would walk.
+neighbourhoods with an item in common would walk, and where the ARI goes: the types spread
+over several clusters against the clusters holding several types.
 ``BENCH_BUCKET_CAP=none`` (or a number) in the environment runs the scale section with that
 ``ClusterOptions.bucket_cap`` instead of the default, to compare.
 """
@@ -41,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -194,6 +196,7 @@ def child(stream: str, count: int, algorithm: str, method: str) -> None:
     result.stats["snn_pair_work"] = snn_pair_work(result)
     params = result.options.grouping_params()
     result.stats["snn_steps"] = collapse_steps(result.graph, params.k, params.t_n, params.k_p)
+    result.stats.update(purity(labels, result.assignments))
     print(
         json.dumps(
             {
@@ -208,6 +211,21 @@ def child(stream: str, count: int, algorithm: str, method: str) -> None:
             }
         )
     )
+
+
+def purity(labels: list[str], assignments: list[int]) -> dict[str, int]:
+    """Where the ARI goes: types spread over clusters (under 90 % of a type's pages in its
+    largest cluster) against clusters holding several types."""
+    by_type: dict[str, Counter[int]] = {}
+    by_cluster: dict[int, set[str]] = {}
+    for label, cluster in zip(labels, assignments):
+        by_type.setdefault(label, Counter())[cluster] += 1
+        by_cluster.setdefault(cluster, set()).add(label)
+    spread = sum(
+        1 for counts in by_type.values() if max(counts.values()) < 0.9 * sum(counts.values())
+    )
+    mixed = sum(1 for types in by_cluster.values() if len(types) > 1)
+    return {"types": len(by_type), "types_spread": spread, "clusters_mixed": mixed}
 
 
 def snn_pair_work(result: Any) -> int:
@@ -297,7 +315,9 @@ def scale(
                 f"exact similarities condensing {stats['comparisons'] - stats['leader_edges']}, "
                 f"leader-graph edges {stats['leader_edges']}, SNN overlap steps "
                 f"{stats.get('snn_steps', 0)} (every pair sharing an item: "
-                f"{stats.get('snn_pair_work', 0)})"
+                f"{stats.get('snn_pair_work', 0)}); types spread over clusters "
+                f"{stats.get('types_spread', 0)}/{stats.get('types', 0)}, clusters holding "
+                f"several types {stats.get('clusters_mixed', 0)}"
             )
         first, last = rows[0], rows[-1]
         grow_pages = last["pages"] / first["pages"]

@@ -106,6 +106,12 @@ class _Collapsing:
     share it may have raised (holders of the items it added, none when it added no item), and
     a pair whose share fell goes back when its entry comes up (see :meth:`requeue`). The
     collapses, and their order, are those of counting every pair.
+
+    A layout's leaders share most neighbours, so nearly every pair of them passes ``k_p``:
+    the pairs one cluster finds at once stay in a sorted list of its own and only the
+    strongest is in the heap (its cluster's best partner); the next comes in when it pops,
+    skipping the pairs whose cluster has gone. The heap then holds about one entry per
+    cluster instead of every pair, and pops in the same order (a merge of sorted lists).
     """
 
     def __init__(self, weights: list[int], hoods: list[set[int]], k_p: float) -> None:
@@ -128,6 +134,8 @@ class _Collapsing:
         # entries ordered as (-share, first, second) (see _entry): an upper bound of the
         # pair's share while both exist
         self.heap: list[int] = []
+        # the rest of a found list (strongest last), under the entry of its head in the heap
+        self.tails: dict[int, list[int]] = {}
         self.steps = 0  # items looked up and pairs compared, for benchmarks
 
     def least_shared(self, mass: int, bar: float | None = None) -> int:
@@ -161,10 +169,34 @@ class _Collapsing:
         return shared / min(self.mass[a], self.mass[b])
 
     def push_partners(self, a: int, partners: Iterable[int]) -> None:
+        found = []
         for b in partners:
             share = self.share(a, b)
             if share >= self.k_p:
-                heapq.heappush(self.heap, _entry(share, min(a, b), max(a, b)))
+                found.append(_entry(share, min(a, b), max(a, b)))
+        self.push_found(found)
+
+    def push_found(self, found: list[int]) -> None:
+        """Put the strongest of ``found`` in the heap, the rest in its tail."""
+        if found:
+            found.sort(reverse=True)
+            self.push_next(found)
+
+    def push_next(self, tail: list[int]) -> None:
+        """Push the strongest entry of ``tail`` whose clusters both exist (a cluster never
+        comes back, so the others would be dropped when popped) and keep the rest under it."""
+        parent = self.parent
+        while tail:
+            entry = tail.pop()
+            a, b = (entry >> 32) & _ITEM_MASK, entry & _ITEM_MASK
+            if parent[a] == a and parent[b] == b:
+                heapq.heappush(self.heap, entry)
+                if tail:
+                    waiting = self.tails.get(entry)
+                    if waiting is not None:  # the same pair at the same share, found twice
+                        tail = sorted(waiting + tail, reverse=True)
+                    self.tails[entry] = tail
+                return
 
     def run(self) -> None:
         """Collapse pairs, strongest first, with the pairs found one band of shares at a time:
@@ -180,25 +212,42 @@ class _Collapsing:
     def push_band(self, bar: float, upper: float) -> None:
         """Push every pair of clusters whose share lies in [bar, upper), each found from its
         lighter side's prefix at ``bar``."""
-        mass, parent, holders = self.mass, self.parent, self.holders
+        parent = self.parent
         for a in range(len(self.hoods)):
-            if parent[a] != a:
-                continue
-            self.steps += 1
-            lighter = (mass[a], a)
-            found: set[int] = set()
-            for x in self.prefix(a, bar):
-                found |= holders[x]
-            for b in found:
-                if (mass[b], b) > lighter:
-                    share = self.share(a, b)
-                    if bar <= share < upper:
-                        heapq.heappush(self.heap, _entry(share, min(a, b), max(a, b)))
+            if parent[a] == a:
+                self.push_found(self.band_pairs(a, bar, upper))
+
+    def band_pairs(self, a: int, bar: float, upper: float) -> list[int]:
+        """Entries of a's pairs with heavier clusters whose share lies in [bar, upper).
+
+        a is the lighter side, so every share is of a's mass: computed here in one expression
+        per partner rather than by :meth:`share` (the same value; most of the SNN's time is
+        this loop over a layout's leaders).
+        """
+        mass, hoods, weight = self.mass, self.hoods, self.weights.__getitem__
+        lighter = (mass[a], a)
+        found: set[int] = set()
+        for x in self.prefix(a, bar):
+            found |= self.holders[x]
+        heavier = [b for b in found if (mass[b], b) > lighter]
+        self.steps += 1 + len(heavier)
+        hood, own = hoods[a], mass[a]
+        pairs = []
+        for b in heavier:
+            share = sum(map(weight, hood & hoods[b])) / own
+            if bar <= share < upper:
+                pairs.append(_entry(share, a, b) if a < b else _entry(share, b, a))
+        return pairs
 
     def collapse_down_to(self, bar: float) -> None:
         parent, heap = self.parent, self.heap
+        tails = self.tails
         while heap and _top_share(heap[0]) >= bar:
-            recorded, a, b = _decode(heapq.heappop(heap))
+            entry = heapq.heappop(heap)
+            tail = tails.pop(entry, None)
+            if tail is not None:
+                self.push_next(tail)
+            recorded, a, b = _decode(entry)
             if parent[a] != a or parent[b] != b:
                 continue
             share = self.share(a, b)

@@ -3,6 +3,7 @@
     python benchmarks/bench_spark.py [--classify-pages 2000,8000] [--repeats 3]
                                      [--classify-full 200000] [--cluster-sizes 20000,50000]
                                      [--skip-classify] [--skip-cluster]
+                                     [--cluster-site all|host]
 
 Pages: the 976 real pages of ../shared/data/site_page_types, written into gzipped WARC files
 (one file per host) again and again under distinct hosts (``copy3.flink_site.example``), so the
@@ -21,7 +22,11 @@ folds (say so when reading its figures).
    ``cluster`` command (a child process) on the same WARC files: seconds, peak resident
    memory (summed over the process tree: for Spark the driver, its JVM and Python workers),
    whether the lines are identical, the adjusted Rand index of each against the page types,
-   and CPU growth against size growth.
+   and CPU growth against size growth. The Spark job logs the seconds of each of its stages.
+   ``--cluster-site host``: each site's pages clustered in one task (the job's ``--site
+   host``) against the local command run on each host's file in turn in this process (one
+   core); the lines must be equal with the clusters named under their host, and the adjusted
+   Rand index is taken against host and page type.
 3. What a page costs in the shuffles (pickled features, band keys, summaries), for estimates
    (``--sizes-only``: this alone, without Spark).
 """
@@ -164,7 +169,9 @@ class PeakMemory:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            rss, self._last_cpu = self._tree()
+            rss, cpu = self._tree()
+            # the largest seen: a process that ended (and was reaped) drops out of the tree
+            self._last_cpu = max(self._last_cpu, cpu)
             self.peak = max(self.peak, rss)
             self._stop.wait(self.interval)
 

@@ -3,6 +3,7 @@
     python benchmarks/bench_spark.py [--classify-pages 2000,8000] [--repeats 3]
                                      [--classify-full 200000] [--cluster-sizes 20000,50000]
                                      [--skip-classify] [--skip-cluster]
+                                     [--cluster-site all|host]
 
 Pages: the 976 real pages of ../shared/data/site_page_types, written into gzipped WARC files
 (one file per host) again and again under distinct hosts (``copy3.flink_site.example``), so the
@@ -21,7 +22,11 @@ folds (say so when reading its figures).
    ``cluster`` command (a child process) on the same WARC files: seconds, peak resident
    memory (summed over the process tree: for Spark the driver, its JVM and Python workers),
    whether the lines are identical, the adjusted Rand index of each against the page types,
-   and CPU growth against size growth.
+   and CPU growth against size growth. The Spark job logs the seconds of each of its stages.
+   ``--cluster-site host``: each site's pages clustered in one task (the job's ``--site
+   host``) against the local command run on each host's file in turn in this process (one
+   core); the lines must be equal with the clusters named under their host, and the adjusted
+   Rand index is taken against host and page type.
 3. What a page costs in the shuffles (pickled features, band keys, summaries), for estimates
    (``--sizes-only``: this alone, without Spark).
 """
@@ -164,7 +169,9 @@ class PeakMemory:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            rss, self._last_cpu = self._tree()
+            rss, cpu = self._tree()
+            # the largest seen: a process that ended (and was reaped) drops out of the tree
+            self._last_cpu = max(self._last_cpu, cpu)
             self.peak = max(self.peak, rss)
             self._stop.wait(self.interval)
 
@@ -366,6 +373,75 @@ def bench_cluster(spark: Any, folder: Path, sizes: list[int]) -> None:
         )
 
 
+def host_of(path: Path) -> str:
+    """The host of a WARC file :func:`copies` wrote (its pages' site)."""
+    copy, _, site = path.name.removesuffix(".warc.gz").partition("-")
+    return f"copy{int(copy)}.{site.replace('_', '-')}.example"
+
+
+def local_per_site(files: list[Path], scratch: Path) -> list[str]:
+    """The local ``cluster`` command on each host's file in turn (one site a run), its
+    clusters named under the host as the Spark job names them."""
+    lines = []
+    for path in files:
+        args = ["cluster", str(path), "-o", str(scratch), "--no-progress"]
+        assert local_main(args) == 0
+        host = host_of(path)
+        for line in scratch.read_text(encoding="utf-8").splitlines():
+            head, sep, name = line.rpartition('"cluster": "')
+            lines.append(f"{head}{sep}{host}/{name}" if sep else line)
+    return lines
+
+
+def bench_cluster_sites(spark: Any, folder: Path, sizes: list[int], site: str) -> None:
+    print(
+        f"\n2b. Clustering each site in one task (--site {site}; method site, snn): Spark "
+        "local[2] vs the local command run on each host's file in turn (one core)"
+    )
+    figures = []
+    for size in sizes:
+        work = folder / f"sites{size}"
+        work.mkdir()
+        files, types = copies(work, SITES, size)
+        hosts = [host_of(path) for path in files for _ in range(_pages_in(path))]
+        truth = [f"{host} {kind}" for host, kind in zip(hosts, types)]
+        loads = [load()]
+        with PeakMemory(os.getpid()) as memory:
+            lines, seconds = spark_lines(
+                spark, ["cluster", "--site", site, *map(str, files)], work / "out"
+            )
+        loads.append(load())
+        started, cpu = time.perf_counter(), time.process_time()
+        local = local_per_site(files, work / "local.jsonl")
+        local_seconds, local_cpu = time.perf_counter() - started, time.process_time() - cpu
+        spark_labels = [line.rsplit('"cluster": ', 1)[1] for line in lines]
+        local_labels = [line.rsplit('"cluster": ', 1)[1] for line in local]
+        print(
+            f"   {size:7d} pages, {len(files)} sites: Spark {seconds:7.1f} s "
+            f"({memory.cpu:6.0f} CPU s), peak {memory.peak / 2**20:6.0f} MB | local, 1 core "
+            f"{local_seconds:7.1f} s ({local_cpu:6.0f} CPU s) | Spark/local wall "
+            f"{seconds / local_seconds:.2f} | identical {lines == local} | "
+            f"ARI Spark vs local {adjusted_rand_index(local_labels, spark_labels):.4f} | "
+            f"ARI vs host+type: Spark {adjusted_rand_index(truth, spark_labels):.4f}, "
+            f"local {adjusted_rand_index(truth, local_labels):.4f} | "
+            f"{', '.join(loads)}, {load()}"
+        )
+        figures.append((size, memory.cpu, local_cpu))
+        shutil.rmtree(work)
+    for (n0, s0, l0), (n1, s1, l1) in itertools.pairwise(figures):
+        print(
+            f"   {n0} -> {n1} pages (x{n1 / n0:.1f}): Spark CPU x{s1 / s0:.2f}, "
+            f"local CPU x{l1 / l0:.2f}"
+        )
+
+
+def _pages_in(path: Path) -> int:
+    from warcio.archiveiterator import ArchiveIterator
+
+    with path.open("rb") as fh:
+        return sum(record.rec_type == "response" for record in ArchiveIterator(fh))
+
+
 def record_sizes() -> None:
     """What each page costs in the shuffles (pickled as the jobs move it), for estimates."""
     import pickle
@@ -422,6 +498,13 @@ def main() -> None:
     parser.add_argument("--skip-classify", action="store_true")
     parser.add_argument("--skip-cluster", action="store_true")
     parser.add_argument(
+        "--cluster-site",
+        choices=("all", "host"),
+        default="all",
+        help="all: every page as one set (against the local command on all files); host: each "
+        "site in one task (against the local command on each host's file)",
+    )
+    parser.add_argument(
         "--sizes-only", action="store_true", help="only what a page costs in the shuffles"
     )
     args = parser.parse_args()
@@ -441,7 +524,11 @@ def main() -> None:
             if args.classify_full:
                 bench_classify_full(spark, folder, args.classify_full)
         if not args.skip_cluster:
-            bench_cluster(spark, folder, [int(n) for n in args.cluster_sizes.split(",")])
+            sizes = [int(n) for n in args.cluster_sizes.split(",")]
+            if args.cluster_site == "all":
+                bench_cluster(spark, folder, sizes)
+            else:
+                bench_cluster_sites(spark, folder, sizes, args.cluster_site)
     spark.stop()
     record_sizes()
 

@@ -209,6 +209,29 @@ def test_cluster_equals_the_local_command(
     assert len(clusters) > 2  # two sites of several page types each
 
 
+def test_cluster_per_site_equals_the_local_command_on_each_site(
+    spark: Any, archives: dict[str, Any], tmp_path: Path
+) -> None:
+    from pagesim_scrapy.core.site import site_key
+    from pagesim_scrapy.spark.cluster_sites import site_cluster_name
+
+    # the local command clusters the pages it is given as one site: run it on each host's
+    # archive in turn, its clusters named under the host
+    local = []
+    for warc, site in zip(archives["warcs"], ("flink_site", "cc_opensource_blog")):
+        with (shared_data("site_page_types", site) / "labels.csv").open(encoding="utf-8") as fh:
+            host = site_key(next(csv.DictReader(fh))["url"])
+        for line in _local(["cluster", str(warc)], tmp_path / "local.jsonl"):
+            record = json.loads(line)
+            if record["cluster"] is not None:
+                record["cluster"] = site_cluster_name(host, record["cluster"])
+            local.append(record)
+    warcs = [str(path) for path in archives["warcs"]]
+    lines = _spark(spark, ["cluster", "--site", "host", *warcs], tmp_path / "spark")
+    assert [json.loads(line) for line in lines] == local
+    assert len({record["cluster"] for record in local}) > 2
+
+
 def test_cluster_with_a_pairwise_measure_equals_the_local_command(
     spark: Any, archives: dict[str, Any], tmp_path: Path
 ) -> None:

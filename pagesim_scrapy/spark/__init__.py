@@ -20,7 +20,9 @@ The jobs call the core's functions; only the grouping is Spark's:
   the local pipeline. Nothing outside a component is ever a candidate, so the clusters are the
   local command's; their names (``cluster-1`` the largest) are given over all components.
   Method ``site`` weighs features by their document frequency over all pages: counted by a
-  distributed sum and broadcast.
+  distributed sum and broadcast. ``--site host`` (or ``input``) instead clusters each site's
+  pages in one task, as the local command clusters one site's pages given to it (cluster
+  names under the site): one shuffle, and the largest task is the largest site.
 * **extract**: a map over the pages with the wrapper broadcast.
 * **drift**: the local ``drift OLD NEW`` over two sets of WARC files (or pages) of a site:
   pages summarised where they are read, grouped by site (the host of a WARC record's URL),

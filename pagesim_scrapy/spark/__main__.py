@@ -32,6 +32,7 @@ from pagesim_scrapy.cli.drift import EXIT_CHANGED, example_names, example_pages
 from pagesim_scrapy.core.induce import Wrapper, WrapperError
 from pagesim_scrapy.core.pageio import PageReadError, read_page_bytes
 from pagesim_scrapy.settings import DEFAULT_MAX_NODES
+from pagesim_scrapy.spark.cluster_sites import cluster_sites_job
 from pagesim_scrapy.spark.jobs import (
     SITE_KEYS,
     ClassifierSpec,
@@ -77,6 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
     cluster = commands.add_parser("cluster", help="discover page types by clustering")
     _common(cluster)
     add_cluster_arguments(cluster)
+    cluster.add_argument(
+        "--site",
+        choices=SITE_KEYS,
+        default="all",
+        help="what one site is: all (default) clusters every page as one set, as the local "
+        "command clusters the pages it is given; host (the host of a WARC record's URL, or for a "
+        "page file the argument it came from) or input (the argument) clusters each site in one "
+        "task, as the local command clusters one site's pages (cluster names under the site)",
+    )
 
     extract = commands.add_parser("extract", help="extract records with a learned wrapper")
     _common(extract)
@@ -164,9 +174,7 @@ def run(args: argparse.Namespace, spark: Any) -> dict[str, Any]:
         lines = classify_job(spark, inputs, _classifier_spec(args), args.site)
     elif args.command == "cluster":
         try:
-            lines, stats_cluster = cluster_job(
-                spark, inputs, cluster_options(args), summary_options(args)
-            )
+            lines, stats_cluster = _cluster(args, spark, inputs)
         except ValueError as exc:
             raise CommandError(f"nothing clustered: {exc}") from exc
         stats.update(stats_cluster)
@@ -182,6 +190,16 @@ def run(args: argparse.Namespace, spark: Any) -> dict[str, Any]:
     write_records(spark, lines, args.output, args.format, args.command, inputs)
     stats["seconds"] = round(time.perf_counter() - started, 3)
     return stats
+
+
+def _cluster(
+    args: argparse.Namespace, spark: Any, inputs: list[JobInput]
+) -> tuple[Any, dict[str, Any]]:
+    """The cluster job the ``--site`` grouping asks for."""
+    options, summaries = cluster_options(args), summary_options(args)
+    if args.site == "all":
+        return cluster_job(spark, inputs, options, summaries)
+    return cluster_sites_job(spark, inputs, options, summaries, args.site)
 
 
 def _drift(args: argparse.Namespace, spark: Any, old: list[JobInput]) -> dict[str, Any]:

@@ -6,9 +6,11 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import time
 import uuid
 import zlib
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import add
@@ -356,16 +358,24 @@ def _scores(
 # -- cluster -------------------------------------------------------------------------------
 
 
+#: Links the driver joins into components itself (a union-find over the collected links, a
+#: few bytes each) instead of label propagation, whose every round shuffles all links and
+#: labels three times; above it the rounds run on the cluster.
+DRIVER_LINKS = 5_000_000
+
+
 def cluster_job(
     spark: Any, inputs: list[JobInput], options: ClusterOptions, summary_options: SummaryOptions
 ) -> tuple[Any, dict[str, Any]]:
     """An RDD of (order, output line) as the local ``cluster`` writes them, and the job's
-    figures (pages, components, the largest, rounds of label propagation, clusters).
+    figures (pages, components, the largest, rounds of label propagation, clusters, and the
+    seconds of each stage up to the clustering, which runs with the output's writing).
 
     Raises ValueError when no page could be summarised.
     """
     sc = spark.sparkContext
     parts = sc.defaultParallelism  # shuffles keep this many partitions (unions add theirs up)
+    clock = _StageClock()
     summaries = (
         read_pages(spark, inputs, "all")
         .map(lambda page: summarise(page, summary_options))
@@ -376,42 +386,24 @@ def cluster_job(
     )
     ok = summaries.filter(lambda r: r.summary is not None)
     pages = ok.count()
+    clock("read")
     if not pages:
         summaries.unpersist()
         raise ValueError("no pages to cluster")
-
-    site_model = None
-    if options.method == SITE_METHOD:
-        # the pages are one site: their features' document frequencies, summed over workers
-        counts = (
-            ok.flatMap(lambda r: structural_features(r.summary))
-            .map(lambda feature: (feature, 1))
-            .reduceByKey(add, parts)
-            .collectAsMap()
-        )
-        template = site_document_model()
-        site_model = sc.broadcast(
-            SiteModel.from_counts(pages, counts, template.max_features, keep_pages=0)
-        )
-
-    # candidate links: pages sharing one LSH band (the local index's bands), as stars
-    bands = lsh_bands(options.num_perm, options.lsh_threshold)
-    sketch_args = (options.num_perm, 1, options.shingle_size, options.shingle_relation)
-    keyed = ok.mapPartitions(lambda rows: _band_keys(rows, sketch_args, bands))
-    # each partition's buckets joined there first (a star per connected part), so the
-    # propagation rounds move about one link a page instead of one per shared band
-    links = keyed.groupByKey(parts).mapPartitions(_bucket_stars).distinct(parts).persist(_storage())
-    component, rounds = _components(ok.map(lambda r: (r.order, r.order)), links, parts)
-
-    members = ok.map(lambda r: (r.order, (r.path, r.summary))).join(component, parts)
-    by_component = members.map(lambda kv: (kv[1][1], (kv[0], kv[1][0][0], kv[1][0][1])))
-    model = site_model
+    site_model = _site_model(sc, ok, pages) if options.method == SITE_METHOD else None
+    clock("document_frequencies")
+    links = _links(ok, options, parts)
+    count = links.count()
+    clock("links")
+    component, rounds, sizes = _component_of(sc, ok, links, count, parts)
+    clock("components")
     clustered = (
-        by_component.groupByKey(parts)
-        .flatMap(lambda group: _cluster_component(group[0], group[1], options, model))
+        component.groupByKey(parts)
+        .flatMap(lambda group: _cluster_component(group[0], group[1], options, site_model))
         .persist(_storage())
     )
     clusters = clustered.filter(lambda row: row[0] == "cluster").map(lambda row: row[1]).collect()
+    clock("cluster")
     # names over all components, as the local command gives them: the largest first, ties by
     # their first page
     clusters.sort(key=lambda c: (-c[2], c[3]))
@@ -421,16 +413,100 @@ def cluster_job(
     lines = clustered.filter(lambda row: row[0] == "page").map(
         lambda row: (row[1][0], {"path": row[1][1], "cluster": names.value[row[1][2]]})
     )
-    sizes = component.map(lambda kv: (kv[1], 1)).reduceByKey(add, parts).values()
     stats = {
         "pages": pages,
-        "components": sizes.count(),
-        "largest_component": sizes.max(),
+        "components": len(sizes),
+        "largest_component": max(sizes),
         "propagation_rounds": rounds,
         "clusters": len(clusters),
-        "links": links.count(),
+        "links": count,
+        **clock.seconds,
     }
     return lines.union(failed), stats
+
+
+class _StageClock:
+    """Seconds between the job's actions, by stage (Spark runs a stage when its result is
+    asked for, so each stage is timed at its action)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def __call__(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.seconds[f"seconds_{stage}"] = round(now - self._last, 3)
+        self._last = now
+
+
+def _feature_counts(rows: Iterable[PageSummaryRecord]) -> Iterator[tuple[str, int]]:
+    """The document frequencies of one partition's pages."""
+    counts: Counter[str] = Counter()
+    for row in rows:
+        if row.summary is not None:
+            counts.update(structural_features(row.summary))
+    return iter(counts.items())
+
+
+def _site_model(sc: Any, ok: Any, pages: int) -> Any:
+    """The pages are one site: their features' document frequencies, summed over workers and
+    broadcast."""
+    counts = ok.mapPartitions(_feature_counts).reduceByKey(add, sc.defaultParallelism)
+    template = site_document_model()
+    return sc.broadcast(
+        SiteModel.from_counts(pages, counts.collectAsMap(), template.max_features, keep_pages=0)
+    )
+
+
+def _links(ok: Any, options: ClusterOptions, parts: int) -> Any:
+    """Candidate links: pages sharing one LSH band (the local index's bands). Each partition's
+    buckets are joined there first (a star per connected part), so about one link a page
+    moves instead of one per shared band."""
+    bands = lsh_bands(options.num_perm, options.lsh_threshold)
+    sketch_args = (options.num_perm, 1, options.shingle_size, options.shingle_relation)
+    keyed = ok.mapPartitions(lambda rows: _band_keys(rows, sketch_args, bands))
+    return keyed.groupByKey(parts).mapPartitions(_bucket_stars).distinct(parts).persist(_storage())
+
+
+def _component_of(
+    sc: Any, ok: Any, links: Any, count: int, parts: int
+) -> tuple[Any, int, list[int]]:
+    """(component, (order, path, summary)) of every page, the propagation rounds (0: joined
+    on the driver) and the components' sizes. Each page's summary moves once, straight to
+    its component's task."""
+    if count <= DRIVER_LINKS:
+        least = sc.broadcast(_least_linked(links.collect()))
+        links.unpersist()
+        component = ok.map(
+            lambda r: (least.value.get(r.order, r.order), (r.order, r.path, r.summary))
+        )
+        sizes = component.map(lambda kv: (kv[0], 1)).reduceByKey(add, parts).values().collect()
+        return component, 0, sizes
+    labels, rounds = _components(ok.map(lambda r: (r.order, r.order)), links, parts)
+    members = ok.map(lambda r: (r.order, (r.path, r.summary))).join(labels, parts)
+    component = members.map(lambda kv: (kv[1][1], (kv[0], kv[1][0][0], kv[1][0][1])))
+    sizes = labels.map(lambda kv: (kv[1], 1)).reduceByKey(add, parts).values().collect()
+    return component, rounds, sizes
+
+
+def _least_linked(links: Iterable[tuple[Order, Order]]) -> dict[Order, Order]:
+    """Every linked page's component named by its least page (as label propagation names
+    it), by a union-find over the links."""
+    parent: dict[Order, Order] = {}
+
+    def root_of(page: Order) -> Order:
+        root = parent.setdefault(page, page)
+        while parent[root] != root:
+            root = parent[root]
+        while page != root:  # path compression
+            parent[page], page = root, parent[page]
+        return root
+
+    for one, other in links:
+        a, b = root_of(one), root_of(other)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    return {page: root_of(page) for page in parent}
 
 
 def _band_keys(

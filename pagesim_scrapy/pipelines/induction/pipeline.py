@@ -298,12 +298,23 @@ class TemplateInductionPipeline:
         """Worker thread: the wrapper's extraction and the item's record built from it (the
         page is parsed once for both). Pages still waiting are learned first."""
         self.learner.catch_up(state)
-        root = page_tree(page, url, state.wrapper.structured)
-        read = state.read_pages.pop((page, url), None) if isinstance(page, str) else None
-        if root is not None and read is not None:
-            seed_page_memo(root, read)  # learned while the item waited: read once
+        root = self._held_tree(state, page, url)
+        if root is None:
+            root = page_tree(page, url, state.wrapper.structured)
         rows = labelled_rows(root, url)
         result = self._extract(state, page if root is None else root, url)
         naming = body_naming(state, url, self.learner.signatures)
         learned = self.learner.take_read(state, (html, url))
         return result, compose_record(html, result.record, url, rows, naming, learned)
+
+    def _held_tree(self, state: LabelState, page: str | Element, url: str | None) -> Element | None:
+        """Worker thread: the tree the label learned the held item's page from while it
+        waited (None if not kept), with what learning read of it: parsed and read once."""
+        if not isinstance(page, (str, bytes)):
+            return None
+        handed = self.learner.take_tree(state, (page, url))
+        if handed is None:
+            return None
+        root, read = handed
+        seed_page_memo(root, read)
+        return root

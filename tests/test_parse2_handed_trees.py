@@ -72,3 +72,42 @@ def test_handed_trees_count_in_the_tree_budget() -> None:
     assert learner.tree_bytes == 0 and learner.handed_bytes == waiting
     learner.tree_budget = learner.read_bytes + learner.handed_bytes
     assert not learner._trees_fit(1)
+
+
+def test_a_full_labels_other_pages_keep_their_trees_for_their_items(monkeypatch) -> None:
+    """Pages a full label's sample does not take keep their trees for their held items."""
+
+    def run(hand: bool) -> tuple[list[object], int]:
+        pipeline = TemplateInductionPipeline.from_crawler(
+            get_crawler(
+                settings_dict={"PAGESIM_INDUCTION_ENABLED": True, "PAGESIM_INDUCTION_MAX_PAGES": 5}
+            )
+        )
+        state = pipeline._label("product")
+        pages = _pages(12)
+        for html, url in pages:
+            pipeline._take(state, html, url)
+        if not hand:
+            pipeline.learner.handed_bytes -= sum(size for *_, size in state.held_trees.values())
+            state.held_trees.clear()
+        pipeline._relearn_locked(state)
+        parses = []
+        real = records.parse_html
+        monkeypatch.setattr(
+            records, "parse_html", lambda *a, **k: parses.append(1) or real(*a, **k)
+        )
+        out = [
+            [composed.record, result.records, result.fit]
+            for result, composed in (
+                pipeline._extract_record(state, html, html, url) for html, url in pages
+            )
+        ]
+        monkeypatch.undo()
+        assert not state.held_trees and not state.read_pages
+        assert pipeline.learner.handed_bytes == 0
+        return out, len(parses)
+
+    handed, parses = run(True)
+    parsed, parses_again = run(False)
+    assert parses < parses_again
+    assert handed == parsed

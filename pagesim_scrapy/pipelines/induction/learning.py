@@ -102,6 +102,9 @@ class LabelState:
         #: (:func:`.dom.kept_page_memo`) and their HTML's size, by page (within the
         #: learner's tree budget; for the pages of the last time the label settled only)
         self.read_pages: dict[PageKey, HandedTree] = {}
+        #: the trees of pages the label did not keep (full, duplicates), for their held
+        #: items, the same way (each item takes its own)
+        self.held_trees: dict[PageKey, HandedTree] = {}
         #: the node bound of each waiting page, by its digest (a page leaving the sample
         #: takes its bound with it)
         self.waiting_bounds: dict[bytes, int] = {}
@@ -381,11 +384,20 @@ class Learner:
         self.read_bytes -= kept[1]
         return kept[0]
 
+    def hold_tree(self, state: LabelState, page: PageKey, root: Element) -> None:
+        """Worker thread: keep the tree of a page the label does not keep for its held item
+        (within the tree budget), which takes it with :meth:`take_tree`."""
+        size = body_size(page[0])
+        if page in state.held_trees or not self._trees_fit(size):
+            return
+        state.held_trees[page] = (root, {}, size)
+        self.handed_bytes += size
+
     def take_tree(self, state: LabelState, page: PageKey) -> tuple[Element, dict[str, Any]] | None:
-        """Worker thread: the tree of ``page`` learned while its item waited, with what
+        """Worker thread: the tree of ``page`` parsed while its item waited, with what
         learning read of it (None if not kept), handed over once: the item is not parsed
         again."""
-        handed = state.read_pages.pop(page, None)
+        handed = state.read_pages.pop(page, None) or state.held_trees.pop(page, None)
         if handed is None:
             return None
         self.handed_bytes -= handed[2]

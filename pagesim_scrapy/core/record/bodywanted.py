@@ -1,11 +1,12 @@
 """The body elements that carry a wanted body key (:func:`.bodyfields.body_fields` with
 ``wanted``), found without writing out every element's keys.
 
-A settled label asks a page for a few keys only. Every element is still walked (a key's rank
-counts the elements of its path before it), but a path that begins no wanted path is dropped
-with its subtree (no descendant's path can become a wanted one), and a key is built only
-for an element whose own part ends a wanted key: the same elements and keys as writing out
-all of them, for a fraction of the string work.
+A settled label asks a page for a few keys only. The elements are walked in page order (a
+key's rank counts the elements of its path before it), but a path that begins no wanted path
+is dropped with its subtree (no descendant's path can become a wanted one), a key is built
+only for an element whose own part ends a wanted key, and the walk ends once every wanted
+path has passed its last wanted rank (nothing later can be wanted): the same elements and
+keys as writing out all of them, for a fraction of the work.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ class _Plan(NamedTuple):
     """The wanted paths by kind, with what a path on the way to one of them looks like."""
 
     ranks: dict[str, set[int]]
+    #: each wanted path's last wanted rank
+    last: dict[str, int]
     full_prefixes: frozenset[str]
     bare_prefixes: frozenset[str]
     local_owns: frozenset[str]
@@ -81,7 +84,8 @@ def _make_plan(wanted: frozenset[str], coarse: str, local: str) -> _Plan:
             bare.update(path[len(coarse) : i] for i in range(len(coarse), len(path) + 1))
         else:
             full.update(path[:i] for i in range(len(path) + 1))
-    return _Plan(ranks, frozenset(full), frozenset(bare), frozenset(owns))
+    last = {path: max(wanted_ranks) for path, wanted_ranks in ranks.items()}
+    return _Plan(ranks, last, frozenset(full), frozenset(bare), frozenset(owns))
 
 
 def wanted_keyed(
@@ -96,14 +100,17 @@ def wanted_keyed(
     :func:`.bodyfields._elements` walks: not into the ``skipped`` tags but for the fallbacks
     given, at most ``max_elements``; ``marks`` are the coarse and local keys' marks."""
     coarse, local = marks
-    ranks, full_prefixes, bare_prefixes, local_owns = _plan(wanted, coarse, local)
+    plan = _plan(wanted, coarse, local)
+    full_prefixes, bare_prefixes, local_owns = plan[2:]
     seen: dict[str, int] = {}
+    #: wanted paths that have not passed their last wanted rank yet
+    left = [len(plan.last)]
     step, classes = step_and_classes(body)
     stack: list[tuple[Element, str, str, str | None, str | None, str]] = [
         (body, step, classes, "body", "body", "body")
     ]
     walked = 0
-    while stack and walked < max_elements:
+    while stack and walked < max_elements and left[0]:
         el, step, classes, full, bare, parent = stack.pop()
         walked += 1
         own = step + classes
@@ -119,7 +126,7 @@ def wanted_keyed(
                 None if bare is None else coarse + bare + classes,
                 f"{local}{parent}/{own}" if own in local_owns else None,
             )
-            keys = _ranked(paths, ranks, seen)
+            keys = _ranked(paths, plan, seen, left)
             if keys:
                 yield el, keys
         stack.extend(_children(el, skipped, full, bare, own))
@@ -154,18 +161,21 @@ def _children(
 
 
 def _ranked(
-    paths: tuple[str | None, ...], ranks: dict[str, set[int]], seen: dict[str, int]
+    paths: tuple[str | None, ...], plan: _Plan, seen: dict[str, int], left: list[int]
 ) -> list[str]:
-    """The wanted ``path[rank]`` keys among ``paths``, counting each wanted path's elements."""
+    """The wanted ``path[rank]`` keys among ``paths``, counting each wanted path's elements
+    (``left``: the wanted paths not past their last wanted rank, counted down)."""
     keys = []
     for path in paths:
         if path is None:
             continue
-        wanted_ranks = ranks.get(path)
+        wanted_ranks = plan.ranks.get(path)
         if wanted_ranks is None:
             continue
         rank = seen.get(path, 0)
         seen[path] = rank + 1
         if rank in wanted_ranks:
             keys.append(f"{path}[{rank}]")
+        if rank == plan.last[path]:
+            left[0] -= 1
     return keys

@@ -213,26 +213,37 @@ def _dates(body: Element, elements: list[Element] | None = None) -> list[Element
 def _block_beside(
     container: Element, author: Element | None, date: Element, dated: set[Element]
 ) -> Element | None:
-    """The block of the container with the most text that holds no date (``dated``: the
-    page's dates and their ancestors) and not the author: a signature, this post's or an
-    editor's, is no body."""
-    best, best_len = None, 0
+    """The block of the container with the most text (the first in page order among equals)
+    that holds no date (``dated``: the page's dates and their ancestors) and not the author:
+    a signature, this post's or an editor's, is no body. The blocks come longest first, so
+    the first that qualifies is the one."""
     # the elements that hold the author: the author and its ancestors, looked up once
     holders = set() if author is None else {author, *author.iterancestors()}
-    for el, size in _once("blocks", container, _blocks):
-        if size <= best_len or el in dated or el in holders or _on_date_line(el, date):
+    undated = _once("undated blocks", container, lambda c: _undated(_blocks(c), dated))
+    for el, size in undated:
+        if not size:
+            return None
+        if el in holders or _on_date_line(el, date):
             continue
-        if _is_prose(el):  # checked last: only a block longer than the best is read so
-            best, best_len = el, size
-    return best
+        if _is_prose(el):  # checked last: only a block that would be the one is read so
+            return el
+    return None
+
+
+def _undated(blocks: list[tuple[Element, int]], dated: set[Element]) -> list[tuple[Element, int]]:
+    """The blocks that hold no date (``dated`` is the same for every container of a page)."""
+    return [block for block in blocks if block[0] not in dated]
 
 
 def _blocks(container: Element) -> list[tuple[Element, int]]:
-    """The container's blocks below it, in page order, with their text's length (read once
-    per container: the climbs from a page's dates pass the same containers)."""
-    return [
+    """The container's blocks below it with their text's length, longest first, in page
+    order among equals (read once per container: the climbs from a page's dates pass the
+    same containers)."""
+    blocks = [
         (el, len(_text(el))) for el in container.iter() if el is not container and el.tag in _BLOCKS
     ]
+    blocks.sort(key=lambda block: -block[1])  # stable: page order among equals
+    return blocks
 
 
 def _on_date_line(el: Element, date: Element) -> bool:
@@ -264,13 +275,19 @@ def _author_element(container: Element, date: Element) -> Element | None:
 def _author_classes(container: Element) -> list[Element]:
     """The container's elements of an author/user class that show a short text (read once
     per container, as :func:`_profile_links`)."""
-    return [
+    root = container.getroottree().getroot()
+    classed = _once("author class set", root, _author_class_set)
+    return [el for el in container.iter() if el in classed and 0 < len(_text(el)) <= 60]
+
+
+def _author_class_set(root: Element) -> set[Element]:
+    """The page's elements of an author/user class, looked for once per page: the climbs
+    from its dates pass the same elements in container after container."""
+    return {
         el
-        for el in container.iter()
-        if isinstance(el.tag, str)
-        and _AUTHOR_CLASS.search(el.get("class") or "")
-        and 0 < len(_text(el)) <= 60
-    ]
+        for el in root.iter()
+        if isinstance(el.tag, str) and _AUTHOR_CLASS.search(el.get("class") or "")
+    }
 
 
 def _profile_links(container: Element) -> list[Element]:

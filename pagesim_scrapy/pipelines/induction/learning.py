@@ -97,10 +97,14 @@ class LabelState:
         #: the parsed trees of waiting pages, by their index in ``sources`` (within a budget),
         #: with their HTML's size and the page (its HTML and URL, as the item holds them)
         self.waiting_trees: dict[int, tuple[Element, int, PageKey]] = {}
-        #: what learning read of a waiting page's tree that its item, parsed again for its
-        #: extraction, need not read again (:func:`.dom.kept_page_memo`), by page; for the
-        #: pages of the last time the label settled only (the others' items are gone)
-        self.read_pages: dict[PageKey, dict[str, Any]] = {}
+        #: the trees of pages learned while their items waited, handed to those items so
+        #: that they are not parsed again, with what learning read of them
+        #: (:func:`.dom.kept_page_memo`) and their HTML's size, by page (within the
+        #: learner's tree budget; for the pages of the last time the label settled only)
+        self.read_pages: dict[PageKey, HandedTree] = {}
+        #: the trees of pages the label did not keep (full, duplicates), for their held
+        #: items, the same way (each item takes its own)
+        self.held_trees: dict[PageKey, HandedTree] = {}
         #: the node bound of each waiting page, by its digest (a page leaving the sample
         #: takes its bound with it)
         self.waiting_bounds: dict[bytes, int] = {}
@@ -136,6 +140,9 @@ def count_nodes(wrapper: Wrapper) -> int:
     return count
 
 
+#: A waiting page's tree handed to its item: the tree, what learning read of it, its HTML's size.
+HandedTree = tuple[Element, dict[str, Any], int]
+
 #: What :meth:`Learner.learn` returns: the outcome, why for a failure, the parsed page.
 LearnResult = tuple[str, str | None, Element | None]
 
@@ -154,11 +161,12 @@ class Learner:
         self.stats = stats
         self.store = store
         #: the bytes of pages (their HTML) whose parsed trees are kept: while they wait
-        #: (``tree_bytes``) and as record reads for their items (``read_bytes``), both within
-        #: the one budget
+        #: (``tree_bytes``), as record reads for their items (``read_bytes``) and as trees
+        #: handed to their items once learned (``handed_bytes``), all within the one budget
         self.tree_budget = tree_budget
         self.tree_bytes = 0
         self.read_bytes = 0
+        self.handed_bytes = 0
         self.labels: dict[str, LabelState] = {}
         #: template nodes over all wrappers (``PAGESIM_INDUCTION_MAX_NODES``)
         self.nodes = 0
@@ -363,8 +371,9 @@ class Learner:
 
     def _trees_fit(self, size: int) -> bool:
         """Whether a parsed page of ``size`` bytes of HTML may be kept (the budget counts
-        the waiting pages' trees and the kept record reads together)."""
-        return self.tree_bytes + self.read_bytes + size <= self.tree_budget
+        the waiting pages' trees, the kept record reads and the handed trees together)."""
+        kept = self.tree_bytes + self.read_bytes + self.handed_bytes
+        return kept + size <= self.tree_budget
 
     def take_read(self, state: LabelState, page: PageKey) -> PageRead | None:
         """Worker thread: what learning read of ``page`` (None if nothing), handed over
@@ -374,6 +383,30 @@ class Learner:
             return None
         self.read_bytes -= kept[1]
         return kept[0]
+
+    def hold_tree(self, state: LabelState, page: PageKey, root: Element) -> None:
+        """Worker thread: keep the tree of a page the label does not keep for its held item
+        (within the tree budget), which takes it with :meth:`take_tree`."""
+        size = body_size(page[0])
+        if page in state.held_trees or not self._trees_fit(size):
+            return
+        state.held_trees[page] = (root, {}, size)
+        self.handed_bytes += size
+
+    def take_tree(self, state: LabelState, page: PageKey) -> tuple[Element, dict[str, Any]] | None:
+        """Worker thread: the tree of ``page`` parsed while its item waited, with what
+        learning read of it (None if not kept), handed over once: the item is not parsed
+        again."""
+        handed = state.read_pages.pop(page, None) or state.held_trees.pop(page, None)
+        if handed is None:
+            return None
+        self.handed_bytes -= handed[2]
+        return handed[0], handed[1]
+
+    def _drop_handed(self, state: LabelState) -> None:
+        """The trees of the label's last settling whose items did not take them."""
+        self.handed_bytes -= sum(size for _, _, size in state.read_pages.values())
+        state.read_pages.clear()
 
     def _drop_reads(self, state: LabelState) -> None:
         """The reads of the label's last learning whose items did not take them."""
@@ -548,14 +581,16 @@ class Learner:
             return
         assert state.sources is not None
         waiting = state.waiting
-        state.read_pages.clear()
+        self._drop_handed(state)
+        handed: dict[PageKey, HandedTree] = {}
         try:
-            wrapper = _learn_afresh(
-                state.wrapper, state.sources, state.waiting_trees, state.read_pages
-            )
+            wrapper = _learn_afresh(state.wrapper, state.sources, state.waiting_trees, handed)
         except Exception:  # a bug: learn them as they came, which meets it as learn() does
             self._replay(state)
             return
+        # the waiting trees stay for their items: they move from one count to the other
+        state.read_pages.update(handed)
+        self.handed_bytes += sum(size for _, _, size in handed.values())
         state.wrapper = wrapper
         state.learned += waiting
         state.applied = len(state.sources)
@@ -691,19 +726,20 @@ def _learn_afresh(
     old: Wrapper,
     sources: list[Source],
     trees: dict[int, tuple[Element, int, PageKey]],
-    read: dict[PageKey, dict[str, Any]] | None = None,
+    handed: dict[PageKey, HandedTree] | None = None,
 ) -> Wrapper:
     """A new wrapper with ``old``'s options, learned from the kept pages in canonical order
     (as ``Wrapper.add_pages`` learns them), one parsed page at a time (the trees of a full
     label's pages together would take far too much memory): a page's tree in ``trees`` (by
-    its index) is used, the others are parsed again."""
+    its index) is used, the others are parsed again. The trees used go to ``handed``, with
+    what learning read of them, for their items."""
     wrapper = Wrapper(label=old.label, lam=old.lam, min_fit=old.min_fit, structured=old.structured)
     for index in sorted(range(len(sources)), key=lambda k: sources[k][0]):
         kept = trees.get(index)
         root = kept[0] if kept is not None else parse_source(sources[index], old.structured)
         wrapper.add_page(root)
-        if kept is not None and read is not None:
-            read[kept[2]] = kept_page_memo(root)
+        if kept is not None and handed is not None:
+            handed[kept[2]] = (root, kept_page_memo(root), kept[1])
     forget_page()
     wrapper.compiled()
     return wrapper

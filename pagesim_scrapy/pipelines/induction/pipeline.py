@@ -284,8 +284,14 @@ class TemplateInductionPipeline:
         return self.learner.learn(state, html, url)
 
     def _take(self, state: LabelState, html: str, url: str | None) -> LearnResult:
-        """The page learned, or kept until its label settles (:meth:`Learner.take`)."""
-        return self.learner.take(state, html, url)
+        """The page learned, or kept until its label settles (:meth:`Learner.take`). The
+        tree of a page the label does not keep (its sample is full, a duplicate) stays for
+        its item, which will be held (within the learner's tree budget)."""
+        outcome, failure, root = self.learner.take(state, html, url)
+        held = not self.learner.settled(state) and self.config.buffer_size > 0
+        if held and root is not None and outcome in ("full", "duplicate"):
+            self.learner.hold_tree(state, (html, url), root)
+        return outcome, failure, root
 
     def _relearn_locked(self, state: LabelState) -> None:
         self.learner.relearn_locked(state)
@@ -298,12 +304,24 @@ class TemplateInductionPipeline:
         """Worker thread: the wrapper's extraction and the item's record built from it (the
         page is parsed once for both). Pages still waiting are learned first."""
         self.learner.catch_up(state)
-        root = page_tree(page, url, state.wrapper.structured)
-        read = state.read_pages.pop((page, url), None) if isinstance(page, str) else None
-        if root is not None and read is not None:
-            seed_page_memo(root, read)  # learned while the item waited: read once
+        root = self._held_tree(state, page, html, url)
+        if root is None:
+            root = page_tree(page, url, state.wrapper.structured)
         rows = labelled_rows(root, url)
         result = self._extract(state, page if root is None else root, url)
         naming = body_naming(state, url, self.learner.signatures)
         learned = self.learner.take_read(state, (html, url))
         return result, compose_record(html, result.record, url, rows, naming, learned)
+
+    def _held_tree(
+        self, state: LabelState, page: str | Element, html: str | bytes, url: str | None
+    ) -> Element | None:
+        """Worker thread: the tree the label parsed the held item's page into while it
+        waited (None if not kept), with what learning read of it: parsed and read once. An
+        item given its tree lets the kept one go."""
+        handed = self.learner.take_tree(state, (html, url))
+        if handed is None or not isinstance(page, (str, bytes)):
+            return None
+        root, read = handed
+        seed_page_memo(root, read)
+        return root

@@ -469,7 +469,7 @@ def sites(only: str | None) -> list[tuple[str, list[Page]]]:
 
 
 #: candidates tried by ``--loso``, per grid: NamingOptions fields and their values
-LOSO_GRIDS: dict[str, list[dict[str, int]]] = {
+LOSO_GRIDS: dict[str, list[dict[str, Any]]] = {
     # one-page trust of specific texts (chosen in an earlier round: (4, 3))
     "specific": [
         {"min_specific_chars": chars, "max_specific_elements": elements}
@@ -499,6 +499,19 @@ LOSO_GRIDS: dict[str, list[dict[str, int]]] = {
     ],
     # a key the other pages lack, where they show the value elsewhere (a second layout)
     "layouts": [{"few_pages": few} for few in (0, 4)],
+    # a key absent from a site's other pages with the value: those pages say nothing
+    # against it (``absent_silent``: from how many agreeing pages; 0: only where they show
+    # the value elsewhere), over the first ``few_pages`` pages
+    "absent": [
+        {"few_pages": few, "absent_silent": silent}
+        for few, silent in [(0, 0), (4, 0), (10, 0), (4, 1), (10, 1), (10, 2)]
+    ],
+    # the same, a key absent from the other pages trusted only where other sites' pages
+    # vouch for its signature (the memory backs a site's thin own evidence)
+    "backed": [
+        {"few_pages": few, "absent_silent": silent, "absent_needs_memory": backed}
+        for few, silent, backed in [(0, 0, 0), (4, 0, 1), (4, 1, 1), (10, 1, 1)]
+    ],
     # the same, only around the chosen (3, 5): cheaper to rerun
     # signatures other sites vouched for: how many sites a name needs
     "memory": [{"min_sites": sites} for sites in (1, 2, 3, 4, 6)],
@@ -518,7 +531,7 @@ def _score(figures: Counter[str]) -> int:
     return got - WRONG_COST * wrong
 
 
-def _label(candidate: dict[str, int]) -> str:
+def _label(candidate: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in candidate.items())
 
 

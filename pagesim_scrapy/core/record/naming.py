@@ -95,6 +95,17 @@ class NamingOptions:
             specifically where it agreed, and was absent from every other page with the
             value while another field showed it there (a second layout), is trusted though
             it agreed on fewer than ``min_share`` of them: those pages say nothing against it.
+        absent_silent: ... and, once the key agreed on at least this many pages (0: never),
+            a page that lacks the key's element says nothing against it even where its body
+            shows the value nowhere (a recipe without the optional slot): on a small site an
+            element that agrees wherever both are present is the best evidence there is.
+        memory_share: a signature other sites vouch for (:class:`~.signatures.SignatureMemory`)
+            is taken for a name the site's own pages settle no key for when it agreed on more
+            than this share of the site's pages with the value (or on none had the value).
+        absent_needs_memory: the ``few_pages`` rule trusts a key only where other sites
+            vouch for its signature too (the memory backs a site's thin own evidence), not
+            on the site's own pages alone. ``few_pages``, ``absent_silent`` and this chosen
+            leave-one-site-out (``eval_body_names.py --loso absent`` and ``--loso backed``).
         settled_pages: a label stops learning (as at ``max_pages``) once its trusted keys
             have stayed the same over this many pages in a row (0: never): later pages of
             the site only repeat what the first ones taught, and counting them was the
@@ -114,6 +125,9 @@ class NamingOptions:
     min_long_chars: int = 0
     max_long_elements: int = 8
     few_pages: int = 0
+    absent_silent: int = 0
+    memory_share: float = 0.5
+    absent_needs_memory: bool = False
     settled_pages: int = 10
 
     def __post_init__(self) -> None:
@@ -122,8 +136,13 @@ class NamingOptions:
             raise ValueError(
                 "page counts, min_specific_chars and max_specific_elements must be positive"
             )
-        if min(self.max_formed_elements, self.max_plain_elements, self.few_pages) < 0:
-            raise ValueError("max_formed_elements, max_plain_elements, few_pages: not negative")
+        small = (self.max_formed_elements, self.max_plain_elements, self.few_pages)
+        if min(*small, self.absent_silent) < 0:
+            raise ValueError(
+                "max_formed_elements, max_plain_elements, few_pages, absent_silent: not negative"
+            )
+        if not 0.0 <= self.memory_share < 1.0:
+            raise ValueError("memory_share must be in [0, 1)")
         if self.settled_pages < 0:
             raise ValueError("settled_pages must not be negative")
         if min(self.min_long_chars, self.max_long_elements) < 0:
@@ -305,17 +324,20 @@ class _TypeCounts:
         seen = self.shown[name] if options.shown_pages_only else self.seen[name]
         if seen < options.min_pages:
             return count == seen and self.specific[name, key] == seen
-        return count >= options.min_share * seen or self._uncontradicted(name, key, count)
+        if count >= options.min_share * seen:
+            return True
+        return not options.absent_needs_memory and self._uncontradicted(name, key, count)
 
     def _uncontradicted(self, name: str, key: str, count: int) -> bool:
         """On a site's first few pages: the key agreed specifically wherever it agreed, and
-        every other page with the value shows it elsewhere and lacks the key (a second
-        layout), so none says otherwise."""
+        every other page with the value lacks the key's element and shows the value
+        elsewhere (a second layout) or, with ``absent_silent``, at all: none says otherwise."""
         if self.specific[name, key] != count or self.pages > len(self.early):
             return False
         path = _element_path(key)
+        silent = 0 < self.options.absent_silent <= count
         return all(
-            key in agreed[name] or (agreed[name] and path not in keys)
+            key in agreed[name] or ((silent or agreed[name]) and path not in keys)
             for keys, agreed in self.early
             if name in agreed
         )
@@ -331,9 +353,12 @@ class _TypeCounts:
 
     def confirms(self, name: str, key: str) -> bool:
         """Whether the site's own pages leave a key other sites vouch for: it agreed on
-        most of those with the value, or none had the value to say otherwise (a key that
-        agreed on one page of two is as likely another slot that happened to)."""
-        return self.agreed[name, key] * 2 > self.seen[name] or not self.seen[name]
+        more than ``memory_share`` of those with the value, or none had the value to say
+        otherwise."""
+        seen, agreed = self.seen[name], self.agreed[name, key]
+        if agreed > self.options.memory_share * seen or not seen:
+            return True
+        return bool(agreed) and self._uncontradicted(name, key, agreed)
 
     def overrides(self, name: str, key: str, options: NamingOptions) -> bool:
         seen = self.seen[name]

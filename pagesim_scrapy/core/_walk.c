@@ -1338,6 +1338,318 @@ static PyObject *weight_table(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* ---- a site's kept-page feature counts ------------------------------------------------- */
+
+/* One feature of a site (keptscores.py's KeptCounts): its key (the packed page's code or
+   two codes, never 0), its count in the site model's df, the templates holding it (once
+   ``known``), and its place among the features some label's templates all share (0: none). */
+typedef struct {
+    uint64_t key;
+    uint64_t members;
+    int32_t count;
+    uint32_t shared : 31;
+    uint32_t known : 1;
+} CountSlot;
+
+/* An open-addressing table of a site's features keyed by their codes: a kept page is counted
+   and scored again straight from its packed string, with no string object made per feature.
+   Why in C: every feature of every re-scored page was a substring, two dictionary look-ups
+   and a float read in packed_weights, most of a re-estimate's cost. */
+typedef struct {
+    PyObject_HEAD
+    CountSlot *slots;
+    Py_ssize_t capacity, used; /* capacity: a power of two, or 0 */
+    PyObject *shared;          /* feature -> its place among the shared features */
+    Py_ssize_t shared_count;
+    PyObject *members;         /* the template members the ``known`` bits were read from */
+} KeptCounts;
+
+static uint64_t packed_key(PyObject *packed, Py_ssize_t i) {
+    if (i == 0) return PyUnicode_READ_CHAR(packed, 0);
+    return ((uint64_t)PyUnicode_READ_CHAR(packed, i - 1) << 32) | PyUnicode_READ_CHAR(packed, i);
+}
+
+static PyObject *key_feature(uint64_t key) {
+    Py_UCS4 chars[2] = {(Py_UCS4)(key >> 32), (Py_UCS4)(key & 0xFFFFFFFFu)};
+    return key >> 32 ? PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, chars, 2)
+                     : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, chars + 1, 1);
+}
+
+static Py_ssize_t slot_of(const KeptCounts *t, uint64_t key) {
+    uint64_t hash = key * 0x9E3779B97F4A7C15ull;
+    size_t mask = (size_t)t->capacity - 1, at = (size_t)(hash ^ (hash >> 29)) & mask;
+    while (t->slots[at].key && t->slots[at].key != key) at = (at + 1) & mask;
+    return (Py_ssize_t)at;
+}
+
+static int counts_grow(KeptCounts *t) {
+    Py_ssize_t capacity = t->capacity ? t->capacity * 2 : 256;
+    CountSlot *old = t->slots, *slots = PyMem_Calloc((size_t)capacity, sizeof(CountSlot));
+    if (!slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t old_capacity = t->capacity;
+    t->slots = slots;
+    t->capacity = capacity;
+    for (Py_ssize_t i = 0; i < old_capacity; i++)
+        if (old[i].key) t->slots[slot_of(t, old[i].key)] = old[i];
+    PyMem_Free(old);
+    return 0;
+}
+
+/* A feature's count in ``df`` (0 when absent), as the slot holds it. */
+static int df_count(PyObject *df, PyObject *feature, int32_t *count) {
+    PyObject *n = PyDict_GetItemWithError(df, feature);
+    long long value = n ? PyLong_AsLongLong(n) : 0;
+    if (PyErr_Occurred()) return -1;
+    if (value < 0 || value > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "a feature count out of range");
+        return -1;
+    }
+    *count = (int32_t)value;
+    return 0;
+}
+
+/* The slot of ``key``, made (its count from ``df``, its shared place looked up) when new. */
+static CountSlot *counts_find(KeptCounts *t, uint64_t key, PyObject *df, int *made) {
+    if ((t->used + 1) * 2 > t->capacity && counts_grow(t) < 0) return NULL;
+    CountSlot *slot = &t->slots[slot_of(t, key)];
+    *made = !slot->key;
+    if (slot->key) return slot;
+    PyObject *feature = key_feature(key);
+    if (!feature) return NULL;
+    int32_t count = 0;
+    PyObject *place = df_count(df, feature, &count) < 0 ? NULL : PyDict_GetItemWithError(t->shared, feature);
+    Py_ssize_t shared = place ? PyLong_AsSsize_t(place) : -1;
+    Py_DECREF(feature);
+    if (PyErr_Occurred()) return NULL;
+    if (place && (shared < 0 || shared >= t->shared_count)) {
+        PyErr_SetString(PyExc_IndexError, "a shared feature's place out of range");
+        return NULL;
+    }
+    slot->key = key;
+    slot->count = count;
+    slot->members = 0;
+    slot->shared = (uint32_t)(shared + 1);
+    slot->known = 0;
+    t->used++;
+    return slot;
+}
+
+static int KeptCounts_init(KeptCounts *t, PyObject *args, PyObject *kwds) {
+    PyObject *shared;
+    if (!PyArg_ParseTuple(args, "O!:KeptCounts", &PyDict_Type, &shared)) return -1;
+    if (PyDict_GET_SIZE(shared) >= (1 << 30)) {
+        PyErr_SetString(PyExc_ValueError, "too many shared features");
+        return -1;
+    }
+    Py_XSETREF(t->shared, Py_NewRef(shared));
+    t->shared_count = PyDict_GET_SIZE(shared);
+    return 0;
+}
+
+static void KeptCounts_dealloc(KeptCounts *t) {
+    PyObject_GC_UnTrack(t);
+    Py_CLEAR(t->shared);
+    Py_CLEAR(t->members);
+    PyMem_Free(t->slots);
+    Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+static int KeptCounts_traverse(KeptCounts *t, visitproc visit, void *arg) {
+    Py_VISIT(t->shared);
+    Py_VISIT(t->members);
+    return 0;
+}
+
+static int KeptCounts_clear_refs(KeptCounts *t) {
+    Py_CLEAR(t->shared);
+    Py_CLEAR(t->members);
+    return 0;
+}
+
+static int check_packed(PyObject *packed) {
+    if (PyUnicode_GET_LENGTH(packed) % 2 != 1) {
+        PyErr_SetString(PyExc_ValueError, "not a packed page");
+        return -1;
+    }
+    return 0;
+}
+
+/* count(packed, df, raise_counts) -> the bits of the shared features the page holds: a page
+   the site model has just counted, each of its features given a slot (a new one its count
+   from ``df``), and with ``raise_counts`` the count of every feature that had one raised by
+   one, as df's were (the caller knows the counts were in step before the page). */
+static PyObject *KeptCounts_count(KeptCounts *t, PyObject *args) {
+    PyObject *packed, *df;
+    int raise_counts;
+    if (!t->shared) {
+        PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "UO!p:count", &packed, &PyDict_Type, &df, &raise_counts)) return NULL;
+    if (check_packed(packed) < 0) return NULL;
+    Py_ssize_t words = t->shared_count / 64 + 1, n = PyUnicode_GET_LENGTH(packed);
+    uint64_t *bits = PyMem_Calloc((size_t)words, sizeof(uint64_t));
+    if (!bits) return PyErr_NoMemory();
+    PyObject *result = NULL;
+    for (Py_ssize_t i = 0; i < n; i += 2) {
+        uint64_t key = packed_key(packed, i);
+        if (!key) continue;
+        int made = 0;
+        CountSlot *slot = counts_find(t, key, df, &made);
+        if (!slot) goto done;
+        if (!made && raise_counts) {
+            if (slot->count == INT32_MAX) {
+                PyErr_SetString(PyExc_OverflowError, "a feature count out of range");
+                goto done;
+            }
+            slot->count++;
+        }
+        if (slot->shared) bits[(slot->shared - 1) / 64] |= 1ull << ((slot->shared - 1) % 64);
+    }
+    unsigned char *bytes = (unsigned char *)bits; /* little-endian words, as int.from_bytes reads */
+    for (Py_ssize_t w = 0; w < words; w++) {
+        uint64_t v = bits[w];
+        for (int b = 0; b < 8; b++) bytes[w * 8 + b] = (unsigned char)(v >> (8 * b));
+    }
+    result = _PyLong_FromByteArray(bytes, (size_t)words * 8, 1, 0);
+done:
+    PyMem_Free(bits);
+    return result;
+}
+
+/* recount(df): every slot's count read again from ``df`` (after changes the table was not
+   told of). */
+static PyObject *KeptCounts_recount(KeptCounts *t, PyObject *df) {
+    if (!PyDict_Check(df)) {
+        PyErr_SetString(PyExc_TypeError, "recount takes a dict");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < t->capacity; i++) {
+        CountSlot *slot = &t->slots[i];
+        if (!slot->key) continue;
+        PyObject *feature = key_feature(slot->key);
+        if (!feature) return NULL;
+        int failed = df_count(df, feature, &slot->count);
+        Py_DECREF(feature);
+        if (failed) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* The templates holding a slot's feature (``members``: site.template_members), read once. */
+static int slot_members(KeptCounts *t, CountSlot *slot, PyObject *members, uint64_t *out) {
+    if (!slot->known) {
+        PyObject *feature = key_feature(slot->key);
+        if (!feature) return -1;
+        PyObject *held = PyDict_GetItemWithError(members, feature);
+        Py_DECREF(feature);
+        unsigned long long value = held ? PyLong_AsUnsignedLongLong(held) : 0;
+        if (PyErr_Occurred()) return -1;
+        slot->members = value;
+        slot->known = 1;
+    }
+    *out = slot->members;
+    return 0;
+}
+
+/* weights(packed, members, df, table, count) -> site.packed_weights of a kept page, its
+   features' counts read from the slots (made from ``df`` where missing): the same weights, so
+   the same sums (exact in any order on the weights' grid). */
+static PyObject *KeptCounts_weights(KeptCounts *t, PyObject *args) {
+    PyObject *packed, *members, *df, *table;
+    Py_ssize_t count;
+    if (!t->shared) {
+        PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "UO!O!O!n:weights", &packed, &PyDict_Type, &members, &PyDict_Type,
+                          &df, &PyList_Type, &table, &count))
+        return NULL;
+    if (count < 0 || count > 64) {
+        PyErr_SetString(PyExc_ValueError, "between 0 and 64 templates");
+        return NULL;
+    }
+    if (check_packed(packed) < 0) return NULL;
+    if (members != t->members) { /* other templates: their bits are read again */
+        for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].known = 0;
+        Py_XSETREF(t->members, Py_NewRef(members));
+    }
+    double sums[64] = {0.0}, total = 0.0;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(packed), size = PyList_GET_SIZE(table);
+    for (Py_ssize_t i = 0; i < n; i += 2) {
+        uint64_t key = packed_key(packed, i), bits;
+        if (!key) continue;
+        int made = 0;
+        CountSlot *slot = counts_find(t, key, df, &made);
+        if (!slot || slot_members(t, slot, members, &bits) < 0) return NULL;
+        if (slot->count >= size) {
+            PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+            return NULL;
+        }
+        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, slot->count));
+        if (weight == -1.0 && PyErr_Occurred()) return NULL;
+        total += weight;
+        for (; bits; bits &= bits - 1) {
+            int b = __builtin_ctzll(bits);
+            if (b < count) sums[b] += weight;
+        }
+    }
+    return weights_result(total, sums, count);
+}
+
+static PyObject *KeptCounts_clear(KeptCounts *t, PyObject *unused) {
+    PyMem_Free(t->slots);
+    t->slots = NULL;
+    t->capacity = t->used = 0;
+    Py_RETURN_NONE;
+}
+
+static PyObject *KeptCounts_nbytes(KeptCounts *t, void *unused) {
+    return PyLong_FromSsize_t(t->capacity * (Py_ssize_t)sizeof(CountSlot));
+}
+
+static Py_ssize_t KeptCounts_len(KeptCounts *t) { return t->used; }
+
+static PyMethodDef kept_counts_methods[] = {
+    {"count", (PyCFunction)KeptCounts_count, METH_VARARGS, "Count a page just kept; its shared-feature bits."},
+    {"recount", (PyCFunction)KeptCounts_recount, METH_O, "Every count read again from df."},
+    {"weights", (PyCFunction)KeptCounts_weights, METH_VARARGS, "site.packed_weights from the counts."},
+    {"clear", (PyCFunction)KeptCounts_clear, METH_NOARGS, "Forget every feature."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef kept_counts_getset[] = {
+    {"nbytes", (getter)KeptCounts_nbytes, NULL, "The table's memory in bytes.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PySequenceMethods kept_counts_sequence = {.sq_length = (lenfunc)KeptCounts_len};
+
+static PyTypeObject KeptCountsType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pagesim_scrapy.core._walk.KeptCounts",
+    .tp_basicsize = sizeof(KeptCounts),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "A site's feature counts keyed by their codes (keptscores.py's KeptCounts).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)KeptCounts_init,
+    .tp_dealloc = (destructor)KeptCounts_dealloc,
+    .tp_traverse = (traverseproc)KeptCounts_traverse,
+    .tp_clear = (inquiry)KeptCounts_clear_refs,
+    .tp_methods = kept_counts_methods,
+    .tp_getset = kept_counts_getset,
+    .tp_as_sequence = &kept_counts_sequence,
+};
+
+/* Registers KeptCounts in the module (PyInit__walk). */
+static int add_kept_counts(PyObject *m) {
+    if (PyType_Ready(&KeptCountsType) < 0) return -1;
+    return PyModule_AddObjectRef(m, "KeptCounts", (PyObject *)&KeptCountsType);
+}
+
+
 static PyMethodDef methods[] = {
     {"jaccards", jaccards, METH_VARARGS, "site.jaccard_of_totals against every template (site.py's jaccards)."},
     {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
@@ -1398,7 +1710,7 @@ PyMODINIT_FUNC PyInit__walk(void) {
     if (!Unsupported || PyModule_AddObjectRef(m, "Unsupported", Unsupported) < 0 ||
         PyModule_AddObjectRef(m, "Walker", (PyObject *)&WalkerType) < 0 ||
         add_version(m, "BUILT_LXML", BUILT_LXML) < 0 ||
-        add_version(m, "BUILT_LIBXML", BUILT_LIBXML) < 0) {
+        add_version(m, "BUILT_LIBXML", BUILT_LIBXML) < 0 || add_kept_counts(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

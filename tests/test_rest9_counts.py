@@ -93,7 +93,7 @@ def test_pages_never_counted_and_other_templates() -> None:
             assert got == expected
 
 
-def test_the_table_is_emptied_when_it_outgrows_the_model() -> None:
+def test_the_table_is_filled_again_when_it_outgrows_the_model() -> None:
     limits = RescoreLimits(renumber_at=1.0, min_numbers=0)
     model = SiteModel(max_features=100)
     cache = KeptScores(limits)
@@ -106,7 +106,7 @@ def test_the_table_is_emptied_when_it_outgrows_the_model() -> None:
         model.add(page)
         cache.kept(model.recent[-1], page, model)
         assert len(counts) <= max(len(model.df), 100) + len(page)
-    assert counts.emptied > 0
+    assert counts.refills > 0 and counts.complete
     table = model.table()
     for old in model.recent:
         expected = packed_weights(old, templates, members, model.df, table)

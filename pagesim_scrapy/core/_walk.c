@@ -1340,9 +1340,9 @@ static PyObject *weight_table(PyObject *self, PyObject *args) {
 
 /* ---- a site's kept-page feature counts ------------------------------------------------- */
 
-/* One feature of a site (keptscores.py's KeptCounts): its key (the packed page's code or
-   two codes, never 0), its count in the site model's df, the templates holding it (once
-   ``known``), and its place among the features some label's templates all share (0: none). */
+/* One feature of a site (keptscores.py's SiteCounts): its key (feature_key), its count in the
+   site model's df, the templates holding it (once ``known``), and its place among the
+   features some label's templates all share, plus one (0: none). */
 typedef struct {
     uint64_t key;
     uint64_t members;
@@ -1350,6 +1350,12 @@ typedef struct {
     uint32_t shared : 31;
     uint32_t known : 1;
 } CountSlot;
+
+/* A shared feature's key and its place (plus one) among the shared features. */
+typedef struct {
+    uint64_t key;
+    uint32_t place;
+} SharedSlot;
 
 /* An open-addressing table of a site's features keyed by their codes: a kept page is counted
    and scored again straight from its packed string, with no string object made per feature.
@@ -1359,10 +1365,21 @@ typedef struct {
     PyObject_HEAD
     CountSlot *slots;
     Py_ssize_t capacity, used; /* capacity: a power of two, or 0 */
-    PyObject *shared;          /* feature -> its place among the shared features */
-    Py_ssize_t shared_count;
+    SharedSlot *shared;        /* the shared features by key (a power of two slots) */
+    Py_ssize_t shared_capacity, shared_count;
     PyObject *members;         /* the template members the ``known`` bits were read from */
 } KeptCounts;
+
+/* A feature's key: its code, or its two codes (the parent's in the high half); 0 when the
+   string is not a feature (empty, longer than two, or holding NUL, which no code is). */
+static uint64_t feature_key(PyObject *feature) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(feature);
+    if (n < 1 || n > 2) return 0;
+    uint64_t first = PyUnicode_READ_CHAR(feature, 0);
+    if (n == 1) return first;
+    uint64_t second = PyUnicode_READ_CHAR(feature, 1);
+    return first && second ? first << 32 | second : 0;
+}
 
 static uint64_t packed_key(PyObject *packed, Py_ssize_t i) {
     if (i == 0) return PyUnicode_READ_CHAR(packed, 0);
@@ -1375,11 +1392,21 @@ static PyObject *key_feature(uint64_t key) {
                      : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, chars + 1, 1);
 }
 
-static Py_ssize_t slot_of(const KeptCounts *t, uint64_t key) {
+static size_t key_hash(uint64_t key, Py_ssize_t capacity) {
     uint64_t hash = key * 0x9E3779B97F4A7C15ull;
-    size_t mask = (size_t)t->capacity - 1, at = (size_t)(hash ^ (hash >> 29)) & mask;
+    return (size_t)(hash ^ (hash >> 29)) & ((size_t)capacity - 1);
+}
+
+static Py_ssize_t slot_of(const KeptCounts *t, uint64_t key) {
+    size_t mask = (size_t)t->capacity - 1, at = key_hash(key, t->capacity);
     while (t->slots[at].key && t->slots[at].key != key) at = (at + 1) & mask;
     return (Py_ssize_t)at;
+}
+
+static uint32_t shared_place(const KeptCounts *t, uint64_t key) {
+    size_t mask = (size_t)t->shared_capacity - 1, at = key_hash(key, t->shared_capacity);
+    while (t->shared[at].key && t->shared[at].key != key) at = (at + 1) & mask;
+    return t->shared[at].place;
 }
 
 static int counts_grow(KeptCounts *t) {
@@ -1399,9 +1426,12 @@ static int counts_grow(KeptCounts *t) {
 }
 
 /* A feature's count in ``df`` (0 when absent), as the slot holds it. */
-static int df_count(PyObject *df, PyObject *feature, int32_t *count) {
+static int df_count(PyObject *df, uint64_t key, int32_t *count) {
+    PyObject *feature = key_feature(key);
+    if (!feature) return -1;
     PyObject *n = PyDict_GetItemWithError(df, feature);
     long long value = n ? PyLong_AsLongLong(n) : 0;
+    Py_DECREF(feature);
     if (PyErr_Occurred()) return -1;
     if (value < 0 || value > INT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "a feature count out of range");
@@ -1411,65 +1441,79 @@ static int df_count(PyObject *df, PyObject *feature, int32_t *count) {
     return 0;
 }
 
-/* The slot of ``key``, made (its count from ``df``, its shared place looked up) when new. */
-static CountSlot *counts_find(KeptCounts *t, uint64_t key, PyObject *df, int *made) {
-    if ((t->used + 1) * 2 > t->capacity && counts_grow(t) < 0) return NULL;
+/* The slot of ``key``; made when new, its count ``count`` (or from ``df`` when negative). */
+static CountSlot *counts_find(KeptCounts *t, uint64_t key, PyObject *df, int32_t count, int *made) {
+    if ((t->used + 1) * 3 > t->capacity * 2 && counts_grow(t) < 0) return NULL; /* at most 2/3 used */
     CountSlot *slot = &t->slots[slot_of(t, key)];
     *made = !slot->key;
     if (slot->key) return slot;
-    PyObject *feature = key_feature(key);
-    if (!feature) return NULL;
-    int32_t count = 0;
-    PyObject *place = df_count(df, feature, &count) < 0 ? NULL : PyDict_GetItemWithError(t->shared, feature);
-    Py_ssize_t shared = place ? PyLong_AsSsize_t(place) : -1;
-    Py_DECREF(feature);
-    if (PyErr_Occurred()) return NULL;
-    if (place && (shared < 0 || shared >= t->shared_count)) {
-        PyErr_SetString(PyExc_IndexError, "a shared feature's place out of range");
-        return NULL;
-    }
+    if (count < 0 && df_count(df, key, &count) < 0) return NULL;
     slot->key = key;
     slot->count = count;
     slot->members = 0;
-    slot->shared = (uint32_t)(shared + 1);
+    slot->shared = shared_place(t, key);
     slot->known = 0;
     t->used++;
     return slot;
 }
 
+/* KeptCounts(shared): ``shared`` the features some label's templates all share, in bit order. */
 static int KeptCounts_init(KeptCounts *t, PyObject *args, PyObject *kwds) {
     PyObject *shared;
-    if (!PyArg_ParseTuple(args, "O!:KeptCounts", &PyDict_Type, &shared)) return -1;
-    if (PyDict_GET_SIZE(shared) >= (1 << 30)) {
+    if (!PyArg_ParseTuple(args, "O!:KeptCounts", &PyTuple_Type, &shared)) return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(shared), capacity = 4;
+    if (n >= (1 << 29)) {
         PyErr_SetString(PyExc_ValueError, "too many shared features");
         return -1;
     }
-    Py_XSETREF(t->shared, Py_NewRef(shared));
-    t->shared_count = PyDict_GET_SIZE(shared);
+    while (capacity < 2 * n) capacity *= 2;
+    SharedSlot *slots = PyMem_Calloc((size_t)capacity, sizeof(SharedSlot));
+    if (!slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyMem_Free(t->shared);
+    t->shared = slots;
+    t->shared_capacity = capacity;
+    t->shared_count = n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *feature = PyTuple_GET_ITEM(shared, i);
+        uint64_t key = PyUnicode_Check(feature) ? feature_key(feature) : 0;
+        if (!key) {
+            PyErr_SetString(PyExc_ValueError, "a shared feature that is not one or two codes");
+            return -1;
+        }
+        size_t at = key_hash(key, capacity);
+        while (slots[at].key && slots[at].key != key) at = (at + 1) & ((size_t)capacity - 1);
+        slots[at].key = key;
+        slots[at].place = (uint32_t)(i + 1);
+    }
     return 0;
 }
 
 static void KeptCounts_dealloc(KeptCounts *t) {
     PyObject_GC_UnTrack(t);
-    Py_CLEAR(t->shared);
     Py_CLEAR(t->members);
     PyMem_Free(t->slots);
+    PyMem_Free(t->shared);
     Py_TYPE(t)->tp_free((PyObject *)t);
 }
 
 static int KeptCounts_traverse(KeptCounts *t, visitproc visit, void *arg) {
-    Py_VISIT(t->shared);
     Py_VISIT(t->members);
     return 0;
 }
 
 static int KeptCounts_clear_refs(KeptCounts *t) {
-    Py_CLEAR(t->shared);
     Py_CLEAR(t->members);
     return 0;
 }
 
-static int check_packed(PyObject *packed) {
+static int check_ready(KeptCounts *t, PyObject *packed) {
+    if (!t->shared) {
+        PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised");
+        return -1;
+    }
     if (PyUnicode_GET_LENGTH(packed) % 2 != 1) {
         PyErr_SetString(PyExc_ValueError, "not a packed page");
         return -1;
@@ -1477,19 +1521,26 @@ static int check_packed(PyObject *packed) {
     return 0;
 }
 
-/* count(packed, df, raise_counts) -> the bits of the shared features the page holds: a page
-   the site model has just counted, each of its features given a slot (a new one its count
-   from ``df``), and with ``raise_counts`` the count of every feature that had one raised by
-   one, as df's were (the caller knows the counts were in step before the page). */
+/* The bits set in ``words`` uint64 words (lowest first) as a Python int. */
+static PyObject *bits_int(uint64_t *bits, Py_ssize_t words) {
+    unsigned char *bytes = (unsigned char *)bits; /* little-endian, as int.from_bytes reads */
+    for (Py_ssize_t w = 0; w < words; w++) {
+        uint64_t v = bits[w];
+        for (int b = 0; b < 8; b++) bytes[w * 8 + b] = (unsigned char)(v >> (8 * b));
+    }
+    return _PyLong_FromByteArray(bytes, (size_t)words * 8, 1, 0);
+}
+
+/* count(packed, df, mode) -> the bits of the shared features the page holds: a page the site
+   model has just counted, each of its features given a slot.  ``mode`` 0: a new slot's count
+   from ``df``, no other touched (the caller reads them all again); 1: and every other slot's
+   count raised by one, as df's were (the counts were in step before the page); 2: as 1, and
+   the table holds every feature df holds, so a new one is on this page only (count 1). */
 static PyObject *KeptCounts_count(KeptCounts *t, PyObject *args) {
     PyObject *packed, *df;
-    int raise_counts;
-    if (!t->shared) {
-        PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised");
-        return NULL;
-    }
-    if (!PyArg_ParseTuple(args, "UO!p:count", &packed, &PyDict_Type, &df, &raise_counts)) return NULL;
-    if (check_packed(packed) < 0) return NULL;
+    int mode;
+    if (!PyArg_ParseTuple(args, "UO!i:count", &packed, &PyDict_Type, &df, &mode)) return NULL;
+    if (check_ready(t, packed) < 0) return NULL;
     Py_ssize_t words = t->shared_count / 64 + 1, n = PyUnicode_GET_LENGTH(packed);
     uint64_t *bits = PyMem_Calloc((size_t)words, sizeof(uint64_t));
     if (!bits) return PyErr_NoMemory();
@@ -1498,9 +1549,9 @@ static PyObject *KeptCounts_count(KeptCounts *t, PyObject *args) {
         uint64_t key = packed_key(packed, i);
         if (!key) continue;
         int made = 0;
-        CountSlot *slot = counts_find(t, key, df, &made);
+        CountSlot *slot = counts_find(t, key, df, mode == 2 ? 1 : -1, &made);
         if (!slot) goto done;
-        if (!made && raise_counts) {
+        if (!made && mode > 0) {
             if (slot->count == INT32_MAX) {
                 PyErr_SetString(PyExc_OverflowError, "a feature count out of range");
                 goto done;
@@ -1509,38 +1560,31 @@ static PyObject *KeptCounts_count(KeptCounts *t, PyObject *args) {
         }
         if (slot->shared) bits[(slot->shared - 1) / 64] |= 1ull << ((slot->shared - 1) % 64);
     }
-    unsigned char *bytes = (unsigned char *)bits; /* little-endian words, as int.from_bytes reads */
-    for (Py_ssize_t w = 0; w < words; w++) {
-        uint64_t v = bits[w];
-        for (int b = 0; b < 8; b++) bytes[w * 8 + b] = (unsigned char)(v >> (8 * b));
-    }
-    result = _PyLong_FromByteArray(bytes, (size_t)words * 8, 1, 0);
+    result = bits_int(bits, words);
 done:
     PyMem_Free(bits);
     return result;
 }
 
-/* recount(df): every slot's count read again from ``df`` (after changes the table was not
-   told of). */
+/* recount(df) -> how many slots count more than nothing: every slot's count read again from
+   ``df`` (after changes the table was not told of). */
 static PyObject *KeptCounts_recount(KeptCounts *t, PyObject *df) {
     if (!PyDict_Check(df)) {
         PyErr_SetString(PyExc_TypeError, "recount takes a dict");
         return NULL;
     }
+    Py_ssize_t counted = 0;
     for (Py_ssize_t i = 0; i < t->capacity; i++) {
         CountSlot *slot = &t->slots[i];
         if (!slot->key) continue;
-        PyObject *feature = key_feature(slot->key);
-        if (!feature) return NULL;
-        int failed = df_count(df, feature, &slot->count);
-        Py_DECREF(feature);
-        if (failed) return NULL;
+        if (df_count(df, slot->key, &slot->count) < 0) return NULL;
+        counted += slot->count > 0;
     }
-    Py_RETURN_NONE;
+    return PyLong_FromSsize_t(counted);
 }
 
 /* The templates holding a slot's feature (``members``: site.template_members), read once. */
-static int slot_members(KeptCounts *t, CountSlot *slot, PyObject *members, uint64_t *out) {
+static int slot_members(CountSlot *slot, PyObject *members, uint64_t *out) {
     if (!slot->known) {
         PyObject *feature = key_feature(slot->key);
         if (!feature) return -1;
@@ -1561,18 +1605,14 @@ static int slot_members(KeptCounts *t, CountSlot *slot, PyObject *members, uint6
 static PyObject *KeptCounts_weights(KeptCounts *t, PyObject *args) {
     PyObject *packed, *members, *df, *table;
     Py_ssize_t count;
-    if (!t->shared) {
-        PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised");
-        return NULL;
-    }
     if (!PyArg_ParseTuple(args, "UO!O!O!n:weights", &packed, &PyDict_Type, &members, &PyDict_Type,
                           &df, &PyList_Type, &table, &count))
         return NULL;
+    if (check_ready(t, packed) < 0) return NULL;
     if (count < 0 || count > 64) {
         PyErr_SetString(PyExc_ValueError, "between 0 and 64 templates");
         return NULL;
     }
-    if (check_packed(packed) < 0) return NULL;
     if (members != t->members) { /* other templates: their bits are read again */
         for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].known = 0;
         Py_XSETREF(t->members, Py_NewRef(members));
@@ -1583,8 +1623,8 @@ static PyObject *KeptCounts_weights(KeptCounts *t, PyObject *args) {
         uint64_t key = packed_key(packed, i), bits;
         if (!key) continue;
         int made = 0;
-        CountSlot *slot = counts_find(t, key, df, &made);
-        if (!slot || slot_members(t, slot, members, &bits) < 0) return NULL;
+        CountSlot *slot = counts_find(t, key, df, -1, &made);
+        if (!slot || slot_members(slot, members, &bits) < 0) return NULL;
         if (slot->count >= size) {
             PyErr_SetString(PyExc_IndexError, "a count past the weight table");
             return NULL;
@@ -1607,8 +1647,35 @@ static PyObject *KeptCounts_clear(KeptCounts *t, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+/* refill(df) -> how many of df's features the table now holds: the table emptied, then every
+   feature of ``df`` given a slot with its count (one pass over df, no string made). */
+static PyObject *KeptCounts_refill(KeptCounts *t, PyObject *df) {
+    if (!PyDict_Check(df)) {
+        PyErr_SetString(PyExc_TypeError, "refill takes a dict");
+        return NULL;
+    }
+    Py_DECREF(KeptCounts_clear(t, NULL));
+    PyObject *feature, *value;
+    Py_ssize_t at = 0, held = 0;
+    while (PyDict_Next(df, &at, &feature, &value)) {
+        uint64_t key = PyUnicode_Check(feature) ? feature_key(feature) : 0;
+        if (!key) continue;
+        long long count = PyLong_AsLongLong(value);
+        if (count == -1 && PyErr_Occurred()) return NULL;
+        if (count < 0 || count > INT32_MAX) {
+            PyErr_SetString(PyExc_OverflowError, "a feature count out of range");
+            return NULL;
+        }
+        int made = 0;
+        if (!counts_find(t, key, df, (int32_t)count, &made)) return NULL;
+        held += made;
+    }
+    return PyLong_FromSsize_t(held);
+}
+
 static PyObject *KeptCounts_nbytes(KeptCounts *t, void *unused) {
-    return PyLong_FromSsize_t(t->capacity * (Py_ssize_t)sizeof(CountSlot));
+    return PyLong_FromSsize_t(t->capacity * (Py_ssize_t)sizeof(CountSlot) +
+                              t->shared_capacity * (Py_ssize_t)sizeof(SharedSlot));
 }
 
 static Py_ssize_t KeptCounts_len(KeptCounts *t) { return t->used; }
@@ -1618,11 +1685,12 @@ static PyMethodDef kept_counts_methods[] = {
     {"recount", (PyCFunction)KeptCounts_recount, METH_O, "Every count read again from df."},
     {"weights", (PyCFunction)KeptCounts_weights, METH_VARARGS, "site.packed_weights from the counts."},
     {"clear", (PyCFunction)KeptCounts_clear, METH_NOARGS, "Forget every feature."},
+    {"refill", (PyCFunction)KeptCounts_refill, METH_O, "Every feature of df, counted as df counts it."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef kept_counts_getset[] = {
-    {"nbytes", (getter)KeptCounts_nbytes, NULL, "The table's memory in bytes.", NULL},
+    {"nbytes", (getter)KeptCounts_nbytes, NULL, "The tables' memory in bytes.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -1632,7 +1700,7 @@ static PyTypeObject KeptCountsType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pagesim_scrapy.core._walk.KeptCounts",
     .tp_basicsize = sizeof(KeptCounts),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "A site's feature counts keyed by their codes (keptscores.py's KeptCounts).",
+    .tp_doc = "A site's feature counts keyed by their codes (keptscores.py's SiteCounts).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)KeptCounts_init,
     .tp_dealloc = (destructor)KeptCounts_dealloc,

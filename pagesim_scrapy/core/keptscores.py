@@ -62,8 +62,9 @@ class RescoreLimits:
     #: and one computed when it had pages / min_growth pages or more stands, however far the
     #: probes moved: a page is re-scored at most once each time the site grows by this factor
     min_growth: float = 1.2
-    #: a site's feature table (see SiteCounts) is emptied once it holds this many times more
-    #: features than the site model counts (features the model forgot stay in it)
+    #: a site's feature table (see SiteCounts) is filled again from the site model's counts
+    #: alone once it holds this many times more features (features the model forgot stay in
+    #: it until then)
     renumber_at: float = 2.0
     #: and never while it holds fewer features than this
     min_numbers: int = 8192
@@ -99,18 +100,23 @@ class SiteCounts:
     In step: every page the model counts is counted here too (:meth:`kept`), raising its
     features' counts as ``df``'s were; a change the table was not told of (the model's
     ``changes`` moved by more than that page) has every count read again from ``df`` before
-    the next scoring. Memory: one 24-byte slot per feature met on the site's kept pages, at
-    most half the slots used, and emptied once it holds ``renumber_at`` times more features
-    than the model counts (``df`` itself is bounded by the model's ``max_features``)."""
+    the next scoring. While the table holds every feature ``df`` holds, a feature new to it
+    is new to the site (one page), and counting a page reads ``df`` for none of its features.
+    Memory: one 24-byte slot per feature met on the site's pages, at most two thirds of the
+    slots used, and filled again with ``df``'s features alone once it holds ``renumber_at`` times
+    more features than ``df`` (which the model bounds by its ``max_features``)."""
 
     def __init__(self, shared: tuple[str, ...], limits: RescoreLimits) -> None:
-        self._table = _compiled_counts({feature: i for i, feature in enumerate(shared)})
+        self._table = _compiled_counts(shared)
         self._limits = limits
         #: the model's ``changes`` the counts are in step with (-1: read them again)
         self.synced = -1
-        #: how many times every count was read again, and the table emptied (for benchmarks)
+        #: whether the table holds every feature the model's df holds
+        self.complete = False
+        #: how many times every count was read again, and the table filled again from the
+        #: model's df alone (for benchmarks)
         self.recounts = 0
-        self.emptied = 0
+        self.refills = 0
 
     def __len__(self) -> int:
         return len(self._table)
@@ -120,16 +126,23 @@ class SiteCounts:
         """The table's memory in bytes."""
         return int(self._table.nbytes)
 
-    def kept(self, packed: str, model: SiteModel) -> int:
-        """Count the page ``model`` has just counted and kept (``packed``); the bits of the
-        shared features it holds (:meth:`KeptScores.mask`), from the same pass."""
-        table, limits = self._table, self._limits
-        if len(table) > max(limits.min_numbers, limits.renumber_at * len(model.df)):
-            table.clear()
-            self.emptied += 1
-        # an empty table is in step with any counts: every count comes from df
-        in_step = not len(table) or self.synced == model.changes - 1
-        bits: int = table.count(packed, model.df, in_step)
+    def kept(self, packed: str, features: Features, model: SiteModel) -> int:
+        """Count the page ``model`` has just counted and kept (``packed``, ``features``); the
+        bits of the shared features it holds (:meth:`KeptScores.mask`), from the same pass."""
+        table, limits, df = self._table, self._limits, model.df
+        if len(table) > max(limits.min_numbers, limits.renumber_at * len(df)):
+            # every count read at this very change: the page is in them already
+            self.complete = table.refill(df) == len(df)
+            self.refills += 1
+            mode, in_step = 0, True
+        else:
+            # an empty table is in step with any counts: every count comes from df
+            fresh = not len(table)
+            in_step = fresh or self.synced == model.changes - 1
+            mode = 2 if in_step and self.complete and not fresh else int(in_step)
+            # df holds this page's features alone: the table will hold all of them
+            self.complete = mode == 2 or (fresh and len(df) == len(features))
+        bits: int = table.count(packed, df, mode)
         self.synced = model.changes if in_step else -1
         return bits
 
@@ -147,7 +160,8 @@ class SiteCounts:
         after ``changes`` changes: the same sums."""
         if changes != self.synced:
             if len(self._table):
-                self._table.recount(df)
+                # as many features counted as df holds: the table holds every one of them
+                self.complete = self._table.recount(df) == len(df)
                 self.recounts += 1
             self.synced = changes
         weighed: Weighed = self._table.weights(packed, members, df, table, count)
@@ -305,7 +319,7 @@ class KeptScores:
         if counts is None or model is None:
             pending[packed] = self.mask(features)
         else:
-            pending[packed] = counts.kept(packed, model)
+            pending[packed] = counts.kept(packed, features, model)
 
     def weigh_again(
         self, key: str, members: dict[str, int], count: int, df: dict[str, int], table: list[float]

@@ -122,3 +122,16 @@ def test_bad_input_raises() -> None:
         counts.weights(pack_features(frozenset({"ab"})), {}, 1, {"ab": 5}, [0.0], 2)
     with pytest.raises(ValueError):
         counts.weights(pack_features(frozenset({"ab"})), {}, 65, {}, [0.0], 3)
+
+
+def test_one_shared_table_for_every_site() -> None:
+    from pagesim_scrapy.core import _walk
+
+    from pagesim_scrapy.core.keptscores import _shared_keys
+
+    shared = ("ab", "c")
+    assert _shared_keys(shared) is _shared_keys(tuple(shared))
+    with pytest.raises(ValueError):
+        _walk.KeptCounts(b"x" * 16, 1)  # not a table shared_keys made
+    with pytest.raises(ValueError):
+        _walk.shared_keys(("abc",))  # not a feature

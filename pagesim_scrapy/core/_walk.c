@@ -1365,7 +1365,8 @@ typedef struct {
     PyObject_HEAD
     CountSlot *slots;
     Py_ssize_t capacity, used; /* capacity: a power of two, or 0 */
-    SharedSlot *shared;        /* the shared features by key (a power of two slots) */
+    PyObject *shared_table;    /* bytes: the shared features by key (see shared_keys) */
+    const SharedSlot *shared;  /* its slots (a power of two) */
     Py_ssize_t shared_capacity, shared_count;
     PyObject *members;         /* the template members the ``known`` bits were read from */
 } KeptCounts;
@@ -1457,45 +1458,70 @@ static CountSlot *counts_find(KeptCounts *t, uint64_t key, PyObject *df, int32_t
     return slot;
 }
 
-/* KeptCounts(shared): ``shared`` the features some label's templates all share, in bit order. */
-static int KeptCounts_init(KeptCounts *t, PyObject *args, PyObject *kwds) {
-    PyObject *shared;
-    if (!PyArg_ParseTuple(args, "O!:KeptCounts", &PyTuple_Type, &shared)) return -1;
+/* shared_keys(shared) -> the features some label's templates all share (in bit order) as
+   KeptCounts reads them: an open-addressing table of SharedSlot in bytes, made once for every
+   site of a classifier. */
+static PyObject *shared_keys(PyObject *self, PyObject *shared) {
+    if (!PyTuple_Check(shared)) {
+        PyErr_SetString(PyExc_TypeError, "shared_keys takes a tuple");
+        return NULL;
+    }
     Py_ssize_t n = PyTuple_GET_SIZE(shared), capacity = 4;
     if (n >= (1 << 29)) {
         PyErr_SetString(PyExc_ValueError, "too many shared features");
-        return -1;
+        return NULL;
     }
     while (capacity < 2 * n) capacity *= 2;
-    SharedSlot *slots = PyMem_Calloc((size_t)capacity, sizeof(SharedSlot));
-    if (!slots) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    PyMem_Free(t->shared);
-    t->shared = slots;
-    t->shared_capacity = capacity;
-    t->shared_count = n;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, capacity * (Py_ssize_t)sizeof(SharedSlot));
+    if (!out) return NULL;
+    SharedSlot *slots = (SharedSlot *)PyBytes_AS_STRING(out);
+    memset(slots, 0, (size_t)capacity * sizeof(SharedSlot));
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *feature = PyTuple_GET_ITEM(shared, i);
         uint64_t key = PyUnicode_Check(feature) ? feature_key(feature) : 0;
         if (!key) {
+            Py_DECREF(out);
             PyErr_SetString(PyExc_ValueError, "a shared feature that is not one or two codes");
-            return -1;
+            return NULL;
         }
         size_t at = key_hash(key, capacity);
         while (slots[at].key && slots[at].key != key) at = (at + 1) & ((size_t)capacity - 1);
         slots[at].key = key;
         slots[at].place = (uint32_t)(i + 1);
     }
+    return out;
+}
+
+/* KeptCounts(table, count): ``table`` shared_keys' bytes of ``count`` shared features. */
+static int KeptCounts_init(KeptCounts *t, PyObject *args, PyObject *kwds) {
+    PyObject *table;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "O!n:KeptCounts", &PyBytes_Type, &table, &count)) return -1;
+    Py_ssize_t capacity = PyBytes_GET_SIZE(table) / (Py_ssize_t)sizeof(SharedSlot);
+    if (capacity < 4 || capacity * (Py_ssize_t)sizeof(SharedSlot) != PyBytes_GET_SIZE(table) ||
+        (capacity & (capacity - 1)) || count < 0 || 2 * count > capacity) {
+        PyErr_SetString(PyExc_ValueError, "not a table of shared_keys");
+        return -1;
+    }
+    const SharedSlot *slots = (const SharedSlot *)PyBytes_AS_STRING(table);
+    for (Py_ssize_t i = 0; i < capacity; i++) {
+        if (slots[i].place > (uint64_t)count || !slots[i].key != !slots[i].place) {
+            PyErr_SetString(PyExc_ValueError, "not a table of shared_keys");
+            return -1;
+        }
+    }
+    Py_XSETREF(t->shared_table, Py_NewRef(table));
+    t->shared = slots;
+    t->shared_capacity = capacity;
+    t->shared_count = count;
     return 0;
 }
 
 static void KeptCounts_dealloc(KeptCounts *t) {
     PyObject_GC_UnTrack(t);
     Py_CLEAR(t->members);
+    Py_CLEAR(t->shared_table);
     PyMem_Free(t->slots);
-    PyMem_Free(t->shared);
     Py_TYPE(t)->tp_free((PyObject *)t);
 }
 
@@ -1504,6 +1530,7 @@ static int KeptCounts_traverse(KeptCounts *t, visitproc visit, void *arg) {
     return 0;
 }
 
+/* The shared table stays: its bytes hold no reference, and count() reads them. */
 static int KeptCounts_clear_refs(KeptCounts *t) {
     Py_CLEAR(t->members);
     return 0;
@@ -1674,8 +1701,7 @@ static PyObject *KeptCounts_refill(KeptCounts *t, PyObject *df) {
 }
 
 static PyObject *KeptCounts_nbytes(KeptCounts *t, void *unused) {
-    return PyLong_FromSsize_t(t->capacity * (Py_ssize_t)sizeof(CountSlot) +
-                              t->shared_capacity * (Py_ssize_t)sizeof(SharedSlot));
+    return PyLong_FromSsize_t(t->capacity * (Py_ssize_t)sizeof(CountSlot));
 }
 
 static Py_ssize_t KeptCounts_len(KeptCounts *t) { return t->used; }
@@ -1690,7 +1716,7 @@ static PyMethodDef kept_counts_methods[] = {
 };
 
 static PyGetSetDef kept_counts_getset[] = {
-    {"nbytes", (getter)KeptCounts_nbytes, NULL, "The tables' memory in bytes.", NULL},
+    {"nbytes", (getter)KeptCounts_nbytes, NULL, "The slots' memory in bytes (the shared table is shared).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -1722,6 +1748,7 @@ static PyMethodDef methods[] = {
     {"jaccards", jaccards, METH_VARARGS, "site.jaccard_of_totals against every template (site.py's jaccards)."},
     {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
     {"packed_weights", packed_weights, METH_VARARGS, "shared_weights of a packed page (site.py's packed_weights)."},
+    {"shared_keys", shared_keys, METH_O, "The shared features as KeptCounts reads them (keptscores' SiteCounts)."},
     {"unpack_features", unpack_features, METH_O, "A packed page's features (site.py's _unpack)."},
     {"node_pairs", node_pairs, METH_VARARGS, "Parent -> child pairs of a walk's codes (summary.py's node_pairs)."},
     {"normalise", Walker_normalise, METH_O, "The C normalisation of an attribute value (for tests)."},

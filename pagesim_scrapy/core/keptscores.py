@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from operator import itemgetter, sub
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -90,6 +91,15 @@ PENDING_PAGES = 1024
 
 _compiled_counts: Any = getattr(_walk_c, "KeptCounts", None)
 
+
+@lru_cache(maxsize=16)
+def _shared_keys(shared: tuple[str, ...]) -> bytes:
+    """The shared features as the compiled counts read them, made once for every site of a
+    classifier (not per site)."""
+    table: bytes = _walk_c.shared_keys(shared)
+    return table
+
+
 Weighed = tuple[float, list[float]]
 
 
@@ -107,7 +117,7 @@ class SiteCounts:
     more features than ``df`` (which the model bounds by its ``max_features``)."""
 
     def __init__(self, shared: tuple[str, ...], limits: RescoreLimits) -> None:
-        self._table = _compiled_counts(shared)
+        self._table = _compiled_counts(_shared_keys(shared), len(shared))
         self._limits = limits
         #: the model's ``changes`` the counts are in step with (-1: read them again)
         self.synced = -1

@@ -126,7 +126,6 @@ def test_bad_input_raises() -> None:
 
 def test_one_shared_table_for_every_site() -> None:
     from pagesim_scrapy.core import _walk
-
     from pagesim_scrapy.core.keptscores import _shared_keys
 
     shared = ("ab", "c")

@@ -123,8 +123,8 @@ class SiteCounts:
         self.synced = -1
         #: whether the table holds every feature the model's df holds
         self.complete = False
-        #: how many times every count was read again, and the table filled again from the
-        #: model's df alone (for benchmarks)
+        #: how many times every count was read again, and the table filled from the model's
+        #: df alone, first and when outgrown (for benchmarks)
         self.recounts = 0
         self.refills = 0
 
@@ -136,22 +136,20 @@ class SiteCounts:
         """The table's memory in bytes."""
         return int(self._table.nbytes)
 
-    def kept(self, packed: str, features: Features, model: SiteModel) -> int:
-        """Count the page ``model`` has just counted and kept (``packed``, ``features``); the
-        bits of the shared features it holds (:meth:`KeptScores.mask`), from the same pass."""
+    def kept(self, packed: str, model: SiteModel) -> int:
+        """Count the page ``model`` has just counted and kept (``packed``); the bits of the
+        shared features it holds (:meth:`KeptScores.mask`), from the same pass."""
         table, limits, df = self._table, self._limits, model.df
-        if len(table) > max(limits.min_numbers, limits.renumber_at * len(df)):
-            # every count read at this very change: the page is in them already
+        if not len(table) or len(table) > max(limits.min_numbers, limits.renumber_at * len(df)):
+            # every count read at this very change (the page is in them already)
             self.complete = table.refill(df) == len(df)
             self.refills += 1
             mode, in_step = 0, True
         else:
-            # an empty table is in step with any counts: every count comes from df
-            fresh = not len(table)
-            in_step = fresh or self.synced == model.changes - 1
-            mode = 2 if in_step and self.complete and not fresh else int(in_step)
-            # df holds this page's features alone: the table will hold all of them
-            self.complete = mode == 2 or (fresh and len(df) == len(features))
+            in_step = self.synced == model.changes - 1
+            mode = 2 if in_step and self.complete else int(in_step)
+            # not told of every change: df may hold features the table does not
+            self.complete = mode == 2
         bits: int = table.count(packed, df, mode)
         self.synced = model.changes if in_step else -1
         return bits
@@ -329,7 +327,7 @@ class KeptScores:
         if counts is None or model is None:
             pending[packed] = self.mask(features)
         else:
-            pending[packed] = counts.kept(packed, features, model)
+            pending[packed] = counts.kept(packed, model)
 
     def weigh_again(
         self, key: str, members: dict[str, int], count: int, df: dict[str, int], table: list[float]

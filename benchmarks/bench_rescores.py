@@ -263,7 +263,7 @@ def timed_parts(roots: list[Any], sites: int = 1) -> tuple[dict[str, float], int
             again_inside = False
         return scores
 
-    classifier._scores_of = counted  # type: ignore[method-assign]
+    classifier._scores_of = counted  # type: ignore[method-assign,assignment]
     if again is not None:
         classifier._rescored = counted_again  # type: ignore[method-assign]
     spent = dict.fromkeys(("walk", "features", "decision", "drift watch"), 0.0)

@@ -125,8 +125,8 @@ def test_bad_input_raises() -> None:
 
 
 def test_one_shared_table_for_every_site() -> None:
-    from pagesim_scrapy.core import _walk
     from pagesim_scrapy.core.keptscores import _shared_keys
+    from pagesim_scrapy.core.summary import _walk_c as _walk
 
     shared = ("ab", "c")
     assert _shared_keys(shared) is _shared_keys(tuple(shared))

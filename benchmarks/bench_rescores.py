@@ -161,7 +161,9 @@ def split_run(features: list[Features]) -> dict[str, float]:
     spent = dict.fromkeys(("re-estimates", "scoring", "kept()"), 0.0)
     clock = time.process_time
     refresh, score, kept = classifier._refresh, classifier._scores_of, KeptScores.kept
-    inside = False
+    # a kept page scored again from the site's counts (absent from a checkout before them)
+    again = getattr(classifier, "_rescored", None)
+    inside = again_inside = False
 
     def refreshed(state: Any, **kwargs: Any) -> None:
         nonlocal inside
@@ -173,17 +175,27 @@ def split_run(features: list[Features]) -> dict[str, float]:
     def scored(features: Any, state: Any) -> dict[str, float]:
         began = clock()
         scores = score(features, state)
-        if inside:
+        if inside and not again_inside:
             spent["scoring"] += clock() - began
         return scores
 
-    def remembered(cache: KeptScores, packed: str, features: Features) -> None:
+    def scored_again(packed: str, state: Any, cache: Any) -> dict[str, float]:
+        nonlocal again_inside
+        began, again_inside = clock(), True
+        scores: dict[str, float] = again(packed, state, cache)  # type: ignore[misc]
+        again_inside = False
+        spent["scoring"] += clock() - began
+        return scores
+
+    def remembered(cache: KeptScores, packed: str, features: Features, *rest: Any) -> None:
         began = clock()
-        kept(cache, packed, features)
+        kept(cache, packed, features, *rest)
         spent["kept()"] += clock() - began
 
     classifier._refresh = refreshed  # type: ignore[method-assign]
     classifier._scores_of = scored  # type: ignore[method-assign]
+    if again is not None:
+        classifier._rescored = scored_again  # type: ignore[method-assign]
     KeptScores.kept = remembered  # type: ignore[method-assign,assignment]
     try:
         for page in features:
@@ -232,13 +244,28 @@ def timed_parts(roots: list[Any], sites: int = 1) -> tuple[dict[str, float], int
     monitor = DriftMonitor()
     scorings = 0
     score = classifier._scores_of
+    # a kept page scored again from the site's counts (absent from a checkout before them)
+    again = getattr(classifier, "_rescored", None)
+    again_inside = False
 
     def counted(features: Features, state: Any) -> dict[str, float]:
         nonlocal scorings
-        scorings += 1
+        scorings += not again_inside
         return score(features, state)
 
-    classifier._scores_of = counted  # type: ignore[method-assign]
+    def counted_again(packed: str, state: Any, cache: Any) -> dict[str, float]:
+        nonlocal scorings, again_inside
+        scorings += 1
+        again_inside = True
+        try:
+            scores: dict[str, float] = again(packed, state, cache)  # type: ignore[misc]
+        finally:
+            again_inside = False
+        return scores
+
+    classifier._scores_of = counted  # type: ignore[method-assign,assignment]
+    if again is not None:
+        classifier._rescored = counted_again  # type: ignore[method-assign]
     spent = dict.fromkeys(("walk", "features", "decision", "drift watch"), 0.0)
     clock = time.process_time
     verdicts = []

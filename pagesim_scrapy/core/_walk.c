@@ -1338,10 +1338,426 @@ static PyObject *weight_table(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* ---- a site's kept-page feature counts ------------------------------------------------- */
+
+/* One feature of a site (keptscores.py's SiteCounts): its key (feature_key), its count in the
+   site model's df, the templates holding it (once ``known``), and its place among the
+   features some label's templates all share, plus one (0: none). */
+typedef struct {
+    uint64_t key;
+    uint64_t members;
+    int32_t count;
+    uint32_t shared : 31;
+    uint32_t known : 1;
+} CountSlot;
+
+/* A shared feature's key and its place (plus one) among the shared features. */
+typedef struct {
+    uint64_t key;
+    uint32_t place;
+} SharedSlot;
+
+/* An open-addressing table of a site's features keyed by their codes: a kept page is counted
+   and scored again straight from its packed string, with no string object made per feature.
+   Why in C: every feature of every re-scored page was a substring, two dictionary look-ups
+   and a float read in packed_weights, most of a re-estimate's cost. */
+typedef struct {
+    PyObject_HEAD
+    CountSlot *slots;
+    Py_ssize_t capacity, used; /* capacity: a power of two, or 0 */
+    PyObject *shared_table;    /* bytes: the shared features by key (see shared_keys) */
+    const SharedSlot *shared;  /* its slots (a power of two) */
+    Py_ssize_t shared_capacity, shared_count;
+    PyObject *members;         /* the template members the ``known`` bits were read from */
+} KeptCounts;
+
+/* A feature's key: its code, or its two codes (the parent's in the high half); 0 when the
+   string is not a feature (empty, longer than two, or holding NUL, which no code is). */
+static uint64_t feature_key(PyObject *feature) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(feature);
+    if (n < 1 || n > 2) return 0;
+    uint64_t first = PyUnicode_READ_CHAR(feature, 0);
+    if (n == 1) return first;
+    uint64_t second = PyUnicode_READ_CHAR(feature, 1);
+    return first && second ? first << 32 | second : 0;
+}
+
+static uint64_t packed_key(PyObject *packed, Py_ssize_t i) {
+    if (i == 0) return PyUnicode_READ_CHAR(packed, 0);
+    return ((uint64_t)PyUnicode_READ_CHAR(packed, i - 1) << 32) | PyUnicode_READ_CHAR(packed, i);
+}
+
+static PyObject *key_feature(uint64_t key) {
+    Py_UCS4 chars[2] = {(Py_UCS4)(key >> 32), (Py_UCS4)(key & 0xFFFFFFFFu)};
+    return key >> 32 ? PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, chars, 2)
+                     : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, chars + 1, 1);
+}
+
+static size_t key_hash(uint64_t key, Py_ssize_t capacity) {
+    uint64_t hash = key * 0x9E3779B97F4A7C15ull;
+    return (size_t)(hash ^ (hash >> 29)) & ((size_t)capacity - 1);
+}
+
+static Py_ssize_t slot_of(const KeptCounts *t, uint64_t key) {
+    size_t mask = (size_t)t->capacity - 1, at = key_hash(key, t->capacity);
+    while (t->slots[at].key && t->slots[at].key != key) at = (at + 1) & mask;
+    return (Py_ssize_t)at;
+}
+
+static uint32_t shared_place(const KeptCounts *t, uint64_t key) {
+    size_t mask = (size_t)t->shared_capacity - 1, at = key_hash(key, t->shared_capacity);
+    while (t->shared[at].key && t->shared[at].key != key) at = (at + 1) & mask;
+    return t->shared[at].place;
+}
+
+/* Fetches the slot of the feature ``ahead`` places on into the cache (a hint, never a read):
+   a site's table is larger than the cache, and a page's features land anywhere in it. */
+static void prefetch_ahead(const KeptCounts *t, PyObject *packed, Py_ssize_t i, Py_ssize_t n) {
+    Py_ssize_t ahead = i + 16;
+    if (ahead < n && t->capacity) __builtin_prefetch(&t->slots[key_hash(packed_key(packed, ahead), t->capacity)]);
+}
+
+static int counts_grow(KeptCounts *t) {
+    Py_ssize_t capacity = t->capacity ? t->capacity * 2 : 256;
+    CountSlot *old = t->slots, *slots = PyMem_Calloc((size_t)capacity, sizeof(CountSlot));
+    if (!slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t old_capacity = t->capacity;
+    t->slots = slots;
+    t->capacity = capacity;
+    for (Py_ssize_t i = 0; i < old_capacity; i++)
+        if (old[i].key) t->slots[slot_of(t, old[i].key)] = old[i];
+    PyMem_Free(old);
+    return 0;
+}
+
+/* A feature's count in ``df`` (0 when absent), as the slot holds it. */
+static int df_count(PyObject *df, uint64_t key, int32_t *count) {
+    PyObject *feature = key_feature(key);
+    if (!feature) return -1;
+    PyObject *n = PyDict_GetItemWithError(df, feature);
+    long long value = n ? PyLong_AsLongLong(n) : 0;
+    Py_DECREF(feature);
+    if (PyErr_Occurred()) return -1;
+    if (value < 0 || value > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "a feature count out of range");
+        return -1;
+    }
+    *count = (int32_t)value;
+    return 0;
+}
+
+/* The slot of ``key``; made when new, its count ``count`` (or from ``df`` when negative). */
+static CountSlot *counts_find(KeptCounts *t, uint64_t key, PyObject *df, int32_t count, int *made) {
+    if ((t->used + 1) * 3 > t->capacity * 2 && counts_grow(t) < 0) return NULL; /* at most 2/3 used */
+    CountSlot *slot = &t->slots[slot_of(t, key)];
+    *made = !slot->key;
+    if (slot->key) return slot;
+    if (count < 0 && df_count(df, key, &count) < 0) return NULL;
+    slot->key = key;
+    slot->count = count;
+    slot->members = 0;
+    slot->shared = shared_place(t, key);
+    slot->known = 0;
+    t->used++;
+    return slot;
+}
+
+/* shared_keys(shared) -> the features some label's templates all share (in bit order) as
+   KeptCounts reads them: an open-addressing table of SharedSlot in bytes, made once for every
+   site of a classifier. */
+static PyObject *shared_keys(PyObject *self, PyObject *shared) {
+    if (!PyTuple_Check(shared)) {
+        PyErr_SetString(PyExc_TypeError, "shared_keys takes a tuple");
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(shared), capacity = 4;
+    if (n >= (1 << 29)) {
+        PyErr_SetString(PyExc_ValueError, "too many shared features");
+        return NULL;
+    }
+    while (capacity < 2 * n) capacity *= 2;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, capacity * (Py_ssize_t)sizeof(SharedSlot));
+    if (!out) return NULL;
+    SharedSlot *slots = (SharedSlot *)PyBytes_AS_STRING(out);
+    memset(slots, 0, (size_t)capacity * sizeof(SharedSlot));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *feature = PyTuple_GET_ITEM(shared, i);
+        uint64_t key = PyUnicode_Check(feature) ? feature_key(feature) : 0;
+        if (!key) {
+            Py_DECREF(out);
+            PyErr_SetString(PyExc_ValueError, "a shared feature that is not one or two codes");
+            return NULL;
+        }
+        size_t at = key_hash(key, capacity);
+        while (slots[at].key && slots[at].key != key) at = (at + 1) & ((size_t)capacity - 1);
+        slots[at].key = key;
+        slots[at].place = (uint32_t)(i + 1);
+    }
+    return out;
+}
+
+/* KeptCounts(table, count): ``table`` shared_keys' bytes of ``count`` shared features. */
+static int KeptCounts_init(KeptCounts *t, PyObject *args, PyObject *kwds) {
+    PyObject *table;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "O!n:KeptCounts", &PyBytes_Type, &table, &count)) return -1;
+    Py_ssize_t capacity = PyBytes_GET_SIZE(table) / (Py_ssize_t)sizeof(SharedSlot);
+    if (capacity < 4 || capacity * (Py_ssize_t)sizeof(SharedSlot) != PyBytes_GET_SIZE(table) ||
+        (capacity & (capacity - 1)) || count < 0 || 2 * count > capacity) {
+        PyErr_SetString(PyExc_ValueError, "not a table of shared_keys");
+        return -1;
+    }
+    const SharedSlot *slots = (const SharedSlot *)PyBytes_AS_STRING(table);
+    for (Py_ssize_t i = 0; i < capacity; i++) {
+        if (slots[i].place > (uint64_t)count || !slots[i].key != !slots[i].place) {
+            PyErr_SetString(PyExc_ValueError, "not a table of shared_keys");
+            return -1;
+        }
+    }
+    Py_XSETREF(t->shared_table, Py_NewRef(table));
+    t->shared = slots;
+    t->shared_capacity = capacity;
+    t->shared_count = count;
+    return 0;
+}
+
+static void KeptCounts_dealloc(KeptCounts *t) {
+    PyObject_GC_UnTrack(t);
+    Py_CLEAR(t->members);
+    Py_CLEAR(t->shared_table);
+    PyMem_Free(t->slots);
+    Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+static int KeptCounts_traverse(KeptCounts *t, visitproc visit, void *arg) {
+    Py_VISIT(t->members);
+    return 0;
+}
+
+/* The shared table stays: its bytes hold no reference, and count() reads them. */
+static int KeptCounts_clear_refs(KeptCounts *t) {
+    Py_CLEAR(t->members);
+    return 0;
+}
+
+static int check_ready(KeptCounts *t, PyObject *packed) {
+    if (!t->shared) {
+        PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised");
+        return -1;
+    }
+    if (PyUnicode_GET_LENGTH(packed) % 2 != 1) {
+        PyErr_SetString(PyExc_ValueError, "not a packed page");
+        return -1;
+    }
+    return 0;
+}
+
+/* The bits set in ``words`` uint64 words (lowest first) as a Python int. */
+static PyObject *bits_int(uint64_t *bits, Py_ssize_t words) {
+    unsigned char *bytes = (unsigned char *)bits; /* little-endian, as int.from_bytes reads */
+    for (Py_ssize_t w = 0; w < words; w++) {
+        uint64_t v = bits[w];
+        for (int b = 0; b < 8; b++) bytes[w * 8 + b] = (unsigned char)(v >> (8 * b));
+    }
+    return _PyLong_FromByteArray(bytes, (size_t)words * 8, 1, 0);
+}
+
+/* count(packed, df, mode) -> the bits of the shared features the page holds: a page the site
+   model has just counted, each of its features given a slot.  ``mode`` 0: a new slot's count
+   from ``df``, no other touched (the caller reads them all again); 1: and every other slot's
+   count raised by one, as df's were (the counts were in step before the page); 2: as 1, and
+   the table holds every feature df holds, so a new one is on this page only (count 1). */
+static PyObject *KeptCounts_count(KeptCounts *t, PyObject *args) {
+    PyObject *packed, *df;
+    int mode;
+    if (!PyArg_ParseTuple(args, "UO!i:count", &packed, &PyDict_Type, &df, &mode)) return NULL;
+    if (check_ready(t, packed) < 0) return NULL;
+    Py_ssize_t words = t->shared_count / 64 + 1, n = PyUnicode_GET_LENGTH(packed);
+    uint64_t *bits = PyMem_Calloc((size_t)words, sizeof(uint64_t));
+    if (!bits) return PyErr_NoMemory();
+    PyObject *result = NULL;
+    for (Py_ssize_t i = 0; i < n; i += 2) {
+        uint64_t key = packed_key(packed, i);
+        prefetch_ahead(t, packed, i, n);
+        if (!key) continue;
+        int made = 0;
+        CountSlot *slot = counts_find(t, key, df, mode == 2 ? 1 : -1, &made);
+        if (!slot) goto done;
+        if (!made && mode > 0) {
+            if (slot->count == INT32_MAX) {
+                PyErr_SetString(PyExc_OverflowError, "a feature count out of range");
+                goto done;
+            }
+            slot->count++;
+        }
+        if (slot->shared) bits[(slot->shared - 1) / 64] |= 1ull << ((slot->shared - 1) % 64);
+    }
+    result = bits_int(bits, words);
+done:
+    PyMem_Free(bits);
+    return result;
+}
+
+/* recount(df) -> how many slots count more than nothing: every slot's count read again from
+   ``df`` (after changes the table was not told of). */
+static PyObject *KeptCounts_recount(KeptCounts *t, PyObject *df) {
+    if (!PyDict_Check(df)) {
+        PyErr_SetString(PyExc_TypeError, "recount takes a dict");
+        return NULL;
+    }
+    Py_ssize_t counted = 0;
+    for (Py_ssize_t i = 0; i < t->capacity; i++) {
+        CountSlot *slot = &t->slots[i];
+        if (!slot->key) continue;
+        if (df_count(df, slot->key, &slot->count) < 0) return NULL;
+        counted += slot->count > 0;
+    }
+    return PyLong_FromSsize_t(counted);
+}
+
+/* The templates holding a slot's feature (``members``: site.template_members), read once. */
+static int slot_members(CountSlot *slot, PyObject *members, uint64_t *out) {
+    if (!slot->known) {
+        PyObject *feature = key_feature(slot->key);
+        if (!feature) return -1;
+        PyObject *held = PyDict_GetItemWithError(members, feature);
+        Py_DECREF(feature);
+        unsigned long long value = held ? PyLong_AsUnsignedLongLong(held) : 0;
+        if (PyErr_Occurred()) return -1;
+        slot->members = value;
+        slot->known = 1;
+    }
+    *out = slot->members;
+    return 0;
+}
+
+/* weights(packed, members, df, table, count) -> site.packed_weights of a kept page, its
+   features' counts read from the slots (made from ``df`` where missing): the same weights, so
+   the same sums (exact in any order on the weights' grid). */
+static PyObject *KeptCounts_weights(KeptCounts *t, PyObject *args) {
+    PyObject *packed, *members, *df, *table;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "UO!O!O!n:weights", &packed, &PyDict_Type, &members, &PyDict_Type,
+                          &df, &PyList_Type, &table, &count))
+        return NULL;
+    if (check_ready(t, packed) < 0) return NULL;
+    if (count < 0 || count > 64) {
+        PyErr_SetString(PyExc_ValueError, "between 0 and 64 templates");
+        return NULL;
+    }
+    if (members != t->members) { /* other templates: their bits are read again */
+        for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].known = 0;
+        Py_XSETREF(t->members, Py_NewRef(members));
+    }
+    double sums[64] = {0.0}, total = 0.0;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(packed), size = PyList_GET_SIZE(table);
+    for (Py_ssize_t i = 0; i < n; i += 2) {
+        uint64_t key = packed_key(packed, i), bits;
+        prefetch_ahead(t, packed, i, n);
+        if (!key) continue;
+        int made = 0;
+        CountSlot *slot = counts_find(t, key, df, -1, &made);
+        if (!slot || slot_members(slot, members, &bits) < 0) return NULL;
+        if (slot->count >= size) {
+            PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+            return NULL;
+        }
+        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, slot->count));
+        if (weight == -1.0 && PyErr_Occurred()) return NULL;
+        total += weight;
+        for (; bits; bits &= bits - 1) {
+            int b = __builtin_ctzll(bits);
+            if (b < count) sums[b] += weight;
+        }
+    }
+    return weights_result(total, sums, count);
+}
+
+static PyObject *KeptCounts_clear(KeptCounts *t, PyObject *unused) {
+    PyMem_Free(t->slots);
+    t->slots = NULL;
+    t->capacity = t->used = 0;
+    Py_RETURN_NONE;
+}
+
+/* refill(df) -> how many of df's features the table now holds: the table emptied, then every
+   feature of ``df`` given a slot with its count (one pass over df, no string made). */
+static PyObject *KeptCounts_refill(KeptCounts *t, PyObject *df) {
+    if (!PyDict_Check(df)) {
+        PyErr_SetString(PyExc_TypeError, "refill takes a dict");
+        return NULL;
+    }
+    Py_DECREF(KeptCounts_clear(t, NULL));
+    PyObject *feature, *value;
+    Py_ssize_t at = 0, held = 0;
+    while (PyDict_Next(df, &at, &feature, &value)) {
+        uint64_t key = PyUnicode_Check(feature) ? feature_key(feature) : 0;
+        if (!key) continue;
+        long long count = PyLong_AsLongLong(value);
+        if (count == -1 && PyErr_Occurred()) return NULL;
+        if (count < 0 || count > INT32_MAX) {
+            PyErr_SetString(PyExc_OverflowError, "a feature count out of range");
+            return NULL;
+        }
+        int made = 0;
+        if (!counts_find(t, key, df, (int32_t)count, &made)) return NULL;
+        held += made;
+    }
+    return PyLong_FromSsize_t(held);
+}
+
+static PyObject *KeptCounts_nbytes(KeptCounts *t, void *unused) {
+    return PyLong_FromSsize_t(t->capacity * (Py_ssize_t)sizeof(CountSlot));
+}
+
+static Py_ssize_t KeptCounts_len(KeptCounts *t) { return t->used; }
+
+static PyMethodDef kept_counts_methods[] = {
+    {"count", (PyCFunction)KeptCounts_count, METH_VARARGS, "Count a page just kept; its shared-feature bits."},
+    {"recount", (PyCFunction)KeptCounts_recount, METH_O, "Every count read again from df."},
+    {"weights", (PyCFunction)KeptCounts_weights, METH_VARARGS, "site.packed_weights from the counts."},
+    {"clear", (PyCFunction)KeptCounts_clear, METH_NOARGS, "Forget every feature."},
+    {"refill", (PyCFunction)KeptCounts_refill, METH_O, "Every feature of df, counted as df counts it."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef kept_counts_getset[] = {
+    {"nbytes", (getter)KeptCounts_nbytes, NULL, "The slots' memory in bytes (the shared table is shared).", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PySequenceMethods kept_counts_sequence = {.sq_length = (lenfunc)KeptCounts_len};
+
+static PyTypeObject KeptCountsType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pagesim_scrapy.core._walk.KeptCounts",
+    .tp_basicsize = sizeof(KeptCounts),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "A site's feature counts keyed by their codes (keptscores.py's SiteCounts).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)KeptCounts_init,
+    .tp_dealloc = (destructor)KeptCounts_dealloc,
+    .tp_traverse = (traverseproc)KeptCounts_traverse,
+    .tp_clear = (inquiry)KeptCounts_clear_refs,
+    .tp_methods = kept_counts_methods,
+    .tp_getset = kept_counts_getset,
+    .tp_as_sequence = &kept_counts_sequence,
+};
+
+/* Registers KeptCounts in the module (PyInit__walk). */
+static int add_kept_counts(PyObject *m) {
+    if (PyType_Ready(&KeptCountsType) < 0) return -1;
+    return PyModule_AddObjectRef(m, "KeptCounts", (PyObject *)&KeptCountsType);
+}
+
+
 static PyMethodDef methods[] = {
     {"jaccards", jaccards, METH_VARARGS, "site.jaccard_of_totals against every template (site.py's jaccards)."},
     {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
     {"packed_weights", packed_weights, METH_VARARGS, "shared_weights of a packed page (site.py's packed_weights)."},
+    {"shared_keys", shared_keys, METH_O, "The shared features as KeptCounts reads them (keptscores' SiteCounts)."},
     {"unpack_features", unpack_features, METH_O, "A packed page's features (site.py's _unpack)."},
     {"node_pairs", node_pairs, METH_VARARGS, "Parent -> child pairs of a walk's codes (summary.py's node_pairs)."},
     {"normalise", Walker_normalise, METH_O, "The C normalisation of an attribute value (for tests)."},
@@ -1398,7 +1814,7 @@ PyMODINIT_FUNC PyInit__walk(void) {
     if (!Unsupported || PyModule_AddObjectRef(m, "Unsupported", Unsupported) < 0 ||
         PyModule_AddObjectRef(m, "Walker", (PyObject *)&WalkerType) < 0 ||
         add_version(m, "BUILT_LXML", BUILT_LXML) < 0 ||
-        add_version(m, "BUILT_LIBXML", BUILT_LIBXML) < 0) {
+        add_version(m, "BUILT_LIBXML", BUILT_LIBXML) < 0 || add_kept_counts(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -14,6 +14,13 @@ still move page by page: a stale score there changed verdicts) the probes alone 
 Whether a kept page holds a label's core is answered without unpacking it again: each kept
 page keeps, as the bits of one integer, which of the features its labels' templates all share
 it holds (a core is always a subset of those).
+
+Where the walk is compiled, a kept page is scored again from its packed string through a table
+of its site's features keyed by their codes (:class:`SiteCounts`), whose counts are kept in step
+with the site model's: the pass that works out a kept page's shared-feature bits also raises its
+features' counts, and scoring a page again then makes no string and looks up no dictionary per
+feature. The same features with the same counts give the same sums (on the weights' grid every
+sum is exact in any order), so the same scores as scoring the packed page.
 """
 
 from __future__ import annotations
@@ -21,15 +28,19 @@ from __future__ import annotations
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from operator import itemgetter, sub
+from typing import Any
 from weakref import WeakKeyDictionary
 
 from pagesim_scrapy.core.site import Features, SiteModel, unpack_features
+from pagesim_scrapy.core.summary import _walk_c
 
 __all__ = [
     "DEFAULT_LIMITS",
     "KeptScores",
     "RescoreLimits",
+    "SiteCounts",
     "kept_scores",
     "shared_features",
     "template_counts",
@@ -52,12 +63,20 @@ class RescoreLimits:
     #: and one computed when it had pages / min_growth pages or more stands, however far the
     #: probes moved: a page is re-scored at most once each time the site grows by this factor
     min_growth: float = 1.2
+    #: a site's feature table (see SiteCounts) is filled again from the site model's counts
+    #: alone once it holds this many times more features (features the model forgot stay in
+    #: it until then)
+    renumber_at: float = 2.0
+    #: and never while it holds fewer features than this
+    min_numbers: int = 8192
 
     def __post_init__(self) -> None:
         if self.tolerance < 0.0 or self.probes < 0 or self.min_growth < 1.0:
             raise ValueError("tolerance and probes must be >= 0, min_growth >= 1")
         if self.max_growth < self.min_growth:
             raise ValueError("max_growth must be >= min_growth")
+        if self.renumber_at < 1.0 or self.min_numbers < 0:
+            raise ValueError("renumber_at must be >= 1, min_numbers >= 0")
 
 
 DEFAULT_LIMITS = RescoreLimits()
@@ -69,6 +88,92 @@ HELD_MEMO = 1024
 #: bits in hand (see KeptScores.kept): past its young pages a site grows by a share between
 #: re-estimates, and a page whose bits were dropped is unpacked to tell them
 PENDING_PAGES = 1024
+
+_compiled_counts: Any = getattr(_walk_c, "KeptCounts", None)
+
+
+@lru_cache(maxsize=16)
+def _shared_keys(shared: tuple[str, ...]) -> bytes:
+    """The shared features as the compiled counts read them, made once for every site of a
+    classifier (not per site)."""
+    table: bytes = _walk_c.shared_keys(shared)
+    return table
+
+
+Weighed = tuple[float, list[float]]
+
+
+class SiteCounts:
+    """A site's features, keyed by their codes, with each one's document count kept in step
+    with the site model's ``df`` (compiled: ``_walk.KeptCounts``).
+
+    In step: every page the model counts is counted here too (:meth:`kept`), raising its
+    features' counts as ``df``'s were; a change the table was not told of (the model's
+    ``changes`` moved by more than that page) has every count read again from ``df`` before
+    the next scoring. While the table holds every feature ``df`` holds, a feature new to it
+    is new to the site (one page), and counting a page reads ``df`` for none of its features.
+    Memory: one 24-byte slot per feature met on the site's pages, at most two thirds of the
+    slots used, and filled again with ``df``'s features alone once it holds ``renumber_at`` times
+    more features than ``df`` (which the model bounds by its ``max_features``)."""
+
+    def __init__(self, shared: tuple[str, ...], limits: RescoreLimits) -> None:
+        self._table = _compiled_counts(_shared_keys(shared), len(shared))
+        self._limits = limits
+        #: the model's ``changes`` the counts are in step with (-1: read them again)
+        self.synced = -1
+        #: whether the table holds every feature the model's df holds
+        self.complete = False
+        #: how many times every count was read again, and the table filled from the model's
+        #: df alone, first and when outgrown (for benchmarks)
+        self.recounts = 0
+        self.refills = 0
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    @property
+    def nbytes(self) -> int:
+        """The table's memory in bytes."""
+        return int(self._table.nbytes)
+
+    def kept(self, packed: str, model: SiteModel) -> int:
+        """Count the page ``model`` has just counted and kept (``packed``); the bits of the
+        shared features it holds (:meth:`KeptScores.mask`), from the same pass."""
+        table, limits, df = self._table, self._limits, model.df
+        if not len(table) or len(table) > max(limits.min_numbers, limits.renumber_at * len(df)):
+            # every count read at this very change (the page is in them already)
+            self.complete = table.refill(df) == len(df)
+            self.refills += 1
+            mode, in_step = 0, True
+        else:
+            in_step = self.synced == model.changes - 1
+            mode = 2 if in_step and self.complete else int(in_step)
+            # not told of every change: df may hold features the table does not
+            self.complete = mode == 2
+        bits: int = table.count(packed, df, mode)
+        self.synced = model.changes if in_step else -1
+        return bits
+
+    def weights(
+        self,
+        packed: str,
+        members: dict[str, int],
+        count: int,
+        df: dict[str, int],
+        table: list[float],
+        changes: int,
+    ) -> Weighed:
+        """:func:`~pagesim_scrapy.core.site.packed_weights` of ``packed`` (``count``
+        templates, ``members`` their template_members) on a model whose counts are ``df``
+        after ``changes`` changes: the same sums."""
+        if changes != self.synced:
+            if len(self._table):
+                # as many features counted as df holds: the table holds every one of them
+                self.complete = self._table.recount(df) == len(df)
+                self.recounts += 1
+            self.synced = changes
+        weighed: Weighed = self._table.weights(packed, members, df, table, count)
+        return weighed
 
 
 @dataclass
@@ -90,6 +195,8 @@ class KeptScores:
         #: the features some label's templates all share, in bit order
         self.shared = shared
         self._bits = {feature: 1 << i for i, feature in enumerate(shared)}
+        #: the site's feature counts for scoring kept pages again (None: not compiled)
+        self.counts = SiteCounts(shared, limits) if _compiled_counts is not None else None
         self._shared_set = frozenset(shared)
         self._bits_of: dict[Features, list[int]] = {}
         self._held: dict[int, Features] = {}  # bits -> the shared features they stand for
@@ -209,13 +316,30 @@ class KeptScores:
         self.most_rescored = max(self.most_rescored, entry.rescored)
         return moved
 
-    def kept(self, packed: str, features: Features) -> None:
+    def kept(self, packed: str, features: Features, model: SiteModel | None = None) -> None:
         """Remember which shared features a page just kept (``packed``) holds, until the next
-        scoring: told from its features in hand, the page need not be unpacked there."""
+        scoring: told from its features in hand, the page need not be unpacked there. With
+        the ``model`` that has just counted it, the same pass counts it into :attr:`counts`."""
         pending = self._pending
         if len(pending) >= PENDING_PAGES:
             pending.popitem(last=False)
-        pending[packed] = self.mask(features)
+        counts = self.counts
+        if counts is None or model is None:
+            pending[packed] = self.mask(features)
+        else:
+            pending[packed] = counts.kept(packed, model)
+
+    def weigh_again(
+        self, key: str, members: dict[str, int], count: int, df: dict[str, int], table: list[float]
+    ) -> Weighed | None:
+        """:func:`~pagesim_scrapy.core.site.packed_weights` of kept page ``key`` (the same
+        sums) from :attr:`counts`, within a :meth:`scores` call told the model's ``changes``
+        (``df`` and ``table``: the model's now); None where not compiled, past 64 templates,
+        or not told."""
+        counts = self.counts
+        if counts is None or count > 64 or self._changes < 0:
+            return None
+        return counts.weights(key, members, count, df, table, self._changes)
 
     def just_scored(self, model: SiteModel, pages_before: int) -> Scores | None:
         """The scores of the page ``model`` has just counted and kept (its page count was

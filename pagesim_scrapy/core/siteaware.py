@@ -317,7 +317,7 @@ class SiteAwareClassifier:
         if self.learn_listener is not None:
             self.learn_listener(site, features)
         if state.model.recent:  # its features in hand for the re-estimate that scores it
-            self._kept_scores(state).kept(state.model.recent[-1], features)
+            self._kept_scores(state).kept(state.model.recent[-1], features, state.model)
         self._kept_total += len(state.model.recent) - before
         if self._kept_total > self.max_kept_pages:
             self._evict()
@@ -481,6 +481,20 @@ class SiteAwareClassifier:
         total, shared = weigh(features, flat, members, model.df, model.table())  # type: ignore[arg-type]
         return jaccards(shared, total, state.flat_totals)
 
+    def _rescored(self, packed: str, state: _Site, cache: KeptScores) -> dict[str, float]:
+        """:meth:`_scores_of` a kept page (packed) within a re-estimate, its weights summed
+        from the site's feature counts (see :class:`~pagesim_scrapy.core.keptscores.SiteCounts`):
+        the same sums, so the same scores."""
+        model = state.model
+        self._template_totals(state)
+        flat = self._pair_layout[0]
+        weighed = cache.weigh_again(
+            packed, self._template_members, len(flat), model.df, model.table()
+        )
+        if weighed is None:
+            return self._scores_of(packed, state)
+        return self._by_label(jaccards(weighed[1], weighed[0], state.flat_totals))
+
     @cached_property
     def _label_spans(self) -> dict[str, tuple[int, int]]:
         """Where each label's templates are in the templates' one list."""
@@ -491,8 +505,11 @@ class SiteAwareClassifier:
         return spans
 
     def _scores_of(self, features: Features | str, state: _Site) -> dict[str, float]:
-        # straight from the templates' one list (every kept page of a site is scored here)
-        values = self._template_values(features, state)
+        return self._by_label(self._template_values(features, state))
+
+    def _by_label(self, values: list[float]) -> dict[str, float]:
+        """Each label's score from the page's similarity to each template (in their one
+        list), as the classifier's ``aggregate`` makes it."""
         spans = self._label_spans.items()
         if self.aggregate == "max":
             return {label: max(values[start:end]) for label, (start, end) in spans}
@@ -622,7 +639,7 @@ class SiteAwareClassifier:
             sample,
             lambda page: self._scores_of(page, state),
             pages,
-            rescore=lambda packed: self._scores_of(packed, state),
+            rescore=lambda packed: self._rescored(packed, state, cache),
             exact=exact,
             young=pages < self.policy.early_pages,
             # no cut reads them yet (they are counted): earlier scores of the kept pages do

@@ -27,6 +27,7 @@ with latency, fetching leaves the CPU idle part of the time and induction's CPU 
 ``-s NAME=VALUE`` changes a setting of both crawls (JSON values).
 
     python benchmarks/bench_hold.py --follow [--rounds 3] [--entries all|home] [--sites a,b]
+                                     [--census]
 
 How long ``PAGESIM_DISCOVERY_HOLD`` keeps a link-following crawl's links waiting (issue 32).
 Per visible site (../shared/data/site_page_types and site_page_types_2), a server (its own
@@ -43,6 +44,9 @@ held pages, also counted in other pages downloaded meanwhile, which the machine'
 less than seconds); peak held responses (and their bytes); the times the crawl ran dry (held
 pages are released then, and the crawl goes on); the process's peak RSS; the ARI of the labels the
 spider got against the page types, beside batch ``cluster`` (``site``) over the same pages.
+``--census`` also prints, when each crawl runs dry with the most pages held, the process's
+resident memory and what it holds: live responses, those still carrying a parsed tree, and
+held pages' exceptions not yet collected (issue 32: what a held crawl keeps alive).
 """
 
 from __future__ import annotations
@@ -366,6 +370,8 @@ def follow_crawl(job_file: str) -> None:
 
     def idle(spider: Any) -> None:
         watch.idle_at.append(watch.now())
+        if job.get("census") and len(watch.waiting) >= result.get("census", {}).get("held", 0):
+            result["census"] = {**live_census(), "held": len(watch.waiting)}
 
     async def run() -> None:
         crawler = AsyncCrawlerRunner(settings).create_crawler(follow_spider(job, watch))
@@ -388,14 +394,39 @@ def follow_crawl(job_file: str) -> None:
     reactor.run()  # type: ignore[attr-defined]
 
 
-def run_follow(plan: dict[str, Any], port: int, hold: bool, extra: list[str], tmp: Path) -> dict:
+def live_census() -> dict[str, float]:
+    """What the crawl process holds when it runs dry with the most pages held: live
+    responses and their parsed trees, held pages' exceptions not yet collected, and the
+    resident memory now (``--census``)."""
+    import gc
+
+    from scrapy.http import Response, TextResponse
+
+    from pagesim_scrapy import HeldForSecondLook
+
+    census = {"responses": 0, "parsed": 0, "held_exceptions": 0}
+    for obj in gc.get_objects():
+        if isinstance(obj, Response):
+            census["responses"] += 1
+            census["parsed"] += isinstance(obj, TextResponse) and obj._cached_selector is not None
+        elif isinstance(obj, HeldForSecondLook):
+            census["held_exceptions"] += 1
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        pages = int(statm.read().split()[1])
+    return {**census, "rss_mb": pages * os.sysconf("SC_PAGE_SIZE") / 2**20}
+
+
+def run_follow(
+    plan: dict[str, Any], port: int, hold: bool, args: argparse.Namespace, tmp: Path
+) -> dict:
     """One crawl in a subprocess; its figures."""
     job = {
         "base": f"http://127.0.0.1:{port}/",
         "starts": plan["starts"],
         "origins": plan["origins"],
         "hold": hold,
-        "settings": parse_settings(extra),
+        "settings": parse_settings(args.set),
+        "census": args.census,
     }
     job_file = tmp / f"job-{'held' if hold else 'once'}.json"
     job_file.write_text(json.dumps(job), encoding="utf-8")
@@ -436,7 +467,18 @@ def follow_figures(result: dict[str, Any]) -> str:
         f"max {_quantile(behind, 1.0):.0f})  peak held {result['peak_held']:3d} "
         f"({result['peak_held_bytes'] / 2**20:.1f} MB)  ran dry at {idle} s  "
         f"rss {result['maxrss_mb']:.0f} MB  ARI {result['ari']:.3f} "
-        f"(batch {result['batch']:.3f})"
+        f"(batch {result['batch']:.3f}){_census_figures(result)}"
+    )
+
+
+def _census_figures(result: dict[str, Any]) -> str:
+    census = result.get("census")
+    if not census:
+        return ""
+    return (
+        f"  dry, {census['held']:.0f} held: rss {census['rss_mb']:.0f} MB, responses "
+        f"{census['responses']:.0f} (parsed {census['parsed']:.0f}), held exceptions "
+        f"{census['held_exceptions']:.0f}"
     )
 
 
@@ -462,7 +504,7 @@ def follow_site(folder: Path, args: argparse.Namespace, tmp: Path) -> dict[str, 
     with page_server(__file__, tmp, plan, latency) as (port, _):
         for round_number in range(1, args.rounds + 1):
             for mode in ("once", "held"):
-                result = run_follow(plan, port, mode == "held", args.set, tmp)
+                result = run_follow(plan, port, mode == "held", args, tmp)
                 paths = sorted(result["labels"])
                 result["batch"] = batch_ari(pages, paths)
                 result["ari"] = adjusted_rand_index(
@@ -546,6 +588,11 @@ def main() -> None:
         choices=("home", "all"),
         default="all",
         help="with --follow: start at the home page only, or also at each page no link reaches",
+    )
+    parser.add_argument(
+        "--census",
+        action="store_true",
+        help="with --follow: live responses, parsed trees and RSS when most pages are held",
     )
     parser.add_argument("--crawl", choices=("plain", "induction"), help=argparse.SUPPRESS)
     parser.add_argument("--follow-crawl", metavar="JOB", help=argparse.SUPPRESS)

@@ -69,9 +69,10 @@ K = TypeVar("K")
 Settled = Callable[[int | None], bool]
 LabelNow = Callable[[int | None], str | None]
 
-#: Pages recorded at most: with its request, a record is about 2 kB (packed features of real
-#: pages 0.7-2 kB), so 20 MB at most. Past it, pages turned away are not recorded
-#: (``SecondLook.over``): the first ones, decided on the youngest cuts, matter most.
+#: Pages recorded at most: a record is its request and the page's packed features, so the
+#: bound keeps the second look's memory small (the figures: docs/benchmarks.md). Past it, pages
+#: turned away are not recorded (``SecondLook.over``): the first ones, decided on the youngest
+#: cuts, matter most.
 MAX_PAGES = 10_000
 
 

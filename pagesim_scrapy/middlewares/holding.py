@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
+from scrapy.http import TextResponse
 
+from pagesim_scrapy.core.decide import HOLD
 from pagesim_scrapy.middlewares.meta import (
     FIRST_VERDICT_META_KEY,
     FLAG_PREFIX,
@@ -45,6 +47,19 @@ HELD_RESPONSES_MAX_BYTES = 64 * 2**20
 
 #: The first verdict's keys a page requested again carries (see FIRST_VERDICT_META_KEY).
 _FIRST_VERDICT_KEYS = ("label", "score", "cluster", "cluster_score")
+
+
+def let_go_of_parse(response: Response) -> None:
+    """Free the parsed tree and the decoded text of a response that will not reach the spider
+    (a held page: its replay is a copy that parses again, if it passes).
+
+    The exception that turns the page away refers, through its traceback's frames, to this
+    response; such a cycle waits for Python's cyclic collector, which a crawl with a large
+    long-lived state runs rarely, so each held page kept its lxml tree alive long after it was
+    held (issue 32: a held crawl's peak RSS far above its held bodies)."""
+    if isinstance(response, TextResponse):
+        response._cached_selector = None
+        response._cached_ubody = None
 
 
 class HeldForSecondLook(IgnoreRequest):
@@ -80,6 +95,8 @@ class HeldPages:
     def record(self, request: Request, response: Response, decision: Decision) -> None:
         """Record a page for the second look; a held page's response is kept only then."""
         assert self.second_look is not None
+        if decision.action == HOLD:
+            let_go_of_parse(response)
         if decision.held_for_type:
             if self.second_look.hold_for_type(request, decision.site, decision.leader):
                 self._keep(request, response)

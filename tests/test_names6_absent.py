@@ -39,7 +39,7 @@ def _learn(options: NamingOptions, memory: SignatureMemory | None = None) -> Bod
 
 
 def test_a_page_without_the_element_says_nothing_against_it():
-    assert "recipe_yield" not in _learn(NamingOptions(few_pages=4)).names()
+    assert "recipe_yield" not in _learn(NamingOptions(few_pages=4, absent_silent=0)).names()
     naming = _learn(NamingOptions(few_pages=4, absent_silent=1))
     assert "recipe_yield" in naming.names()
     filled = naming.fill(CoreRecord("page", {}, {}), _body(_page("Pancakes", "8")))

@@ -104,8 +104,9 @@ class NamingOptions:
             than this share of the site's pages with the value (or on none had the value).
         absent_needs_memory: the ``few_pages`` rule trusts a key only where other sites
             vouch for its signature too (the memory backs a site's thin own evidence), not
-            on the site's own pages alone. ``few_pages``, ``absent_silent`` and this chosen
-            leave-one-site-out (``eval_body_names.py --loso absent`` and ``--loso backed``).
+            on the site's own pages alone. ``few_pages`` and ``absent_silent`` are chosen
+            leave-one-site-out (``eval_body_names.py --loso absent``: the same choice in
+            every fold); asking the memory too (``--loso backed``) named fewer values.
         settled_pages: a label stops learning (as at ``max_pages``) once its trusted keys
             have stayed the same over this many pages in a row (0: never): later pages of
             the site only repeat what the first ones taught, and counting them was the
@@ -124,8 +125,8 @@ class NamingOptions:
     shown_pages_only: bool = False
     min_long_chars: int = 0
     max_long_elements: int = 8
-    few_pages: int = 0
-    absent_silent: int = 0
+    few_pages: int = 4
+    absent_silent: int = 1
     memory_share: float = 0.5
     absent_needs_memory: bool = False
     settled_pages: int = 10

@@ -78,6 +78,23 @@ from site_crawl import load_site, site_bodies
 from pagesim_scrapy.core.cluster import adjusted_rand_index, cluster_pages
 
 
+def _run_and_print(run: Any, result: dict[str, Any]) -> None:
+    """Run the crawl coroutine ``run`` in the reactor, then print ``result`` as one JSON line
+    (and what went wrong, on stderr, when the crawl did not finish); the reactor is the one
+    the caller installed."""
+    from scrapy.utils.defer import deferred_from_coro
+    from twisted.internet import reactor
+
+    def done(outcome: Any) -> None:
+        if "wall" not in result:
+            print(outcome, file=sys.stderr)
+        print(json.dumps(result), flush=True)
+        reactor.stop()  # type: ignore[attr-defined]
+
+    deferred_from_coro(run()).addBoth(done)
+    reactor.run()  # type: ignore[attr-defined]
+
+
 def crawl(mode: str, port: int, count: int, extra: dict[str, Any], out_dir: str) -> None:
     """Crawl http://127.0.0.1:port/page/0..count-1 once; print wall and CPU seconds, stats."""
     import resource
@@ -88,8 +105,6 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any], out_dir: str)
     import scrapy
     from scrapy import signals
     from scrapy.crawler import AsyncCrawlerRunner
-    from scrapy.utils.defer import deferred_from_coro
-    from twisted.internet import reactor
 
     from pagesim_scrapy import middlewares  # noqa: F401  (import cost outside the measurement)
     from pagesim_scrapy.pipelines import induction  # noqa: F401  (likewise)
@@ -150,14 +165,7 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any], out_dir: str)
         result["page_items"] = stats.get("pagesim/induction/items", 0)
         result["types"] = stats.get("pagesim/discovery/clusters")
 
-    def done(outcome: Any) -> None:
-        if "wall" not in result:
-            print(outcome, file=sys.stderr)
-        print(json.dumps(result), flush=True)
-        reactor.stop()  # type: ignore[attr-defined]
-
-    deferred_from_coro(run()).addBoth(done)
-    reactor.run()  # type: ignore[attr-defined]
+    _run_and_print(run, result)
 
 
 def run_crawl(mode: str, port: int, count: int, extra: list[str], out_dir: str) -> dict[str, Any]:
@@ -345,8 +353,6 @@ def follow_crawl(job_file: str) -> None:
     install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
     from scrapy import signals
     from scrapy.crawler import AsyncCrawlerRunner
-    from scrapy.utils.defer import deferred_from_coro
-    from twisted.internet import reactor
 
     from pagesim_scrapy import middlewares  # noqa: F401  (import cost outside the measurement)
 
@@ -384,14 +390,7 @@ def follow_crawl(job_file: str) -> None:
         result["stats"] = {k: v for k, v in stats.items() if k.startswith("pagesim/discovery/")}
         result["maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-    def done(outcome: Any) -> None:
-        if "wall" not in result:
-            print(outcome, file=sys.stderr)
-        print(json.dumps(result), flush=True)
-        reactor.stop()  # type: ignore[attr-defined]
-
-    deferred_from_coro(run()).addBoth(done)
-    reactor.run()  # type: ignore[attr-defined]
+    _run_and_print(run, result)
 
 
 def live_census() -> dict[str, float]:

@@ -489,12 +489,15 @@ def _component_of(
     return component, rounds, sizes
 
 
-def _least_linked(links: Iterable[tuple[Order, Order]]) -> dict[Order, Order]:
-    """Every linked page's component named by its least page (as label propagation names
-    it), by a union-find over the links."""
-    parent: dict[Order, Order] = {}
+class _LeastUnion:
+    """A union-find whose every set is named by its least member (as label propagation
+    names a component)."""
 
-    def root_of(page: Order) -> Order:
+    def __init__(self) -> None:
+        self.parent: dict[Order, Order] = {}
+
+    def root(self, page: Order) -> Order:
+        parent = self.parent
         root = parent.setdefault(page, page)
         while parent[root] != root:
             root = parent[root]
@@ -502,11 +505,21 @@ def _least_linked(links: Iterable[tuple[Order, Order]]) -> dict[Order, Order]:
             parent[page], page = root, parent[page]
         return root
 
-    for one, other in links:
-        a, b = root_of(one), root_of(other)
+    def join(self, one: Order, other: Order) -> Order:
+        """Join the sets of ``one`` and ``other``; their least member names the union."""
+        a, b = self.root(one), self.root(other)
         if a != b:
-            parent[max(a, b)] = min(a, b)
-    return {page: root_of(page) for page in parent}
+            self.parent[max(a, b)] = min(a, b)
+        return min(a, b)
+
+
+def _least_linked(links: Iterable[tuple[Order, Order]]) -> dict[Order, Order]:
+    """Every linked page's component named by its least page (as label propagation names
+    it), by a union-find over the links."""
+    union = _LeastUnion()
+    for one, other in links:
+        union.join(one, other)
+    return {page: union.root(page) for page in union.parent}
 
 
 def _band_keys(
@@ -526,26 +539,14 @@ def _bucket_stars(
     """The links of one partition's band buckets, as few as keep its connected parts: every
     page linked with the least page it is connected to through these buckets, both ways (a
     union-find; the components over all partitions are those of linking every bucket)."""
-    parent: dict[Order, Order] = {}
-
-    def root_of(page: Order) -> Order:
-        root = parent.setdefault(page, page)
-        while parent[root] != root:
-            root = parent[root]
-        while page != root:  # path compression
-            parent[page], page = root, parent[page]
-        return root
-
+    union = _LeastUnion()
     for _, pages in buckets:
         members = iter(pages)
-        least = root_of(next(members))
+        least = union.root(next(members))
         for page in members:
-            other = root_of(page)
-            if other != least:
-                least, other = min(least, other), max(least, other)
-                parent[other] = least
-    for page in list(parent):
-        root = root_of(page)
+            least = union.join(least, page)
+    for page in list(union.parent):
+        root = union.root(page)
         if root != page:
             yield page, root
             yield root, page

@@ -26,7 +26,9 @@ SNN's steps (items looked up and pairs compared) beside what keeping every pair 
 neighbourhoods with an item in common would walk, and where the ARI goes: the types spread
 over several clusters against the clusters holding several types.
 ``BENCH_BUCKET_CAP=none`` (or a number) in the environment runs the scale section with that
-``ClusterOptions.bucket_cap`` instead of the default, to compare.
+``ClusterOptions.bucket_cap`` instead of the default, to compare;
+``BENCH_LAYOUT_LEADERS=0`` (or a number) does the same with ``ClusterOptions.layout_leaders``
+(0: a layout's leaders unbounded, as before the bound).
 """
 
 from __future__ import annotations
@@ -190,6 +192,9 @@ def child(stream: str, count: int, algorithm: str, method: str) -> None:
     extra: dict[str, Any] = {}
     if cap:
         extra["bucket_cap"] = None if cap == "none" else int(cap)
+    layout = os.environ.get("BENCH_LAYOUT_LEADERS")
+    if layout:
+        extra["layout_leaders"] = int(layout)
     wall, cpu = time.perf_counter(), time.process_time()
     result = cluster_pages(pages(), algorithm=algorithm, method=method, **extra)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -317,7 +322,8 @@ def scale(
                 f"{stats.get('snn_steps', 0)} (every pair sharing an item: "
                 f"{stats.get('snn_pair_work', 0)}); types spread over clusters "
                 f"{stats.get('types_spread', 0)}/{stats.get('types', 0)}, clusters holding "
-                f"several types {stats.get('clusters_mixed', 0)}"
+                f"several types {stats.get('clusters_mixed', 0)}; pages folded into a full "
+                f"layout {stats.get('layout_folds', 0)}"
             )
         first, last = rows[0], rows[-1]
         grow_pages = last["pages"] / first["pages"]

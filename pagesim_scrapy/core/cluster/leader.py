@@ -73,6 +73,12 @@ class LeaderClustering:
     candidate is then judged by its score over its own bar.
 
     ``bucket_cap`` bounds each LSH bucket (see :class:`SketchIndex`).
+
+    ``layout_leaders`` (None = off) bounds the leaders of one *layout*: a page scoring at least
+    ``layout_bar`` with its best leader but under ``threshold`` becomes a leader of that
+    leader's layout while the layout has fewer than ``layout_leaders``, and is folded into that
+    leader once it has them. Without it a layout's leaders grow with its pages, and a fixed
+    neighbour count per leader then sees only the variants of one layout.
     """
 
     def __init__(
@@ -87,6 +93,8 @@ class LeaderClustering:
         early_accept: float | None = None,
         relative: float = 0.0,
         bucket_cap: int | None = None,
+        layout_leaders: int | None = None,
+        layout_bar: float = 1.0,
     ) -> None:
         if not 0.0 <= threshold <= 1.0:
             raise ValueError("threshold must be within [0, 1]")
@@ -96,6 +104,10 @@ class LeaderClustering:
             raise ValueError("max_compare must be >= 1")
         if max_leaders is not None and max_leaders < 1:
             raise ValueError("max_leaders must be >= 1 or None")
+        if layout_leaders is not None and layout_leaders < 1:
+            raise ValueError("layout_leaders must be >= 1 or None")
+        if not 0.0 <= layout_bar <= 1.0:
+            raise ValueError("layout_bar must be within [0, 1]")
         self.similarity = similarity
         self.threshold = threshold
         self.sketcher = sketcher or Sketcher()
@@ -105,6 +117,11 @@ class LeaderClustering:
         self.early_accept = early_accept
         self.relative = relative
         self.leaders: dict[int, Leader] = {}
+        self.layout_leaders = layout_leaders
+        self.layout_bar = layout_bar
+        self.layout_of: dict[int, int] = {}  # leader key -> its layout's first leader's key
+        self.layout_size: dict[int, int] = {}  # layout -> leaders it has now
+        self.layout_folds = 0  # pages folded into a leader because its layout was full
         self.comparisons = 0  # exact similarity computations made, for benchmarks
         self._next_key = 0
         self._lock = threading.RLock()
@@ -149,10 +166,34 @@ class LeaderClustering:
             if best is not None and score >= self.bar(best):
                 best.absorb(score)
                 return Assignment(best.key, score, False)
+            layout = self._layout_near(best, score)
+            if layout is not None and self._layout_full(layout):
+                assert best is not None
+                best.absorb(score)
+                self.layout_folds += 1
+                return Assignment(best.key, score, False)
             if self.full:
                 return Assignment(None, score, False)
             leader = self.new_leader(summary, minhash)
+            self._join_layout(leader.key, layout)
             return Assignment(leader.key, 1.0, True)
+
+    def _layout_near(self, best: Leader | None, score: float) -> int | None:
+        """The layout of ``best`` when layouts are bounded and the page is close enough to it."""
+        if self.layout_leaders is None or best is None or score < self.layout_bar:
+            return None
+        return self.layout_of.get(best.key)
+
+    def _layout_full(self, layout: int) -> bool:
+        assert self.layout_leaders is not None
+        return self.layout_size.get(layout, 0) >= self.layout_leaders
+
+    def _join_layout(self, key: int, layout: int | None) -> None:
+        if self.layout_leaders is None:
+            return
+        layout = key if layout is None else layout
+        self.layout_of[key] = layout
+        self.layout_size[layout] = self.layout_size.get(layout, 0) + 1
 
     def new_leader(self, summary: PageSummary, minhash: MinHash, weight: int = 1) -> Leader:
         with self._lock:
@@ -167,4 +208,7 @@ class LeaderClustering:
         with self._lock:
             leader = self.leaders.pop(key)
             self.index.remove(key)
+            layout = self.layout_of.pop(key, None)
+            if layout is not None:
+                self.layout_size[layout] -= 1
             return leader

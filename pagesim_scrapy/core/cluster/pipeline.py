@@ -91,6 +91,12 @@ def method_thresholds(method: str) -> dict[str, float]:
     return {name: background + share * (1.0 - background) for name, share in _RELATIVE.items()}
 
 
+#: Similarity to its best leader that makes a page one more variant of that leader's layout
+#: (see ``ClusterOptions.layout_leaders``): under ``condense``, so that a layout's variants count,
+#: and high enough that no page of the site benchmarks is folded by the bound (their clusters
+#: are those without it; docs/benchmarks.md). Other methods were not measured: no bound.
+LAYOUT_BAR: dict[str, float] = {SITE_METHOD: 0.9}
+
 #: Keys an LSH bucket of the batch clustering holds at most (see ``SketchIndex``). Above the
 #: leaders one layout of a small site makes, so those sites cluster as without a bound.
 BUCKET_CAP = 128
@@ -117,6 +123,10 @@ class ClusterOptions:
     #: keys an LSH bucket holds at most (None: no bound): what a page's query meets stops
     #: growing with the pages of its layout
     bucket_cap: int | None = BUCKET_CAP
+    #: snn: leaders one layout keeps at most while condensing (None: half of ``k``; 0: no bound)
+    layout_leaders: int | None = None
+    #: similarity to a leader that puts a page in that leader's layout (None: the method's)
+    layout_bar: float | None = None
     num_perm: int = 128
     shingle_size: int = 2
     shingle_relation: str = "rpsa"
@@ -131,7 +141,16 @@ class ClusterOptions:
                 raise ValueError("method 'site' takes no parameters")
         else:
             get_measure(self.method).check_params(self.method_params)
-        for name in ("q_a", "q_c", "t_n", "threshold", "condense", "k_p", "closeness"):
+        for name in (
+            "q_a",
+            "q_c",
+            "t_n",
+            "threshold",
+            "condense",
+            "k_p",
+            "closeness",
+            "layout_bar",
+        ):
             value = getattr(self, name)
             if value is not None and not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within [0, 1]")
@@ -142,6 +161,21 @@ class ClusterOptions:
                 raise ValueError(f"{name} must be >= 1")
         if self.bucket_cap is not None and self.bucket_cap < 1:
             raise ValueError("bucket_cap must be >= 1 or None")
+        if self.layout_leaders is not None and self.layout_leaders < 0:
+            raise ValueError("layout_leaders must be >= 0 or None")
+
+    def layout_bound(self) -> int | None:
+        """Leaders per layout for the condensing pass (None: unbounded).
+
+        Half of ``k`` by default: a layout's own leaders then fill at most half of a leader's
+        near neighbours, so the other half can reach the other layouts of its page type.
+        Only the near-neighbour procedure counts neighbours per leader.
+        """
+        if self.algorithm != "snn" or self.layout_leaders == 0:
+            return None
+        if self.layout_similarity() is None:
+            return None
+        return max(1, self.k // 2) if self.layout_leaders is None else self.layout_leaders
 
     def resolved(self) -> dict[str, float]:
         """The thresholds in force: the given ones, else the method's defaults."""
@@ -160,6 +194,11 @@ class ClusterOptions:
             default = CLOSENESS.get(self.method, 0.0)
             out["closeness"] = default if self.closeness is None else self.closeness
         return out
+
+    def layout_similarity(self) -> float | None:
+        """The similarity to a leader that puts a page in that leader's layout (None: the
+        method has none measured, and its layouts are not bounded)."""
+        return LAYOUT_BAR.get(self.method) if self.layout_bar is None else self.layout_bar
 
     def grouping_params(self) -> GroupingParams:
         """The thresholds of the grouping step (shared with crawl-time discovery)."""
@@ -366,6 +405,8 @@ def cluster_pages(
         max_compare=options.max_compare,
         early_accept=None if online else thresholds["condense"],
         bucket_cap=options.bucket_cap,
+        layout_leaders=options.layout_bound(),
+        layout_bar=_or_one(options.layout_similarity()),
     )
     report = _Progress(progress)
     started = time.perf_counter()
@@ -417,6 +458,7 @@ def cluster_pages(
         "lsh_queries": condenser.index.queries,
         "lsh_hits": condenser.index.hit_count,
         "largest_bucket": condenser.index.largest_bucket(),
+        "layout_folds": condenser.layout_folds,
         "seconds_condense": round(condensed - started, 3),
         "seconds_compare": round(compared - condensed, 3),
         "seconds_cluster": round(clustered - compared, 3),
@@ -425,6 +467,10 @@ def cluster_pages(
     return Clustering(
         assignments, scores, sources, clusters, infos, graph, options, stats, similarity
     )
+
+
+def _or_one(value: float | None) -> float:
+    return 1.0 if value is None else value
 
 
 def _build_clusters(

@@ -29,7 +29,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import itemgetter, sub
+from operator import add, itemgetter, sub
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -340,6 +340,31 @@ class KeptScores:
         if counts is None or count > 64 or self._changes < 0:
             return None
         return counts.weights(key, members, count, df, table, self._changes)
+
+    def weigh_packed(
+        self,
+        packed: str,
+        members: dict[str, int],
+        groups: int,
+        df: dict[str, int],
+        table: list[float],
+        changes: int,
+        singles: tuple[str, ...] = (),
+    ) -> list[float] | None:
+        """The summed weight of the features of ``packed`` (and of the one-code features
+        ``singles``) in each of ``groups`` groups (``members``: feature -> its groups' bits)
+        from :attr:`counts`, on a model of counts ``df`` after ``changes`` changes: the sums
+        :func:`~pagesim_scrapy.core.site.grouped_weights` gives. None where not compiled or
+        past 64 groups."""
+        counts = self.counts
+        if counts is None or groups > 64:
+            return None
+        sums = counts.weights(packed, members, groups, df, table, changes)[1]
+        for single in singles:  # exact on the weights' grid: the sums in any order
+            sums = list(
+                map(add, sums, counts.weights(single, members, groups, df, table, changes)[1])
+            )
+        return sums
 
     def just_scored(self, model: SiteModel, pages_before: int) -> Scores | None:
         """The scores of the page ``model`` has just counted and kept (its page count was

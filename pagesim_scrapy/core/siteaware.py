@@ -95,6 +95,7 @@ from pagesim_scrapy.core.site import (
     grouped_weights,
     jaccard_of_totals,
     jaccards,
+    pack_features,
     packed_weights,
     shared_weights,
     structural_features,
@@ -489,11 +490,19 @@ class SiteAwareClassifier:
         self._template_totals(state)
         flat = self._pair_layout[0]
         weighed = cache.weigh_again(
-            packed, self._template_members, len(flat), model.df, model.table()
+            packed, self._counted_members, len(flat), model.df, model.table()
         )
         if weighed is None:
             return self._scores_of(packed, state)
         return self._by_label(jaccards(weighed[1], weighed[0], state.flat_totals))
+
+    @cached_property
+    def _counted_members(self) -> dict[str, int]:
+        """The template bits a kept page is scored again with from the site's counts: the
+        anchors' (bits past the templates' are not summed) where they have them, so the
+        compiled table reads one set of bits per feature for both."""
+        anchors = self._anchor_members
+        return self._template_members if anchors is None else anchors
 
     @cached_property
     def _label_spans(self) -> dict[str, tuple[int, int]]:
@@ -524,7 +533,7 @@ class SiteAwareClassifier:
         flat, union, pair_members, pairs = self._pair_layout
         both_members = self._anchor_members
         if both_members is not None:  # the totals and the pairs' shares in one pass
-            one_pass = grouped_weights(union, both_members, len(flat) + len(pairs), df, table)
+            one_pass = self._anchor_sums(state, both_members, len(flat) + len(pairs))
             totals, shared = one_pass[: len(flat)], one_pass[len(flat) :]
         elif pair_members is not None:
             totals = shared_weights(union, flat, self._template_members, df, table)[1]
@@ -538,6 +547,35 @@ class SiteAwareClassifier:
             (i, j): jaccard_of_totals(both, totals[i], totals[j])
             for (i, j), both in zip(pairs, shared)
         }
+
+    def _anchor_sums(self, state: _Site, members: dict[str, int], groups: int) -> list[float]:
+        """What :func:`grouped_weights` sums over the templates' features (``members``: the
+        anchors' groups), read from the site's feature counts where they are compiled (see
+        :meth:`KeptScores.weigh_packed`): no string or dictionary read per feature, the same
+        sums (exact in any order on the weights' grid)."""
+        model = state.model
+        df, table = model.df, model.table()
+        cache = self._kept_scores(state)
+        sums = cache.weigh_packed(
+            self._packed_union, members, groups, df, table, model.changes, self._union_singles
+        )
+        if sums is None:
+            return grouped_weights(self._template_union, members, groups, df, table)
+        return sums
+
+    @cached_property
+    def _packed_union(self) -> str:
+        """The templates' features packed as a kept page is (one start label of them, and
+        every pair): the anchors sum them from the site's feature counts."""
+        starts = sorted(feature for feature in self._template_union if len(feature) == 1)
+        pairs = self._template_union.difference(starts)
+        return pack_features(frozenset(pairs | set(starts[:1])))
+
+    @cached_property
+    def _union_singles(self) -> tuple[str, ...]:
+        """The templates' other start labels, each packed alone (a packed page holds one)."""
+        starts = sorted(feature for feature in self._template_union if len(feature) == 1)
+        return tuple(starts[1:])
 
     @cached_property
     def _pair_layout(

@@ -65,3 +65,18 @@ def test_classifier_anchor_sums_equal_the_dictionary_pass() -> None:
         plain._template_union, members, groups, state.model.df, state.model.table()
     )
     assert [plain.classify(page, site="s") for page in pages] == verdicts
+
+
+def test_light_bits_are_the_shared_features_weighing_nothing() -> None:
+    pages = _pages(40, seed=2)
+    templates = _templates(pages)
+    shared = shared_features({"a": templates[:2], "b": templates[2:4]})
+    cache = KeptScores(RescoreLimits(), shared)
+    model = SiteModel()
+    for number, page in enumerate(pages):
+        model.add(page)
+        if number % 3:  # changes the table is not told of: read again
+            cache.kept(model.recent[-1], page, model)
+        table = model.table()
+        light = frozenset(f for f in shared if table[model.df.get(f, 0)] <= 0.0)
+        assert cache.light_bits(model) == cache.mask(light)

@@ -166,14 +166,25 @@ class SiteCounts:
         """:func:`~pagesim_scrapy.core.site.packed_weights` of ``packed`` (``count``
         templates, ``members`` their template_members) on a model whose counts are ``df``
         after ``changes`` changes: the same sums."""
+        self._sync(df, changes)
+        weighed: Weighed = self._table.weights(packed, members, df, table, count)
+        return weighed
+
+    def light(self, df: dict[str, int], table: list[float], changes: int) -> int:
+        """The bits of the shared features that weigh nothing (``table[df[feature]] <= 0``)
+        on a model whose counts are ``df`` after ``changes`` changes."""
+        self._sync(df, changes)
+        bits: int = self._table.light(df, table)
+        return bits
+
+    def _sync(self, df: dict[str, int], changes: int) -> None:
+        """Every count read again from ``df`` when the table was not told of every change."""
         if changes != self.synced:
             if len(self._table):
                 # as many features counted as df holds: the table holds every one of them
                 self.complete = self._table.recount(df) == len(df)
                 self.recounts += 1
             self.synced = changes
-        weighed: Weighed = self._table.weights(packed, members, df, table, count)
-        return weighed
 
 
 @dataclass
@@ -365,6 +376,13 @@ class KeptScores:
                 map(add, sums, counts.weights(single, members, groups, df, table, changes)[1])
             )
         return sums
+
+    def light_bits(self, model: SiteModel) -> int | None:
+        """The bits of the shared features that weigh nothing on ``model``'s site now, from
+        :attr:`counts` (None where not compiled): a label's core leaves them out."""
+        if self.counts is None:
+            return None
+        return self.counts.light(model.df, model.table(), model.changes)
 
     def just_scored(self, model: SiteModel, pages_before: int) -> Scores | None:
         """The scores of the page ``model`` has just counted and kept (its page count was

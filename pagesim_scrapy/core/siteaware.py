@@ -768,30 +768,35 @@ class SiteAwareClassifier:
     def _find_cores(self, state: _Site, sample: list[str]) -> None:
         """Every label's core under the site's current weights, and how much of the site
         (``sample``: its kept pages, packed) holds it (see :func:`holds_the_core`)."""
-        weight = state.model.table().__getitem__
-        count = state.model.df.get
         cache = self._kept_scores(state)
-        # the shared features (all labels') that weigh nothing on the site, in one C loop
+        # the shared features (all labels') that weigh nothing on the site, as bits
         # (a young site re-estimates on every page): usually none
-        union = cache.shared
-        light = frozenset(
-            compress(union, map((0.0).__ge__, map(weight, map(count, union, repeat(0)))))
-        )
+        light = self._light_bits(state, cache)
         held: Counter[int] | None = None  # the sample's pages by the shared features they hold
         for label, shared in self._label_shared.items():
             info = state.labels[label]
             if shared is None:
                 info.core, info.core_share = frozenset(), 0.0
                 continue
-            if light.isdisjoint(shared):
-                weighing = [True] * len(shared)
-            else:
-                weighing = [feature not in light for feature in shared]
+            bits = cache.bits_of(shared)
+            weighing = [not bit & light for bit in bits] if light else [True] * len(shared)
             info.core, need = self._core_of(label, shared, weighing, cache)
             if info.core and held is None:
                 held = cache.held_bits(sample)
             holding = cache.holders_in(need, held) if held is not None and info.core else 0
             info.core_share = holding / len(sample) if sample else 0.0
+
+    @staticmethod
+    def _light_bits(state: _Site, cache: KeptScores) -> int:
+        """The bits (numbered by ``cache``) of the shared features that weigh nothing on the
+        site: from the site's compiled counts, else one C loop over the dictionaries."""
+        bits = cache.light_bits(state.model)
+        if bits is not None:
+            return bits
+        weight, count = state.model.table().__getitem__, state.model.df.get
+        union = cache.shared
+        light = compress(union, map((0.0).__ge__, map(weight, map(count, union, repeat(0)))))
+        return cache.mask(frozenset(light))
 
     def _core_of(
         self, label: str, shared: Features, weighing: list[bool], cache: KeptScores

@@ -93,7 +93,6 @@ from pagesim_scrapy.core.site import (
     SavedSite,
     SiteModel,
     grouped_weights,
-    jaccard_of_totals,
     jaccards,
     pack_features,
     packed_weights,
@@ -543,10 +542,22 @@ class SiteAwareClassifier:
             totals = [total for total, _ in sums]
             shared = [sums[i][1][j] for i, j in pairs]
         state.anchor_totals = (model, table, model.pages, totals)
-        return {
-            (i, j): jaccard_of_totals(both, totals[i], totals[j])
-            for (i, j), both in zip(pairs, shared)
-        }
+        likeness: list[float] = []
+        for i, start, end, others in self._pair_runs:  # jaccard_of_totals of each pair
+            likeness += jaccards(shared[start:end], totals[i], [totals[j] for j in others])
+        return dict(zip(pairs, likeness))
+
+    @cached_property
+    def _pair_runs(self) -> list[tuple[int, int, int, list[int]]]:
+        """The template pairs in runs of one first template (``i``, where its run starts and
+        ends among the pairs, its partners): each run's likeness in one compiled call."""
+        runs: list[tuple[int, int, int, list[int]]] = []
+        for number, (i, j) in enumerate(self._pair_layout[3]):
+            if runs and runs[-1][0] == i:
+                runs[-1] = (i, runs[-1][1], number + 1, [*runs[-1][3], j])
+            else:
+                runs.append((i, number, number + 1, [j]))
+        return runs
 
     def _anchor_sums(self, state: _Site, members: dict[str, int], groups: int) -> list[float]:
         """What :func:`grouped_weights` sums over the templates' features (``members``: the
@@ -778,9 +789,7 @@ class SiteAwareClassifier:
             if shared is None:
                 info.core, info.core_share = frozenset(), 0.0
                 continue
-            bits = cache.bits_of(shared)
-            weighing = [not bit & light for bit in bits] if light else [True] * len(shared)
-            info.core, need = self._core_of(label, shared, weighing, cache)
+            info.core, need = self._core_of(label, shared, light, cache)
             if info.core and held is None:
                 held = cache.held_bits(sample)
             holding = cache.holders_in(need, held) if held is not None and info.core else 0
@@ -799,20 +808,21 @@ class SiteAwareClassifier:
         return cache.mask(frozenset(light))
 
     def _core_of(
-        self, label: str, shared: Features, weighing: list[bool], cache: KeptScores
+        self, label: str, shared: Features, light: int, cache: KeptScores
     ) -> tuple[Features, int]:
-        """The core of ``label`` (its ``shared`` features flagged in ``weighing``) and its
-        bits in ``cache``. Most re-estimates find every shared feature weighing: that core
-        is made once (as every other is made, so the same set in the same order)."""
-        if all(weighing):
-            whole = self._whole_cores.get(label)
-            if whole is None or whole[2] is not cache.shared:  # bits are numbered by those
-                core = frozenset(compress(shared, weighing))
-                bits = sum(cache.bits_of(shared))
-                whole = self._whole_cores[label] = (core, bits, cache.shared)
+        """The core of ``label`` (its ``shared`` features but the ``light`` ones, as bits in
+        ``cache``) and its bits. Most re-estimates find every shared feature weighing: that
+        core is made once (as every other is made, so the same set in the same order)."""
+        whole = self._whole_cores.get(label)
+        if whole is None or whole[2] is not cache.shared:  # bits are numbered by those
+            core = frozenset(compress(shared, [True] * len(shared)))
+            whole = self._whole_cores[label] = (core, sum(cache.bits_of(shared)), cache.shared)
+        if not light & whole[1]:
             return whole[0], whole[1]
         # the core's bits straight from the same flags (an int sum is the same in any order)
-        return frozenset(compress(shared, weighing)), sum(compress(cache.bits_of(shared), weighing))
+        bits = cache.bits_of(shared)
+        weighing = [not bit & light for bit in bits]
+        return frozenset(compress(shared, weighing)), sum(compress(bits, weighing))
 
     def _due(self, state: _Site, pages: int) -> bool:
         """Whether a site of ``pages`` pages is due a re-estimate: on every page while it is

@@ -29,7 +29,8 @@ re-scored, and the weight-table builds and their entries.
 ``--split`` times the re-estimates over crawl length the same way (one site, each of
 ``--sizes``, median of ``--rounds``) and splits them: the scoring of pages inside them, the
 rest (sample, cached entries, anchors, cores, cut rules, coverage), and what the crawl does
-for them as each page is kept (``KeptScores.kept``).
+for them as each page is kept (``KeptScores.kept``); of the rest, the anchors, the cores
+and the cuts' placing apart.
 Run it with another checkout first on ``PYTHONPATH`` to compare before and after.
 """
 
@@ -158,7 +159,7 @@ def split_run(features: list[Features]) -> dict[str, float]:
     """CPU ms per page of the re-estimates deciding ``features`` as one site: in all, their
     scoring of pages, the rest, and the kept pages' bookkeeping done as each is kept."""
     classifier = SiteAwareClassifier(template_files())
-    spent = dict.fromkeys(("re-estimates", "scoring", "kept()"), 0.0)
+    spent = dict.fromkeys(("re-estimates", "scoring", "kept()", *REST_PARTS), 0.0)
     clock = time.process_time
     refresh, score, kept = classifier._refresh, classifier._scores_of, KeptScores.kept
     # a kept page scored again from the site's counts (absent from a checkout before them)
@@ -196,6 +197,8 @@ def split_run(features: list[Features]) -> dict[str, float]:
     classifier._scores_of = scored  # type: ignore[method-assign]
     if again is not None:
         classifier._rescored = scored_again  # type: ignore[method-assign]
+    for part, method in REST_PARTS.items():
+        setattr(classifier, method, _timed(getattr(classifier, method), spent, part))
     KeptScores.kept = remembered  # type: ignore[method-assign,assignment]
     try:
         for page in features:
@@ -206,6 +209,23 @@ def split_run(features: list[Features]) -> dict[str, float]:
     row = {part: seconds * 1000 / n for part, seconds in spent.items()}
     row["rest"] = row["re-estimates"] - row["scoring"]
     return row
+
+
+#: the steps of a re-estimate besides scoring, timed apart by ``--split`` (part -> method)
+REST_PARTS = {"anchors": "_set_anchors", "cores": "_find_cores", "cuts": "_place_cuts"}
+
+
+def _timed(method: Any, spent: dict[str, float], part: str) -> Any:
+    """``method`` with its CPU time added to ``spent[part]``."""
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        began = time.process_time()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            spent[part] = spent.get(part, 0.0) + time.process_time() - began
+
+    return timed
 
 
 def split(sizes: list[int], rounds: int) -> None:

@@ -1715,12 +1715,15 @@ static PyObject *KeptCounts_nbytes(KeptCounts *t, void *unused) {
 
 static Py_ssize_t KeptCounts_len(KeptCounts *t) { return t->used; }
 
+static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args); /* defined at the end */
+
 static PyMethodDef kept_counts_methods[] = {
     {"count", (PyCFunction)KeptCounts_count, METH_VARARGS, "Count a page just kept; its shared-feature bits."},
     {"recount", (PyCFunction)KeptCounts_recount, METH_O, "Every count read again from df."},
     {"weights", (PyCFunction)KeptCounts_weights, METH_VARARGS, "site.packed_weights from the counts."},
     {"clear", (PyCFunction)KeptCounts_clear, METH_NOARGS, "Forget every feature."},
     {"refill", (PyCFunction)KeptCounts_refill, METH_O, "Every feature of df, counted as df counts it."},
+    {"light", (PyCFunction)KeptCounts_light, METH_VARARGS, "The bits of the shared features weighing nothing."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1752,6 +1755,41 @@ static int add_kept_counts(PyObject *m) {
     return PyModule_AddObjectRef(m, "KeptCounts", (PyObject *)&KeptCountsType);
 }
 
+
+/* light(df, table) -> the bits of the shared features that weigh nothing on the site
+   (table[count] <= 0), each count read from its slot (made from ``df`` where missing), as
+   KeptScores numbers them.  Why in C: a young site finds its labels' cores on every page,
+   and a dictionary read and a float per shared feature cost more than the anchors' sums. */
+static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args) {
+    PyObject *df, *table;
+    if (!PyArg_ParseTuple(args, "O!O!:light", &PyDict_Type, &df, &PyList_Type, &table)) return NULL;
+    if (!t->shared) {
+        PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised");
+        return NULL;
+    }
+    Py_ssize_t words = t->shared_count / 64 + 1, size = PyList_GET_SIZE(table);
+    uint64_t *bits = PyMem_Calloc((size_t)words, sizeof(uint64_t));
+    if (!bits) return PyErr_NoMemory();
+    PyObject *result = NULL;
+    for (Py_ssize_t i = 0; i < t->shared_capacity; i++) {
+        const SharedSlot *shared = &t->shared[i];
+        if (!shared->key) continue;
+        int made = 0;
+        CountSlot *slot = counts_find(t, shared->key, df, -1, &made);
+        if (!slot) goto done;
+        if (slot->count >= size) {
+            PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+            goto done;
+        }
+        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, slot->count));
+        if (weight == -1.0 && PyErr_Occurred()) goto done;
+        if (weight <= 0.0) bits[(shared->place - 1) / 64] |= 1ull << ((shared->place - 1) % 64);
+    }
+    result = bits_int(bits, words);
+done:
+    PyMem_Free(bits);
+    return result;
+}
 
 static PyMethodDef methods[] = {
     {"jaccards", jaccards, METH_VARARGS, "site.jaccard_of_totals against every template (site.py's jaccards)."},

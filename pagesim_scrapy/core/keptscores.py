@@ -29,7 +29,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import itemgetter, sub
+from operator import add, itemgetter, sub
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -166,14 +166,25 @@ class SiteCounts:
         """:func:`~pagesim_scrapy.core.site.packed_weights` of ``packed`` (``count``
         templates, ``members`` their template_members) on a model whose counts are ``df``
         after ``changes`` changes: the same sums."""
+        self._sync(df, changes)
+        weighed: Weighed = self._table.weights(packed, members, df, table, count)
+        return weighed
+
+    def light(self, df: dict[str, int], table: list[float], changes: int) -> int:
+        """The bits of the shared features that weigh nothing (``table[df[feature]] <= 0``)
+        on a model whose counts are ``df`` after ``changes`` changes."""
+        self._sync(df, changes)
+        bits: int = self._table.light(df, table)
+        return bits
+
+    def _sync(self, df: dict[str, int], changes: int) -> None:
+        """Every count read again from ``df`` when the table was not told of every change."""
         if changes != self.synced:
             if len(self._table):
                 # as many features counted as df holds: the table holds every one of them
                 self.complete = self._table.recount(df) == len(df)
                 self.recounts += 1
             self.synced = changes
-        weighed: Weighed = self._table.weights(packed, members, df, table, count)
-        return weighed
 
 
 @dataclass
@@ -340,6 +351,38 @@ class KeptScores:
         if counts is None or count > 64 or self._changes < 0:
             return None
         return counts.weights(key, members, count, df, table, self._changes)
+
+    def weigh_packed(
+        self,
+        packed: str,
+        members: dict[str, int],
+        groups: int,
+        df: dict[str, int],
+        table: list[float],
+        changes: int,
+        singles: tuple[str, ...] = (),
+    ) -> list[float] | None:
+        """The summed weight of the features of ``packed`` (and of the one-code features
+        ``singles``) in each of ``groups`` groups (``members``: feature -> its groups' bits)
+        from :attr:`counts`, on a model of counts ``df`` after ``changes`` changes: the sums
+        :func:`~pagesim_scrapy.core.site.grouped_weights` gives. None where not compiled or
+        past 64 groups."""
+        counts = self.counts
+        if counts is None or groups > 64:
+            return None
+        sums = counts.weights(packed, members, groups, df, table, changes)[1]
+        for single in singles:  # exact on the weights' grid: the sums in any order
+            sums = list(
+                map(add, sums, counts.weights(single, members, groups, df, table, changes)[1])
+            )
+        return sums
+
+    def light_bits(self, model: SiteModel) -> int | None:
+        """The bits of the shared features that weigh nothing on ``model``'s site now, from
+        :attr:`counts` (None where not compiled): a label's core leaves them out."""
+        if self.counts is None:
+            return None
+        return self.counts.light(model.df, model.table(), model.changes)
 
     def just_scored(self, model: SiteModel, pages_before: int) -> Scores | None:
         """The scores of the page ``model`` has just counted and kept (its page count was

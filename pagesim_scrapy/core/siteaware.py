@@ -93,8 +93,8 @@ from pagesim_scrapy.core.site import (
     SavedSite,
     SiteModel,
     grouped_weights,
-    jaccard_of_totals,
     jaccards,
+    pack_features,
     packed_weights,
     shared_weights,
     structural_features,
@@ -489,11 +489,19 @@ class SiteAwareClassifier:
         self._template_totals(state)
         flat = self._pair_layout[0]
         weighed = cache.weigh_again(
-            packed, self._template_members, len(flat), model.df, model.table()
+            packed, self._counted_members, len(flat), model.df, model.table()
         )
         if weighed is None:
             return self._scores_of(packed, state)
         return self._by_label(jaccards(weighed[1], weighed[0], state.flat_totals))
+
+    @cached_property
+    def _counted_members(self) -> dict[str, int]:
+        """The template bits a kept page is scored again with from the site's counts: the
+        anchors' (bits past the templates' are not summed) where they have them, so the
+        compiled table reads one set of bits per feature for both."""
+        anchors = self._anchor_members
+        return self._template_members if anchors is None else anchors
 
     @cached_property
     def _label_spans(self) -> dict[str, tuple[int, int]]:
@@ -524,7 +532,7 @@ class SiteAwareClassifier:
         flat, union, pair_members, pairs = self._pair_layout
         both_members = self._anchor_members
         if both_members is not None:  # the totals and the pairs' shares in one pass
-            one_pass = grouped_weights(union, both_members, len(flat) + len(pairs), df, table)
+            one_pass = self._anchor_sums(state, both_members, len(flat) + len(pairs))
             totals, shared = one_pass[: len(flat)], one_pass[len(flat) :]
         elif pair_members is not None:
             totals = shared_weights(union, flat, self._template_members, df, table)[1]
@@ -534,10 +542,51 @@ class SiteAwareClassifier:
             totals = [total for total, _ in sums]
             shared = [sums[i][1][j] for i, j in pairs]
         state.anchor_totals = (model, table, model.pages, totals)
-        return {
-            (i, j): jaccard_of_totals(both, totals[i], totals[j])
-            for (i, j), both in zip(pairs, shared)
-        }
+        likeness: list[float] = []
+        for i, start, end, others in self._pair_runs:  # jaccard_of_totals of each pair
+            likeness += jaccards(shared[start:end], totals[i], [totals[j] for j in others])
+        return dict(zip(pairs, likeness))
+
+    @cached_property
+    def _pair_runs(self) -> list[tuple[int, int, int, list[int]]]:
+        """The template pairs in runs of one first template (``i``, where its run starts and
+        ends among the pairs, its partners): each run's likeness in one compiled call."""
+        runs: list[tuple[int, int, int, list[int]]] = []
+        for number, (i, j) in enumerate(self._pair_layout[3]):
+            if runs and runs[-1][0] == i:
+                runs[-1] = (i, runs[-1][1], number + 1, [*runs[-1][3], j])
+            else:
+                runs.append((i, number, number + 1, [j]))
+        return runs
+
+    def _anchor_sums(self, state: _Site, members: dict[str, int], groups: int) -> list[float]:
+        """What :func:`grouped_weights` sums over the templates' features (``members``: the
+        anchors' groups), read from the site's feature counts where they are compiled (see
+        :meth:`KeptScores.weigh_packed`): no string or dictionary read per feature, the same
+        sums (exact in any order on the weights' grid)."""
+        model = state.model
+        df, table = model.df, model.table()
+        cache = self._kept_scores(state)
+        sums = cache.weigh_packed(
+            self._packed_union, members, groups, df, table, model.changes, self._union_singles
+        )
+        if sums is None:
+            return grouped_weights(self._template_union, members, groups, df, table)
+        return sums
+
+    @cached_property
+    def _packed_union(self) -> str:
+        """The templates' features packed as a kept page is (one start label of them, and
+        every pair): the anchors sum them from the site's feature counts."""
+        starts = sorted(feature for feature in self._template_union if len(feature) == 1)
+        pairs = self._template_union.difference(starts)
+        return pack_features(frozenset(pairs | set(starts[:1])))
+
+    @cached_property
+    def _union_singles(self) -> tuple[str, ...]:
+        """The templates' other start labels, each packed alone (a packed page holds one)."""
+        starts = sorted(feature for feature in self._template_union if len(feature) == 1)
+        return tuple(starts[1:])
 
     @cached_property
     def _pair_layout(
@@ -730,46 +779,50 @@ class SiteAwareClassifier:
     def _find_cores(self, state: _Site, sample: list[str]) -> None:
         """Every label's core under the site's current weights, and how much of the site
         (``sample``: its kept pages, packed) holds it (see :func:`holds_the_core`)."""
-        weight = state.model.table().__getitem__
-        count = state.model.df.get
         cache = self._kept_scores(state)
-        # the shared features (all labels') that weigh nothing on the site, in one C loop
+        # the shared features (all labels') that weigh nothing on the site, as bits
         # (a young site re-estimates on every page): usually none
-        union = cache.shared
-        light = frozenset(
-            compress(union, map((0.0).__ge__, map(weight, map(count, union, repeat(0)))))
-        )
+        light = self._light_bits(state, cache)
         held: Counter[int] | None = None  # the sample's pages by the shared features they hold
         for label, shared in self._label_shared.items():
             info = state.labels[label]
             if shared is None:
                 info.core, info.core_share = frozenset(), 0.0
                 continue
-            if light.isdisjoint(shared):
-                weighing = [True] * len(shared)
-            else:
-                weighing = [feature not in light for feature in shared]
-            info.core, need = self._core_of(label, shared, weighing, cache)
+            info.core, need = self._core_of(label, shared, light, cache)
             if info.core and held is None:
                 held = cache.held_bits(sample)
             holding = cache.holders_in(need, held) if held is not None and info.core else 0
             info.core_share = holding / len(sample) if sample else 0.0
 
+    @staticmethod
+    def _light_bits(state: _Site, cache: KeptScores) -> int:
+        """The bits (numbered by ``cache``) of the shared features that weigh nothing on the
+        site: from the site's compiled counts, else one C loop over the dictionaries."""
+        bits = cache.light_bits(state.model)
+        if bits is not None:
+            return bits
+        weight, count = state.model.table().__getitem__, state.model.df.get
+        union = cache.shared
+        light = compress(union, map((0.0).__ge__, map(weight, map(count, union, repeat(0)))))
+        return cache.mask(frozenset(light))
+
     def _core_of(
-        self, label: str, shared: Features, weighing: list[bool], cache: KeptScores
+        self, label: str, shared: Features, light: int, cache: KeptScores
     ) -> tuple[Features, int]:
-        """The core of ``label`` (its ``shared`` features flagged in ``weighing``) and its
-        bits in ``cache``. Most re-estimates find every shared feature weighing: that core
-        is made once (as every other is made, so the same set in the same order)."""
-        if all(weighing):
-            whole = self._whole_cores.get(label)
-            if whole is None or whole[2] is not cache.shared:  # bits are numbered by those
-                core = frozenset(compress(shared, weighing))
-                bits = sum(cache.bits_of(shared))
-                whole = self._whole_cores[label] = (core, bits, cache.shared)
+        """The core of ``label`` (its ``shared`` features but the ``light`` ones, as bits in
+        ``cache``) and its bits. Most re-estimates find every shared feature weighing: that
+        core is made once (as every other is made, so the same set in the same order)."""
+        whole = self._whole_cores.get(label)
+        if whole is None or whole[2] is not cache.shared:  # bits are numbered by those
+            core = frozenset(compress(shared, [True] * len(shared)))
+            whole = self._whole_cores[label] = (core, sum(cache.bits_of(shared)), cache.shared)
+        if not light & whole[1]:
             return whole[0], whole[1]
         # the core's bits straight from the same flags (an int sum is the same in any order)
-        return frozenset(compress(shared, weighing)), sum(compress(cache.bits_of(shared), weighing))
+        bits = cache.bits_of(shared)
+        weighing = [not bit & light for bit in bits]
+        return frozenset(compress(shared, weighing)), sum(compress(bits, weighing))
 
     def _due(self, state: _Site, pages: int) -> bool:
         """Whether a site of ``pages`` pages is due a re-estimate: on every page while it is

@@ -533,7 +533,8 @@ def main() -> None:
     print(f"median of the per-round ratios = {paired:.3f}")
     print(f"1 + pagesim's own time / A = {1 + own / 1000 / plain:.3f}")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} (other processes skew CPU times)")
-    print(f"B's verdicts (round 1): {runs['pagesim'][0]['verdicts']}")
+    for round_number, result in enumerate(runs["pagesim"], 1):
+        print(f"B's verdicts, round {round_number}: {result['verdicts']}")
 
 
 if __name__ == "__main__":

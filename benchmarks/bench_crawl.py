@@ -17,7 +17,10 @@ It prints the median CPU time of each configuration, per page, and the ratio B /
 (goal <= 1.25, stretch 1.10); the median of the per-round ratios (each B against the A run just
 before it); and pagesim's own CPU time per page from its ``pagesim/time_ms`` stat (summary and
 classification, not the parse the callback shares), which is the least noisy figure on a busy
-machine.
+machine. Each crawl also prints its peak RSS and its garbage collections (count and CPU time per
+generation), and B's verdict counts are printed at the end, to check that a change kept them.
+``-s PAGESIM_ACTION=drop`` makes B drop the pages it does not label (most of them): a dropped
+page reaches the request's errback and counts as a page of the crawl.
 
     python benchmarks/bench_crawl.py --profile [--pages 2000] [-s NAME=VALUE ...]
 
@@ -152,6 +155,17 @@ def kept_page_scorings() -> dict[str, int]:
     }
 
 
+def verdict_counts(stats: dict[str, Any]) -> dict[str, int]:
+    """The crawl's verdicts (pages per label, unmatched, dropped), to check that a change kept
+    them."""
+    keys = ("pagesim/unmatched", "pagesim/dropped", "pagesim/response_count")
+    return {
+        name.removeprefix("pagesim/"): value
+        for name, value in sorted(stats.items())
+        if name in keys or name.startswith("pagesim/label_count/")
+    }
+
+
 class GcWatch:
     """The garbage collections of a crawl: how many of each generation, and their CPU time
     (``gc.callbacks``), so that crawls with and without pagesim can be compared."""
@@ -204,7 +218,16 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
 
         async def start(self):  # type: ignore[override]
             for i in range(count):
-                yield scrapy.Request(f"http://127.0.0.1:{port}/page/{i}", callback=self.parse)
+                yield scrapy.Request(
+                    f"http://127.0.0.1:{port}/page/{i}", callback=self.parse, errback=self.dropped
+                )
+
+        def dropped(self, failure):  # type: ignore[no-untyped-def]
+            # a page that pagesim dropped (-s PAGESIM_ACTION=drop) is a page of the crawl too
+            if failure.check(scrapy.exceptions.IgnoreRequest):
+                pages_seen.add(failure.request.url)
+            else:
+                failure.raiseException()
 
         def parse(self, response):  # type: ignore[override]
             if plain_weak:
@@ -271,6 +294,8 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         result["state"] = {k: v for k, v in stats.items() if k.startswith("pagesim/state/")}
         result["rescores"] = kept_page_scorings()
         result["gc"] = collections.as_dict()
+        result["peak_rss_mb"] = round(after.ru_maxrss / 1024.0, 1)
+        result["verdicts"] = verdict_counts(stats)
 
     def done(outcome: Any) -> None:
         if not result:
@@ -489,7 +514,8 @@ def main() -> None:
                 runs[mode].append(result)
                 print(
                     f"  round {round_number} {mode:8s} cpu {result['cpu']:6.2f} s  "
-                    f"wall {result['wall']:6.2f} s",
+                    f"wall {result['wall']:6.2f} s  peak RSS {result['peak_rss_mb']:6.1f} MB  "
+                    f"gc {result['gc']['counts']} ({result['gc']['ms']} ms)",
                     flush=True,
                 )
 
@@ -507,6 +533,8 @@ def main() -> None:
     print(f"median of the per-round ratios = {paired:.3f}")
     print(f"1 + pagesim's own time / A = {1 + own / 1000 / plain:.3f}")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} (other processes skew CPU times)")
+    for round_number, result in enumerate(runs["pagesim"], 1):
+        print(f"B's verdicts, round {round_number}: {result['verdicts']}")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from pagesim_scrapy.middlewares.closing import (
     write_report,
 )
 from pagesim_scrapy.middlewares.counting import count_as_received, count_decision
-from pagesim_scrapy.middlewares.holding import HeldForSecondLook, HeldPages
+from pagesim_scrapy.middlewares.holding import HeldForSecondLook, HeldPages, let_go_of_parse
 from pagesim_scrapy.middlewares.meta import (
     DONT_META_KEY,
     FIRST_VERDICT_META_KEY,
@@ -320,6 +320,8 @@ class PageSimDownloaderMiddleware:
         why = "off-topic" if decision.off_topic else "not a target"
         logger.debug("pagesim: dropped %s (label %s, score %.3f, %s)", url, label, score, why)
         count_as_received(self.crawler, request, response)  # toward CLOSESPIDER_PAGECOUNT
+        # no callback reads it, and the exception below keeps it until the cyclic collector runs
+        let_go_of_parse(response)
         raise IgnoreRequest(
             f"pagesim: {url} is not a target page (label {label}, score {score:.3f}, {why})"
         )

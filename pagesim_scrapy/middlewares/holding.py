@@ -51,12 +51,15 @@ _FIRST_VERDICT_KEYS = ("label", "score", "cluster", "cluster_score")
 
 def let_go_of_parse(response: Response) -> None:
     """Free the parsed tree and the decoded text of a response that will not reach the spider
-    (a held page: its replay is a copy that parses again, if it passes).
+    (a held page: its replay is a copy that parses again, if it passes; a dropped page).
 
     The exception that turns the page away refers, through its traceback's frames, to this
     response; such a cycle waits for Python's cyclic collector, which a crawl with a large
     long-lived state runs rarely, so each held page kept its lxml tree alive long after it was
-    held (issue 32: a held crawl's peak RSS far above its held bodies)."""
+    held (issue 32: a held crawl's peak RSS far above its held bodies). The response still
+    works for whoever kept it (a ``response_received`` handler): ``response.text`` and
+    ``response.selector`` decode and parse again on demand. Scrapy gives a request's errback
+    only the exception (``IgnoreRequest`` carries no response), so nothing else reads it."""
     if isinstance(response, TextResponse):
         response._cached_selector = None
         response._cached_ubody = None

@@ -14,9 +14,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -47,32 +45,10 @@ def _routes() -> dict[str, bytes]:
 def site() -> Iterator[str]:
     routes = _routes()
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+    from tests.route_server import serve_routes  # not in the crawl's own process
 
-        def do_GET(self) -> None:
-            body = routes.get(self.path)
-            self.send_response(200 if body is not None else 404)
-            body = body if body is not None else b"<html><body>404</body></html>"
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        host, port = server.server_address[:2]
-        yield f"http://{host}:{port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serve_routes(routes) as url:
+        yield url
 
 
 def crawl(tmp_path: Path, start: str, save: Path, load: Path | None) -> dict[str, Any]:

@@ -16,9 +16,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -31,25 +29,6 @@ TYPES = ("jobs", "newest_questions", "question", "tags", "users")
 KEPT_PATH = "/so/users/02.html"
 
 
-def _handler(routes: dict[str, bytes]) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_GET(self) -> None:
-            body = routes.get(self.path)
-            self.send_response(200 if body is not None else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            body = body or b"<html><body>404</body></html>"
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    return Handler
-
-
 @pytest.fixture
 def site() -> Iterator[str]:
     routes = {
@@ -57,17 +36,10 @@ def site() -> Iterator[str]:
         for kind in TYPES
         for n in (1, 2, 3)
     }
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(routes))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        host, port = server.server_address[:2]
-        yield f"http://{host}:{port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    from tests.route_server import serve_routes  # not in the crawl's own process
+
+    with serve_routes(routes) as url:
+        yield url
 
 
 def _crawl(spec: dict[str, Any], out: Path) -> None:

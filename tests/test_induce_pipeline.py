@@ -13,10 +13,8 @@ import json
 import random
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, cast
 
@@ -116,32 +114,10 @@ def _pages() -> dict[str, bytes]:
 
 
 def _serve(routes: dict[str, bytes]) -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+    from tests.route_server import serve_routes  # not in the crawl's own process
 
-        def do_GET(self) -> None:
-            body = routes.get(self.path)
-            status = 200 if body is not None else 404
-            body = body if body is not None else b"<html><body>404</body></html>"
-            self.send_response(status)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serve_routes(routes) as base:
+        yield base
 
 
 @pytest.fixture

@@ -4,40 +4,28 @@ its item parsed again; the structured-data checks that look at the page's source
 
 from __future__ import annotations
 
-import random
-from pathlib import Path
-
 import pytest
-from scrapy.utils.test import get_crawler
 
 from pagesim_scrapy.core.induce import dom
 from pagesim_scrapy.core.record import markup
 from pagesim_scrapy.core.record.read import as_utf8, parse_html
-from pagesim_scrapy.pipelines.induction import TemplateInductionPipeline
-
-ITEMS = Path(__file__).resolve().parent.parent / "sample_project" / "demo_site" / "item"
+from tests.demo_items import item_pages, product_pipeline, take_all
 
 
 def _pages(count: int) -> list[tuple[str, str]]:
-    pages = [(p.read_text(encoding="utf-8"), p.as_uri()) for p in sorted(ITEMS.glob("*.html"))]
-    random.Random(3).shuffle(pages)
-    return pages[:count]
+    return item_pages(count, seed=3)
 
 
 def _records(reuse: bool) -> tuple[list[object], int]:
     """Each held page's record after the label settled, and how many items took what
     learning read of their page."""
-    pipeline = TemplateInductionPipeline.from_crawler(
-        get_crawler(settings_dict={"PAGESIM_INDUCTION_ENABLED": True})
-    )
-    state = pipeline._label("product")
+    pipeline, state = product_pipeline()
     pages = _pages(12)
-    for html, url in pages:
-        pipeline._take(state, html, url)
+    take_all(pipeline, state, pages)
     pipeline._relearn_locked(state)
     read = len(state.read_pages)
     if not reuse:
-        state.read_pages.clear()
+        pipeline.learner._drop_handed(state)
     out: list[object] = []
     for html, url in pages:
         result, composed = pipeline._extract_record(state, html, html, url)

@@ -4,33 +4,21 @@ fields) serves that page's item record, which is then the record a fresh read gi
 
 from __future__ import annotations
 
-import random
-from pathlib import Path
-
-from scrapy.utils.test import get_crawler
-
-from pagesim_scrapy.pipelines.induction import TemplateInductionPipeline
 from pagesim_scrapy.pipelines.induction.records import _body
-
-ITEMS = Path(__file__).resolve().parent.parent / "sample_project" / "demo_site" / "item"
+from tests.demo_items import item_pages, product_pipeline, take_all
 
 
 def _pages(count: int) -> list[tuple[str, str]]:
-    pages = [(p.read_text(encoding="utf-8"), p.as_uri()) for p in sorted(ITEMS.glob("*.html"))]
-    random.Random(5).shuffle(pages)
-    return pages[:count]
+    return item_pages(count, seed=5)
 
 
 def _records(share: bool, held_bytes: int | None = None) -> tuple[list[object], int]:
     """Each held page's record after its label settled, and how many reads were kept."""
-    crawler = get_crawler(settings_dict={"PAGESIM_INDUCTION_ENABLED": True})
-    pipeline = TemplateInductionPipeline.from_crawler(crawler)
+    pipeline, state = product_pipeline()
     if held_bytes is not None:
         pipeline.learner.tree_budget = held_bytes
-    state = pipeline._label("product")
     pages = _pages(20)
-    for html, url in pages:
-        pipeline._take(state, html, url)
+    take_all(pipeline, state, pages)
     pipeline._relearn_locked(state)
     kept = len(state.record_reads)
     if not share:

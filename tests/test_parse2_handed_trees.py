@@ -4,32 +4,20 @@ counts in the learner's one tree budget until the item takes it."""
 
 from __future__ import annotations
 
-import random
-from pathlib import Path
-
-from scrapy.utils.test import get_crawler
-
-from pagesim_scrapy.pipelines.induction import TemplateInductionPipeline, records
-
-ITEMS = Path(__file__).resolve().parent.parent / "sample_project" / "demo_site" / "item"
+from pagesim_scrapy.pipelines.induction import records
+from tests.demo_items import item_pages, product_pipeline, take_all
 
 
 def _pages(count: int) -> list[tuple[str, str]]:
-    pages = [(p.read_text(encoding="utf-8"), p.as_uri()) for p in sorted(ITEMS.glob("*.html"))]
-    random.Random(5).shuffle(pages)
-    return pages[:count]
+    return item_pages(count, seed=5)
 
 
 def _records(hand: bool, monkeypatch: object) -> tuple[list[object], int, int]:
     """Each held page's record after its label settled, the parses for the items, and the
     bytes of handed trees right after settling."""
-    pipeline = TemplateInductionPipeline.from_crawler(
-        get_crawler(settings_dict={"PAGESIM_INDUCTION_ENABLED": True})
-    )
-    state = pipeline._label("product")
+    pipeline, state = product_pipeline()
     pages = _pages(10)
-    for html, url in pages:
-        pipeline._take(state, html, url)
+    take_all(pipeline, state, pages)
     pipeline._relearn_locked(state)
     handed = pipeline.learner.handed_bytes
     if not hand:
@@ -60,13 +48,9 @@ def test_a_held_item_takes_its_learned_tree_and_gets_the_same_record(monkeypatch
 
 
 def test_handed_trees_count_in_the_tree_budget() -> None:
-    pipeline = TemplateInductionPipeline.from_crawler(
-        get_crawler(settings_dict={"PAGESIM_INDUCTION_ENABLED": True})
-    )
+    pipeline, state = product_pipeline()
     learner = pipeline.learner
-    state = pipeline._label("product")
-    for html, url in _pages(4):
-        pipeline._take(state, html, url)
+    take_all(pipeline, state, _pages(4))
     waiting = learner.tree_bytes
     pipeline._relearn_locked(state)
     assert learner.tree_bytes == 0 and learner.handed_bytes == waiting
@@ -78,15 +62,9 @@ def test_a_full_labels_other_pages_keep_their_trees_for_their_items(monkeypatch)
     """Pages a full label's sample does not take keep their trees for their held items."""
 
     def run(hand: bool) -> tuple[list[object], int]:
-        pipeline = TemplateInductionPipeline.from_crawler(
-            get_crawler(
-                settings_dict={"PAGESIM_INDUCTION_ENABLED": True, "PAGESIM_INDUCTION_MAX_PAGES": 5}
-            )
-        )
-        state = pipeline._label("product")
+        pipeline, state = product_pipeline(PAGESIM_INDUCTION_MAX_PAGES=5)
         pages = _pages(12)
-        for html, url in pages:
-            pipeline._take(state, html, url)
+        take_all(pipeline, state, pages)
         if not hand:
             pipeline.learner.handed_bytes -= sum(size for *_, size in state.held_trees.values())
             state.held_trees.clear()

@@ -348,9 +348,11 @@ def served_pages(pages: int) -> tuple[dict[str, Any], list[int]]:
     return {"base": [str(p) for p in bases], "index": index}, sizes
 
 
-def profile(pages: int, extra: list[str]) -> None:
-    """Crawl B once under cProfile; print the split per page and the ``pagesim/time_ms`` stat."""
+def profile(pages: int, extra: list[str], keep: str | None = None) -> None:
+    """Crawl B once under cProfile; print the split per page and the ``pagesim/time_ms`` stat
+    (``keep``: also save the raw profile there, for ``pstats`` or snakeviz)."""
     import pstats
+    import shutil
 
     served, _ = served_pages(pages)
     with (
@@ -361,6 +363,8 @@ def profile(pages: int, extra: list[str]) -> None:
         load = os.getloadavg()[0]
         result = run_crawl("pagesim", port, pages, [*extra, f"BENCH_PROFILE={out}"])
         stats = pstats.Stats(str(out))
+        if keep:
+            shutil.copyfile(out, keep)
     split = profile_split(stats, pages)
     print(f"{pages} pages, crawl B under cProfile; load average {load:.1f} (measured under load)")
     for part in PROFILE_PARTS:
@@ -472,6 +476,9 @@ def main() -> None:
         "--profile", action="store_true", help="profile crawl B once and print pagesim's split"
     )
     parser.add_argument(
+        "--keep-profile", metavar="PATH", help="with --profile: save crawl B's raw profile here"
+    )
+    parser.add_argument(
         "--profile-diff",
         action="store_true",
         help="profile crawls A and B once each and print where B spends more",
@@ -490,7 +497,7 @@ def main() -> None:
         profile_diff(args.pages, args.set)
         return
     if args.profile:
-        profile(args.pages, args.set)
+        profile(args.pages, args.set, args.keep_profile)
         return
 
     served, sizes = served_pages(args.pages)

@@ -1791,7 +1791,10 @@ done:
     return result;
 }
 
+static PyObject *title_text(PyObject *self, PyObject *element); /* defined at the end */
+
 static PyMethodDef methods[] = {
+    {"title_text", title_text, METH_O, "The raw text of the page's head/title (summary.py's _find_title)."},
     {"jaccards", jaccards, METH_VARARGS, "site.jaccard_of_totals against every template (site.py's jaccards)."},
     {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
     {"packed_weights", packed_weights, METH_VARARGS, "shared_weights of a packed page (site.py's packed_weights)."},
@@ -1857,4 +1860,73 @@ PyMODINIT_FUNC PyInit__walk(void) {
         return NULL;
     }
     return m;
+}
+
+/* ---- the page's title, without a Python object per element ---------------------------------- */
+
+/* An element lxml's find() matches by a plain tag name: no namespace (see lxml's
+   _nsTagMatchesExactly). */
+static int plain_element_named(const xmlNode *n, const char *name) {
+    if (n->type != XML_ELEMENT_NODE || !n->name || strcmp((const char *)n->name, name) != 0) return 0;
+    return !n->ns || !n->ns->href || n->ns->href[0] == '\0';
+}
+
+/* lxml's _textNodeOrSkip: the next text or CDATA node, past XInclude markers; NULL at any other. */
+static const xmlNode *text_or_skip(const xmlNode *n) {
+    while (n) {
+        if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) return n;
+        if (n->type != XML_XINCLUDE_START && n->type != XML_XINCLUDE_END) return NULL;
+        n = n->next;
+    }
+    return NULL;
+}
+
+/* The first <title> child of the first <head> child (with one) of the document's root element,
+   as lxml's root.find("head/title") finds it; NULL when there is none. */
+static const xmlNode *head_title(const xmlDoc *doc) {
+    const xmlNode *root = doc->children;
+    while (root && root->type != XML_ELEMENT_NODE) root = root->next;
+    if (!root) return NULL;
+    for (const xmlNode *head = root->children; head; head = head->next) {
+        if (!plain_element_named(head, "head")) continue;
+        for (const xmlNode *t = head->children; t; t = t->next)
+            if (plain_element_named(t, "title")) return t;
+    }
+    return NULL;
+}
+
+/* Why: finding the title through lxml makes a proxy for the root, the head and the title, and
+   an ElementPath search, on every page.  Returns the title's text as lxml's `.text` reads it
+   (its leading text nodes joined; '' when they are empty), None when the page has no title or
+   the title no text; raises Unsupported where it would not be lxml's reading. */
+static PyObject *title_text(PyObject *self, PyObject *element) {
+    int is_element = PyObject_IsInstance(element, element_type);
+    if (is_element < 0) return NULL;
+    if (!is_element) {
+        PyErr_SetString(PyExc_TypeError, "title_text needs an lxml element");
+        return NULL;
+    }
+    const xmlNode *node = ((LxmlElementLayout *)element)->c_node;
+    if (!node || !node->doc) {
+        PyErr_SetString(Unsupported, "an element without a document");
+        return NULL;
+    }
+    const xmlNode *title = head_title(node->doc);
+    const xmlNode *first = title ? text_or_skip(title->children) : NULL;
+    if (!first) Py_RETURN_NONE;
+    Buffer text = {0};
+    for (const xmlNode *t = first; t; t = text_or_skip(t->next)) {
+        const char *content = (const char *)t->content;
+        if (content && buf_add(&text, content, strlen(content)) < 0) {
+            PyMem_Free(text.data);
+            return NULL;
+        }
+    }
+    PyObject *out = PyUnicode_DecodeUTF8(text.data ? text.data : "", (Py_ssize_t)text.len, NULL);
+    PyMem_Free(text.data);
+    if (!out && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        PyErr_Clear();
+        PyErr_SetString(Unsupported, "a title that is not UTF-8");
+    }
+    return out;
 }

@@ -80,6 +80,8 @@ def _load_compiled_walk() -> Any:
 
 # the optional compiled walk (setup.py); without it the Python walk below does the work
 _walk_c: Any = _load_compiled_walk()
+# the compiled title (None where the built module predates it)
+_c_title_text: Any = getattr(_walk_c, "title_text", None)
 
 #: Whether the compiled summary walk is in use (same summaries, a fraction of the time).
 HAVE_COMPILED_WALK = _walk_c is not None
@@ -493,12 +495,22 @@ def _start_element(root: Any) -> Any:
 
 
 def _find_title(root: Any) -> str | None:
+    raw = _title_text(root)
+    if raw is None:
+        return None
+    text = " ".join(raw.split())
+    return text or None
+
+
+def _title_text(root: Any) -> str | None:
+    """The text of the document's ``head/title`` as lxml reads it; compiled where it can be
+    (lxml's search makes a proxy per element on its way, on every page)."""
+    if _c_title_text is not None:
+        with contextlib.suppress(_walk_c.Unsupported, TypeError):
+            return _c_title_text(root)  # type: ignore[no-any-return]
     tree_root = root.getroottree().getroot()
     title = tree_root.find("head/title") if tree_root is not None else None
-    if title is None or title.text is None:
-        return None
-    text = " ".join(title.text.split())
-    return text or None
+    return None if title is None else title.text  # type: ignore[no-any-return]
 
 
 def summarize_tree(

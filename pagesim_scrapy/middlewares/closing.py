@@ -227,11 +227,12 @@ class ExampleWatch:
         if crawler is not None:
             crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
-    def observe(self, url: str, summary: PageSummary) -> None:
-        """Keep a classified page's features, from the summary its decision was made on."""
+    def observe(self, url: str, summary: PageSummary, site: str | None = None) -> None:
+        """Keep a classified page's features, from the summary its decision was made on
+        (``site``: the URL's site, when the caller has it already)."""
         if self.classifier is None:
             return
-        kept = self.pages.setdefault(site_key(url), [])
+        kept = self.pages.setdefault(site_key(url) if site is None else site, [])
         if len(kept) >= EXAMPLE_PAGES_PER_SITE or url in self._seen:
             return
         self._seen.add(url)

@@ -15,7 +15,6 @@ from scrapy.http.request import NO_CALLBACK
 
 from pagesim_scrapy.core.decide import DROP, HOLD, Decision
 from pagesim_scrapy.core.secondlook import SecondLook
-from pagesim_scrapy.core.site import site_key
 from pagesim_scrapy.core.summary import PageParseError, SummaryOptions, summarize_tree
 from pagesim_scrapy.crawlreport import CrawlReportCollector
 from pagesim_scrapy.fleet import stop_fleet_sync
@@ -37,6 +36,7 @@ from pagesim_scrapy.middlewares.meta import (
     SECOND_LOOK_META_KEY,
     UNMATCHED_FLAG,
 )
+from pagesim_scrapy.middlewares.sitekeys import SiteKeys
 from pagesim_scrapy.middlewares.spider import crawl_state
 from pagesim_scrapy.middlewares.startup import (
     Readiness,
@@ -92,6 +92,8 @@ class PageSimDownloaderMiddleware:
         self.state_files = StateFiles(stats, self.options, crawler)
         self.holding = HeldPages(stats, crawler)
         self.totals = CrawlTotals()
+        #: each response's site, by its URL's origin
+        self.site_of = SiteKeys()
         self.startup = Startup(
             config,
             stats,
@@ -252,33 +254,34 @@ class PageSimDownloaderMiddleware:
         assert self.started is not None and isinstance(response, HtmlResponse)
         meta = request.meta
         again = bool(meta.get(SECOND_LOOK_META_KEY))
+        url = response.url
         try:
             # The parse is the callback's too (response.css() reuses it): not counted as ours.
             parse_began = thread_time()
             root = parsed_root(response)
             self.totals.seconds -= thread_time() - parse_began
-            summary = summarize_tree(root, self.options, source=response.url)
+            summary = summarize_tree(root, self.options, source=url)
             decision = self.started.decider.decide(
                 summary,
-                site=site_key(response.url),
-                url=response.url,
+                site=self.site_of(url),
+                url=url,
                 root=root,
                 html=response.text,
                 again=again,
                 first=meta.get(FIRST_VERDICT_META_KEY) if again else None,
             )
         except PageParseError as exc:
-            logger.debug("pagesim: cannot parse %s: %s", response.url, exc)
+            logger.debug("pagesim: cannot parse %s: %s", url, exc)
             self._skip(meta, response, "unparseable")
             return None
         except Exception:
-            logger.warning("pagesim: cannot classify %s", response.url, exc_info=True)
+            logger.warning("pagesim: cannot classify %s", url, exc_info=True)
             self._skip(meta, response, "error")
             return None
         if self.started.drift is not None:
-            self.started.drift.observe(decision, summary, root, response.url)
+            self.started.drift.observe(decision, summary, root, url)
         if self.startup.examples is not None:
-            self.startup.examples.observe(response.url, summary)
+            self.startup.examples.observe(url, summary, decision.site)
         return decision
 
     def _publish(self, request: Request, response: Response, decision: Decision) -> None:

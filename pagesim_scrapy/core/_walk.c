@@ -712,8 +712,14 @@ static PyObject *Walker_walk(Walker *w, PyObject *args) {
             if (index < 0) goto done;
             if (descend) {
                 Py_ssize_t before = next.len;
-                for (xmlNode *c = node->children; c; c = c->next)
-                    if (is_lxml_child(c) && level_push(&next, c, n) < 0) goto done;
+                for (xmlNode *c = node->children; c; c = c->next) {
+                    if (!is_lxml_child(c)) continue;
+                    if (level_push(&next, c, n) < 0) goto done;
+                    /* read at the next level: start loading them now (a node's first child
+                       and attribute are memory of their own; prefetching NULL is harmless) */
+                    __builtin_prefetch(c->children);
+                    __builtin_prefetch(c->properties);
+                }
                 /* with a node budget, children past it would only be cut: stop collecting */
                 if (next.len > before && max_nodes >= 0 && next.len >= max_nodes - n) descend = 0;
             }

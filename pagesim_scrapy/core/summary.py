@@ -507,10 +507,10 @@ def _title_text(root: Any) -> str | None:
     (lxml's search makes a proxy per element on its way, on every page)."""
     if _c_title_text is not None:
         with contextlib.suppress(_walk_c.Unsupported, TypeError):
-            return _c_title_text(root)  # type: ignore[no-any-return]
+            return _c_title_text(root)
     tree_root = root.getroottree().getroot()
     title = tree_root.find("head/title") if tree_root is not None else None
-    return None if title is None else title.text  # type: ignore[no-any-return]
+    return None if title is None else title.text
 
 
 def summarize_tree(

@@ -117,10 +117,13 @@ def own_gap(scores: Sequence[float]) -> float:
     return _share_of_span(ordered, own_cut(ordered))
 
 
-def _pair_gap(kept: Sequence[float], page_to_candidate: Sequence[float]) -> float:
-    """The own-rule gap of the scores a pair would give: each page's best likeness to either
-    example (the site method's ``max`` over templates)."""
-    return own_gap([max(a, b) for a, b in zip(kept, page_to_candidate)])
+def _pair_gap(kept: Sequence[float], page_to_candidate: Sequence[float], candidate: int) -> float:
+    """The own-rule gap of the scores a pair would give the site's other pages: each page's
+    best likeness to either example (the site method's ``max`` over templates). The candidate
+    itself is left out: scoring 1.0 against itself, it would be the gap's only page above."""
+    return own_gap(
+        [max(a, b) for i, (a, b) in enumerate(zip(kept, page_to_candidate)) if i != candidate]
+    )
 
 
 def propose_example(
@@ -143,7 +146,7 @@ def propose_example(
         for keep, near in enumerate(to_example):
             if near[index] >= policy.near_copy:
                 continue
-            gap = _pair_gap(near, to_candidate)
+            gap = _pair_gap(near, to_candidate, index)
             if best is None or gap > best[0]:
                 best = (gap, index, keep)
     if best is None or best[0] < max(current + policy.better_by, policy.gap_below):

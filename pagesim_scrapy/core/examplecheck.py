@@ -6,8 +6,9 @@ fine there and only the site's pages show the problem: two page types sharing on
 a type whose pages fall into two layouts. On the site's scores that shows as a cut with no gap:
 the scores run on through the label's cut, so the pages just kept and the pages just left out
 are no different to the label. This module reads that from the site's pages and the label's cut
-(no Scrapy), and names a page of the site that, as the second example, puts a wider gap at the
-cut the site's own rule would place.
+(no Scrapy), and can name a page of the site that, as the second example, puts a wider gap at
+the cut the site's own rule would place (measured, and off unless the policy asks for it:
+``CheckPolicy(propose=True)``; see :class:`CheckPolicy`).
 
 Framework-free: the Scrapy layer logs each warning once per label and site at close.
 """
@@ -48,6 +49,10 @@ class CheckPolicy:
     near_copy: float = 0.9
     #: a proposal must widen the gap at its cut by at least this share of the span
     better_by: float = 0.05
+    #: name a page of the site as the second example: measured on the visible sites' drawn
+    #: pairs, the page giving the widest gap rarely made a weak pair good and more often made
+    #: it worse (a wide gap is easy to get by cutting off a few near-copies), so off for users
+    propose: bool = False
 
 
 DEFAULT_CHECK_POLICY = CheckPolicy()
@@ -77,7 +82,10 @@ class TemplateWarning:
             f"span of the scores of {self.pages} pages)"
         )
         if self.proposed is None:
-            return f"{why}; give it a second example that differs from the first"
+            return (
+                f"{why}; check its examples are one type, and give the pages that share its "
+                "template a label of their own"
+            )
         return (
             f"{why}; use {self.proposed} as the second example beside example "
             f"{(self.keeps or 0) + 1} (its gap would be {self.proposed_gap:.3f})"
@@ -173,6 +181,8 @@ def check_label(
     if gap >= policy.gap_below:
         return None
     found = TemplateWarning(label, NO_GAP, gap, len(pages), site)
+    if not policy.propose:
+        return found
     proposal = propose_example(examples, pages, model, policy)
     if proposal is None:
         return found

@@ -256,7 +256,8 @@ class ExampleWatch:
                     logger.info("pagesim: weak examples on %s: %s", site, advice.message())
             for warning in check_labels(sites, pages, site=site):  # what the site shows
                 self.stats.inc_value(f"pagesim/template_warnings/{warning.kind}")
-                logger.warning("pagesim: template check on %s: %s", site, warning.message())
+                message = warning.message()
+                logger.warning("pagesim: template check on %s [%s] %s", site, warning.kind, message)
         return weak
 
 

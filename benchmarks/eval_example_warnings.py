@@ -8,6 +8,11 @@ held-out site the constants of :class:`~pagesim_scrapy.core.examples.ExamplePoli
 the other sites' pairs best (balanced accuracy of "warned" against "weak") are chosen from a
 grid and scored on the held-out site's pairs; the shipped constants are scored beside them.
 
+The site-based check (:mod:`pagesim_scrapy.core.examplecheck`: the label's cut sits where the
+site's scores run on) is scored beside the shipped warnings the same way: its gap constant is
+chosen on the other sites, and for each pair it warns, the page it proposes as the second
+example is tried (the pair's F1 with it).
+
     python benchmarks/eval_example_warnings.py [--draws 10] [--weak-f1 0.8]
 """
 
@@ -19,8 +24,10 @@ import pickle
 import random
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -28,6 +35,12 @@ from _data import shared
 from site_accuracy import Counts, Page, load_site
 
 from pagesim_scrapy.core.classify import build_classifier
+from pagesim_scrapy.core.examplecheck import (
+    DEFAULT_CHECK_POLICY,
+    CheckPolicy,
+    cut_gap,
+    propose_example,
+)
 from pagesim_scrapy.core.examples import (
     DEFAULT_EXAMPLE_POLICY,
     ExamplePolicy,
@@ -47,6 +60,8 @@ GRID = {
     "spread_quantile": (0.05, 0.1, 0.2, 0.3),
     "min_pages": (2, 3, 5, 8),
 }
+#: the site-based check's constant (0 turns it off)
+CHECK_GRID = {"gap_below": (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4)}
 
 
 @dataclass
@@ -61,24 +76,51 @@ class Pair:
     source: str | None
     #: the type's spread by (spread_quantile, min_pages)
     spreads: dict[tuple[float, int], float | None]
+    #: the site check's inputs: the gap at the label's cut, the site's pages scored
+    gap: float = 1.0
+    pages: int = 0
+    #: the page the site check proposes as the second example, its type and the pair's F1
+    proposed: str | None = None
+    proposed_label: str | None = None
+    proposed_f1: float | None = None
+    #: the site's pages as the label saw them: (score, given the label, of its type), and the cut
+    seen: tuple[tuple[float, bool, bool], ...] = ()
+    cut: float = 0.0
 
-    def warned(self, policy: ExamplePolicy) -> bool:
+    def warned(self, policy: ExamplePolicy, check: CheckPolicy | None = None) -> bool:
         spread = self.spreads[policy.spread_quantile, policy.min_pages]
-        return bool(_reasons(2, self.likeness, spread, self.passed, self.source, policy))
+        if _reasons(2, self.likeness, spread, self.passed, self.source, policy):
+            return True
+        return check is not None and self.site_warned(check)
+
+    def site_warned(self, check: CheckPolicy) -> bool:
+        return self.pages >= check.min_pages and self.site_gap < check.gap_below
+
+    @property
+    def site_gap(self) -> float:
+        """The gap at the label's cut, from the scores kept (a pairs file outlives the code)."""
+        return cut_gap([score for score, _, _ in self.seen], self.cut)
 
 
-def measure_pair(site: str, pages: list[Page], label: str, pair: list[Page]) -> Pair:
+def pair_f1(pages: list[Page], label: str, pair: list[Page]) -> tuple[Any, list[Page], Any, float]:
+    """The classifier a pair of examples makes, the site's other pages, their verdicts and
+    the label's one-class F1 over them."""
     tests = [page for page in pages if all(page is not e for e in pair)]
     clf = build_classifier({label: [e.summary for e in pair]}, method="site")
     verdicts = clf.classify_all([p.summary for p in tests])
     counts = Counts()
     for page, verdict in zip(tests, verdicts):
         counts.add(page.label == label, verdict.label == label)
+    return clf, tests, verdicts, counts.f1
+
+
+def measure_pair(site: str, pages: list[Page], label: str, pair: list[Page]) -> Pair:
+    clf, tests, verdicts, f1 = pair_f1(pages, label, pair)
     given = [
         SitePage(p.path, structural_features(p.summary), v.scores[label], v.label == label)
         for p, v in zip(tests, verdicts)
     ]
-    _, source = clf.threshold_info(label)
+    cut, source = clf.threshold_info(label)
     model = clf.site_model()
     pool = candidates(given, DEFAULT_EXAMPLE_POLICY)
     features = [page.features for page in pool]
@@ -95,7 +137,21 @@ def measure_pair(site: str, pages: list[Page], label: str, pair: list[Page]) -> 
     }
     likeness = _examples_likeness([structural_features(e.summary) for e in pair], model)
     passed = sum(page.given for page in given)
-    return Pair(site, label, counts.f1, likeness, passed, source, spreads)
+    found = Pair(site, label, f1, likeness, passed, source, spreads)
+    found.gap = cut_gap([page.score for page in given], cut)
+    found.pages = len(given)
+    found.cut = cut
+    found.seen = tuple(
+        (page.score, page.given, test.label == label) for page, test in zip(given, tests)
+    )
+    examples = [structural_features(e.summary) for e in pair]
+    proposal = propose_example(examples, given, model, DEFAULT_CHECK_POLICY)
+    if proposal is not None:
+        index, keep, _, _ = proposal
+        page = tests[index]
+        found.proposed, found.proposed_label = page.path, page.label
+        found.proposed_f1 = pair_f1(pages, label, [pair[keep], page])[3]
+    return found
 
 
 def balanced_accuracy(pairs: list[Pair], policy: ExamplePolicy, weak_f1: float) -> float:
@@ -167,6 +223,81 @@ def by_reason(pairs: list[Pair], weak_f1: float, policy: ExamplePolicy, name: st
         print(f"  {name} {reason:<12} {len(mine):>4} pairs  mean F1 {mean:.3f}  weak {weak}")
 
 
+def _pooled(judged: Sequence[tuple[Pair, CheckPolicy | None]], weak_f1: float) -> float:
+    hit, total = Counter(), Counter()
+    for pair, check in judged:
+        side = pair.f1 < weak_f1
+        total[side] += 1
+        hit[side] += pair.warned(DEFAULT_EXAMPLE_POLICY, check) == side
+    return sum(hit[s] / total[s] if total[s] else 1.0 for s in (True, False)) / 2
+
+
+def choose_check(pairs: list[Pair], weak_f1: float) -> CheckPolicy:
+    """The site check's gap constant that, beside the shipped example warnings, sorts
+    ``pairs`` best (ties to the smaller gap: fewer warnings)."""
+    checks = [replace(DEFAULT_CHECK_POLICY, gap_below=g) for g in CHECK_GRID["gap_below"]]
+    return max(
+        checks,
+        key=lambda c: (round(_pooled([(p, c) for p in pairs], weak_f1), 6), -c.gap_below),
+    )
+
+
+def _held_out_checks(pairs: list[Pair], weak_f1: float) -> list[tuple[Pair, CheckPolicy]]:
+    """Each pair with the site check's constant chosen without its site (printed per site)."""
+    judged: list[tuple[Pair, CheckPolicy]] = []
+    for site in sorted({pair.site for pair in pairs}):
+        check = choose_check([p for p in pairs if p.site != site], weak_f1)
+        mine = [(p, check) for p in pairs if p.site == site]
+        judged += mine
+        alone = _pooled([(p, None) for p, _ in mine], weak_f1)
+        print(
+            f"{site:<22} site check gap_below={check.gap_below}  held out "
+            f"{_pooled(mine, weak_f1):.3f}  shipped warnings alone {alone:.3f}"
+        )
+    return judged
+
+
+def _warned_counts(judged: list[tuple[Pair, CheckPolicy]], weak_f1: float) -> None:
+    weak = [(p, c) for p, c in judged if p.f1 < weak_f1]
+    good = [(p, c) for p, c in judged if p.f1 >= weak_f1]
+    before = sum(p.warned(DEFAULT_EXAMPLE_POLICY) for p, _ in weak)
+    after = sum(p.warned(DEFAULT_EXAMPLE_POLICY, c) for p, c in weak)
+    good_before = sum(p.warned(DEFAULT_EXAMPLE_POLICY) for p, _ in good)
+    good_after = sum(p.warned(DEFAULT_EXAMPLE_POLICY, c) for p, c in good)
+    alone = _pooled([(p, None) for p, _ in judged], weak_f1)
+    print(
+        f"site check, held out: balanced accuracy {_pooled(judged, weak_f1):.3f} (shipped "
+        f"warnings alone {alone:.3f}); weak pairs warned {after} of {len(weak)} (before "
+        f"{before}); good pairs warned {good_after} of {len(good)} (before {good_before})"
+    )
+
+
+def _proposals(name: str, group: list[Pair], weak_f1: float) -> None:
+    """How the proposed second example does on ``group``'s pairs."""
+    proposed = [p for p in group if p.proposed_f1 is not None]
+    after = [p.proposed_f1 for p in proposed if p.proposed_f1 is not None]
+    same = sum(p.proposed_label == p.label for p in proposed)
+    before = sum(p.f1 for p in proposed) / len(proposed) if proposed else 0.0
+    mean = sum(after) / len(after) if after else 0.0
+    print(
+        f"  site-warned {name} pairs {len(group)}: a page proposed for {len(proposed)} "
+        f"({same} of the label's type); not weak with it {sum(f >= weak_f1 for f in after)}; "
+        f"better {sum(f > p.f1 for f, p in zip(after, proposed))}, worse "
+        f"{sum(f < p.f1 for f, p in zip(after, proposed))}; mean F1 {before:.3f} -> {mean:.3f}"
+    )
+
+
+def report_check(pairs: list[Pair], weak_f1: float) -> None:
+    """The site-based check beside the shipped warnings: its constant chosen leave-one-site-out,
+    the held-out balanced accuracy and weak pairs warned, and how often its proposed second
+    example makes a pair not weak."""
+    judged = _held_out_checks(pairs, weak_f1)
+    _warned_counts(judged, weak_f1)
+    site_warned = [p for p, c in judged if p.site_warned(c)]
+    _proposals("weak", [p for p in site_warned if p.f1 < weak_f1], weak_f1)
+    _proposals("good", [p for p in site_warned if p.f1 >= weak_f1], weak_f1)
+
+
 def describe(policy: ExamplePolicy) -> str:
     return " ".join(f"{name}={getattr(policy, name)}" for name in GRID)
 
@@ -215,6 +346,7 @@ def main() -> None:
     )
     by_reason(pairs, args.weak_f1, everywhere, "chosen on all sites")
     print("folds' choices: " + "; ".join(f"{k} x{v}" for k, v in chosen.most_common()))
+    report_check(pairs, args.weak_f1)
 
 
 if __name__ == "__main__":

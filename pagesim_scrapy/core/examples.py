@@ -11,6 +11,9 @@ those the weak examples already let through, so a proposal tends to repeat what 
 cover. It is measured by ``benchmarks/eval_examples.py`` and off unless the policy asks for it
 (``ExamplePolicy(propose=True)``): it has not beaten a second page of the type picked at random.
 
+What only the site's pages show (a cut with no gap: two types sharing one template) is the
+check of :mod:`pagesim_scrapy.core.examplecheck`.
+
 Framework-free: the Scrapy layer logs the advice at close, ``classify --suggest-examples``
 prints it.
 """

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 
 from pagesim_scrapy.core.decide import site_classifier
+from pagesim_scrapy.core.examplecheck import check_labels
 from pagesim_scrapy.core.examples import ExampleAdvice, SitePage, advise_labels
 from pagesim_scrapy.core.site import Features, site_key, structural_features
 from pagesim_scrapy.middlewares.meta import LOGGER_NAME
@@ -248,11 +249,16 @@ class ExampleWatch:
             return []
         weak = []
         for site, kept in self.pages.items():
-            for advice in advise_labels(sites, site_pages(sites, site, kept), site=site):
+            pages = site_pages(sites, site, kept)
+            for advice in advise_labels(sites, pages, site=site):
                 if advice.weak:
                     weak.append(advice)
                     self.stats.inc_value(f"pagesim/examples/weak/{advice.label}")
                     logger.info("pagesim: weak examples on %s: %s", site, advice.message())
+            for warning in check_labels(sites, pages, site=site):  # what the site shows
+                self.stats.inc_value(f"pagesim/template_warnings/{warning.kind}")
+                message = warning.message()
+                logger.warning("pagesim: template check on %s [%s] %s", site, warning.kind, message)
         return weak
 
 

@@ -91,31 +91,50 @@ def _pictures_and_links(
     urls: list[tuple[str, str]], page_url: str | None
 ) -> tuple[list[str], list[str]]:
     """A card's picture URLs, and its links that lead away from the page."""
+    images, links = _pictures_and_others(urls)
+    return images, [u for u in links if not _same_page(u, page_url)]
+
+
+def _pictures_and_others(urls: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """A card's picture URLs, and its other links (the ones to the page itself included)."""
     images = [t for k, t in urls if _IMAGE.search(t) or _IMAGE_KEY.search(k)]
-    return images, [u for _, u in urls if u not in images and not _same_page(u, page_url)]
+    return images, [u for _, u in urls if u not in images]
 
 
 def product_card(group: Mapping[str, Any], page_url: str | None = None) -> dict | None:
     """``{name, url, price, image}`` of a group that is a product card (a link away from the
     page, a name and a price or an image), else None. The price is the last one the card
     shows (after the struck-through compare-at price), as a decimal."""
-    strings = _strings(group)
-    is_url = {t: _is_url(t) for _, t in strings}
-    images, links = _pictures_and_links([(k, t) for k, t in strings if is_url[t]], page_url)
+    strings = tuple(_strings(group))
+    images, candidates = _card_urls(strings)
+    links = [u for u in candidates if not _same_page(u, page_url)]
     if not links:  # no card: its texts' prices and name need not be read
         return None
+    name, price = _card_texts(strings)
+    if name is None or (price is None and not images):
+        return None
+    return {"name": name, "url": links[0], "price": price, "image": images[0] if images else None}
+
+
+#: distinct cards whose readings are kept (a site's related products recur page after page)
+CARD_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=CARD_CACHE_SIZE)
+def _card_urls(strings: tuple[tuple[str, str], ...]) -> tuple[list[str], list[str]]:
+    """A card's picture URLs, and its other links before the ones to the page itself are
+    left out (:func:`product_card`; callers must not change the lists)."""
+    return _pictures_and_others([(k, t) for k, t in strings if _is_url(t)])
+
+
+@lru_cache(maxsize=CARD_CACHE_SIZE)
+def _card_texts(strings: tuple[tuple[str, str], ...]) -> tuple[str | None, str | None]:
+    """A card's name and its last price (None where it shows none)."""
+    is_url = {t: _is_url(t) for _, t in strings}
     price_of = {t: _price(t) for t in is_url}
     prices = [p for p in (price_of[t] for _, t in strings) if p is not None]
     plain = {t for t, url in is_url.items() if not url and price_of[t] is None}
-    name = _name([t for _, t in strings], plain)
-    if name is None or not (prices or images):
-        return None
-    return {
-        "name": name,
-        "url": links[0],
-        "price": prices[-1] if prices else None,
-        "image": images[0] if images else None,
-    }
+    return _name([t for _, t in strings], plain), prices[-1] if prices else None
 
 
 def _same_page(url: str, page_url: str | None) -> bool:

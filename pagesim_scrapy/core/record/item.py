@@ -124,13 +124,17 @@ class _Builder:
         self.record[self._unique(name)] = value
 
     def add_induced(self, name: str, value: Any, page_url: str | None) -> None:
-        if is_chrome(name, value, page_url) or self._in_site_chrome(value):
+        if is_chrome(name, value, page_url):
+            self._drop("chrome")
+            return
+        texts = _texts(value)  # read once for the checks below
+        if self._in_site_chrome(texts):
             self._drop("chrome")
             return
         keys = value_keys(value)
         known = self.seen if name == RELATED_PRODUCTS else self.seen | self.held
-        region = region_key(value)
-        if keys & known or self._in_core_text(value) or self._groups_held(value, known):
+        region = _region_key(value, texts)
+        if keys & known or self._in_core_text(texts) or self._groups_held(value, known, texts):
             self._drop("repeat")
             return
         if region and region in self.regions:
@@ -141,14 +145,14 @@ class _Builder:
             self.regions.add(region)
         self.record[self._name_for(name, value)] = value
 
-    def _in_site_chrome(self, value: Any) -> bool:
-        """Every text of the value is one only the site's header or footer shows (read up
-        to the first text they do not show: most fields' first)."""
+    def _in_site_chrome(self, value_texts: list[str]) -> bool:
+        """Every text of the value (``value_texts``) is one only the site's header or footer
+        shows (read up to the first text they do not show: most fields' first)."""
         landmarks = self.landmarks
         if not landmarks.only:
             return False
         texts = []
-        for text in _texts(value):
+        for text in value_texts:
             if _URL.match(text.strip()):
                 continue
             folded = _norm(text)
@@ -157,7 +161,7 @@ class _Builder:
             texts.append(folded)
         return landmarks.hold([t for t in texts if t])
 
-    def _groups_held(self, value: Any, known: set[str]) -> bool:
+    def _groups_held(self, value: Any, known: set[str], texts: list[str]) -> bool:
         """A list of groups each of which holds a value the record has already (the rows of
         a labelled table, read as rows first); or texts alone (no link, no picture) most of
         which it holds: a glued copy of a region the wrapper read, in part, with its links."""
@@ -166,7 +170,7 @@ class _Builder:
         held = sum(self._group_held(group, known) for group in value)
         if held == len(value):
             return True
-        plain = not any(_URL.match(t.strip()) for t in _texts(value))
+        plain = not any(_URL.match(t.strip()) for t in texts)
         return plain and len(value) >= 2 and held * 2 >= len(value)
 
     def _group_held(self, group: dict, known: set[str]) -> bool:
@@ -175,8 +179,8 @@ class _Builder:
         text = text_of(group)
         return any(held in text for held in self.group_texts)
 
-    def _in_core_text(self, value: Any) -> bool:
-        text = text_of(value)
+    def _in_core_text(self, texts: list[str]) -> bool:
+        text = _norm(" ".join(texts))  # the value's text_of
         return len(text) >= MIN_CONTAINED and any(text in core for core in self.core_texts)
 
     def _drop(self, why: str) -> None:
@@ -266,9 +270,14 @@ def region_key(value: Any) -> str:
     """A list's texts in order without its links and pictures (URLs), folded: the same for
     a region read as a list of texts and as a list of groups with their links; "" for
     anything but a list of two or more."""
+    return _region_key(value, _texts(value))
+
+
+def _region_key(value: Any, value_texts: list[str]) -> str:
+    """:func:`region_key` of ``value``, whose texts are ``value_texts``."""
     if not isinstance(value, list) or len(value) < 2:
         return ""
-    texts = [t for t in _texts(value) if not _URL.match(t.strip())]
+    texts = [t for t in value_texts if not _URL.match(t.strip())]
     return _norm(" | ".join(texts)) if len(texts) >= 2 else ""
 
 

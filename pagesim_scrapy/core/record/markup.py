@@ -41,6 +41,20 @@ def _value_text_extractor() -> Any:
     microdata_extractor = extruct_module("w3cmicrodata").MicrodataExtractor
 
     class ValueTextExtractor(microdata_extractor):  # type: ignore[misc,valid-type]
+        def extract_items(self, document: Any, base_url: Any) -> list[Any]:
+            # extruct's own searches the whole document for its items twice (their ids,
+            # then the items); the record reads from the root, where both are one list
+            root = document.getroottree().getroot()
+            found = self._xp_item(root)
+            itemids = {node: index + 1 for index, node in enumerate(found)}
+            nodes = found if document is root else self._xp_item(document)
+            seen: set[Any] = set()
+            read = (
+                self._extract_item(node, items_seen=seen, base_url=base_url, itemids=itemids)
+                for node in nodes
+            )
+            return [item for item in read if item]
+
         def _extract_textContent(self, node: Any) -> Any:
             heading = _leading_heading(node)
             if heading is None:

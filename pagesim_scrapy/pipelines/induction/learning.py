@@ -500,10 +500,20 @@ class Learner:
         kept = state.waiting_trees.pop(index, None)
         if kept is not None:
             self.tree_bytes -= kept[1]
+            self._hand_evicted(state, kept)
         state.waiting_trees = {k - (k > index): tree for k, tree in state.waiting_trees.items()}
         state.waiting_duplicates = Counter(
             {k - (k > index): n for k, n in state.waiting_duplicates.items()}
         )
+
+    def _hand_evicted(self, state: LabelState, kept: tuple[Element, int, PageKey]) -> None:
+        """The tree of a waiting page that left the sample stays for its item, as a page
+        the full sample never took does (:meth:`hold_tree`): the item is not parsed again.
+        A waiting page's item is not extracted yet (an extraction first learns every
+        waiting page), and it is held while the label is not settled."""
+        if self.config.buffer_size > 0:
+            root, _, page = kept
+            self.hold_tree(state, page, root)
 
     def catch_up(self, state: LabelState) -> None:
         """Worker thread: learn the label's waiting pages now (an item needs the wrapper):

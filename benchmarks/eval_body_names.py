@@ -592,6 +592,9 @@ LOSO_GRIDS: dict[str, list[dict[str, Any]]] = {
     # the same, only around the chosen (3, 5): cheaper to rerun
     # signatures other sites vouched for: how many sites a name needs
     "memory": [{"min_sites": sites} for sites in (1, 2, 3, 4, 6)],
+    # a page without a name's trusted keys read from the element that ends like one
+    "anchored": [{"anchored": False}]
+    + [{"anchored": True, "anchor_depth": depth} for depth in (0, 1, 2, 3)],
     "formed-near": [
         {"max_formed_elements": formed, "max_keys": keys}
         for formed in (2, 3, 4, 6)

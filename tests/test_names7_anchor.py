@@ -58,10 +58,14 @@ def test_a_wrapped_slot_is_read_from_its_anchor():
     steps = ["Boil the water", "Add the pasta"]
     page = _body(_page("Pasta", "Plain pasta for a weeknight dinner", steps, wrap=True))
     bare = CoreRecord("page", {}, {})
-    filled = _learned(NamingOptions(anchored=True)).fill(bare, page)
+    filled = _learned(NamingOptions(anchored=True, anchor_depth=2)).fill(bare, page)
     assert filled.fields["description"].value == "Plain pasta for a weeknight dinner"
     assert filled.fields["description"].source == "body"
     assert filled.fields["recipe_instructions"].value == steps
+    # one element below the anchor at most (the default): the steps, not the summary two below
+    near = _learned(NamingOptions(anchored=True)).fill(bare, page)
+    assert near.fields["recipe_instructions"].value == steps
+    assert "description" not in near.fields
     # without anchors the learned keys are not on the page: nothing is filled
     assert (
         "description"

@@ -140,7 +140,7 @@ class NamingOptions:
     absent_needs_memory: bool = False
     settled_pages: int = 10
     anchored: bool = False
-    anchor_depth: int = 2
+    anchor_depth: int = 1
 
     def __post_init__(self) -> None:
         counts = (self.min_pages, self.stale_pages, self.max_pages, self.max_keys)

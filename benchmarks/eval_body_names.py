@@ -35,7 +35,11 @@ order (each page teaches the naming, then is filled without its metadata), with
 removed metadata only, inside a longer text, a hidden element, an attribute: which one).
 Further grids: ``plain`` (``max_plain_elements``), ``small`` (with ``shown_pages_only``),
 ``long`` (``min_long_chars``, ``max_long_elements``, ``few_pages``), ``layouts``
-(``few_pages``).
+(``few_pages``), ``anchored`` (``anchored``, ``anchor_depth``).
+The goal lines count a value the stripped body shows in no field whole as shown "inside a
+longer text" only where a text ends with it after a short label ("by Mike") or the body shows
+every item of a list; a value only mentioned in running text (a title, a menu item, a
+comment) or shown in part is counted apart.
 
 Run: ``python benchmarks/eval_body_names.py [--held N] [--train N] [--min-pages N] [--site S]
 [--loso [GRID]] [--misses] [--unshown] [--settled]``. Deterministic.

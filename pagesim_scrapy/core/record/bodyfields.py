@@ -20,7 +20,7 @@ from pagesim_scrapy.core.induce.dom import LinkResolver, normalise_classes
 
 from .bodywanted import wanted_keyed
 
-__all__ = ["IMAGE_SUFFIXES", "body_fields", "is_image_key"]
+__all__ = ["IMAGE_SUFFIXES", "body_fields", "is_image_key", "key_anchor"]
 
 Element = etree._Element
 
@@ -43,6 +43,21 @@ IMAGE_SUFFIXES = ("@src", "@srcset", "@bg")
 def is_image_key(key: str) -> bool:
     """Whether a body key's value is an image URL."""
     return key.endswith(IMAGE_SUFFIXES)
+
+
+def key_anchor(key: str) -> tuple[str, str] | None:
+    """The last element of a key's path named by a class or an id, and the key's end (its
+    rank and any value suffix): what stays of a slot when a page wraps its text in one more
+    inline element or drops one (``li#step/span`` and ``li#step``), or a site's second
+    layout nests the same plugin element elsewhere. None when no element has a name."""
+    path = key[1:] if key[:1] in (LOCAL, COARSE) else key
+    cut = path.rfind("[")
+    if cut < 0:
+        return None
+    for step in reversed(path[:cut].split("/")):
+        if "." in step or "#" in step:
+            return step, path[cut:]
+    return None
 
 
 def _step(el: Element) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .bodyfields import COARSE, LOCAL, is_image_key
+from .bodyfields import COARSE, LOCAL, is_image_key, key_anchor
 from .bodyvalues import (
     ANY_RANK,
     lengths_agree,
@@ -111,6 +111,15 @@ class NamingOptions:
             have stayed the same over this many pages in a row (0: never): later pages of
             the site only repeat what the first ones taught, and counting them was the
             record path's largest cost. A label with nothing learned keeps learning.
+        anchored: a page that has none of a name's trusted keys is read from the element
+            that ends like one of them (the same last named element, rank and suffix:
+            :func:`~.bodyfields.key_anchor`), nearest in depth: a slot whose text one more
+            inline element wraps, or a plugin's element nested elsewhere by a second layout.
+            Only an anchor one element of the page has, a key of rank 0 or any rank, and
+            at most ``anchor_depth`` elements below it (a far ancestor such as the recipe
+            card's container names the card, not the slot). Both chosen
+            leave-one-site-out (``eval_body_names.py --loso anchored``).
+        anchor_depth: see ``anchored``.
     """
 
     min_pages: int = 2
@@ -130,6 +139,8 @@ class NamingOptions:
     memory_share: float = 0.5
     absent_needs_memory: bool = False
     settled_pages: int = 10
+    anchored: bool = False
+    anchor_depth: int = 1
 
     def __post_init__(self) -> None:
         counts = (self.min_pages, self.stale_pages, self.max_pages, self.max_keys)
@@ -144,6 +155,8 @@ class NamingOptions:
             )
         if not 0.0 <= self.memory_share < 1.0:
             raise ValueError("memory_share must be in [0, 1)")
+        if self.anchor_depth < 0:
+            raise ValueError("anchor_depth must not be negative")
         if self.settled_pages < 0:
             raise ValueError("settled_pages must not be negative")
         if min(self.min_long_chars, self.max_long_elements) < 0:
@@ -470,9 +483,12 @@ class BodyNaming:
         self, counts: _TypeCounts, core: CoreRecord, page_type: str, body: Mapping[str, Any]
     ) -> dict[str, Value]:
         found: dict[str, Value] = {}
+        anchors = _Anchors(body, self.options.anchor_depth) if self.options.anchored else None
         for name, keys in self._keys(counts, page_type).items():
             kind = counts.kinds[name]
             key, value = _first_readable(kind, keys, body)
+            if key is None and anchors is not None:
+                key, value = anchors.first_readable(kind, keys)
             if key is None:
                 continue
             have = core.fields.get(name) if core.page_type == page_type else None
@@ -548,6 +564,73 @@ def _first_readable(kind: str, keys: list[str], body: Mapping[str, Any]) -> tupl
         if value not in (None, "", []):
             return key, value
     return None, None
+
+
+def _ranked_as_any(key: str) -> str:
+    """``key`` with its rank as :data:`~.bodyvalues.ANY_RANK` (a repeated element's key)."""
+    cut = key.rfind("[")
+    end = key.find("]", cut)
+    return key[:cut] + ANY_RANK + key[end + 1 :]
+
+
+def _below(key: str, step: str) -> tuple[str, int]:
+    """A key's path down to its last ``step`` element (without a style mark), and how
+    many elements it goes on below it."""
+    path = key[1:] if key[:1] in (LOCAL, COARSE) else key
+    steps = path[: path.rfind("[")].split("/")
+    last = len(steps) - 1 - steps[::-1].index(step)
+    return "/".join(steps[: last + 1]), len(steps) - 1 - last
+
+
+#: The rank ends an anchored key may have: a slot's first element or a repeated element's
+#: items (a later rank counts cards or tags, which differ from page to page).
+_ANCHOR_RANKS = ("[0]", ANY_RANK)
+
+
+class _Anchors:
+    """A page's keys by :func:`~.bodyfields.key_anchor`, built on first use (a page that
+    has its trusted keys never needs it)."""
+
+    def __init__(self, body: Mapping[str, Any], depth: int) -> None:
+        self.body = body
+        self.depth = depth
+        self._index: dict[tuple[str, str], set[str]] | None = None
+
+    def _keys(self, anchor: tuple[str, str]) -> set[str]:
+        if self._index is None:
+            self._index = {}
+            for key in self.body:
+                for each in (key, _ranked_as_any(key)) if "[" in key else ():
+                    found = key_anchor(each)
+                    if found is not None and found[1].startswith(_ANCHOR_RANKS):
+                        self._index.setdefault(found, set()).add(each)
+        return self._index.get(anchor, set())
+
+    def _near(self, key: str, anchor: tuple[str, str]) -> list[str]:
+        """The page's keys that end like ``key``, at most ``depth`` elements below one
+        anchor element (a name several places of the page share says nothing), nearest in
+        depth first."""
+        step = anchor[0]
+        _, depth = _below(key, step)
+        near = [(_below(k, step), k) for k in self._keys(anchor)]
+        near = [(place, k) for place, k in near if place[1] <= self.depth]
+        if depth > self.depth or len({p for (p, _), k in near if k[:1] not in _BREADTH}) != 1:
+            return []
+        return [
+            k for (_, d), k in sorted(near, key=lambda item: (abs(item[0][1] - depth), item[1]))
+        ]
+
+    def first_readable(self, kind: str, keys: list[str]) -> tuple[str | None, Any]:
+        """The value of the page's element nearest in depth to the first of ``keys`` whose
+        anchor the page has, and its key."""
+        for key in keys:
+            anchor = key_anchor(key)
+            if anchor is None or not anchor[1].startswith(_ANCHOR_RANKS):
+                continue
+            found = _first_readable(kind, self._near(key, anchor), self.body)
+            if found[0] is not None:
+                return found
+        return None, None
 
 
 def _typed_by_metadata(core: CoreRecord) -> bool:

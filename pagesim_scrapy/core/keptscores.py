@@ -33,7 +33,7 @@ from operator import add, itemgetter, sub
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from pagesim_scrapy.core.site import Features, SiteModel, unpack_features
+from pagesim_scrapy.core.site import Features, SiteModel, grouped_weights, unpack_features
 from pagesim_scrapy.core.summary import _walk_c
 
 __all__ = [
@@ -101,6 +101,12 @@ def _shared_keys(shared: tuple[str, ...]) -> bytes:
 
 
 Weighed = tuple[float, list[float]]
+
+
+@lru_cache(maxsize=16)
+def _as_set(features: tuple[str, ...]) -> frozenset[str]:
+    """``features`` as a set, made once (a classifier passes the same tuple every time)."""
+    return frozenset(features)
 
 
 class SiteCounts:
@@ -371,10 +377,11 @@ class KeptScores:
         if counts is None or groups > 64:
             return None
         sums = counts.weights(packed, members, groups, df, table, changes)[1]
-        for single in singles:  # exact on the weights' grid: the sums in any order
-            sums = list(
-                map(add, sums, counts.weights(single, members, groups, df, table, changes)[1])
-            )
+        if singles:
+            # read from df, which the counts are in step with after the call above: one
+            # pass for them all (exact on the weights' grid: the sums in any order)
+            alone = grouped_weights(_as_set(singles), members, groups, df, table)
+            sums = list(map(add, sums, alone))
         return sums
 
     def light_bits(self, model: SiteModel) -> int | None:
@@ -466,7 +473,12 @@ def kept_scores(
     """The cached scores of ``model``'s kept pages (made on first use); ``shared``: the
     features some label's templates all share (see :func:`shared_features`)."""
     cache = _BY_MODEL.get(model)
-    if cache is None or cache.limits != limits or cache.shared != shared:
+    # the same objects on every call of a classifier: compared by identity first
+    if (
+        cache is None
+        or (cache.limits is not limits and cache.limits != limits)
+        or (cache.shared is not shared and cache.shared != shared)
+    ):
         cache = _BY_MODEL[model] = KeptScores(limits, shared)
     return cache
 

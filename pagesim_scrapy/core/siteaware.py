@@ -527,6 +527,10 @@ class SiteAwareClassifier:
         """Site-weighted similarity of every two templates (all labels), each pair once: each
         template's total and what every pair shares from compiled passes (a sum of weights on
         the table's grid is exact in any order)."""
+        return dict(zip(self._pair_layout[3], self._pair_likeness(state)))
+
+    def _pair_likeness(self, state: _Site) -> list[float]:
+        """:meth:`_template_pairs` in the pairs' order (``_pair_layout``), as a list."""
         model = state.model
         df, table = model.df, model.table()
         flat, union, pair_members, pairs = self._pair_layout
@@ -544,8 +548,10 @@ class SiteAwareClassifier:
         state.anchor_totals = (model, table, model.pages, totals)
         likeness: list[float] = []
         for i, start, end, others in self._pair_runs:  # jaccard_of_totals of each pair
-            likeness += jaccards(shared[start:end], totals[i], [totals[j] for j in others])
-        return dict(zip(pairs, likeness))
+            likeness += jaccards(
+                shared[start:end], totals[i], list(map(totals.__getitem__, others))
+            )
+        return likeness
 
     @cached_property
     def _pair_runs(self) -> list[tuple[int, int, int, list[int]]]:
@@ -735,17 +741,32 @@ class SiteAwareClassifier:
             for label in self._templates
         }
 
+    @cached_property
+    def _anchor_places(self) -> dict[str, tuple[Callable[[list[float]], Any] | None, ...]]:
+        """:attr:`_anchor_pairs` as getters of the pairs' likeness list (None: no pair)."""
+        place = {pair: number for number, pair in enumerate(self._pair_layout[3])}
+
+        def getter(pairs: list[tuple[int, int]]) -> Callable[[list[float]], Any] | None:
+            if not pairs:
+                return None
+            numbers = [place[pair] for pair in pairs]
+            get = itemgetter(*numbers)
+            return (lambda values: (get(values),)) if len(numbers) == 1 else get
+
+        return {
+            label: (getter(within), getter(cross))
+            for label, (within, cross) in self._anchor_pairs.items()
+        }
+
     def _set_anchors(self, state: _Site) -> None:
         """Every label's templates' likeness (``within``), their likeness to other labels'
         templates (``cross``) and the prior they give, under the site's weights; its scores
         are cleared for re-scoring."""
-        pairs = self._template_pairs(state)
-        for label, (within_pairs, cross_pairs) in self._anchor_pairs.items():
+        likeness = self._pair_likeness(state)
+        for label, (within_pairs, cross_pairs) in self._anchor_places.items():
             info = state.labels[label]
-            within = [pairs[pair] for pair in within_pairs]
-            info.within = min(within) if within else None
-            cross = [pairs[pair] for pair in cross_pairs]
-            info.cross = max(cross) if cross else None
+            info.within = min(within_pairs(likeness)) if within_pairs else None
+            info.cross = max(cross_pairs(likeness)) if cross_pairs else None
             if info.cross is not None:
                 # the nearest label decides the type; the cut only turns away pages no closer
                 # to this label's templates than the other labels' templates are
@@ -759,6 +780,8 @@ class SiteAwareClassifier:
     def _coverage(state: _Site, kept: list[dict[str, float]]) -> float:
         """The share of the kept pages that are nearest a label and pass its own cut: how much
         of the site the labels describe."""
+        if all(info.cut is None for info in state.labels.values()):
+            return 0.0  # no page passes (a young site of several labels, page after page)
         passed = 0
         for scores in kept:
             nearest = max(scores, key=scores.__getitem__)

@@ -162,8 +162,6 @@ def split_run(features: list[Features]) -> dict[str, float]:
     spent = dict.fromkeys(("re-estimates", "scoring", "kept()", *REST_PARTS), 0.0)
     clock = time.process_time
     refresh, score, kept = classifier._refresh, classifier._scores_of, KeptScores.kept
-    # a kept page scored again from the site's counts (absent from a checkout before them)
-    again = getattr(classifier, "_rescored", None)
     inside = again_inside = False
 
     def refreshed(state: Any, **kwargs: Any) -> None:
@@ -180,13 +178,16 @@ def split_run(features: list[Features]) -> dict[str, float]:
             spent["scoring"] += clock() - began
         return scores
 
-    def scored_again(packed: str, state: Any, cache: Any) -> dict[str, float]:
+    def scored_again(again: Any, packed: str) -> dict[str, float]:
         nonlocal again_inside
         began, again_inside = clock(), True
-        scores: dict[str, float] = again(packed, state, cache)  # type: ignore[misc]
+        scores: dict[str, float] = again(packed)
         again_inside = False
         spent["scoring"] += clock() - began
         return scores
+
+    def prepared(seconds: float) -> None:
+        spent["scoring"] += seconds
 
     def remembered(cache: KeptScores, packed: str, features: Features, *rest: Any) -> None:
         began = clock()
@@ -195,8 +196,7 @@ def split_run(features: list[Features]) -> dict[str, float]:
 
     classifier._refresh = refreshed  # type: ignore[method-assign]
     classifier._scores_of = scored  # type: ignore[method-assign]
-    if again is not None:
-        classifier._rescored = scored_again  # type: ignore[method-assign]
+    hook_rescoring(classifier, scored_again, prepared)
     for part, method in REST_PARTS.items():
         setattr(classifier, method, _timed(getattr(classifier, method), spent, part))
     KeptScores.kept = remembered  # type: ignore[method-assign,assignment]
@@ -213,6 +213,32 @@ def split_run(features: list[Features]) -> dict[str, float]:
 
 #: the steps of a re-estimate besides scoring, timed apart by ``--split`` (part -> method)
 REST_PARTS = {"anchors": "_set_anchors", "cores": "_find_cores", "cuts": "_place_cuts"}
+
+
+def hook_rescoring(classifier: SiteAwareClassifier, around: Any, prepared: Any = None) -> None:
+    """Call ``around(rescore, packed)`` for every kept page a re-estimate scores again from the
+    site's counts, and ``prepared(seconds)`` with the CPU time of readying each re-estimate's
+    scorer: the scorer made once per re-estimate (``_rescorer``), or the method called per
+    page (``_rescored``) in a checkout before it; nothing in a checkout before either."""
+    maker = getattr(classifier, "_rescorer", None)
+    if maker is not None:
+
+        def made(state: Any, cache: Any) -> Any:
+            began = time.process_time()
+            rescore = maker(state, cache)
+            if prepared is not None:
+                prepared(time.process_time() - began)
+            return lambda packed: around(rescore, packed)
+
+        classifier._rescorer = made  # type: ignore[method-assign]
+        return
+    again = getattr(classifier, "_rescored", None)
+    if again is not None:
+
+        def per_page(packed: str, state: Any, cache: Any) -> Any:
+            return around(lambda page: again(page, state, cache), packed)
+
+        classifier._rescored = per_page  # type: ignore[method-assign]
 
 
 def _timed(method: Any, spent: dict[str, float], part: str) -> Any:
@@ -264,8 +290,6 @@ def timed_parts(roots: list[Any], sites: int = 1) -> tuple[dict[str, float], int
     monitor = DriftMonitor()
     scorings = 0
     score = classifier._scores_of
-    # a kept page scored again from the site's counts (absent from a checkout before them)
-    again = getattr(classifier, "_rescored", None)
     again_inside = False
 
     def counted(features: Features, state: Any) -> dict[str, float]:
@@ -273,19 +297,18 @@ def timed_parts(roots: list[Any], sites: int = 1) -> tuple[dict[str, float], int
         scorings += not again_inside
         return score(features, state)
 
-    def counted_again(packed: str, state: Any, cache: Any) -> dict[str, float]:
+    def counted_again(again: Any, packed: str) -> dict[str, float]:
         nonlocal scorings, again_inside
         scorings += 1
         again_inside = True
         try:
-            scores: dict[str, float] = again(packed, state, cache)  # type: ignore[misc]
+            scores: dict[str, float] = again(packed)
         finally:
             again_inside = False
         return scores
 
     classifier._scores_of = counted  # type: ignore[method-assign,assignment]
-    if again is not None:
-        classifier._rescored = counted_again  # type: ignore[method-assign]
+    hook_rescoring(classifier, counted_again)
     spent = dict.fromkeys(("walk", "features", "decision", "drift watch"), 0.0)
     clock = time.process_time
     verdicts = []

@@ -176,6 +176,24 @@ class SiteCounts:
         weighed: Weighed = self._table.weights(packed, members, df, table, count)
         return weighed
 
+    def weigher(
+        self,
+        members: dict[str, int],
+        count: int,
+        df: dict[str, int],
+        table: list[float],
+        changes: int,
+    ) -> Callable[[str], Weighed]:
+        """:meth:`weights` of any page, ``df`` not changing meanwhile: in step once."""
+        self._sync(df, changes)
+        weights = self._table.weights
+
+        def weigh(packed: str) -> Weighed:
+            weighed: Weighed = weights(packed, members, df, table, count)
+            return weighed
+
+        return weigh
+
     def light(self, df: dict[str, int], table: list[float], changes: int) -> int:
         """The bits of the shared features that weigh nothing (``table[df[feature]] <= 0``)
         on a model whose counts are ``df`` after ``changes`` changes."""
@@ -357,6 +375,22 @@ class KeptScores:
         if counts is None or count > 64 or self._changes < 0:
             return None
         return counts.weights(key, members, count, df, table, self._changes)
+
+    def weigher(
+        self,
+        members: dict[str, int],
+        count: int,
+        df: dict[str, int],
+        table: list[float],
+        changes: int,
+    ) -> Callable[[str], Weighed] | None:
+        """:meth:`weigh_again` for the kept pages of one :meth:`scores` call to be told the
+        model's ``changes``, the counts brought in step once (nothing counts a page in
+        between); None where :meth:`weigh_again` gives none."""
+        counts = self.counts
+        if counts is None or count > 64 or changes < 0:
+            return None
+        return counts.weigher(members, count, df, table, changes)
 
     def weigh_packed(
         self,

@@ -495,6 +495,25 @@ class SiteAwareClassifier:
             return self._scores_of(packed, state)
         return self._by_label(jaccards(weighed[1], weighed[0], state.flat_totals))
 
+    def _rescorer(self, state: _Site, cache: KeptScores) -> Callable[[str], dict[str, float]]:
+        """:meth:`_rescored` for the pages of one re-estimate, what they all share (the
+        templates' totals, the weights, the counts brought in step) looked up once: a
+        re-estimate past a site's young pages scores hundreds of kept pages again."""
+        model = state.model
+        self._template_totals(state)
+        weigh = cache.weigher(
+            self._counted_members, len(self._pair_layout[0]), model.df, model.table(), model.changes
+        )
+        if weigh is None:
+            return lambda packed: self._rescored(packed, state, cache)
+        totals, by_label = state.flat_totals, self._by_label
+
+        def rescore(packed: str) -> dict[str, float]:
+            total, shared = weigh(packed)
+            return by_label(jaccards(shared, total, totals))
+
+        return rescore
+
     @cached_property
     def _counted_members(self) -> dict[str, int]:
         """The template bits a kept page is scored again with from the site's counts: the
@@ -694,7 +713,7 @@ class SiteAwareClassifier:
             sample,
             lambda page: self._scores_of(page, state),
             pages,
-            rescore=lambda packed: self._rescored(packed, state, cache),
+            rescore=self._rescorer(state, cache),
             exact=exact,
             young=pages < self.policy.early_pages,
             # no cut reads them yet (they are counted): earlier scores of the kept pages do

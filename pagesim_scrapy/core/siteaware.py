@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import combinations, compress, repeat
-from operator import itemgetter
+from operator import add, itemgetter
 from typing import Any
 
 from pagesim_scrapy.core.clusterfill import (
@@ -531,15 +531,22 @@ class SiteAwareClassifier:
             start += len(pages)
         return spans
 
+    @cached_property
+    def _label_slices(self) -> tuple[list[str], list[slice]]:
+        """The labels and where each one's templates are, as slices of the one list."""
+        spans = self._label_spans
+        return list(spans), [slice(start, end) for start, end in spans.values()]
+
     def _scores_of(self, features: Features | str, state: _Site) -> dict[str, float]:
         return self._by_label(self._template_values(features, state))
 
     def _by_label(self, values: list[float]) -> dict[str, float]:
         """Each label's score from the page's similarity to each template (in their one
         list), as the classifier's ``aggregate`` makes it."""
+        if self.aggregate == "max":  # every kept page scored again comes through here
+            labels, slices = self._label_slices
+            return dict(zip(labels, map(max, map(values.__getitem__, slices))))
         spans = self._label_spans.items()
-        if self.aggregate == "max":
-            return {label: max(values[start:end]) for label, (start, end) in spans}
         return {label: math.fsum(values[s:e]) / (e - s) for label, (s, e) in spans}
 
     def _template_pairs(self, state: _Site) -> dict[tuple[int, int], float]:
@@ -565,24 +572,17 @@ class SiteAwareClassifier:
             totals = [total for total, _ in sums]
             shared = [sums[i][1][j] for i, j in pairs]
         state.anchor_totals = (model, table, model.pages, totals)
-        likeness: list[float] = []
-        for i, start, end, others in self._pair_runs:  # jaccard_of_totals of each pair
-            likeness += jaccards(
-                shared[start:end], totals[i], list(map(totals.__getitem__, others))
-            )
-        return likeness
+        # jaccard_of_totals of each pair in one call: its union, total_a + total_b - shared,
+        # is the same float with the pair's totals added first and a total of 0.0
+        firsts, seconds = self._pair_ends
+        both = list(map(add, map(totals.__getitem__, firsts), map(totals.__getitem__, seconds)))
+        return jaccards(shared, 0.0, both)
 
     @cached_property
-    def _pair_runs(self) -> list[tuple[int, int, int, list[int]]]:
-        """The template pairs in runs of one first template (``i``, where its run starts and
-        ends among the pairs, its partners): each run's likeness in one compiled call."""
-        runs: list[tuple[int, int, int, list[int]]] = []
-        for number, (i, j) in enumerate(self._pair_layout[3]):
-            if runs and runs[-1][0] == i:
-                runs[-1] = (i, runs[-1][1], number + 1, [*runs[-1][3], j])
-            else:
-                runs.append((i, number, number + 1, [j]))
-        return runs
+    def _pair_ends(self) -> tuple[list[int], list[int]]:
+        """The first and the second template of every pair, in the pairs' order."""
+        pairs = self._pair_layout[3]
+        return [i for i, _ in pairs], [j for _, j in pairs]
 
     def _anchor_sums(self, state: _Site, members: dict[str, int], groups: int) -> list[float]:
         """What :func:`grouped_weights` sums over the templates' features (``members``: the
@@ -812,7 +812,7 @@ class SiteAwareClassifier:
         """Remember the highest threshold each auto label has had on the site since its own
         cut (what a verdict of a young site must reach to hold)."""
         for label, info in state.labels.items():
-            if label in self._given:
+            if label in self._given or info.cut is None:  # no cut: the prior's threshold
                 continue
             value, source = threshold_of(info, state.coverage, self.policy)
             if source != "prior":

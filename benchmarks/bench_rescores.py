@@ -26,8 +26,8 @@ computed in C or by the Python callback, alternating in one process, and checks 
 pages of bench_crawl.py decided as one site, for each of ``--sizes``: re-estimates, first
 scorings and re-scorings of kept pages (per page of the crawl), the most times one page was
 re-scored, and the weight-table builds and their entries.
-``--split`` times the re-estimates over crawl length the same way (one site, each of
-``--sizes``, median of ``--rounds``) and splits them: the scoring of pages inside them, the
+``--split`` times the re-estimates over crawl length the same way (one site, or ``--sites``;
+each of ``--sizes``, median of ``--rounds``) and splits them: the scoring of pages inside them, the
 rest (sample, cached entries, anchors, cores, cut rules, coverage), and what the crawl does
 for them as each page is kept (``KeptScores.kept``); of the rest, the anchors, the cores
 and the cuts' placing apart.
@@ -155,9 +155,10 @@ def counts(sizes: list[int]) -> None:
         )
 
 
-def split_run(features: list[Features]) -> dict[str, float]:
-    """CPU ms per page of the re-estimates deciding ``features`` as one site: in all, their
-    scoring of pages, the rest, and the kept pages' bookkeeping done as each is kept."""
+def split_run(features: list[Features], sites: int = 1) -> dict[str, float]:
+    """CPU ms per page of the re-estimates deciding ``features`` as ``sites`` sites (page i
+    on site i % sites): in all, their scoring of pages, the rest, and the kept pages'
+    bookkeeping done as each is kept."""
     classifier = SiteAwareClassifier(template_files())
     spent = dict.fromkeys(("re-estimates", "scoring", "kept()", *REST_PARTS), 0.0)
     clock = time.process_time
@@ -201,8 +202,8 @@ def split_run(features: list[Features]) -> dict[str, float]:
         setattr(classifier, method, _timed(getattr(classifier, method), spent, part))
     KeptScores.kept = remembered  # type: ignore[method-assign,assignment]
     try:
-        for page in features:
-            classifier.classify(page, site="s")
+        for number, page in enumerate(features):
+            classifier.classify(page, site="s" if sites == 1 else f"s{number % sites}")
     finally:
         KeptScores.kept = kept  # type: ignore[method-assign]
     n = len(features)
@@ -254,15 +255,17 @@ def _timed(method: Any, spent: dict[str, float], part: str) -> Any:
     return timed
 
 
-def split(sizes: list[int], rounds: int) -> None:
-    """The re-estimates' CPU split at each crawl length (one site), median of ``rounds``."""
+def split(sizes: list[int], rounds: int, sites: int = 1) -> None:
+    """The re-estimates' CPU split at each crawl length (``sites`` sites), median of
+    ``rounds``."""
     import pagesim_scrapy
 
     features = served_features(max(sizes), SiteAwareClassifier(template_files()))
     where = Path(pagesim_scrapy.__file__).parent.parent.name
-    print(f"one site, 10 templates, pagesim from {where}; load {os.getloadavg()[0]:.1f}")
+    on = "one site" if sites == 1 else f"{sites} sites"
+    print(f"{on}, 10 templates, pagesim from {where}; load {os.getloadavg()[0]:.1f}")
     for size in sizes:
-        runs = [split_run(features[:size]) for _ in range(rounds)]
+        runs = [split_run(features[:size], sites) for _ in range(rounds)]
         parts = ", ".join(
             f"{part} {statistics.median(run[part] for run in runs):.3f}" for part in runs[0]
         )
@@ -427,7 +430,8 @@ def main() -> None:
         "--sites",
         type=int,
         default=1,
-        help="with --parts: decide the pages as this many sites (page i on site i %% sites)",
+        help="with --parts, --fill, --split: decide the pages as this many sites (page i on "
+        "site i %% sites)",
     )
     parser.add_argument("--fill", action="store_true", help="time the crawl's neighbour fill")
     parser.add_argument("--codes", action="store_true", help="time new descriptors' codes")
@@ -436,7 +440,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="200,800,2000,5000", help="with --counts, --split")
     args = parser.parse_args()
     if args.split:
-        split([int(size) for size in args.sizes.split(",")], args.rounds)
+        split([int(size) for size in args.sizes.split(",")], args.rounds, args.sites)
         return
     if args.counts:
         counts([int(size) for size in args.sizes.split(",")])

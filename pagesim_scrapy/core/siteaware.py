@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import combinations, compress, repeat
@@ -531,22 +531,15 @@ class SiteAwareClassifier:
             start += len(pages)
         return spans
 
-    @cached_property
-    def _label_slices(self) -> tuple[list[str], list[slice]]:
-        """The labels and where each one's templates are, as slices of the one list."""
-        spans = self._label_spans
-        return list(spans), [slice(start, end) for start, end in spans.values()]
-
     def _scores_of(self, features: Features | str, state: _Site) -> dict[str, float]:
         return self._by_label(self._template_values(features, state))
 
     def _by_label(self, values: list[float]) -> dict[str, float]:
         """Each label's score from the page's similarity to each template (in their one
         list), as the classifier's ``aggregate`` makes it."""
-        if self.aggregate == "max":  # every kept page scored again comes through here
-            labels, slices = self._label_slices
-            return dict(zip(labels, map(max, map(values.__getitem__, slices))))
         spans = self._label_spans.items()
+        if self.aggregate == "max":
+            return {label: max(values[start:end]) for label, (start, end) in spans}
         return {label: math.fsum(values[s:e]) / (e - s) for label, (s, e) in spans}
 
     def _template_pairs(self, state: _Site) -> dict[tuple[int, int], float]:
@@ -663,20 +656,25 @@ class SiteAwareClassifier:
             for label, templates in self._templates.items()
         }
 
-    def _sample(self, state: _Site) -> Iterator[str]:
+    def _sample(self, state: _Site) -> list[str]:
         """The site's kept pages (packed) that the cuts are estimated from: all but the
         templates themselves. A crawl given the site's own pages as templates fetches them, and
         their score of 1.0 is not a sample of how the type's pages score (one such page at the
         top made a group of its own there). One kept page is left out per template it equals;
         only a kept page as long as a template is unpacked to tell."""
         counted, lengths = self._template_forms
+        recent = state.model.recent
+        if lengths.keys().isdisjoint(map(len, recent)):
+            return list(recent)  # none is as long as a template (a young site: every page)
         templates = Counter(counted)
-        for packed in state.model.recent:
+        sample = []
+        for packed in recent:
             form = self._template_form(packed) if len(packed) in lengths else None
             if form is not None and templates[form] > 0:
                 templates[form] -= 1
             else:
-                yield packed
+                sample.append(packed)
+        return sample
 
     def _template_form(self, packed: str) -> Features | None:
         """The template a kept page (packed, as long as some template) is, else None;
@@ -705,7 +703,7 @@ class SiteAwareClassifier:
         # were the only label: with several labels a page must be nearest a label *and* pass
         # that label's own cut (the nearest label alone let pages of every type nobody
         # configured through).
-        sample = list(self._sample(state))
+        sample = self._sample(state)
         cache = self._kept_scores(state)
         pages = state.model.pages
         needed = pages_needed(len(state.labels), self.policy)
@@ -1205,7 +1203,7 @@ class SiteAwareClassifier:
             return self.decide(scores, site=site, features=scored.held_shared(packed)).label
 
         examples = [(label, page) for label, pages in self._templates.items() for page in pages]
-        kept = list(self._sample(state))
+        kept = self._sample(state)
         built = KeptNeighbours(
             examples, kept, label_of, state.model, frozenset(self._given), numbers=numbers
         )

@@ -77,3 +77,11 @@ def test_a_site_without_cuts_has_no_coverage_and_no_highest() -> None:
         assert state.coverage == 0.0
         assert all(info.highest is None for info in state.labels.values())
         assert all(len(info.observed) == len(state.model.recent) for info in state.labels.values())
+
+
+def test_a_reestimate_that_scores_no_page_leaves_the_templates_totals() -> None:
+    classifier, _ = _classifier(9)
+    classifier.threshold_info("a", site="s")  # a new site, re-estimated with no kept page
+    state = classifier._sites["s"]
+    assert state.refreshed_at >= 0
+    assert state.totals_table is None  # summed at the first page scored, as before

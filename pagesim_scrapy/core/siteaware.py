@@ -497,18 +497,24 @@ class SiteAwareClassifier:
 
     def _rescorer(self, state: _Site, cache: KeptScores) -> Callable[[str], dict[str, float]]:
         """:meth:`_rescored` for the pages of one re-estimate, what they all share (the
-        templates' totals, the weights, the counts brought in step) looked up once: a
-        re-estimate past a site's young pages scores hundreds of kept pages again."""
-        model = state.model
-        self._template_totals(state)
-        weigh = cache.weigher(
-            self._counted_members, len(self._pair_layout[0]), model.df, model.table(), model.changes
-        )
-        if weigh is None:
-            return lambda packed: self._rescored(packed, state, cache)
-        totals, by_label = state.flat_totals, self._by_label
+        templates' totals, the weights, the counts brought in step) looked up once, at its
+        first page as :meth:`_rescored` would: a re-estimate past a site's young pages scores
+        hundreds of kept pages again, and one that scores none leaves the totals as they were."""
+        model, by_label = state.model, self._by_label
+        weigh: Callable[[str], tuple[float, list[float]]] | None = None
+        totals: list[float] | None = None
 
         def rescore(packed: str) -> dict[str, float]:
+            nonlocal weigh, totals
+            if totals is None:
+                self._template_totals(state)
+                totals = state.flat_totals
+                count = len(self._pair_layout[0])
+                weigh = cache.weigher(
+                    self._counted_members, count, model.df, model.table(), model.changes
+                )
+            if weigh is None:
+                return self._rescored(packed, state, cache)
             total, shared = weigh(packed)
             return by_label(jaccards(shared, total, totals))
 

@@ -26,8 +26,8 @@ computed in C or by the Python callback, alternating in one process, and checks 
 pages of bench_crawl.py decided as one site, for each of ``--sizes``: re-estimates, first
 scorings and re-scorings of kept pages (per page of the crawl), the most times one page was
 re-scored, and the weight-table builds and their entries.
-``--split`` times the re-estimates over crawl length the same way (one site, each of
-``--sizes``, median of ``--rounds``) and splits them: the scoring of pages inside them, the
+``--split`` times the re-estimates over crawl length the same way (one site, or ``--sites``;
+each of ``--sizes``, median of ``--rounds``) and splits them: the scoring of pages inside them, the
 rest (sample, cached entries, anchors, cores, cut rules, coverage), and what the crawl does
 for them as each page is kept (``KeptScores.kept``); of the rest, the anchors, the cores
 and the cuts' placing apart.
@@ -155,15 +155,14 @@ def counts(sizes: list[int]) -> None:
         )
 
 
-def split_run(features: list[Features]) -> dict[str, float]:
-    """CPU ms per page of the re-estimates deciding ``features`` as one site: in all, their
-    scoring of pages, the rest, and the kept pages' bookkeeping done as each is kept."""
+def split_run(features: list[Features], sites: int = 1) -> dict[str, float]:
+    """CPU ms per page of the re-estimates deciding ``features`` as ``sites`` sites (page i
+    on site i % sites): in all, their scoring of pages, the rest, and the kept pages'
+    bookkeeping done as each is kept."""
     classifier = SiteAwareClassifier(template_files())
     spent = dict.fromkeys(("re-estimates", "scoring", "kept()", *REST_PARTS), 0.0)
     clock = time.process_time
     refresh, score, kept = classifier._refresh, classifier._scores_of, KeptScores.kept
-    # a kept page scored again from the site's counts (absent from a checkout before them)
-    again = getattr(classifier, "_rescored", None)
     inside = again_inside = False
 
     def refreshed(state: Any, **kwargs: Any) -> None:
@@ -180,13 +179,16 @@ def split_run(features: list[Features]) -> dict[str, float]:
             spent["scoring"] += clock() - began
         return scores
 
-    def scored_again(packed: str, state: Any, cache: Any) -> dict[str, float]:
+    def scored_again(again: Any, packed: str) -> dict[str, float]:
         nonlocal again_inside
         began, again_inside = clock(), True
-        scores: dict[str, float] = again(packed, state, cache)  # type: ignore[misc]
+        scores: dict[str, float] = again(packed)
         again_inside = False
         spent["scoring"] += clock() - began
         return scores
+
+    def prepared(seconds: float) -> None:
+        spent["scoring"] += seconds
 
     def remembered(cache: KeptScores, packed: str, features: Features, *rest: Any) -> None:
         began = clock()
@@ -195,14 +197,13 @@ def split_run(features: list[Features]) -> dict[str, float]:
 
     classifier._refresh = refreshed  # type: ignore[method-assign]
     classifier._scores_of = scored  # type: ignore[method-assign]
-    if again is not None:
-        classifier._rescored = scored_again  # type: ignore[method-assign]
+    hook_rescoring(classifier, scored_again, prepared)
     for part, method in REST_PARTS.items():
         setattr(classifier, method, _timed(getattr(classifier, method), spent, part))
     KeptScores.kept = remembered  # type: ignore[method-assign,assignment]
     try:
-        for page in features:
-            classifier.classify(page, site="s")
+        for number, page in enumerate(features):
+            classifier.classify(page, site="s" if sites == 1 else f"s{number % sites}")
     finally:
         KeptScores.kept = kept  # type: ignore[method-assign]
     n = len(features)
@@ -213,6 +214,32 @@ def split_run(features: list[Features]) -> dict[str, float]:
 
 #: the steps of a re-estimate besides scoring, timed apart by ``--split`` (part -> method)
 REST_PARTS = {"anchors": "_set_anchors", "cores": "_find_cores", "cuts": "_place_cuts"}
+
+
+def hook_rescoring(classifier: SiteAwareClassifier, around: Any, prepared: Any = None) -> None:
+    """Call ``around(rescore, packed)`` for every kept page a re-estimate scores again from the
+    site's counts, and ``prepared(seconds)`` with the CPU time of readying each re-estimate's
+    scorer: the scorer made once per re-estimate (``_rescorer``), or the method called per
+    page (``_rescored``) in a checkout before it; nothing in a checkout before either."""
+    maker = getattr(classifier, "_rescorer", None)
+    if maker is not None:
+
+        def made(state: Any, cache: Any) -> Any:
+            began = time.process_time()
+            rescore = maker(state, cache)
+            if prepared is not None:
+                prepared(time.process_time() - began)
+            return lambda packed: around(rescore, packed)
+
+        classifier._rescorer = made  # type: ignore[method-assign]
+        return
+    again = getattr(classifier, "_rescored", None)
+    if again is not None:
+
+        def per_page(packed: str, state: Any, cache: Any) -> Any:
+            return around(lambda page: again(page, state, cache), packed)
+
+        classifier._rescored = per_page  # type: ignore[method-assign]
 
 
 def _timed(method: Any, spent: dict[str, float], part: str) -> Any:
@@ -228,15 +255,17 @@ def _timed(method: Any, spent: dict[str, float], part: str) -> Any:
     return timed
 
 
-def split(sizes: list[int], rounds: int) -> None:
-    """The re-estimates' CPU split at each crawl length (one site), median of ``rounds``."""
+def split(sizes: list[int], rounds: int, sites: int = 1) -> None:
+    """The re-estimates' CPU split at each crawl length (``sites`` sites), median of
+    ``rounds``."""
     import pagesim_scrapy
 
     features = served_features(max(sizes), SiteAwareClassifier(template_files()))
     where = Path(pagesim_scrapy.__file__).parent.parent.name
-    print(f"one site, 10 templates, pagesim from {where}; load {os.getloadavg()[0]:.1f}")
+    on = "one site" if sites == 1 else f"{sites} sites"
+    print(f"{on}, 10 templates, pagesim from {where}; load {os.getloadavg()[0]:.1f}")
     for size in sizes:
-        runs = [split_run(features[:size]) for _ in range(rounds)]
+        runs = [split_run(features[:size], sites) for _ in range(rounds)]
         parts = ", ".join(
             f"{part} {statistics.median(run[part] for run in runs):.3f}" for part in runs[0]
         )
@@ -264,8 +293,6 @@ def timed_parts(roots: list[Any], sites: int = 1) -> tuple[dict[str, float], int
     monitor = DriftMonitor()
     scorings = 0
     score = classifier._scores_of
-    # a kept page scored again from the site's counts (absent from a checkout before them)
-    again = getattr(classifier, "_rescored", None)
     again_inside = False
 
     def counted(features: Features, state: Any) -> dict[str, float]:
@@ -273,19 +300,18 @@ def timed_parts(roots: list[Any], sites: int = 1) -> tuple[dict[str, float], int
         scorings += not again_inside
         return score(features, state)
 
-    def counted_again(packed: str, state: Any, cache: Any) -> dict[str, float]:
+    def counted_again(again: Any, packed: str) -> dict[str, float]:
         nonlocal scorings, again_inside
         scorings += 1
         again_inside = True
         try:
-            scores: dict[str, float] = again(packed, state, cache)  # type: ignore[misc]
+            scores: dict[str, float] = again(packed)
         finally:
             again_inside = False
         return scores
 
     classifier._scores_of = counted  # type: ignore[method-assign,assignment]
-    if again is not None:
-        classifier._rescored = counted_again  # type: ignore[method-assign]
+    hook_rescoring(classifier, counted_again)
     spent = dict.fromkeys(("walk", "features", "decision", "drift watch"), 0.0)
     clock = time.process_time
     verdicts = []
@@ -404,7 +430,8 @@ def main() -> None:
         "--sites",
         type=int,
         default=1,
-        help="with --parts: decide the pages as this many sites (page i on site i %% sites)",
+        help="with --parts, --fill, --split: decide the pages as this many sites (page i on "
+        "site i %% sites)",
     )
     parser.add_argument("--fill", action="store_true", help="time the crawl's neighbour fill")
     parser.add_argument("--codes", action="store_true", help="time new descriptors' codes")
@@ -413,7 +440,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="200,800,2000,5000", help="with --counts, --split")
     args = parser.parse_args()
     if args.split:
-        split([int(size) for size in args.sizes.split(",")], args.rounds)
+        split([int(size) for size in args.sizes.split(",")], args.rounds, args.sites)
         return
     if args.counts:
         counts([int(size) for size in args.sizes.split(",")])

@@ -33,7 +33,7 @@ from operator import add, itemgetter, sub
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from pagesim_scrapy.core.site import Features, SiteModel, unpack_features
+from pagesim_scrapy.core.site import Features, SiteModel, grouped_weights, unpack_features
 from pagesim_scrapy.core.summary import _walk_c
 
 __all__ = [
@@ -103,6 +103,12 @@ def _shared_keys(shared: tuple[str, ...]) -> bytes:
 Weighed = tuple[float, list[float]]
 
 
+@lru_cache(maxsize=16)
+def _as_set(features: tuple[str, ...]) -> frozenset[str]:
+    """``features`` as a set, made once (a classifier passes the same tuple every time)."""
+    return frozenset(features)
+
+
 class SiteCounts:
     """A site's features, keyed by their codes, with each one's document count kept in step
     with the site model's ``df`` (compiled: ``_walk.KeptCounts``).
@@ -169,6 +175,24 @@ class SiteCounts:
         self._sync(df, changes)
         weighed: Weighed = self._table.weights(packed, members, df, table, count)
         return weighed
+
+    def weigher(
+        self,
+        members: dict[str, int],
+        count: int,
+        df: dict[str, int],
+        table: list[float],
+        changes: int,
+    ) -> Callable[[str], Weighed]:
+        """:meth:`weights` of any page, ``df`` not changing meanwhile: in step once."""
+        self._sync(df, changes)
+        weights = self._table.weights
+
+        def weigh(packed: str) -> Weighed:
+            weighed: Weighed = weights(packed, members, df, table, count)
+            return weighed
+
+        return weigh
 
     def light(self, df: dict[str, int], table: list[float], changes: int) -> int:
         """The bits of the shared features that weigh nothing (``table[df[feature]] <= 0``)
@@ -352,6 +376,22 @@ class KeptScores:
             return None
         return counts.weights(key, members, count, df, table, self._changes)
 
+    def weigher(
+        self,
+        members: dict[str, int],
+        count: int,
+        df: dict[str, int],
+        table: list[float],
+        changes: int,
+    ) -> Callable[[str], Weighed] | None:
+        """:meth:`weigh_again` for the kept pages of one :meth:`scores` call to be told the
+        model's ``changes``, the counts brought in step once (nothing counts a page in
+        between); None where :meth:`weigh_again` gives none."""
+        counts = self.counts
+        if counts is None or count > 64 or changes < 0:
+            return None
+        return counts.weigher(members, count, df, table, changes)
+
     def weigh_packed(
         self,
         packed: str,
@@ -371,10 +411,11 @@ class KeptScores:
         if counts is None or groups > 64:
             return None
         sums = counts.weights(packed, members, groups, df, table, changes)[1]
-        for single in singles:  # exact on the weights' grid: the sums in any order
-            sums = list(
-                map(add, sums, counts.weights(single, members, groups, df, table, changes)[1])
-            )
+        if singles:
+            # read from df, which the counts are in step with after the call above: one
+            # pass for them all (exact on the weights' grid: the sums in any order)
+            alone = grouped_weights(_as_set(singles), members, groups, df, table)
+            sums = list(map(add, sums, alone))
         return sums
 
     def light_bits(self, model: SiteModel) -> int | None:
@@ -466,7 +507,12 @@ def kept_scores(
     """The cached scores of ``model``'s kept pages (made on first use); ``shared``: the
     features some label's templates all share (see :func:`shared_features`)."""
     cache = _BY_MODEL.get(model)
-    if cache is None or cache.limits != limits or cache.shared != shared:
+    # the same objects on every call of a classifier: compared by identity first
+    if (
+        cache is None
+        or (cache.limits is not limits and cache.limits != limits)
+        or (cache.shared is not shared and cache.shared != shared)
+    ):
         cache = _BY_MODEL[model] = KeptScores(limits, shared)
     return cache
 

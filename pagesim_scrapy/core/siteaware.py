@@ -39,11 +39,11 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import combinations, compress, repeat
-from operator import itemgetter
+from operator import add, itemgetter
 from typing import Any
 
 from pagesim_scrapy.core.clusterfill import (
@@ -495,6 +495,31 @@ class SiteAwareClassifier:
             return self._scores_of(packed, state)
         return self._by_label(jaccards(weighed[1], weighed[0], state.flat_totals))
 
+    def _rescorer(self, state: _Site, cache: KeptScores) -> Callable[[str], dict[str, float]]:
+        """:meth:`_rescored` for the pages of one re-estimate, what they all share (the
+        templates' totals, the weights, the counts brought in step) looked up once, at its
+        first page as :meth:`_rescored` would: a re-estimate past a site's young pages scores
+        hundreds of kept pages again, and one that scores none leaves the totals as they were."""
+        model, by_label = state.model, self._by_label
+        weigh: Callable[[str], tuple[float, list[float]]] | None = None
+        totals: list[float] | None = None
+
+        def rescore(packed: str) -> dict[str, float]:
+            nonlocal weigh, totals
+            if totals is None:
+                self._template_totals(state)
+                totals = state.flat_totals
+                count = len(self._pair_layout[0])
+                weigh = cache.weigher(
+                    self._counted_members, count, model.df, model.table(), model.changes
+                )
+            if weigh is None:
+                return self._rescored(packed, state, cache)
+            total, shared = weigh(packed)
+            return by_label(jaccards(shared, total, totals))
+
+        return rescore
+
     @cached_property
     def _counted_members(self) -> dict[str, int]:
         """The template bits a kept page is scored again with from the site's counts: the
@@ -527,6 +552,10 @@ class SiteAwareClassifier:
         """Site-weighted similarity of every two templates (all labels), each pair once: each
         template's total and what every pair shares from compiled passes (a sum of weights on
         the table's grid is exact in any order)."""
+        return dict(zip(self._pair_layout[3], self._pair_likeness(state)))
+
+    def _pair_likeness(self, state: _Site) -> list[float]:
+        """:meth:`_template_pairs` in the pairs' order (``_pair_layout``), as a list."""
         model = state.model
         df, table = model.df, model.table()
         flat, union, pair_members, pairs = self._pair_layout
@@ -542,22 +571,17 @@ class SiteAwareClassifier:
             totals = [total for total, _ in sums]
             shared = [sums[i][1][j] for i, j in pairs]
         state.anchor_totals = (model, table, model.pages, totals)
-        likeness: list[float] = []
-        for i, start, end, others in self._pair_runs:  # jaccard_of_totals of each pair
-            likeness += jaccards(shared[start:end], totals[i], [totals[j] for j in others])
-        return dict(zip(pairs, likeness))
+        # jaccard_of_totals of each pair in one call: its union, total_a + total_b - shared,
+        # is the same float with the pair's totals added first and a total of 0.0
+        firsts, seconds = self._pair_ends
+        both = list(map(add, map(totals.__getitem__, firsts), map(totals.__getitem__, seconds)))
+        return jaccards(shared, 0.0, both)
 
     @cached_property
-    def _pair_runs(self) -> list[tuple[int, int, int, list[int]]]:
-        """The template pairs in runs of one first template (``i``, where its run starts and
-        ends among the pairs, its partners): each run's likeness in one compiled call."""
-        runs: list[tuple[int, int, int, list[int]]] = []
-        for number, (i, j) in enumerate(self._pair_layout[3]):
-            if runs and runs[-1][0] == i:
-                runs[-1] = (i, runs[-1][1], number + 1, [*runs[-1][3], j])
-            else:
-                runs.append((i, number, number + 1, [j]))
-        return runs
+    def _pair_ends(self) -> tuple[list[int], list[int]]:
+        """The first and the second template of every pair, in the pairs' order."""
+        pairs = self._pair_layout[3]
+        return [i for i, _ in pairs], [j for _, j in pairs]
 
     def _anchor_sums(self, state: _Site, members: dict[str, int], groups: int) -> list[float]:
         """What :func:`grouped_weights` sums over the templates' features (``members``: the
@@ -638,20 +662,25 @@ class SiteAwareClassifier:
             for label, templates in self._templates.items()
         }
 
-    def _sample(self, state: _Site) -> Iterator[str]:
+    def _sample(self, state: _Site) -> list[str]:
         """The site's kept pages (packed) that the cuts are estimated from: all but the
         templates themselves. A crawl given the site's own pages as templates fetches them, and
         their score of 1.0 is not a sample of how the type's pages score (one such page at the
         top made a group of its own there). One kept page is left out per template it equals;
         only a kept page as long as a template is unpacked to tell."""
         counted, lengths = self._template_forms
+        recent = state.model.recent
+        if lengths.keys().isdisjoint(map(len, recent)):
+            return list(recent)  # none is as long as a template (a young site: every page)
         templates = Counter(counted)
-        for packed in state.model.recent:
+        sample = []
+        for packed in recent:
             form = self._template_form(packed) if len(packed) in lengths else None
             if form is not None and templates[form] > 0:
                 templates[form] -= 1
             else:
-                yield packed
+                sample.append(packed)
+        return sample
 
     def _template_form(self, packed: str) -> Features | None:
         """The template a kept page (packed, as long as some template) is, else None;
@@ -680,7 +709,7 @@ class SiteAwareClassifier:
         # were the only label: with several labels a page must be nearest a label *and* pass
         # that label's own cut (the nearest label alone let pages of every type nobody
         # configured through).
-        sample = list(self._sample(state))
+        sample = self._sample(state)
         cache = self._kept_scores(state)
         pages = state.model.pages
         needed = pages_needed(len(state.labels), self.policy)
@@ -688,7 +717,7 @@ class SiteAwareClassifier:
             sample,
             lambda page: self._scores_of(page, state),
             pages,
-            rescore=lambda packed: self._rescored(packed, state, cache),
+            rescore=self._rescorer(state, cache),
             exact=exact,
             young=pages < self.policy.early_pages,
             # no cut reads them yet (they are counted): earlier scores of the kept pages do
@@ -735,17 +764,32 @@ class SiteAwareClassifier:
             for label in self._templates
         }
 
+    @cached_property
+    def _anchor_places(self) -> dict[str, tuple[Callable[[list[float]], Any] | None, ...]]:
+        """:attr:`_anchor_pairs` as getters of the pairs' likeness list (None: no pair)."""
+        place = {pair: number for number, pair in enumerate(self._pair_layout[3])}
+
+        def getter(pairs: list[tuple[int, int]]) -> Callable[[list[float]], Any] | None:
+            if not pairs:
+                return None
+            numbers = [place[pair] for pair in pairs]
+            get = itemgetter(*numbers)
+            return (lambda values: (get(values),)) if len(numbers) == 1 else get
+
+        return {
+            label: (getter(within), getter(cross))
+            for label, (within, cross) in self._anchor_pairs.items()
+        }
+
     def _set_anchors(self, state: _Site) -> None:
         """Every label's templates' likeness (``within``), their likeness to other labels'
         templates (``cross``) and the prior they give, under the site's weights; its scores
         are cleared for re-scoring."""
-        pairs = self._template_pairs(state)
-        for label, (within_pairs, cross_pairs) in self._anchor_pairs.items():
+        likeness = self._pair_likeness(state)
+        for label, (within_pairs, cross_pairs) in self._anchor_places.items():
             info = state.labels[label]
-            within = [pairs[pair] for pair in within_pairs]
-            info.within = min(within) if within else None
-            cross = [pairs[pair] for pair in cross_pairs]
-            info.cross = max(cross) if cross else None
+            info.within = min(within_pairs(likeness)) if within_pairs else None
+            info.cross = max(cross_pairs(likeness)) if cross_pairs else None
             if info.cross is not None:
                 # the nearest label decides the type; the cut only turns away pages no closer
                 # to this label's templates than the other labels' templates are
@@ -759,6 +803,8 @@ class SiteAwareClassifier:
     def _coverage(state: _Site, kept: list[dict[str, float]]) -> float:
         """The share of the kept pages that are nearest a label and pass its own cut: how much
         of the site the labels describe."""
+        if all(info.cut is None for info in state.labels.values()):
+            return 0.0  # no page passes (a young site of several labels, page after page)
         passed = 0
         for scores in kept:
             nearest = max(scores, key=scores.__getitem__)
@@ -770,7 +816,7 @@ class SiteAwareClassifier:
         """Remember the highest threshold each auto label has had on the site since its own
         cut (what a verdict of a young site must reach to hold)."""
         for label, info in state.labels.items():
-            if label in self._given:
+            if label in self._given or info.cut is None:  # no cut: the prior's threshold
                 continue
             value, source = threshold_of(info, state.coverage, self.policy)
             if source != "prior":
@@ -1163,7 +1209,7 @@ class SiteAwareClassifier:
             return self.decide(scores, site=site, features=scored.held_shared(packed)).label
 
         examples = [(label, page) for label, pages in self._templates.items() for page in pages]
-        kept = list(self._sample(state))
+        kept = self._sample(state)
         built = KeptNeighbours(
             examples, kept, label_of, state.model, frozenset(self._given), numbers=numbers
         )

@@ -547,7 +547,7 @@ def overlap_table(sets: list[str], sites: list[str]) -> None:
     print(f"  mean held-out ARI {mean(chosen_values):.3f}")
 
 
-def main() -> None:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sites", default="")
     parser.add_argument("--algorithm", default="snn", choices=("snn", "agglomerative"))
@@ -562,23 +562,31 @@ def main() -> None:
         "--loso", action="store_true", help="with --orders: young site pages, settling"
     )
     parser.add_argument("--overlap", action="store_true", help="the merge by overlap, LOSO")
-    args = parser.parse_args()
-    sites = [n for n in args.sites.split(",") if n]
+    return parser
+
+
+def _one_table(args: argparse.Namespace, sites: list[str]) -> bool:
+    """Run the table an option asks for; False when none does (the default report)."""
+    sets = [n for n in args.sets.split(",") if n]
     if args.fixture_orders:
         fixture_orders(args.fixture_orders, args.closeness)
-        return
-    if args.orders:
-        sets = [n for n in args.sets.split(",") if n] + ([SO_SET] if args.with_so else [])
-        orders_table(sets, sites, args.orders, args.loso)
-        return
-    if args.agreement:
-        agreement_table([n for n in args.sets.split(",") if n], sites)
-        return
-    if args.overlap:
-        overlap_table([n for n in args.sets.split(",") if n] + [SO_SET], sites)
-        return
-    if args.confusion and args.sets != ",".join(SETS):
-        confusion_table([n for n in args.sets.split(",") if n], sites)
+    elif args.orders:
+        orders_table(sets + ([SO_SET] if args.with_so else []), sites, args.orders, args.loso)
+    elif args.agreement:
+        agreement_table(sets, sites)
+    elif args.overlap:
+        overlap_table([*sets, SO_SET], sites)
+    elif args.confusion and args.sets != ",".join(SETS):
+        confusion_table(sets, sites)
+    else:
+        return False
+    return True
+
+
+def main() -> None:
+    args = _parser().parse_args()
+    sites = [n for n in args.sites.split(",") if n]
+    if _one_table(args, sites):
         return
     root = shared("site_page_types")
     names = sites or sorted(p.name for p in root.iterdir() if p.is_dir())

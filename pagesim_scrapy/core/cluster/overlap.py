@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pagesim_scrapy.core.cluster.closeness import _Closeness, _Sums
+from pagesim_scrapy.core.cluster.closeness import ClosenessMerges, PairSums
 from pagesim_scrapy.core.cluster.graph import ItemGraph
 from pagesim_scrapy.core.cluster.leader import Leader
 from pagesim_scrapy.core.summary import PageSummary
@@ -27,7 +27,7 @@ from pagesim_scrapy.core.summary import PageSummary
 OverlapFunc = Callable[[PageSummary, PageSummary], float]
 
 
-class _MeanOverlap(_Closeness):
+class _MeanOverlap(ClosenessMerges):
     """The merge loop of relative closeness, judged on the mean overlap between clusters."""
 
     def closeness(self, a: int, b: int) -> float | None:
@@ -52,12 +52,12 @@ def merge_by_overlap(
     if bar == 0.0:
         return list(groups)
     members = _largest_members(graph, groups, sample)
-    within = {group: _Sums() for group in members}
-    cross: dict[int, dict[int, _Sums]] = {group: {} for group in members}
+    within = {group: PairSums() for group in members}
+    cross: dict[int, dict[int, PairSums]] = {group: {} for group in members}
     for a, b in _adjacent(graph, groups):
         if _pages(graph, members[a]) < 2 or _pages(graph, members[b]) < 2:
             continue
-        sums = cross[a][b] = cross[b][a] = _Sums()
+        sums = cross[a][b] = cross[b][a] = PairSums()
         for i in members[a]:
             for j in members[b]:
                 score = overlap(leaders[i].summary, leaders[j].summary)

@@ -78,9 +78,10 @@ CLOSENESS: dict[str, float] = {SITE_METHOD: 0.7}
 #: Batch and discovery: after the merge by closeness (and only where it is on), clusters are
 #: merged when the smaller pages of the two are, on the site's weights, this much contained in
 #: the larger ones (:mod:`~pagesim_scrapy.core.cluster.overlap`): a large type split by what
-#: some of its pages add (replies, a sidebar, a long body). The leave-one-site-out choice of
-#: nine of ten folds over the visible sites; a lower value merges the wiki's templates into its
-#: articles (``python benchmarks/site_cluster.py --overlap``). Other measures: off (0).
+#: some of its pages add (replies, a sidebar, a long body). Chosen leave-one-site-out over the
+#: visible sites; a lower value merges the wiki's templates into its articles
+#: (``python benchmarks/site_cluster.py --overlap``; docs/figures_clus11.md). Other measures:
+#: off (0).
 OVERLAP: dict[str, float] = {SITE_METHOD: 0.7}
 
 #: For a measure not in METHOD_THRESHOLDS: thresholds placed between the similarity of unrelated

@@ -43,7 +43,13 @@ labels' mean ARI on the other distinct-template sites, and the held-out site's A
 orders, counting the types split over several labels and the labels holding several types,
 as labelled during the crawl, as held, and as ended.
 
-``--confusion``: for each site, the clusters of ``site`` (batch, defaults) against the types.
+``--confusion``: for each site, the clusters of ``site`` (batch, defaults) against the types
+(with ``--sets``: of those sets' sites).
+
+``--overlap``: the batch merge by overlap (``OVERLAP``), chosen per held-out site from
+OVERLAP_GRID by the summed ARI (path order and three shuffled orders) of every other visible
+site, the Stack Overflow set included (ties to the larger value, which merges less); the
+held-out site's ARI beside the default's and off.
 """
 
 from __future__ import annotations
@@ -61,7 +67,7 @@ from site_accuracy import SHARED_TEMPLATE_SITES, Page, load_site
 
 from pagesim_scrapy.core.cluster import OnlineDiscovery, adjusted_rand_index, cluster_pages
 from pagesim_scrapy.core.cluster.discovery import SETTLE_AFTER, SITE_CLOSENESS, YOUNG_SITE_PAGES
-from pagesim_scrapy.core.cluster.pipeline import CLOSENESS, METHOD_THRESHOLDS
+from pagesim_scrapy.core.cluster.pipeline import CLOSENESS, METHOD_THRESHOLDS, OVERLAP
 from pagesim_scrapy.core.summary import summarize
 from pagesim_scrapy.settings import PageSimConfig
 
@@ -69,6 +75,8 @@ GRID = (0.3, 0.35, 0.4, 0.45, 0.5)
 #: relative closeness: 0 is off
 CLOSENESS_GRID = (0.0, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 ONLINE_CLOSENESS_GRID = (0.0, 0.6, 0.7, 0.8)
+#: batch merge by overlap (the smaller pages contained in the larger): 0 is off
+OVERLAP_GRID = (0.0, 0.7, 0.75, 0.8, 0.85, 0.9)
 #: pages below which a site is young in crawl-time discovery: 0 is off
 YOUNG_GRID = (0, 8, 16, 32, 64)
 #: regroupings in a row that must leave a page's leader in its type before it is settled
@@ -408,6 +416,19 @@ def confusion(pages: list[Page], labels: list[str]) -> None:
         print(f"    {label:12} {sum(types.values()):4d}  {found}")
 
 
+def confusion_table(sets: list[str], sites: list[str]) -> None:
+    """The batch clusters of ``site`` against the types, per site of ``sets``."""
+    for name in sets:
+        for folder in _site_folders(name):
+            if sites and folder.name not in sites:
+                continue
+            pages = load_site(folder) if name != SO_SET else folder_pages(folder)
+            found, clusters = ari(pages, method="site")
+            print(f"{_site_name(folder.name)}: ARI {found:.3f}, {clusters} clusters")
+            result = cluster_pages([page.summary for page in pages], method="site")
+            confusion(pages, result.labels())
+
+
 def batch_section(
     loaded: Mapping[str, list[Page]], algorithm: str, key: str, show_confusion: bool
 ) -> tuple[dict[float, dict[str, float]], dict[float, dict[str, float]]]:
@@ -499,7 +520,34 @@ def loso_sections(
             )
 
 
-def main() -> None:
+def overlap_table(sets: list[str], sites: list[str]) -> None:
+    """Batch ARI per site under each value of OVERLAP_GRID; OVERLAP leave-one-site-out."""
+    table: dict[float, dict[str, float]] = {value: {} for value in OVERLAP_GRID}
+    print(f"{'site':24} " + " ".join(f"{value:>6}" for value in OVERLAP_GRID))
+    for name in sets:
+        for folder in _site_folders(name):
+            if sites and folder.name not in sites:
+                continue
+            pages = load_site(folder) if name != SO_SET else folder_pages(folder)
+            for value in OVERLAP_GRID:
+                table[value][folder.name] = ari_orders(pages, method="site", overlap=value)
+            row = " ".join(f"{table[value][folder.name]:6.3f}" for value in OVERLAP_GRID)
+            print(f"{_site_name(folder.name):24} {row}", flush=True)
+    names = list(table[OVERLAP_GRID[0]])
+    for value in OVERLAP_GRID:
+        print(f"  mean, overlap {value}: {mean([table[value][n] for n in names]):.3f}")
+    print(f"\nleave-one-site-out, overlap (from {OVERLAP_GRID}; default {OVERLAP['site']}):")
+    chosen_values = []
+    for held, (chosen, value) in loso(table, names).items():
+        chosen_values.append(value)
+        print(
+            f"  {_site_name(held):24} overlap {chosen:<5} held-out ARI {value:.3f}  "
+            f"(default {table[OVERLAP['site']][held]:.3f}, off {table[0.0][held]:.3f})"
+        )
+    print(f"  mean held-out ARI {mean(chosen_values):.3f}")
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sites", default="")
     parser.add_argument("--algorithm", default="snn", choices=("snn", "agglomerative"))
@@ -513,17 +561,32 @@ def main() -> None:
     parser.add_argument(
         "--loso", action="store_true", help="with --orders: young site pages, settling"
     )
-    args = parser.parse_args()
-    sites = [n for n in args.sites.split(",") if n]
+    parser.add_argument("--overlap", action="store_true", help="the merge by overlap, LOSO")
+    return parser
+
+
+def _one_table(args: argparse.Namespace, sites: list[str]) -> bool:
+    """Run the table an option asks for; False when none does (the default report)."""
+    sets = [n for n in args.sets.split(",") if n]
     if args.fixture_orders:
         fixture_orders(args.fixture_orders, args.closeness)
-        return
-    if args.orders:
-        sets = [n for n in args.sets.split(",") if n] + ([SO_SET] if args.with_so else [])
-        orders_table(sets, sites, args.orders, args.loso)
-        return
-    if args.agreement:
-        agreement_table([n for n in args.sets.split(",") if n], sites)
+    elif args.orders:
+        orders_table(sets + ([SO_SET] if args.with_so else []), sites, args.orders, args.loso)
+    elif args.agreement:
+        agreement_table(sets, sites)
+    elif args.overlap:
+        overlap_table([*sets, SO_SET], sites)
+    elif args.confusion and args.sets != ",".join(SETS):
+        confusion_table(sets, sites)
+    else:
+        return False
+    return True
+
+
+def main() -> None:
+    args = _parser().parse_args()
+    sites = [n for n in args.sites.split(",") if n]
+    if _one_table(args, sites):
         return
     root = shared("site_page_types")
     names = sites or sorted(p.name for p in root.iterdir() if p.is_dir())

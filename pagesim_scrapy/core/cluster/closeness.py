@@ -26,7 +26,7 @@ import heapq
 from pagesim_scrapy.core.cluster.graph import ItemGraph
 
 
-class _Sums:
+class PairSums:
     """A running similarity total over a number of page pairs."""
 
     __slots__ = ("pairs", "total")
@@ -39,7 +39,7 @@ class _Sums:
         self.total += similarity * pairs
         self.pairs += pairs
 
-    def absorb(self, other: _Sums) -> None:
+    def absorb(self, other: PairSums) -> None:
         self.total += other.total
         self.pairs += other.pairs
 
@@ -59,7 +59,7 @@ def merge_by_closeness(graph: ItemGraph, groups: list[int], ratio: float) -> lis
     if ratio == 0.0:
         return list(groups)
     within, cross = _cluster_sums(graph, groups)
-    merged_into = _Closeness(within, cross, ratio).run()
+    merged_into = ClosenessMerges(within, cross, ratio).run()
 
     def final(group: int) -> int:
         while group in merged_into:
@@ -86,13 +86,13 @@ def cluster_means(
 
 def _cluster_sums(
     graph: ItemGraph, groups: list[int]
-) -> tuple[dict[int, _Sums], dict[int, dict[int, _Sums]]]:
+) -> tuple[dict[int, PairSums], dict[int, dict[int, PairSums]]]:
     """Similarity sums inside each cluster and between each pair of clusters."""
     weights = graph.weights
-    within: dict[int, _Sums] = {}
-    cross: dict[int, dict[int, _Sums]] = {}
+    within: dict[int, PairSums] = {}
+    cross: dict[int, dict[int, PairSums]] = {}
     for item, group in enumerate(groups):
-        sums = within.setdefault(group, _Sums())
+        sums = within.setdefault(group, PairSums())
         cross.setdefault(group, {})
         weight = weights[item]
         sums.add(graph.cohesion[item], weight * (weight - 1) / 2)
@@ -108,16 +108,16 @@ def _cluster_sums(
                 continue
             between = cross[group_i].get(group_j)
             if between is None:  # one total per pair of clusters, seen from both sides
-                between = cross[group_i][group_j] = cross[group_j][group_i] = _Sums()
+                between = cross[group_i][group_j] = cross[group_j][group_i] = PairSums()
             between.add(score, pairs)
     return within, cross
 
 
-class _Closeness:
+class ClosenessMerges:
     """Merges of one run, closest pair first, until no pair reaches ``ratio``."""
 
     def __init__(
-        self, within: dict[int, _Sums], cross: dict[int, dict[int, _Sums]], ratio: float
+        self, within: dict[int, PairSums], cross: dict[int, dict[int, PairSums]], ratio: float
     ) -> None:
         self.within = within
         self.cross = cross

@@ -136,6 +136,21 @@ def _unpack(packed: bytes | None) -> str | None:
     return None if packed is None else zlib.decompress(packed).decode("utf-8", "surrogatepass")
 
 
+class _SiteSimilarity:
+    """A discovery's site-weighted similarity as the grouping step reads it: a call for the
+    similarity and ``overlap`` for the merge by overlap (what batch ``cluster``'s similarity
+    offers too), so that both group the same pages alike."""
+
+    def __init__(self, discovery: OnlineDiscovery) -> None:
+        self._discovery = discovery
+
+    def __call__(self, page: PageSummary, leader: PageSummary) -> float:
+        return self._discovery._site_similarity(page, leader)
+
+    def overlap(self, a: PageSummary, b: PageSummary) -> float:
+        return self._discovery._site_overlap(a, b)
+
+
 class OnlineDiscovery:
     """Discovers page types one page at a time; see the module docstring.
 
@@ -191,7 +206,7 @@ class OnlineDiscovery:
         if self._site_aware:
             if self.method_params:
                 raise ValueError("method 'site' takes no parameters")
-            similarity = self._site_similarity
+            similarity = _SiteSimilarity(self)
             # LSH candidates come from whole-page sketches, where a site's chrome dominates:
             # every type of a site is a candidate, so more of them are compared exactly.
             max_compare = max(max_compare, SITE_MAX_COMPARE)
@@ -264,14 +279,28 @@ class OnlineDiscovery:
         model = self._model
         if model is None:
             return 0.0
-        features = self._features
-        a = features.get(id(page))
-        if a is None:
-            a = features[id(page)] = structural_features(page)
-        b = features.get(id(leader))
-        if b is None:
-            b = features[id(leader)] = structural_features(leader)
-        return site_similarity(a, b, model, self._floor)
+        return site_similarity(
+            self._features_of(page), self._features_of(leader), model, self._floor
+        )
+
+    def _site_overlap(self, a: PageSummary, b: PageSummary) -> float:
+        """The weight two pages share over the smaller one's, under the same model (what the
+        grouping's merge by overlap reads, as batch ``cluster`` reads it)."""
+        model = self._model
+        if model is None:
+            return 0.0
+        first, second = self._features_of(a), self._features_of(b)
+        weights = model.weights(first | second, self._floor)
+        smaller = min(sum(map(weights.__getitem__, first)), sum(map(weights.__getitem__, second)))
+        if smaller <= 0.0:
+            return 0.0
+        return min(1.0, sum(map(weights.__getitem__, first & second)) / smaller)
+
+    def _features_of(self, summary: PageSummary) -> Features:
+        features = self._features.get(id(summary))
+        if features is None:
+            features = self._features[id(summary)] = structural_features(summary)
+        return features
 
     def _site_model(self, site: str | None) -> SiteModel:
         model = self._sites.get(site)

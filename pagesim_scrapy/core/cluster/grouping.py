@@ -3,7 +3,9 @@ discovery share, so that both give the same types on the same pages.
 
 Leaders (each standing for the near-duplicate pages folded into it) are compared with their
 best LSH candidates, grouped by seed 003's agglomerative or seed 004's shared-nearest-neighbour
-procedure, and the groups merged by relative closeness where the method has it on.
+procedure, and the groups merged by relative closeness where the method has it on, then by
+overlap (a type's fragments that differ by what some of its pages add; see
+:mod:`~pagesim_scrapy.core.cluster.overlap`), which is part of the same merge step.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pagesim_scrapy.core.cluster.agglomerative import agglomerative
 from pagesim_scrapy.core.cluster.closeness import merge_by_closeness
 from pagesim_scrapy.core.cluster.graph import ItemGraph, ProgressFunc, leader_graph
 from pagesim_scrapy.core.cluster.leader import Leader, SimilarityFunc
+from pagesim_scrapy.core.cluster.overlap import merge_by_overlap
 from pagesim_scrapy.core.cluster.sketch import SketchIndex
 from pagesim_scrapy.core.cluster.snn import shared_nearest_neighbours
 
@@ -39,13 +42,14 @@ class GroupingParams:
     q_c: float
     closeness: float  # 0: off
     max_neighbors: int
+    overlap: float = 0.0  # 0: off (see :mod:`~pagesim_scrapy.core.cluster.overlap`)
 
 
 @dataclass
 class Grouping:
     graph: ItemGraph
     groups: list[int]  # a group id per leader, in the order given
-    merged_by_closeness: int
+    merged_by_closeness: int  # merges of the whole step: by closeness, then by overlap
     seconds_graph: float  # of the whole step, comparing the leaders
 
 
@@ -73,6 +77,7 @@ def group_leaders(
         compare_for_closeness(graph, groups, leaders, similarity)
         before = len(set(groups))
         groups = merge_by_closeness(graph, groups, params.closeness)
+        groups = _merged_by_overlap(graph, groups, leaders, similarity, params.overlap)
         merged = before - len(set(groups))
     return Grouping(graph, groups, merged, seconds)
 
@@ -101,3 +106,18 @@ def compare_for_closeness(
             for j in second:
                 if i != j and graph.get(i, j) is None:
                     graph.set(i, j, similarity(leaders[i].summary, leaders[j].summary))
+
+
+def _merged_by_overlap(
+    graph: ItemGraph,
+    groups: list[int],
+    leaders: Sequence[Leader],
+    similarity: SimilarityFunc,
+    bar: float,
+) -> list[int]:
+    """The groups merged by overlap where the similarity offers one (the batch site-weighted
+    similarity does) and ``bar`` is on."""
+    overlap = getattr(similarity, "overlap", None)
+    if overlap is None or bar <= 0.0:
+        return groups
+    return merge_by_overlap(graph, groups, leaders, overlap, bar, CLOSENESS_SAMPLE)

@@ -75,6 +75,15 @@ METHOD_THRESHOLDS: dict[str, dict[str, float]] = {
 #: measures were not measured with it: off (0).
 CLOSENESS: dict[str, float] = {SITE_METHOD: 0.7}
 
+#: Batch and discovery: after the merge by closeness (and only where it is on), clusters are
+#: merged when the smaller pages of the two are, on the site's weights, this much contained in
+#: the larger ones (:mod:`~pagesim_scrapy.core.cluster.overlap`): a large type split by what
+#: some of its pages add (replies, a sidebar, a long body). Chosen leave-one-site-out over the
+#: visible sites; a lower value merges the wiki's templates into its articles
+#: (``python benchmarks/site_cluster.py --overlap``; docs/figures_clus11.md). Other measures:
+#: off (0).
+OVERLAP: dict[str, float] = {SITE_METHOD: 0.7}
+
 #: For a measure not in METHOD_THRESHOLDS: thresholds placed between the similarity of unrelated
 #: pages under the measure (classify.BACKGROUND_SIMILARITY) and 1.0.
 _RELATIVE = {"q_a": 0.45, "q_c": 0.3, "t_n": 0.4, "online": 0.35, "condense": 0.8}
@@ -117,6 +126,7 @@ class ClusterOptions:
     threshold: float | None = None  # online: similarity to join a cluster
     condense: float | None = None  # batch: similarity to fold a page into a leader
     closeness: float | None = None  # batch: merge clusters this close relative to their own (0 off)
+    overlap: float | None = None  # batch: merge clusters whose pages overlap this much (0 off)
     lsh_threshold: float = 0.3  # Jaccard of shingle sets the LSH index aims to catch
     max_compare: int = 5  # exact comparisons per page while condensing
     max_neighbors: int = 50  # exact comparisons per leader for the leader graph
@@ -149,6 +159,7 @@ class ClusterOptions:
             "condense",
             "k_p",
             "closeness",
+            "overlap",
             "layout_bar",
         ):
             value = getattr(self, name)
@@ -193,6 +204,8 @@ class ClusterOptions:
         if self.algorithm != "online":
             default = CLOSENESS.get(self.method, 0.0)
             out["closeness"] = default if self.closeness is None else self.closeness
+            default = OVERLAP.get(self.method, 0.0)
+            out["overlap"] = default if self.overlap is None else self.overlap
         return out
 
     def layout_similarity(self) -> float | None:
@@ -212,6 +225,7 @@ class ClusterOptions:
             q_c=resolved["q_c"],
             closeness=resolved.get("closeness", 0.0),
             max_neighbors=self.max_neighbors,
+            overlap=resolved.get("overlap", 0.0),
         )
 
     def describe(self) -> dict[str, Any]:

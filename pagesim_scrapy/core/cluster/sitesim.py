@@ -134,6 +134,16 @@ class BatchSiteSimilarity:
         union = self._totals[row_a] + self._totals[row_b] - shared
         return min(1.0, shared / union) if union > 0.0 else 0.0
 
+    def overlap(self, a: PageSummary, b: PageSummary) -> float:
+        """The weight two of the pages share over the smaller one's (the overlap coefficient):
+        1.0 when the smaller page's features are all in the larger."""
+        row_a, row_b = self._row[id(a)], self._row[id(b)]
+        smaller = min(self._totals[row_a], self._totals[row_b])
+        if smaller <= 0.0:
+            return 0.0
+        shared = float(self._spread(row_a)[self._features[row_b]].sum())
+        return min(1.0, shared / smaller)
+
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
         del state["_local"]  # a thread's scratch array: neither picklable nor worth keeping

@@ -7,7 +7,7 @@ from typing import Any
 
 from . import groups
 from .bodycrumbs import body_breadcrumbs, with_body_breadcrumbs
-from .bodyproduct import body_product, with_body_product
+from .bodyproduct import product_from_body
 from .bodyvariants import body_variants, with_body_variants
 from .entities import find_entity, resolve, types_of, walk
 from .fields import FIELDS, MAIN_TYPES, OG_TYPES, FieldSpec
@@ -65,8 +65,7 @@ def read_page(
         record = with_body_posts(record, body_posts(data.root), forced)
     if record.page_type == "product" and "variants" not in record.fields:
         record = with_body_variants(record, body_variants(data.root))
-    if record.page_type == "product" and options.body_product is not None:
-        record = with_body_product(record, body_product(data.root, options.body_product))
+    record = product_from_body(record, data.root, options.body_product)
     if "breadcrumbs" not in record.fields:
         record = with_body_breadcrumbs(record, body_breadcrumbs(data.root, url))
     return record, data.root

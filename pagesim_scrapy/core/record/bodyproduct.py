@@ -65,6 +65,8 @@ def _names_price(words: list[str], options: BodyProductOptions) -> bool:
 
 
 def _price_of(element: Any, options: BodyProductOptions) -> tuple[str, str | None] | None:
+    """The price and currency an element shows, where its text is one amount shown as money
+    (a sign or a code beside it) and nothing else."""
     text = " ".join(element.text_content().split())
     label, colon, after = text.partition(":")
     if colon and not _AMOUNT.search(label):
@@ -131,6 +133,7 @@ def body_product(
 
 
 def _first_price(body: Any, options: BodyProductOptions) -> dict[str, str]:
+    """The first price the markup names: the product's own comes before cards of others."""
     for element in _marked(body, options.price_parts):
         if _names_price(_words(element), options):
             read = _price_of(element, options)

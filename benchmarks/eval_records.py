@@ -152,10 +152,12 @@ def _plain_values(item: dict) -> dict[str, Any]:
 # ---------------------------------------------------------------- products
 
 
-def products(limit: int) -> None:
+def products(limit: int, half: str = "all") -> None:
     truth = json.loads((PRODUCTS / "ground-truth.json").read_text())
     shipped = json.loads((PRODUCTS / "output" / "extruct.json").read_text())
     ids = sorted(truth)[:limit] if limit else sorted(truth)
+    if half != "all":  # even or odd positions: choose on one half, report the other
+        ids = ids[half == "odd" :: 2]
     score: dict[str, Counter] = defaultdict(Counter)
     unstable = 0
     for page_id in ids:
@@ -310,10 +312,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--part", choices=("products", "coverage", "all"), default="all")
     parser.add_argument("--limit", type=int, default=0, help="only the first N pages per part")
+    parser.add_argument(
+        "--half",
+        choices=("all", "even", "odd"),
+        default="all",
+        help="products: only the pages at even or odd positions (sorted by id)",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     if args.part in ("products", "all"):
-        products(args.limit)
+        products(args.limit, args.half)
     if args.part in ("coverage", "all"):
         coverage(args.limit)
 

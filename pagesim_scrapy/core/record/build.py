@@ -7,6 +7,7 @@ from typing import Any
 
 from . import groups
 from .bodycrumbs import body_breadcrumbs, with_body_breadcrumbs
+from .bodyproduct import product_from_body
 from .bodyvariants import body_variants, with_body_variants
 from .entities import find_entity, resolve, types_of, walk
 from .fields import FIELDS, MAIN_TYPES, OG_TYPES, FieldSpec
@@ -64,6 +65,7 @@ def read_page(
         record = with_body_posts(record, body_posts(data.root), forced)
     if record.page_type == "product" and "variants" not in record.fields:
         record = with_body_variants(record, body_variants(data.root))
+    record = product_from_body(record, data.root, options.body_product)
     if "breadcrumbs" not in record.fields:
         record = with_body_breadcrumbs(record, body_breadcrumbs(data.root, url))
     return record, data.root

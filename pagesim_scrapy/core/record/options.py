@@ -2,9 +2,43 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["RecordOptions"]
+__all__ = ["BodyProductOptions", "RecordOptions"]
+
+
+@dataclass(frozen=True)
+class BodyProductOptions:
+    """Which markup words name a price or a buy control (chosen on half of the product
+    benchmark's pages, checked on the other half: ``eval_records.py --half``)."""
+
+    #: a markup word holding one of these names a price element
+    price_parts: tuple[str, ...] = ("price",)
+    #: a markup word holding one of these names a price that is not the one to pay
+    other_parts: tuple[str, ...] = (
+        "old",
+        "was",
+        "regular",
+        "compare",
+        "strike",
+        "before",
+        "rrp",
+        "msrp",
+        "unit",
+        "save",
+        "saving",
+        "shipping",
+        "total",
+        "cart",
+        "range",
+        "filter",
+    )
+    #: markup words of an add-to-cart control
+    buy_parts: tuple[str, ...] = ("addtocart", "addtobasket", "addtobag", "buynow", "buybutton")
+    #: the longest text read as one price
+    max_price_chars: int = 40
+    #: the longest sign or code beside a price's number (``zł``, ``EUR``, ``Rs.``)
+    max_sign_chars: int = 5
 
 
 @dataclass(frozen=True)
@@ -20,6 +54,8 @@ class RecordOptions:
         rdfa: ``"auto"`` reads RDFa only where the page has RDFa markers (``vocab``/``typeof``
             attributes), because the RDFa parser costs far more than the other syntaxes;
             ``"always"`` or ``"never"`` force it.
+        body_product: the markup words by which a product page's body names its price and
+            its buy control, read where the metadata gives none; ``None`` reads no body values.
     """
 
     max_block_chars: int = 2_000_000
@@ -27,6 +63,7 @@ class RecordOptions:
     max_items: int = 200
     max_text: int = 100_000
     rdfa: str = "auto"
+    body_product: BodyProductOptions | None = field(default_factory=BodyProductOptions)
 
     def __post_init__(self) -> None:
         if self.rdfa not in ("auto", "always", "never"):

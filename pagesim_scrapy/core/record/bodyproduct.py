@@ -1,0 +1,168 @@
+"""A product's price, currency and availability read from its own page body.
+
+Many shops state these only in the body, not in their metadata, and a crawl may see one page
+of a shop: no other page to learn the site's layout from. The page's own markup still names
+its parts: an element whose class, id or itemprop says ``price`` holds a price, and an
+add-to-cart control says the product can be bought. These values are read only where the
+metadata gives none, and carry the source ``body``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from .fields import FIELDS
+from .model import CoreRecord, Value
+from .normalise import as_currency, as_price
+from .options import BodyProductOptions
+from .posts import BODY
+
+__all__ = [
+    "FILLED",
+    "BodyProductOptions",
+    "body_product",
+    "product_from_body",
+    "with_body_product",
+]
+
+#: the product fields the body may fill
+FILLED = frozenset({"price", "currency", "availability"})
+
+_WORD = re.compile(r"[a-z]+")
+_NON_LETTER = re.compile(r"[^a-z]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+#: one amount: digits, with the separators and spaces a price may hold between them
+_AMOUNT = re.compile(r"\d(?:[\d.,'\s\u00a0\u202f]*\d)?")
+#: what is left of a price's text once its number is taken out: a sign or a code
+_NUMBER = re.compile(r"[\d\s.,'\u00a0\u202f-]+")
+_LETTERS = re.compile(r"[^\W\d_]+")
+#: the attributes whose words name a price
+_PRICE = ("class", "id", "itemprop")
+_CONTROLS = frozenset({"button", "input", "a", "form"})
+_SKIPPED = frozenset({"script", "style", "noscript", "template", "head", "select", "option"})
+
+
+def _words(element: Any) -> list[str]:
+    """The element's markup words: class, id and itemprop, split at case changes and
+    punctuation, lower case."""
+    text = " ".join(element.get(name) or "" for name in _PRICE)
+    return _WORD.findall(_CAMEL.sub(" ", text).lower())
+
+
+def _joined(element: Any) -> str:
+    """The element's markup as one run of letters (``add-to-cart`` -> ``addtocart``)."""
+    get = element.get
+    text = f"{get('class') or ''}{get('id') or ''}{get('name') or ''}{get('itemprop') or ''}"
+    return _NON_LETTER.sub("", text.lower()) if text else ""
+
+
+def _names_price(words: list[str], options: BodyProductOptions) -> bool:
+    marked = any(part in word for word in words for part in options.price_parts)
+    return marked and not any(part in word for word in words for part in options.other_parts)
+
+
+def _price_of(element: Any, options: BodyProductOptions) -> tuple[str, str | None] | None:
+    """The price and currency an element shows, where its text is one amount shown as money
+    (a sign or a code beside it) and nothing else."""
+    text = " ".join(element.text_content().split())
+    label, colon, after = text.partition(":")
+    if colon and not _AMOUNT.search(label):
+        text = after.strip()  # "Price: $3.34": the label names the number after it
+    if len(text) > options.max_price_chars or len(_AMOUNT.findall(text)) != 1:
+        return None  # a container of several prices (was and now) names none of them
+    rest = _NUMBER.sub(" ", text).strip()
+    if not rest or len(rest) > options.max_sign_chars or len(_LETTERS.findall(rest)) > 1:
+        return None  # a bare number, or words beside it: a count, a unit price
+    if "%" in rest:
+        return None  # a saving
+    price = as_price(text)
+    if price is None or not price.strip("0."):
+        return None  # "0.00" stands in for a price the page has not filled
+    return price, as_currency(rest)
+
+
+def _marked(body: Any, parts: tuple[str, ...]) -> Iterator[Any]:
+    """The body's elements, in page order, whose class, id or itemprop holds one of
+    ``parts`` in any case (a superset of what the word checks then accept), outside
+    scripts, styles and form choices."""
+    for element in body.iter():
+        get = element.get
+        text = f"{get('class') or ''} {get('id') or ''} {get('itemprop') or ''}".lower()
+        if any(part in text for part in parts) and not _skipped(element):
+            yield element
+
+
+def _skipped(element: Any) -> bool:
+    """Inside a script, a style, a template or a form's choices: no text a reader sees."""
+    return element.tag in _SKIPPED or any(a.tag in _SKIPPED for a in element.iterancestors())
+
+
+def _availability_of(element: Any, options: BodyProductOptions) -> str | None:
+    """What an add-to-cart control says of the product's stock: it can be bought unless the
+    control is disabled. Markup that says "sold out" is left unread: shops keep it in the
+    page, hidden, beside products they sell."""
+    joined = _joined(element)
+    if not any(part in joined for part in options.buy_parts) or _skipped(element):
+        return None
+    return "InStock" if element.get("disabled") is None else "OutOfStock"
+
+
+def body_product(
+    root: Any, options: BodyProductOptions | None = None, wanted: frozenset[str] = FILLED
+) -> dict[str, str]:
+    """``{price, currency, availability}`` as far as the body's own markup names them: the
+    first price element the markup names so (a currency from its sign or code); and
+    ``InStock`` where an enabled add-to-cart control is there (``OutOfStock`` where every
+    one is disabled). Only the ``wanted`` fields are looked for."""
+    options = options or BodyProductOptions()
+    body = root.find("body") if root is not None else None
+    if body is None:
+        return {}
+    found: dict[str, str] = {}
+    if wanted & {"price", "currency"}:
+        found.update(_first_price(body, options))
+    if "availability" in wanted:
+        said = {_availability_of(e, options) for e in body.iter(*_CONTROLS)}
+        said.discard(None)
+        if said:
+            found["availability"] = "InStock" if "InStock" in said else "OutOfStock"
+    return {name: value for name, value in found.items() if name in wanted}
+
+
+def _first_price(body: Any, options: BodyProductOptions) -> dict[str, str]:
+    """The first price the markup names: the product's own comes before cards of others."""
+    for element in _marked(body, options.price_parts):
+        if _names_price(_words(element), options):
+            read = _price_of(element, options)
+            if read is not None:
+                return {"price": read[0], **({"currency": read[1]} if read[1] else {})}
+    return {}
+
+
+def product_from_body(
+    record: CoreRecord, root: Any, options: BodyProductOptions | None
+) -> CoreRecord:
+    """``record`` with what the body says of the product fields its metadata leaves empty
+    (the same record for other page types, or when ``options`` is None)."""
+    wanted = FILLED - record.fields.keys()
+    if record.page_type != "product" or options is None or not wanted:
+        return record
+    return with_body_product(record, body_product(root, options, wanted))
+
+
+def with_body_product(record: CoreRecord, found: dict[str, str]) -> CoreRecord:
+    """``record`` with the body's values (source ``body``) for the product fields its
+    metadata leaves empty; the fields stay in their standard order."""
+    if record.page_type != "product":
+        return record
+    added = {k: Value(v, BODY) for k, v in found.items() if k not in record.fields}
+    if not added:
+        return record
+    fields = {**record.fields, **added}
+    order = [spec.name for spec in FIELDS["product"]]
+    ordered = {name: fields[name] for name in order if name in fields}
+    ordered.update((k, v) for k, v in fields.items() if k not in ordered)
+    return replace(record, fields=ordered)

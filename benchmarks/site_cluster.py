@@ -46,6 +46,8 @@ as labelled during the crawl, as held, and as ended.
 ``--confusion``: for each site, the clusters of ``site`` (batch, defaults) against the types
 (with ``--sets``: of those sets' sites).
 
+``--lone``: the same for lone pages attached to their nearest cluster (``LONE``, from LONE_GRID).
+
 ``--overlap``: the batch merge by overlap (``OVERLAP``), chosen per held-out site from
 OVERLAP_GRID by the summed ARI (path order and three shuffled orders) of every other visible
 site, the Stack Overflow set included (ties to the larger value, which merges less); the
@@ -67,7 +69,7 @@ from site_accuracy import SHARED_TEMPLATE_SITES, Page, load_site
 
 from pagesim_scrapy.core.cluster import OnlineDiscovery, adjusted_rand_index, cluster_pages
 from pagesim_scrapy.core.cluster.discovery import SETTLE_AFTER, SITE_CLOSENESS, YOUNG_SITE_PAGES
-from pagesim_scrapy.core.cluster.pipeline import CLOSENESS, METHOD_THRESHOLDS, OVERLAP
+from pagesim_scrapy.core.cluster.pipeline import CLOSENESS, LONE, METHOD_THRESHOLDS, OVERLAP
 from pagesim_scrapy.core.summary import summarize
 from pagesim_scrapy.settings import PageSimConfig
 
@@ -77,6 +79,8 @@ CLOSENESS_GRID = (0.0, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 ONLINE_CLOSENESS_GRID = (0.0, 0.6, 0.7, 0.8)
 #: batch merge by overlap (the smaller pages contained in the larger): 0 is off
 OVERLAP_GRID = (0.0, 0.7, 0.75, 0.8, 0.85, 0.9)
+#: a lone page attached to the cluster it overlaps this share as much as its own pages: 0 is off
+LONE_GRID = (0.0, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 1.0)
 #: pages below which a site is young in crawl-time discovery: 0 is off
 YOUNG_GRID = (0, 8, 16, 32, 64)
 #: regroupings in a row that must leave a page's leader in its type before it is settled
@@ -522,27 +526,40 @@ def loso_sections(
 
 def overlap_table(sets: list[str], sites: list[str]) -> None:
     """Batch ARI per site under each value of OVERLAP_GRID; OVERLAP leave-one-site-out."""
-    table: dict[float, dict[str, float]] = {value: {} for value in OVERLAP_GRID}
-    print(f"{'site':24} " + " ".join(f"{value:>6}" for value in OVERLAP_GRID))
+    grid_loso(sets, sites, "overlap", OVERLAP_GRID, OVERLAP["site"])
+
+
+def lone_table(sets: list[str], sites: list[str]) -> None:
+    """Batch ARI per site under each value of LONE_GRID; LONE leave-one-site-out."""
+    grid_loso(sets, sites, "lone", LONE_GRID, LONE["site"])
+
+
+def grid_loso(
+    sets: list[str], sites: list[str], option: str, grid: tuple[float, ...], default: float
+) -> None:
+    """Batch ARI (path order and three shuffled orders) per site under each value of one
+    ``cluster_pages`` option; the value chosen per held-out site on every other site."""
+    table: dict[float, dict[str, float]] = {value: {} for value in grid}
+    print(f"{'site':24} " + " ".join(f"{value:>6}" for value in grid))
     for name in sets:
         for folder in _site_folders(name):
             if sites and folder.name not in sites:
                 continue
             pages = load_site(folder) if name != SO_SET else folder_pages(folder)
-            for value in OVERLAP_GRID:
-                table[value][folder.name] = ari_orders(pages, method="site", overlap=value)
-            row = " ".join(f"{table[value][folder.name]:6.3f}" for value in OVERLAP_GRID)
+            for value in grid:
+                table[value][folder.name] = ari_orders(pages, method="site", **{option: value})
+            row = " ".join(f"{table[value][folder.name]:6.3f}" for value in grid)
             print(f"{_site_name(folder.name):24} {row}", flush=True)
-    names = list(table[OVERLAP_GRID[0]])
-    for value in OVERLAP_GRID:
-        print(f"  mean, overlap {value}: {mean([table[value][n] for n in names]):.3f}")
-    print(f"\nleave-one-site-out, overlap (from {OVERLAP_GRID}; default {OVERLAP['site']}):")
+    names = list(table[grid[0]])
+    for value in grid:
+        print(f"  mean, {option} {value}: {mean([table[value][n] for n in names]):.3f}")
+    print(f"\nleave-one-site-out, {option} (from {grid}; default {default}):")
     chosen_values = []
     for held, (chosen, value) in loso(table, names).items():
         chosen_values.append(value)
         print(
-            f"  {_site_name(held):24} overlap {chosen:<5} held-out ARI {value:.3f}  "
-            f"(default {table[OVERLAP['site']][held]:.3f}, off {table[0.0][held]:.3f})"
+            f"  {_site_name(held):24} {option} {chosen:<5} held-out ARI {value:.3f}  "
+            f"(default {table[default][held]:.3f}, off {table[0.0][held]:.3f})"
         )
     print(f"  mean held-out ARI {mean(chosen_values):.3f}")
 
@@ -562,6 +579,7 @@ def _parser() -> argparse.ArgumentParser:
         "--loso", action="store_true", help="with --orders: young site pages, settling"
     )
     parser.add_argument("--overlap", action="store_true", help="the merge by overlap, LOSO")
+    parser.add_argument("--lone", action="store_true", help="lone pages attached, LOSO")
     return parser
 
 
@@ -576,7 +594,9 @@ def _one_table(args: argparse.Namespace, sites: list[str]) -> bool:
         agreement_table(sets, sites)
     elif args.overlap:
         overlap_table([*sets, SO_SET], sites)
-    elif args.confusion and args.sets != ",".join(SETS):
+    elif args.lone:
+        lone_table([*sets, SO_SET], sites)
+    elif args.confusion and (args.sets != ",".join(SETS) or sites):
         confusion_table(sets, sites)
     else:
         return False

@@ -5,7 +5,9 @@ Leaders (each standing for the near-duplicate pages folded into it) are compared
 best LSH candidates, grouped by seed 003's agglomerative or seed 004's shared-nearest-neighbour
 procedure, and the groups merged by relative closeness where the method has it on, then by
 overlap (a type's fragments that differ by what some of its pages add; see
-:mod:`~pagesim_scrapy.core.cluster.overlap`), which is part of the same merge step.
+:mod:`~pagesim_scrapy.core.cluster.overlap`), then the pages left alone given to the cluster
+they are as near as its own pages (:mod:`~pagesim_scrapy.core.cluster.lone`): all part of the
+same merge step.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pagesim_scrapy.core.cluster.agglomerative import agglomerative
 from pagesim_scrapy.core.cluster.closeness import merge_by_closeness
 from pagesim_scrapy.core.cluster.graph import ItemGraph, ProgressFunc, leader_graph
 from pagesim_scrapy.core.cluster.leader import Leader, SimilarityFunc
+from pagesim_scrapy.core.cluster.lone import attach_lone_pages
 from pagesim_scrapy.core.cluster.overlap import merge_by_overlap
 from pagesim_scrapy.core.cluster.sketch import SketchIndex
 from pagesim_scrapy.core.cluster.snn import shared_nearest_neighbours
@@ -43,6 +46,7 @@ class GroupingParams:
     closeness: float  # 0: off
     max_neighbors: int
     overlap: float = 0.0  # 0: off (see :mod:`~pagesim_scrapy.core.cluster.overlap`)
+    lone: float = 0.0  # 0: off (see :mod:`~pagesim_scrapy.core.cluster.lone`)
 
 
 @dataclass
@@ -78,6 +82,7 @@ def group_leaders(
         before = len(set(groups))
         groups = merge_by_closeness(graph, groups, params.closeness)
         groups = _merged_by_overlap(graph, groups, leaders, similarity, params.overlap)
+        groups = _lone_attached(graph, groups, leaders, similarity, params.lone)
         merged = before - len(set(groups))
     return Grouping(graph, groups, merged, seconds)
 
@@ -121,3 +126,18 @@ def _merged_by_overlap(
     if overlap is None or bar <= 0.0:
         return groups
     return merge_by_overlap(graph, groups, leaders, overlap, bar, CLOSENESS_SAMPLE)
+
+
+def _lone_attached(
+    graph: ItemGraph,
+    groups: list[int],
+    leaders: Sequence[Leader],
+    similarity: SimilarityFunc,
+    bar: float,
+) -> list[int]:
+    """The groups with their lone pages attached where the similarity offers an overlap and
+    ``bar`` is on."""
+    overlap = getattr(similarity, "overlap", None)
+    if overlap is None or bar <= 0.0:
+        return groups
+    return attach_lone_pages(graph, groups, leaders, overlap, bar, CLOSENESS_SAMPLE)

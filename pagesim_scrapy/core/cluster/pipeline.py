@@ -84,6 +84,13 @@ CLOSENESS: dict[str, float] = {SITE_METHOD: 0.7}
 #: off (0).
 OVERLAP: dict[str, float] = {SITE_METHOD: 0.7}
 
+#: Batch and discovery: after both merges (and only where closeness is on), a page left alone
+#: joins the cluster whose pages overlap it at least this share as much as they overlap each
+#: other (:mod:`~pagesim_scrapy.core.cluster.lone`). Chosen leave-one-site-out over the
+#: visible sites (``python benchmarks/site_cluster.py --lone``; docs/figures_clus12.md).
+#: Other measures: off (0).
+LONE: dict[str, float] = {SITE_METHOD: 0.4}
+
 #: For a measure not in METHOD_THRESHOLDS: thresholds placed between the similarity of unrelated
 #: pages under the measure (classify.BACKGROUND_SIMILARITY) and 1.0.
 _RELATIVE = {"q_a": 0.45, "q_c": 0.3, "t_n": 0.4, "online": 0.35, "condense": 0.8}
@@ -127,6 +134,7 @@ class ClusterOptions:
     condense: float | None = None  # batch: similarity to fold a page into a leader
     closeness: float | None = None  # batch: merge clusters this close relative to their own (0 off)
     overlap: float | None = None  # batch: merge clusters whose pages overlap this much (0 off)
+    lone: float | None = None  # batch: attach a lone page this near a cluster, relatively (0 off)
     lsh_threshold: float = 0.3  # Jaccard of shingle sets the LSH index aims to catch
     max_compare: int = 5  # exact comparisons per page while condensing
     max_neighbors: int = 50  # exact comparisons per leader for the leader graph
@@ -160,6 +168,7 @@ class ClusterOptions:
             "k_p",
             "closeness",
             "overlap",
+            "lone",
             "layout_bar",
         ):
             value = getattr(self, name)
@@ -206,6 +215,8 @@ class ClusterOptions:
             out["closeness"] = default if self.closeness is None else self.closeness
             default = OVERLAP.get(self.method, 0.0)
             out["overlap"] = default if self.overlap is None else self.overlap
+            default = LONE.get(self.method, 0.0)
+            out["lone"] = default if self.lone is None else self.lone
         return out
 
     def layout_similarity(self) -> float | None:
@@ -226,6 +237,7 @@ class ClusterOptions:
             closeness=resolved.get("closeness", 0.0),
             max_neighbors=self.max_neighbors,
             overlap=resolved.get("overlap", 0.0),
+            lone=resolved.get("lone", 0.0),
         )
 
     def describe(self) -> dict[str, Any]:

@@ -24,6 +24,7 @@ the regroupings find, not the first guesses.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -242,7 +243,8 @@ class SiteTypes:
 
         ``final`` False (a regrouping during the crawl) on a young site: two types are merged
         only where they are as close as ``closeness`` requires of a new leader (see
-        :meth:`_kept_apart`). The final regrouping is batch ``cluster``'s.
+        :meth:`_kept_apart`), and no lone page is attached (mid-crawl, a lone page is as often
+        the first page of a type not seen twice yet). The final regrouping is batch ``cluster``'s.
         """
         self._regrouped_at[site] = self.site_pages[site]
         keys = sorted(key for key, owner in self.site_of.items() if owner == site)
@@ -252,7 +254,8 @@ class SiteTypes:
         if use_model is not None:
             use_model(site)
         leaders = [self.leaders.leaders[key] for key in keys]
-        grouping = group_leaders(leaders, self.leaders.similarity, self.leaders.index, self.params)
+        params = self.params if final else dataclasses.replace(self.params, lone=0.0)
+        grouping = group_leaders(leaders, self.leaders.similarity, self.leaders.index, params)
         groups = grouping.groups
         if not final and self.closeness and self.young(site):
             groups = self._kept_apart(keys, grouping.graph, groups, site)

@@ -1355,6 +1355,7 @@ typedef struct {
     int32_t count;
     uint32_t shared : 31;
     uint32_t known : 1;
+    uint32_t union_place; /* its place (plus one) in the templates' union (set_union), or 0 */
 } CountSlot;
 
 /* A shared feature's key and its place (plus one) among the shared features. */
@@ -1375,7 +1376,27 @@ typedef struct {
     const SharedSlot *shared;  /* its slots (a power of two) */
     Py_ssize_t shared_capacity, shared_count;
     PyObject *members;         /* the template members the ``known`` bits were read from */
+    /* The templates' union (set_union), ordered by its features' group bits: each feature's
+       key and count (the count of its slot, kept in step wherever a slot's count is set), and
+       whether it has a slot; the distinct bits and where each one's features start. */
+    uint64_t *union_keys;
+    int32_t *union_counts;
+    unsigned char *union_held;
+    Py_ssize_t union_size;
+    uint64_t *union_masks;
+    Py_ssize_t *union_starts; /* union_masks' count plus one entries */
+    Py_ssize_t union_mask_count;
+    SharedSlot *union_places; /* key -> place (plus one): an open-addressing table */
+    Py_ssize_t union_capacity;
 } KeptCounts;
+
+/* A slot's count told to the templates' union, when the slot's feature is in it. */
+static inline void union_note(KeptCounts *t, const CountSlot *slot) {
+    if (slot->union_place) {
+        t->union_counts[slot->union_place - 1] = slot->count;
+        t->union_held[slot->union_place - 1] = 1;
+    }
+}
 
 /* A feature's key: its code, or its two codes (the parent's in the high half); 0 when the
    string is not a feature (empty, longer than two, or holding NUL, which no code is). */
@@ -1414,6 +1435,13 @@ static uint32_t shared_place(const KeptCounts *t, uint64_t key) {
     size_t mask = (size_t)t->shared_capacity - 1, at = key_hash(key, t->shared_capacity);
     while (t->shared[at].key && t->shared[at].key != key) at = (at + 1) & mask;
     return t->shared[at].place;
+}
+
+static uint32_t union_place(const KeptCounts *t, uint64_t key) {
+    if (!t->union_capacity) return 0;
+    size_t mask = (size_t)t->union_capacity - 1, at = key_hash(key, t->union_capacity);
+    while (t->union_places[at].key && t->union_places[at].key != key) at = (at + 1) & mask;
+    return t->union_places[at].place;
 }
 
 /* Fetches the slot of the feature ``ahead`` places on into the cache (a hint, never a read):
@@ -1467,6 +1495,8 @@ static CountSlot *counts_find(KeptCounts *t, uint64_t key, PyObject *df, int32_t
     slot->members = 0;
     slot->shared = shared_place(t, key);
     slot->known = 0;
+    slot->union_place = union_place(t, key);
+    union_note(t, slot);
     t->used++;
     return slot;
 }
@@ -1530,11 +1560,14 @@ static int KeptCounts_init(KeptCounts *t, PyObject *args, PyObject *kwds) {
     return 0;
 }
 
+static void union_free(KeptCounts *t); /* defined at the end */
+
 static void KeptCounts_dealloc(KeptCounts *t) {
     PyObject_GC_UnTrack(t);
     Py_CLEAR(t->members);
     Py_CLEAR(t->shared_table);
     PyMem_Free(t->slots);
+    union_free(t);
     Py_TYPE(t)->tp_free((PyObject *)t);
 }
 
@@ -1598,6 +1631,7 @@ static PyObject *KeptCounts_count(KeptCounts *t, PyObject *args) {
                 goto done;
             }
             slot->count++;
+            union_note(t, slot);
         }
         if (slot->shared) bits[(slot->shared - 1) / 64] |= 1ull << ((slot->shared - 1) % 64);
     }
@@ -1619,6 +1653,7 @@ static PyObject *KeptCounts_recount(KeptCounts *t, PyObject *df) {
         CountSlot *slot = &t->slots[i];
         if (!slot->key) continue;
         if (df_count(df, slot->key, &slot->count) < 0) return NULL;
+        union_note(t, slot);
         counted += slot->count > 0;
     }
     return PyLong_FromSsize_t(counted);
@@ -1686,6 +1721,7 @@ static PyObject *KeptCounts_clear(KeptCounts *t, PyObject *unused) {
     PyMem_Free(t->slots);
     t->slots = NULL;
     t->capacity = t->used = 0;
+    if (t->union_size) memset(t->union_held, 0, (size_t)t->union_size);
     Py_RETURN_NONE;
 }
 
@@ -1722,6 +1758,8 @@ static PyObject *KeptCounts_nbytes(KeptCounts *t, void *unused) {
 static Py_ssize_t KeptCounts_len(KeptCounts *t) { return t->used; }
 
 static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args); /* defined at the end */
+static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args); /* defined at the end */
+static PyObject *KeptCounts_union_weights(KeptCounts *t, PyObject *args); /* defined at the end */
 
 static PyMethodDef kept_counts_methods[] = {
     {"count", (PyCFunction)KeptCounts_count, METH_VARARGS, "Count a page just kept; its shared-feature bits."},
@@ -1730,6 +1768,8 @@ static PyMethodDef kept_counts_methods[] = {
     {"clear", (PyCFunction)KeptCounts_clear, METH_NOARGS, "Forget every feature."},
     {"refill", (PyCFunction)KeptCounts_refill, METH_O, "Every feature of df, counted as df counts it."},
     {"light", (PyCFunction)KeptCounts_light, METH_VARARGS, "The bits of the shared features weighing nothing."},
+    {"set_union", (PyCFunction)KeptCounts_set_union, METH_VARARGS, "The templates' union and each feature's group bits."},
+    {"union_weights", (PyCFunction)KeptCounts_union_weights, METH_VARARGS, "The union's weight in each group, from the counts."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1935,4 +1975,167 @@ static PyObject *title_text(PyObject *self, PyObject *element) {
         PyErr_SetString(Unsupported, "a title that is not UTF-8");
     }
     return out;
+}
+
+/* ---- the templates' union summed from a site's counts ------------------------------------ */
+
+static void union_free(KeptCounts *t) {
+    PyMem_Free(t->union_keys);
+    PyMem_Free(t->union_counts);
+    PyMem_Free(t->union_held);
+    PyMem_Free(t->union_masks);
+    PyMem_Free(t->union_starts);
+    PyMem_Free(t->union_places);
+    t->union_keys = t->union_masks = NULL;
+    t->union_counts = NULL;
+    t->union_held = NULL;
+    t->union_starts = NULL;
+    t->union_places = NULL;
+    t->union_size = t->union_mask_count = t->union_capacity = 0;
+}
+
+typedef struct {
+    uint64_t mask, key;
+    Py_ssize_t index;
+} UnionEntry;
+
+static int union_entry_order(const void *a, const void *b) {
+    const UnionEntry *x = a, *y = b;
+    if (x->mask != y->mask) return x->mask < y->mask ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The union's entries (feature key, group bits) read from the two tuples, ordered by bits. */
+static UnionEntry *union_entries(PyObject *features, PyObject *bits, Py_ssize_t n) {
+    UnionEntry *entries = PyMem_Calloc((size_t)(n ? n : 1), sizeof(UnionEntry));
+    if (!entries) return (UnionEntry *)PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *feature = PyTuple_GET_ITEM(features, i);
+        entries[i].key = PyUnicode_Check(feature) ? feature_key(feature) : 0;
+        entries[i].mask = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(bits, i));
+        entries[i].index = i;
+        if (PyErr_Occurred() || !entries[i].key) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a union feature that is not one or two codes");
+            PyMem_Free(entries);
+            return NULL;
+        }
+    }
+    qsort(entries, (size_t)n, sizeof(UnionEntry), union_entry_order);
+    return entries;
+}
+
+/* Fills the union's arrays from its ordered entries; -1 on a repeated feature. */
+static int union_fill(KeptCounts *t, const UnionEntry *entries, Py_ssize_t n) {
+    Py_ssize_t capacity = 4;
+    while (capacity < 2 * n) capacity *= 2;
+    t->union_keys = PyMem_Calloc((size_t)(n ? n : 1), sizeof(uint64_t));
+    t->union_counts = PyMem_Calloc((size_t)(n ? n : 1), sizeof(int32_t));
+    t->union_held = PyMem_Calloc((size_t)(n ? n : 1), 1);
+    t->union_masks = PyMem_Calloc((size_t)(n ? n : 1), sizeof(uint64_t));
+    t->union_starts = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
+    t->union_places = PyMem_Calloc((size_t)capacity, sizeof(SharedSlot));
+    if (!t->union_keys || !t->union_counts || !t->union_held || !t->union_masks || !t->union_starts ||
+        !t->union_places) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->union_size = n;
+    t->union_capacity = capacity;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        uint64_t key = entries[k].key;
+        size_t at = key_hash(key, capacity);
+        while (t->union_places[at].key && t->union_places[at].key != key) at = (at + 1) & ((size_t)capacity - 1);
+        if (t->union_places[at].key) {
+            PyErr_SetString(PyExc_ValueError, "a union feature given twice");
+            return -1;
+        }
+        t->union_places[at].key = key;
+        t->union_places[at].place = (uint32_t)(k + 1);
+        t->union_keys[k] = key;
+        if (!k || entries[k].mask != entries[k - 1].mask) {
+            t->union_masks[t->union_mask_count] = entries[k].mask;
+            t->union_starts[t->union_mask_count++] = k;
+        }
+    }
+    t->union_starts[t->union_mask_count] = n;
+    return 0;
+}
+
+/* set_union(features, bits) -> None: the templates' union (a tuple of features) and each one's
+   group bits (a tuple of ints), whose weights union_weights sums from the slots' counts.  The
+   slots of its features are told their places, and their counts are kept in step from then on.
+   Why: a young site sums the templates' union on every page, and a look-up per feature in a
+   table larger than the cache cost more than the sums. */
+static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args) {
+    PyObject *features, *bits;
+    if (!PyArg_ParseTuple(args, "O!O!:set_union", &PyTuple_Type, &features, &PyTuple_Type, &bits)) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(features);
+    if (n != PyTuple_GET_SIZE(bits) || n >= (1 << 29)) {
+        PyErr_SetString(PyExc_ValueError, "as many bits as features, fewer than 2**29");
+        return NULL;
+    }
+    UnionEntry *entries = union_entries(features, bits, n);
+    if (!entries) return NULL;
+    union_free(t);
+    int failed = union_fill(t, entries, n);
+    PyMem_Free(entries);
+    if (failed) {
+        union_free(t);
+        for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].union_place = 0;
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < t->capacity; i++) {
+        CountSlot *slot = &t->slots[i];
+        if (!slot->key) continue;
+        slot->union_place = union_place(t, slot->key);
+        union_note(t, slot);
+    }
+    Py_RETURN_NONE;
+}
+
+/* The weight of a union feature (its count read in step), or -1 with an error set. */
+static int union_weight(const KeptCounts *t, Py_ssize_t k, PyObject *table, double *weight) {
+    int32_t count = t->union_counts[k];
+    if (count < 0 || count >= PyList_GET_SIZE(table)) {
+        PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+        return -1;
+    }
+    *weight = PyFloat_AsDouble(PyList_GET_ITEM(table, count));
+    return *weight == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* union_weights(df, table, groups) -> (total, sums): the union's summed weight and its weight in
+   each of ``groups`` groups (a feature's group bits from set_union), every count read from the
+   slots (made from ``df`` where missing): the features of one set of bits summed together, then
+   that sum added to each of its groups.  On the weights' grid every sum is exact in any order,
+   so the sums are those of weights() over the same features. */
+static PyObject *KeptCounts_union_weights(KeptCounts *t, PyObject *args) {
+    PyObject *df, *table;
+    Py_ssize_t groups;
+    if (!PyArg_ParseTuple(args, "O!O!n:union_weights", &PyDict_Type, &df, &PyList_Type, &table, &groups)) return NULL;
+    if (!t->shared || groups < 0 || groups > 64) {
+        PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised, or not 0 to 64 groups");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < t->union_size; k++) {
+        if (t->union_held[k]) continue;
+        int made = 0;
+        CountSlot *slot = counts_find(t, t->union_keys[k], df, -1, &made);
+        if (!slot) return NULL;
+        union_note(t, slot);
+    }
+    double sums[64] = {0.0}, total = 0.0;
+    for (Py_ssize_t g = 0; g < t->union_mask_count; g++) {
+        double sum = 0.0, weight;
+        for (Py_ssize_t k = t->union_starts[g]; k < t->union_starts[g + 1]; k++) {
+            if (union_weight(t, k, table, &weight) < 0) return NULL;
+            sum += weight;
+        }
+        total += sum;
+        for (uint64_t bits = t->union_masks[g]; bits; bits &= bits - 1) {
+            int b = __builtin_ctzll(bits);
+            if (b < groups) sums[b] += sum;
+        }
+    }
+    return weights_result(total, sums, groups);
 }

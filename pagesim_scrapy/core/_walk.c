@@ -1355,7 +1355,6 @@ typedef struct {
     int32_t count;
     uint32_t shared : 31;
     uint32_t known : 1;
-    uint32_t union_place; /* its place (plus one) in the templates' union (set_union), or 0 */
 } CountSlot;
 
 /* A shared feature's key and its place (plus one) among the shared features. */
@@ -1377,26 +1376,18 @@ typedef struct {
     Py_ssize_t shared_capacity, shared_count;
     PyObject *members;         /* the template members the ``known`` bits were read from */
     /* The templates' union (set_union), ordered by its features' group bits: each feature's
-       key and count (the count of its slot, kept in step wherever a slot's count is set), and
-       whether it has a slot; the distinct bits and where each one's features start. */
+       key and the index of its slot (valid while ``layout`` is ``union_layout``: the slots
+       move when the table grows or is emptied); the distinct bits and where each one's
+       features start. */
     uint64_t *union_keys;
-    int32_t *union_counts;
-    unsigned char *union_held;
+    Py_ssize_t *union_slots;
     Py_ssize_t union_size;
+    uint64_t layout, union_layout; /* layout: raised whenever the slots move */
     uint64_t *union_masks;
     Py_ssize_t *union_starts; /* union_masks' count plus one entries */
     Py_ssize_t union_mask_count;
-    SharedSlot *union_places; /* key -> place (plus one): an open-addressing table */
-    Py_ssize_t union_capacity;
 } KeptCounts;
 
-/* A slot's count told to the templates' union, when the slot's feature is in it. */
-static inline void union_note(KeptCounts *t, const CountSlot *slot) {
-    if (slot->union_place) {
-        t->union_counts[slot->union_place - 1] = slot->count;
-        t->union_held[slot->union_place - 1] = 1;
-    }
-}
 
 /* A feature's key: its code, or its two codes (the parent's in the high half); 0 when the
    string is not a feature (empty, longer than two, or holding NUL, which no code is). */
@@ -1437,12 +1428,6 @@ static uint32_t shared_place(const KeptCounts *t, uint64_t key) {
     return t->shared[at].place;
 }
 
-static uint32_t union_place(const KeptCounts *t, uint64_t key) {
-    if (!t->union_capacity) return 0;
-    size_t mask = (size_t)t->union_capacity - 1, at = key_hash(key, t->union_capacity);
-    while (t->union_places[at].key && t->union_places[at].key != key) at = (at + 1) & mask;
-    return t->union_places[at].place;
-}
 
 /* Fetches the slot of the feature ``ahead`` places on into the cache (a hint, never a read):
    a site's table is larger than the cache, and a page's features land anywhere in it. */
@@ -1459,6 +1444,7 @@ static int counts_grow(KeptCounts *t) {
         return -1;
     }
     Py_ssize_t old_capacity = t->capacity;
+    t->layout++;
     t->slots = slots;
     t->capacity = capacity;
     for (Py_ssize_t i = 0; i < old_capacity; i++)
@@ -1495,8 +1481,6 @@ static CountSlot *counts_find(KeptCounts *t, uint64_t key, PyObject *df, int32_t
     slot->members = 0;
     slot->shared = shared_place(t, key);
     slot->known = 0;
-    slot->union_place = union_place(t, key);
-    union_note(t, slot);
     t->used++;
     return slot;
 }
@@ -1631,7 +1615,6 @@ static PyObject *KeptCounts_count(KeptCounts *t, PyObject *args) {
                 goto done;
             }
             slot->count++;
-            union_note(t, slot);
         }
         if (slot->shared) bits[(slot->shared - 1) / 64] |= 1ull << ((slot->shared - 1) % 64);
     }
@@ -1653,7 +1636,6 @@ static PyObject *KeptCounts_recount(KeptCounts *t, PyObject *df) {
         CountSlot *slot = &t->slots[i];
         if (!slot->key) continue;
         if (df_count(df, slot->key, &slot->count) < 0) return NULL;
-        union_note(t, slot);
         counted += slot->count > 0;
     }
     return PyLong_FromSsize_t(counted);
@@ -1721,7 +1703,7 @@ static PyObject *KeptCounts_clear(KeptCounts *t, PyObject *unused) {
     PyMem_Free(t->slots);
     t->slots = NULL;
     t->capacity = t->used = 0;
-    if (t->union_size) memset(t->union_held, 0, (size_t)t->union_size);
+    t->layout++;
     Py_RETURN_NONE;
 }
 
@@ -1981,17 +1963,12 @@ static PyObject *title_text(PyObject *self, PyObject *element) {
 
 static void union_free(KeptCounts *t) {
     PyMem_Free(t->union_keys);
-    PyMem_Free(t->union_counts);
-    PyMem_Free(t->union_held);
+    PyMem_Free(t->union_slots);
     PyMem_Free(t->union_masks);
     PyMem_Free(t->union_starts);
-    PyMem_Free(t->union_places);
     t->union_keys = t->union_masks = NULL;
-    t->union_counts = NULL;
-    t->union_held = NULL;
-    t->union_starts = NULL;
-    t->union_places = NULL;
-    t->union_size = t->union_mask_count = t->union_capacity = 0;
+    t->union_slots = t->union_starts = NULL;
+    t->union_size = t->union_mask_count = 0;
 }
 
 typedef struct {
@@ -2003,6 +1980,11 @@ static int union_entry_order(const void *a, const void *b) {
     const UnionEntry *x = a, *y = b;
     if (x->mask != y->mask) return x->mask < y->mask ? -1 : 1;
     return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int union_key_order(const void *a, const void *b) {
+    const UnionEntry *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
 }
 
 /* The union's entries (feature key, group bits) read from the two tuples, ordered by bits. */
@@ -2020,52 +2002,46 @@ static UnionEntry *union_entries(PyObject *features, PyObject *bits, Py_ssize_t 
             return NULL;
         }
     }
+    qsort(entries, (size_t)n, sizeof(UnionEntry), union_key_order);
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (entries[i].key == entries[i - 1].key) {
+            PyErr_SetString(PyExc_ValueError, "a union feature given twice");
+            PyMem_Free(entries);
+            return NULL;
+        }
+    }
     qsort(entries, (size_t)n, sizeof(UnionEntry), union_entry_order);
     return entries;
 }
 
-/* Fills the union's arrays from its ordered entries; -1 on a repeated feature. */
+/* Fills the union's arrays from its ordered entries. */
 static int union_fill(KeptCounts *t, const UnionEntry *entries, Py_ssize_t n) {
-    Py_ssize_t capacity = 4;
-    while (capacity < 2 * n) capacity *= 2;
     t->union_keys = PyMem_Calloc((size_t)(n ? n : 1), sizeof(uint64_t));
-    t->union_counts = PyMem_Calloc((size_t)(n ? n : 1), sizeof(int32_t));
-    t->union_held = PyMem_Calloc((size_t)(n ? n : 1), 1);
+    t->union_slots = PyMem_Calloc((size_t)(n ? n : 1), sizeof(Py_ssize_t));
     t->union_masks = PyMem_Calloc((size_t)(n ? n : 1), sizeof(uint64_t));
     t->union_starts = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
-    t->union_places = PyMem_Calloc((size_t)capacity, sizeof(SharedSlot));
-    if (!t->union_keys || !t->union_counts || !t->union_held || !t->union_masks || !t->union_starts ||
-        !t->union_places) {
+    if (!t->union_keys || !t->union_slots || !t->union_masks || !t->union_starts) {
         PyErr_NoMemory();
         return -1;
     }
     t->union_size = n;
-    t->union_capacity = capacity;
     for (Py_ssize_t k = 0; k < n; k++) {
-        uint64_t key = entries[k].key;
-        size_t at = key_hash(key, capacity);
-        while (t->union_places[at].key && t->union_places[at].key != key) at = (at + 1) & ((size_t)capacity - 1);
-        if (t->union_places[at].key) {
-            PyErr_SetString(PyExc_ValueError, "a union feature given twice");
-            return -1;
-        }
-        t->union_places[at].key = key;
-        t->union_places[at].place = (uint32_t)(k + 1);
-        t->union_keys[k] = key;
+        t->union_keys[k] = entries[k].key;
         if (!k || entries[k].mask != entries[k - 1].mask) {
             t->union_masks[t->union_mask_count] = entries[k].mask;
             t->union_starts[t->union_mask_count++] = k;
         }
     }
     t->union_starts[t->union_mask_count] = n;
+    t->union_layout = t->layout - 1; /* no slot found yet */
     return 0;
 }
 
-/* set_union(features, bits) -> None: the templates' union (a tuple of features) and each one's
-   group bits (a tuple of ints), whose weights union_weights sums from the slots' counts.  The
-   slots of its features are told their places, and their counts are kept in step from then on.
-   Why: a young site sums the templates' union on every page, and a look-up per feature in a
-   table larger than the cache cost more than the sums. */
+/* set_union(features, bits) -> None: the templates' union (a tuple of distinct features) and
+   each one's group bits (a tuple of ints), which union_weights sums from the slots' counts.
+   Why: a young site sums the templates' union on every page; a hash, a probe and a loop over
+   the group bits per feature cost more than the sums, while most features share a few sets of
+   bits (summed together, then added to their groups once). */
 static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args) {
     PyObject *features, *bits;
     if (!PyArg_ParseTuple(args, "O!O!:set_union", &PyTuple_Type, &features, &PyTuple_Type, &bits)) return NULL;
@@ -2081,34 +2057,32 @@ static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args) {
     PyMem_Free(entries);
     if (failed) {
         union_free(t);
-        for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].union_place = 0;
         return NULL;
-    }
-    for (Py_ssize_t i = 0; i < t->capacity; i++) {
-        CountSlot *slot = &t->slots[i];
-        if (!slot->key) continue;
-        slot->union_place = union_place(t, slot->key);
-        union_note(t, slot);
     }
     Py_RETURN_NONE;
 }
 
-/* The weight of a union feature (its count read in step), or -1 with an error set. */
-static int union_weight(const KeptCounts *t, Py_ssize_t k, PyObject *table, double *weight) {
-    int32_t count = t->union_counts[k];
-    if (count < 0 || count >= PyList_GET_SIZE(table)) {
-        PyErr_SetString(PyExc_IndexError, "a count past the weight table");
-        return -1;
+/* Every union feature's slot found (made from ``df`` where missing) for this layout of the
+   slots: making one may grow the table, which moves them all, so until none moved. */
+static int union_find_slots(KeptCounts *t, PyObject *df) {
+    while (t->union_layout != t->layout) {
+        uint64_t layout = t->layout;
+        for (Py_ssize_t k = 0; k < t->union_size && layout == t->layout; k++) {
+            int made = 0;
+            CountSlot *slot = counts_find(t, t->union_keys[k], df, -1, &made);
+            if (!slot) return -1;
+            t->union_slots[k] = slot - t->slots;
+        }
+        if (layout == t->layout) t->union_layout = layout;
     }
-    *weight = PyFloat_AsDouble(PyList_GET_ITEM(table, count));
-    return *weight == -1.0 && PyErr_Occurred() ? -1 : 0;
+    return 0;
 }
 
 /* union_weights(df, table, groups) -> (total, sums): the union's summed weight and its weight in
-   each of ``groups`` groups (a feature's group bits from set_union), every count read from the
-   slots (made from ``df`` where missing): the features of one set of bits summed together, then
-   that sum added to each of its groups.  On the weights' grid every sum is exact in any order,
-   so the sums are those of weights() over the same features. */
+   each of ``groups`` groups (a feature's group bits from set_union), every count read from its
+   slot (made from ``df`` where missing, as weights() makes it): the features of one set of bits
+   summed together, then that sum added to each of its groups.  On the weights' grid every sum
+   is exact in any order, so the sums are those of weights() over the same features. */
 static PyObject *KeptCounts_union_weights(KeptCounts *t, PyObject *args) {
     PyObject *df, *table;
     Py_ssize_t groups;
@@ -2117,18 +2091,19 @@ static PyObject *KeptCounts_union_weights(KeptCounts *t, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised, or not 0 to 64 groups");
         return NULL;
     }
-    for (Py_ssize_t k = 0; k < t->union_size; k++) {
-        if (t->union_held[k]) continue;
-        int made = 0;
-        CountSlot *slot = counts_find(t, t->union_keys[k], df, -1, &made);
-        if (!slot) return NULL;
-        union_note(t, slot);
-    }
+    if (union_find_slots(t, df) < 0) return NULL;
     double sums[64] = {0.0}, total = 0.0;
+    Py_ssize_t size = PyList_GET_SIZE(table);
     for (Py_ssize_t g = 0; g < t->union_mask_count; g++) {
-        double sum = 0.0, weight;
+        double sum = 0.0;
         for (Py_ssize_t k = t->union_starts[g]; k < t->union_starts[g + 1]; k++) {
-            if (union_weight(t, k, table, &weight) < 0) return NULL;
+            int32_t count = t->slots[t->union_slots[k]].count;
+            if (count < 0 || count >= size) {
+                PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+                return NULL;
+            }
+            double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, count));
+            if (weight == -1.0 && PyErr_Occurred()) return NULL;
             sum += weight;
         }
         total += sum;

@@ -48,6 +48,9 @@ def test_the_anchor_sums_are_the_per_feature_sums() -> None:
             classifier._template_union, members, groups, model.df, model.table()
         )
         assert _hex(summed) == _hex(plain)
+        weight = model.table().__getitem__
+        light = frozenset(f for f in cache.shared if weight(model.df.get(f, 0)) <= 0.0)
+        assert cache.light_bits(model) == cache.mask(light)  # read through the union's slots
         checked += 1
     assert checked == len(pages)
 

@@ -1386,6 +1386,7 @@ typedef struct {
     uint64_t *union_masks;
     Py_ssize_t *union_starts; /* union_masks' count plus one entries */
     Py_ssize_t union_mask_count;
+    Py_ssize_t *shared_union; /* each shared feature's place in the union, or -1 */
 } KeptCounts;
 
 
@@ -1788,6 +1789,9 @@ static int add_kept_counts(PyObject *m) {
    (table[count] <= 0), each count read from its slot (made from ``df`` where missing), as
    KeptScores numbers them.  Why in C: a young site finds its labels' cores on every page,
    and a dictionary read and a float per shared feature cost more than the anchors' sums. */
+static const CountSlot *light_slot(KeptCounts *t, const SharedSlot *shared, PyObject *df); /* at the end */
+static int union_find_slots(KeptCounts *t, PyObject *df);                              /* at the end */
+
 static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args) {
     PyObject *df, *table;
     if (!PyArg_ParseTuple(args, "O!O!:light", &PyDict_Type, &df, &PyList_Type, &table)) return NULL;
@@ -1799,11 +1803,11 @@ static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args) {
     uint64_t *bits = PyMem_Calloc((size_t)words, sizeof(uint64_t));
     if (!bits) return PyErr_NoMemory();
     PyObject *result = NULL;
+    if (t->shared_union && union_find_slots(t, df) < 0) goto done;
     for (Py_ssize_t i = 0; i < t->shared_capacity; i++) {
         const SharedSlot *shared = &t->shared[i];
         if (!shared->key) continue;
-        int made = 0;
-        CountSlot *slot = counts_find(t, shared->key, df, -1, &made);
+        const CountSlot *slot = light_slot(t, shared, df);
         if (!slot) goto done;
         if (slot->count >= size) {
             PyErr_SetString(PyExc_IndexError, "a count past the weight table");
@@ -1966,8 +1970,9 @@ static void union_free(KeptCounts *t) {
     PyMem_Free(t->union_slots);
     PyMem_Free(t->union_masks);
     PyMem_Free(t->union_starts);
+    PyMem_Free(t->shared_union);
     t->union_keys = t->union_masks = NULL;
-    t->union_slots = t->union_starts = NULL;
+    t->union_slots = t->union_starts = t->shared_union = NULL;
     t->union_size = t->union_mask_count = 0;
 }
 
@@ -2037,6 +2042,31 @@ static int union_fill(KeptCounts *t, const UnionEntry *entries, Py_ssize_t n) {
     return 0;
 }
 
+/* Each shared feature's place in the union (shared_union), from the union's entries (in the
+   union's order; reordered here by key to be searched). */
+static int shared_in_union(KeptCounts *t, UnionEntry *entries, Py_ssize_t n) {
+    t->shared_union = PyMem_Malloc((size_t)(t->shared_count ? t->shared_count : 1) * sizeof(Py_ssize_t));
+    if (!t->shared_union) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) entries[k].index = k;
+    qsort(entries, (size_t)n, sizeof(UnionEntry), union_key_order);
+    for (Py_ssize_t i = 0; i < t->shared_count; i++) t->shared_union[i] = -1;
+    for (Py_ssize_t i = 0; i < t->shared_capacity; i++) {
+        const SharedSlot *shared = &t->shared[i];
+        if (!shared->key) continue;
+        Py_ssize_t low = 0, high = n;
+        while (low < high) {
+            Py_ssize_t middle = low + (high - low) / 2;
+            if (entries[middle].key < shared->key) low = middle + 1;
+            else high = middle;
+        }
+        if (low < n && entries[low].key == shared->key) t->shared_union[shared->place - 1] = entries[low].index;
+    }
+    return 0;
+}
+
 /* set_union(features, bits) -> None: the templates' union (a tuple of distinct features) and
    each one's group bits (a tuple of ints), which union_weights sums from the slots' counts.
    Why: a young site sums the templates' union on every page; a hash, a probe and a loop over
@@ -2053,7 +2083,7 @@ static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args) {
     UnionEntry *entries = union_entries(features, bits, n);
     if (!entries) return NULL;
     union_free(t);
-    int failed = union_fill(t, entries, n);
+    int failed = union_fill(t, entries, n) < 0 || shared_in_union(t, entries, n) < 0;
     PyMem_Free(entries);
     if (failed) {
         union_free(t);
@@ -2113,4 +2143,13 @@ static PyObject *KeptCounts_union_weights(KeptCounts *t, PyObject *args) {
         }
     }
     return weights_result(total, sums, groups);
+}
+
+/* A shared feature's slot for light(): through the union's slots when it is in the union and
+   they are found for this layout (the union's pass has just read them), else looked up. */
+static const CountSlot *light_slot(KeptCounts *t, const SharedSlot *shared, PyObject *df) {
+    Py_ssize_t k = t->shared_union ? t->shared_union[shared->place - 1] : -1;
+    if (k >= 0 && t->union_layout == t->layout) return &t->slots[t->union_slots[k]];
+    int made = 0;
+    return counts_find(t, shared->key, df, -1, &made);
 }

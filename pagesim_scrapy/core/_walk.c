@@ -1375,7 +1375,20 @@ typedef struct {
     const SharedSlot *shared;  /* its slots (a power of two) */
     Py_ssize_t shared_capacity, shared_count;
     PyObject *members;         /* the template members the ``known`` bits were read from */
+    /* The templates' union (set_union), ordered by its features' group bits: each feature's
+       key and the index of its slot (valid while ``layout`` is ``union_layout``: the slots
+       move when the table grows or is emptied); the distinct bits and where each one's
+       features start. */
+    uint64_t *union_keys;
+    Py_ssize_t *union_slots;
+    Py_ssize_t union_size;
+    uint64_t layout, union_layout; /* layout: raised whenever the slots move */
+    uint64_t *union_masks;
+    Py_ssize_t *union_starts; /* union_masks' count plus one entries */
+    Py_ssize_t union_mask_count;
+    Py_ssize_t *shared_union; /* each shared feature's place in the union, or -1 */
 } KeptCounts;
+
 
 /* A feature's key: its code, or its two codes (the parent's in the high half); 0 when the
    string is not a feature (empty, longer than two, or holding NUL, which no code is). */
@@ -1416,6 +1429,7 @@ static uint32_t shared_place(const KeptCounts *t, uint64_t key) {
     return t->shared[at].place;
 }
 
+
 /* Fetches the slot of the feature ``ahead`` places on into the cache (a hint, never a read):
    a site's table is larger than the cache, and a page's features land anywhere in it. */
 static void prefetch_ahead(const KeptCounts *t, PyObject *packed, Py_ssize_t i, Py_ssize_t n) {
@@ -1431,6 +1445,7 @@ static int counts_grow(KeptCounts *t) {
         return -1;
     }
     Py_ssize_t old_capacity = t->capacity;
+    t->layout++;
     t->slots = slots;
     t->capacity = capacity;
     for (Py_ssize_t i = 0; i < old_capacity; i++)
@@ -1530,11 +1545,14 @@ static int KeptCounts_init(KeptCounts *t, PyObject *args, PyObject *kwds) {
     return 0;
 }
 
+static void union_free(KeptCounts *t); /* defined at the end */
+
 static void KeptCounts_dealloc(KeptCounts *t) {
     PyObject_GC_UnTrack(t);
     Py_CLEAR(t->members);
     Py_CLEAR(t->shared_table);
     PyMem_Free(t->slots);
+    union_free(t);
     Py_TYPE(t)->tp_free((PyObject *)t);
 }
 
@@ -1686,6 +1704,7 @@ static PyObject *KeptCounts_clear(KeptCounts *t, PyObject *unused) {
     PyMem_Free(t->slots);
     t->slots = NULL;
     t->capacity = t->used = 0;
+    t->layout++;
     Py_RETURN_NONE;
 }
 
@@ -1722,6 +1741,8 @@ static PyObject *KeptCounts_nbytes(KeptCounts *t, void *unused) {
 static Py_ssize_t KeptCounts_len(KeptCounts *t) { return t->used; }
 
 static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args); /* defined at the end */
+static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args); /* defined at the end */
+static PyObject *KeptCounts_union_weights(KeptCounts *t, PyObject *args); /* defined at the end */
 
 static PyMethodDef kept_counts_methods[] = {
     {"count", (PyCFunction)KeptCounts_count, METH_VARARGS, "Count a page just kept; its shared-feature bits."},
@@ -1730,6 +1751,8 @@ static PyMethodDef kept_counts_methods[] = {
     {"clear", (PyCFunction)KeptCounts_clear, METH_NOARGS, "Forget every feature."},
     {"refill", (PyCFunction)KeptCounts_refill, METH_O, "Every feature of df, counted as df counts it."},
     {"light", (PyCFunction)KeptCounts_light, METH_VARARGS, "The bits of the shared features weighing nothing."},
+    {"set_union", (PyCFunction)KeptCounts_set_union, METH_VARARGS, "The templates' union and each feature's group bits."},
+    {"union_weights", (PyCFunction)KeptCounts_union_weights, METH_VARARGS, "The union's weight in each group, from the counts."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1766,6 +1789,9 @@ static int add_kept_counts(PyObject *m) {
    (table[count] <= 0), each count read from its slot (made from ``df`` where missing), as
    KeptScores numbers them.  Why in C: a young site finds its labels' cores on every page,
    and a dictionary read and a float per shared feature cost more than the anchors' sums. */
+static const CountSlot *light_slot(KeptCounts *t, const SharedSlot *shared, PyObject *df); /* at the end */
+static int union_find_slots(KeptCounts *t, PyObject *df);                              /* at the end */
+
 static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args) {
     PyObject *df, *table;
     if (!PyArg_ParseTuple(args, "O!O!:light", &PyDict_Type, &df, &PyList_Type, &table)) return NULL;
@@ -1777,11 +1803,11 @@ static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args) {
     uint64_t *bits = PyMem_Calloc((size_t)words, sizeof(uint64_t));
     if (!bits) return PyErr_NoMemory();
     PyObject *result = NULL;
+    if (t->shared_union && union_find_slots(t, df) < 0) goto done;
     for (Py_ssize_t i = 0; i < t->shared_capacity; i++) {
         const SharedSlot *shared = &t->shared[i];
         if (!shared->key) continue;
-        int made = 0;
-        CountSlot *slot = counts_find(t, shared->key, df, -1, &made);
+        const CountSlot *slot = light_slot(t, shared, df);
         if (!slot) goto done;
         if (slot->count >= size) {
             PyErr_SetString(PyExc_IndexError, "a count past the weight table");
@@ -1935,4 +1961,195 @@ static PyObject *title_text(PyObject *self, PyObject *element) {
         PyErr_SetString(Unsupported, "a title that is not UTF-8");
     }
     return out;
+}
+
+/* ---- the templates' union summed from a site's counts ------------------------------------ */
+
+static void union_free(KeptCounts *t) {
+    PyMem_Free(t->union_keys);
+    PyMem_Free(t->union_slots);
+    PyMem_Free(t->union_masks);
+    PyMem_Free(t->union_starts);
+    PyMem_Free(t->shared_union);
+    t->union_keys = t->union_masks = NULL;
+    t->union_slots = t->union_starts = t->shared_union = NULL;
+    t->union_size = t->union_mask_count = 0;
+}
+
+typedef struct {
+    uint64_t mask, key;
+    Py_ssize_t index;
+} UnionEntry;
+
+static int union_entry_order(const void *a, const void *b) {
+    const UnionEntry *x = a, *y = b;
+    if (x->mask != y->mask) return x->mask < y->mask ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int union_key_order(const void *a, const void *b) {
+    const UnionEntry *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The union's entries (feature key, group bits) read from the two tuples, ordered by bits. */
+static UnionEntry *union_entries(PyObject *features, PyObject *bits, Py_ssize_t n) {
+    UnionEntry *entries = PyMem_Calloc((size_t)(n ? n : 1), sizeof(UnionEntry));
+    if (!entries) return (UnionEntry *)PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *feature = PyTuple_GET_ITEM(features, i);
+        entries[i].key = PyUnicode_Check(feature) ? feature_key(feature) : 0;
+        entries[i].mask = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(bits, i));
+        entries[i].index = i;
+        if (PyErr_Occurred() || !entries[i].key) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a union feature that is not one or two codes");
+            PyMem_Free(entries);
+            return NULL;
+        }
+    }
+    qsort(entries, (size_t)n, sizeof(UnionEntry), union_key_order);
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (entries[i].key == entries[i - 1].key) {
+            PyErr_SetString(PyExc_ValueError, "a union feature given twice");
+            PyMem_Free(entries);
+            return NULL;
+        }
+    }
+    qsort(entries, (size_t)n, sizeof(UnionEntry), union_entry_order);
+    return entries;
+}
+
+/* Fills the union's arrays from its ordered entries. */
+static int union_fill(KeptCounts *t, const UnionEntry *entries, Py_ssize_t n) {
+    t->union_keys = PyMem_Calloc((size_t)(n ? n : 1), sizeof(uint64_t));
+    t->union_slots = PyMem_Calloc((size_t)(n ? n : 1), sizeof(Py_ssize_t));
+    t->union_masks = PyMem_Calloc((size_t)(n ? n : 1), sizeof(uint64_t));
+    t->union_starts = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
+    if (!t->union_keys || !t->union_slots || !t->union_masks || !t->union_starts) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->union_size = n;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        t->union_keys[k] = entries[k].key;
+        if (!k || entries[k].mask != entries[k - 1].mask) {
+            t->union_masks[t->union_mask_count] = entries[k].mask;
+            t->union_starts[t->union_mask_count++] = k;
+        }
+    }
+    t->union_starts[t->union_mask_count] = n;
+    t->union_layout = t->layout - 1; /* no slot found yet */
+    return 0;
+}
+
+/* Each shared feature's place in the union (shared_union), from the union's entries (in the
+   union's order; reordered here by key to be searched). */
+static int shared_in_union(KeptCounts *t, UnionEntry *entries, Py_ssize_t n) {
+    t->shared_union = PyMem_Malloc((size_t)(t->shared_count ? t->shared_count : 1) * sizeof(Py_ssize_t));
+    if (!t->shared_union) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) entries[k].index = k;
+    qsort(entries, (size_t)n, sizeof(UnionEntry), union_key_order);
+    for (Py_ssize_t i = 0; i < t->shared_count; i++) t->shared_union[i] = -1;
+    for (Py_ssize_t i = 0; i < t->shared_capacity; i++) {
+        const SharedSlot *shared = &t->shared[i];
+        if (!shared->key) continue;
+        Py_ssize_t low = 0, high = n;
+        while (low < high) {
+            Py_ssize_t middle = low + (high - low) / 2;
+            if (entries[middle].key < shared->key) low = middle + 1;
+            else high = middle;
+        }
+        if (low < n && entries[low].key == shared->key) t->shared_union[shared->place - 1] = entries[low].index;
+    }
+    return 0;
+}
+
+/* set_union(features, bits) -> None: the templates' union (a tuple of distinct features) and
+   each one's group bits (a tuple of ints), which union_weights sums from the slots' counts.
+   Why: a young site sums the templates' union on every page; a hash, a probe and a loop over
+   the group bits per feature cost more than the sums, while most features share a few sets of
+   bits (summed together, then added to their groups once). */
+static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args) {
+    PyObject *features, *bits;
+    if (!PyArg_ParseTuple(args, "O!O!:set_union", &PyTuple_Type, &features, &PyTuple_Type, &bits)) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(features);
+    if (n != PyTuple_GET_SIZE(bits) || n >= (1 << 29)) {
+        PyErr_SetString(PyExc_ValueError, "as many bits as features, fewer than 2**29");
+        return NULL;
+    }
+    UnionEntry *entries = union_entries(features, bits, n);
+    if (!entries) return NULL;
+    union_free(t);
+    int failed = union_fill(t, entries, n) < 0 || shared_in_union(t, entries, n) < 0;
+    PyMem_Free(entries);
+    if (failed) {
+        union_free(t);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* Every union feature's slot found (made from ``df`` where missing) for this layout of the
+   slots: making one may grow the table, which moves them all, so until none moved. */
+static int union_find_slots(KeptCounts *t, PyObject *df) {
+    while (t->union_layout != t->layout) {
+        uint64_t layout = t->layout;
+        for (Py_ssize_t k = 0; k < t->union_size && layout == t->layout; k++) {
+            int made = 0;
+            CountSlot *slot = counts_find(t, t->union_keys[k], df, -1, &made);
+            if (!slot) return -1;
+            t->union_slots[k] = slot - t->slots;
+        }
+        if (layout == t->layout) t->union_layout = layout;
+    }
+    return 0;
+}
+
+/* union_weights(df, table, groups) -> (total, sums): the union's summed weight and its weight in
+   each of ``groups`` groups (a feature's group bits from set_union), every count read from its
+   slot (made from ``df`` where missing, as weights() makes it): the features of one set of bits
+   summed together, then that sum added to each of its groups.  On the weights' grid every sum
+   is exact in any order, so the sums are those of weights() over the same features. */
+static PyObject *KeptCounts_union_weights(KeptCounts *t, PyObject *args) {
+    PyObject *df, *table;
+    Py_ssize_t groups;
+    if (!PyArg_ParseTuple(args, "O!O!n:union_weights", &PyDict_Type, &df, &PyList_Type, &table, &groups)) return NULL;
+    if (!t->shared || groups < 0 || groups > 64) {
+        PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised, or not 0 to 64 groups");
+        return NULL;
+    }
+    if (union_find_slots(t, df) < 0) return NULL;
+    double sums[64] = {0.0}, total = 0.0;
+    Py_ssize_t size = PyList_GET_SIZE(table);
+    for (Py_ssize_t g = 0; g < t->union_mask_count; g++) {
+        double sum = 0.0;
+        for (Py_ssize_t k = t->union_starts[g]; k < t->union_starts[g + 1]; k++) {
+            int32_t count = t->slots[t->union_slots[k]].count;
+            if (count < 0 || count >= size) {
+                PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+                return NULL;
+            }
+            double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, count));
+            if (weight == -1.0 && PyErr_Occurred()) return NULL;
+            sum += weight;
+        }
+        total += sum;
+        for (uint64_t bits = t->union_masks[g]; bits; bits &= bits - 1) {
+            int b = __builtin_ctzll(bits);
+            if (b < groups) sums[b] += sum;
+        }
+    }
+    return weights_result(total, sums, groups);
+}
+
+/* A shared feature's slot for light(): through the union's slots when it is in the union and
+   they are found for this layout (the union's pass has just read them), else looked up. */
+static const CountSlot *light_slot(KeptCounts *t, const SharedSlot *shared, PyObject *df) {
+    Py_ssize_t k = t->shared_union ? t->shared_union[shared->place - 1] : -1;
+    if (k >= 0 && t->union_layout == t->layout) return &t->slots[t->union_slots[k]];
+    int made = 0;
+    return counts_find(t, shared->key, df, -1, &made);
 }

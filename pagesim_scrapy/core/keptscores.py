@@ -133,6 +133,8 @@ class SiteCounts:
         #: df alone, first and when outgrown (for benchmarks)
         self.recounts = 0
         self.refills = 0
+        #: the templates' union the compiled table sums (see :meth:`union_sums`)
+        self._union: tuple[str, ...] | None = None
 
     def __len__(self) -> int:
         return len(self._table)
@@ -193,6 +195,26 @@ class SiteCounts:
             return weighed
 
         return weigh
+
+    def union_sums(
+        self,
+        union: tuple[str, ...],
+        bits: tuple[int, ...],
+        groups: int,
+        df: dict[str, int],
+        table: list[float],
+        changes: int,
+    ) -> list[float]:
+        """The summed weight of ``union``'s features in each of ``groups`` groups (``bits``:
+        each feature's groups), on a model whose counts are ``df`` after ``changes`` changes:
+        the sums :meth:`weights` gives of the same features. The table keeps the union's
+        counts in step as it counts pages, so the sums read no table slot per feature."""
+        if self._union is not union:
+            self._table.set_union(union, bits)
+            self._union = union
+        self._sync(df, changes)
+        sums: list[float] = self._table.union_weights(df, table, groups)[1]
+        return sums
 
     def light(self, df: dict[str, int], table: list[float], changes: int) -> int:
         """The bits of the shared features that weigh nothing (``table[df[feature]] <= 0``)
@@ -417,6 +439,23 @@ class KeptScores:
             alone = grouped_weights(_as_set(singles), members, groups, df, table)
             sums = list(map(add, sums, alone))
         return sums
+
+    def weigh_union(
+        self,
+        union: tuple[str, ...],
+        bits: tuple[int, ...],
+        groups: int,
+        df: dict[str, int],
+        table: list[float],
+        changes: int,
+    ) -> list[float] | None:
+        """:meth:`weigh_packed` of the templates' ``union`` (each feature's groups in
+        ``bits``), from :attr:`counts`: the same sums. None where not compiled or past 64
+        groups."""
+        counts = self.counts
+        if counts is None or groups > 64:
+            return None
+        return counts.union_sums(union, bits, groups, df, table, changes)
 
     def light_bits(self, model: SiteModel) -> int | None:
         """The bits of the shared features that weigh nothing on ``model``'s site now, from

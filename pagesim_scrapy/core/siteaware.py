@@ -591,9 +591,13 @@ class SiteAwareClassifier:
         model = state.model
         df, table = model.df, model.table()
         cache = self._kept_scores(state)
-        sums = cache.weigh_packed(
-            self._packed_union, members, groups, df, table, model.changes, self._union_singles
-        )
+        if members is self._anchor_members:
+            union, bits = self._union_layout
+            sums = cache.weigh_union(union, bits, groups, df, table, model.changes)
+        else:
+            sums = cache.weigh_packed(
+                self._packed_union, members, groups, df, table, model.changes, self._union_singles
+            )
         if sums is None:
             return grouped_weights(self._template_union, members, groups, df, table)
         return sums
@@ -605,6 +609,14 @@ class SiteAwareClassifier:
         starts = sorted(feature for feature in self._template_union if len(feature) == 1)
         pairs = self._template_union.difference(starts)
         return pack_features(frozenset(pairs | set(starts[:1])))
+
+    @cached_property
+    def _union_layout(self) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """The templates' features in one order and each one's anchor groups (bits): the
+        site's compiled counts keep these features' counts in step and sum them by groups."""
+        members = self._anchor_members or {}
+        union = tuple(sorted(self._template_union))
+        return union, tuple(members.get(feature, 0) for feature in union)
 
     @cached_property
     def _union_singles(self) -> tuple[str, ...]:

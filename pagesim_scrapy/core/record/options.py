@@ -39,6 +39,61 @@ class BodyProductOptions:
     max_price_chars: int = 40
     #: the longest sign or code beside a price's number (``zł``, ``EUR``, ``Rs.``)
     max_sign_chars: int = 5
+    #: label words that name a GTIN, tried first ("EAN: 190198419941")
+    gtin_labels: tuple[str, ...] = ("ean", "upc", "gtin", "isbn", "ean13", "gtin13", "barcode")
+    #: label words that name a manufacturer's part number ("Item model number", "Modellnummer")
+    mpn_labels: tuple[str, ...] = (
+        "mpn",
+        "part number",
+        "model",
+        "model number",
+        "modellnummer",
+        "modello",
+        "modelo",
+        "modèle",
+    )
+    #: label words that name the shop's own identifier ("ASIN", "Product code", "Item #")
+    sku_labels: tuple[str, ...] = (
+        "sku",
+        "asin",
+        "item number",
+        "item no",
+        "product code",
+        "product number",
+        "product no",
+        "article number",
+        "artikelnummer",
+        "bestellnummer",
+        "référence",
+        "reference",
+        "ref",
+    )
+    #: label words that name the brand ("Brand: …", "Marke", "Manufacturer :"), tried last
+    brand_labels: tuple[str, ...] = (
+        "brand",
+        "brand name",
+        "marke",
+        "marca",
+        "marque",
+        "merk",
+        "marka",
+        "make",
+        "manufacturer",
+        "hersteller",
+        "fabricant",
+        "fabricante",
+        "produttore",
+    )
+    #: the most words a brand read after a label may have
+    max_brand_words: int = 5
+    #: the most words a brand's label may have; it ends with one of ``brand_labels``
+    max_brand_label_words: int = 3
+    #: the most words a label may have (a longer text is a sentence, not a label)
+    max_label_words: int = 6
+    #: the longest identifier read after a label
+    max_id_chars: int = 40
+    #: the most words an identifier read after a label may have
+    max_id_words: int = 3
 
 
 @dataclass(frozen=True)

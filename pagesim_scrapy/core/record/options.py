@@ -9,8 +9,9 @@ __all__ = ["BodyProductOptions", "RecordOptions"]
 
 @dataclass(frozen=True)
 class BodyProductOptions:
-    """Which markup words name a price or a buy control (chosen on half of the product
-    benchmark's pages, checked on the other half: ``eval_records.py --half``)."""
+    """Which markup words name a price or a buy control, and which label words name an
+    identifier or the brand (chosen on half of the product benchmark's pages, checked on
+    the other half: ``eval_records.py --half``)."""
 
     #: a markup word holding one of these names a price element
     price_parts: tuple[str, ...] = ("price",)
@@ -109,8 +110,9 @@ class RecordOptions:
         rdfa: ``"auto"`` reads RDFa only where the page has RDFa markers (``vocab``/``typeof``
             attributes), because the RDFa parser costs far more than the other syntaxes;
             ``"always"`` or ``"never"`` force it.
-        body_product: the markup words by which a product page's body names its price and
-            its buy control, read where the metadata gives none; ``None`` reads no body values.
+        body_product: the markup and label words by which a product page's body names its
+            price, buy control, identifiers and brand, read where the metadata gives none;
+            ``None`` reads no body values.
     """
 
     max_block_chars: int = 2_000_000

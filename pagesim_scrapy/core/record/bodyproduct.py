@@ -1,9 +1,10 @@
-"""A product's price, currency and availability read from its own page body.
+"""A product's price, currency, availability and identifiers read from its own page body.
 
 Many shops state these only in the body, not in their metadata, and a crawl may see one page
 of a shop: no other page to learn the site's layout from. The page's own markup still names
 its parts: an element whose class, id or itemprop says ``price`` holds a price, and an
-add-to-cart control says the product can be bought. These values are read only where the
+add-to-cart control says the product can be bought, and a label row ("EAN: …", "Model
+number …") says what the identifier beside it is. These values are read only where the
 metadata gives none, and carry the source ``body``.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 
 from .fields import FIELDS
 from .model import CoreRecord, Value
-from .normalise import as_currency, as_price
+from .normalise import as_currency, as_gtin, as_identifier, as_price
 from .options import BodyProductOptions
 from .posts import BODY
 
@@ -29,7 +30,9 @@ __all__ = [
 ]
 
 #: the product fields the body may fill
-FILLED = frozenset({"price", "currency", "availability"})
+FILLED = frozenset({"price", "currency", "availability", "sku", "mpn", "gtin", "brand"})
+#: the fields a label row may name, in the order their labels are tried
+LABELLED = ("gtin", "mpn", "sku", "brand")
 
 _WORD = re.compile(r"[a-z]+")
 _NON_LETTER = re.compile(r"[^a-z]+")
@@ -43,6 +46,13 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _PRICE = ("class", "id", "itemprop")
 _CONTROLS = frozenset({"button", "input", "a", "form"})
 _SKIPPED = frozenset({"script", "style", "noscript", "template", "head", "select", "option"})
+#: a label and what follows it: "EAN: 123", "ASIN : B0…", "品番：…"
+_COLON = re.compile(r"[:\uff1a]")
+_LABEL_WORD = re.compile(r"[^\W_]+")
+#: the elements that hold a label whose value is the next cell, without a colon
+_LABEL_CELLS = frozenset({"th", "dt"})
+#: the longest text read as one label row
+_ROW_CHARS = 120
 
 
 def _words(element: Any) -> list[str]:
@@ -124,6 +134,8 @@ def body_product(
     found: dict[str, str] = {}
     if wanted & {"price", "currency"}:
         found.update(_first_price(body, options))
+    if wanted & set(LABELLED):
+        found.update(_labelled(body, options, wanted))
     if "availability" in wanted:
         said = {_availability_of(e, options) for e in body.iter(*_CONTROLS)}
         said.discard(None)
@@ -140,6 +152,99 @@ def _first_price(body: Any, options: BodyProductOptions) -> dict[str, str]:
             if read is not None:
                 return {"price": read[0], **({"currency": read[1]} if read[1] else {})}
     return {}
+
+
+def _labelled(body: Any, options: BodyProductOptions, wanted: frozenset[str]) -> dict:
+    """The first value of each wanted field (identifiers, brand) a label row of the body
+    names."""
+    found: dict[str, str] = {}
+    for label, text in _label_rows(body):
+        name = _label_names(label, options)
+        if name is None or name not in wanted or name in found:
+            continue
+        value = _value_of(name, text, options)
+        if value is not None:
+            found[name] = value
+            if len(found) == len(wanted & set(LABELLED)):
+                break
+    return found
+
+
+def _label_rows(body: Any) -> Iterator[tuple[str, str]]:
+    """``(label, value text)`` of the body's label rows, in page order: an element whose
+    own text holds a colon ("EAN: 123", or "EAN:" with the value in its tail or next
+    element), and a table or definition list's label cell with the cell after it."""
+    for element in body.iter():
+        own = element.text
+        if not isinstance(element.tag, str):
+            continue
+        if own and _COLON.search(own):
+            row = _colon_row(element)
+        elif element.tag in _LABEL_CELLS:
+            row = (_text(element), _next_text(element))
+        else:
+            continue
+        if row is not None and not _skipped(element):
+            yield row
+
+
+def _colon_row(element: Any) -> tuple[str, str] | None:
+    """An element's "label: value": the value after its colon, else in its tail or the
+    next element's text ("<span>ASIN :</span><span>B0…</span>")."""
+    text = _text(element)
+    if len(text) > _ROW_CHARS:
+        return None  # a paragraph that happens to hold a colon
+    label, _, value = _split(text)
+    if not value:
+        value = " ".join((element.tail or "").split()) or _next_text(element)
+    return label, value
+
+
+def _split(text: str) -> tuple[str, str, str]:
+    parts = _COLON.split(text, maxsplit=1)
+    return (parts[0], ":", parts[1].strip()) if len(parts) == 2 else (text, "", "")
+
+
+def _text(element: Any) -> str:
+    return " ".join(element.text_content().split())
+
+
+def _next_text(element: Any) -> str:
+    after = element.getnext()
+    while after is not None and not isinstance(after.tag, str):
+        after = after.getnext()  # a comment between the label and its value
+    return _text(after) if after is not None else ""
+
+
+def _label_names(label: str, options: BodyProductOptions) -> str | None:
+    """Which field a label names (a GTIN before a part number before the shop's own code,
+    before the brand: "Manufacturer part number" is not the brand)."""
+    words = _LABEL_WORD.findall(label.lower())
+    if not words or len(words) > options.max_label_words:
+        return None
+    joined = f" {' '.join(words)} "
+    kinds = zip(LABELLED[:3], (options.gtin_labels, options.mpn_labels, options.sku_labels))
+    for name, phrases in kinds:
+        if any(f" {phrase} " in joined for phrase in phrases):
+            return name
+    brand = any(joined.endswith(f" {phrase} ") for phrase in options.brand_labels)
+    if brand and len(words) <= options.max_brand_label_words:
+        return "brand"  # "Manufacturer recommended age" says something of the brand's
+    return None
+
+
+def _value_of(name: str, text: str, options: BodyProductOptions) -> str | None:
+    """The value a label row's text is: a short name for a brand, one short code with a
+    digit in it for an identifier."""
+    text = text.strip(" #:-")
+    if not text or len(text) > options.max_id_chars:
+        return None
+    if name == "brand":  # a name, not an address ("Street 75, 21266 Town")
+        short = len(text.split()) <= options.max_brand_words and "," not in text
+        return text if short else None
+    if len(text.split()) > options.max_id_words or not any(c.isdigit() for c in text):
+        return None
+    return as_gtin(text) if name == "gtin" else as_identifier(text)
 
 
 def product_from_body(

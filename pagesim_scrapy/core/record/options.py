@@ -9,8 +9,9 @@ __all__ = ["BodyProductOptions", "RecordOptions"]
 
 @dataclass(frozen=True)
 class BodyProductOptions:
-    """Which markup words name a price or a buy control (chosen on half of the product
-    benchmark's pages, checked on the other half: ``eval_records.py --half``)."""
+    """Which markup words name a price or a buy control, and which label words name an
+    identifier or the brand (chosen on half of the product benchmark's pages, checked on
+    the other half: ``eval_records.py --half``)."""
 
     #: a markup word holding one of these names a price element
     price_parts: tuple[str, ...] = ("price",)
@@ -39,6 +40,61 @@ class BodyProductOptions:
     max_price_chars: int = 40
     #: the longest sign or code beside a price's number (``zł``, ``EUR``, ``Rs.``)
     max_sign_chars: int = 5
+    #: label words that name a GTIN, tried first ("EAN: 190198419941")
+    gtin_labels: tuple[str, ...] = ("ean", "upc", "gtin", "isbn", "ean13", "gtin13", "barcode")
+    #: label words that name a manufacturer's part number ("Item model number", "Modellnummer")
+    mpn_labels: tuple[str, ...] = (
+        "mpn",
+        "part number",
+        "model",
+        "model number",
+        "modellnummer",
+        "modello",
+        "modelo",
+        "modèle",
+    )
+    #: label words that name the shop's own identifier ("ASIN", "Product code", "Item #")
+    sku_labels: tuple[str, ...] = (
+        "sku",
+        "asin",
+        "item number",
+        "item no",
+        "product code",
+        "product number",
+        "product no",
+        "article number",
+        "artikelnummer",
+        "bestellnummer",
+        "référence",
+        "reference",
+        "ref",
+    )
+    #: label words that name the brand ("Brand: …", "Marke", "Manufacturer :"), tried last
+    brand_labels: tuple[str, ...] = (
+        "brand",
+        "brand name",
+        "marke",
+        "marca",
+        "marque",
+        "merk",
+        "marka",
+        "make",
+        "manufacturer",
+        "hersteller",
+        "fabricant",
+        "fabricante",
+        "produttore",
+    )
+    #: the most words a brand read after a label may have
+    max_brand_words: int = 5
+    #: the most words a brand's label may have; it ends with one of ``brand_labels``
+    max_brand_label_words: int = 3
+    #: the most words a label may have (a longer text is a sentence, not a label)
+    max_label_words: int = 6
+    #: the longest identifier read after a label
+    max_id_chars: int = 40
+    #: the most words an identifier read after a label may have
+    max_id_words: int = 3
 
 
 @dataclass(frozen=True)
@@ -54,8 +110,9 @@ class RecordOptions:
         rdfa: ``"auto"`` reads RDFa only where the page has RDFa markers (``vocab``/``typeof``
             attributes), because the RDFa parser costs far more than the other syntaxes;
             ``"always"`` or ``"never"`` force it.
-        body_product: the markup words by which a product page's body names its price and
-            its buy control, read where the metadata gives none; ``None`` reads no body values.
+        body_product: the markup and label words by which a product page's body names its
+            price, buy control, identifiers and brand, read where the metadata gives none;
+            ``None`` reads no body values.
     """
 
     max_block_chars: int = 2_000_000

@@ -70,26 +70,30 @@ def test_css_and_script_text_reads_as_code():
 def test_an_anchored_value_must_look_like_those_that_agreed():
     steps = ["Boil the water", "Add the pasta"]
     summary = "Plain pasta for a weeknight dinner"
-    anchored = NamingOptions(anchored=True)
+    anchored = NamingOptions(anchored=True, anchor_size_slack=0, anchor_no_code=False)
     assert _filled(anchored, summary, steps) == {
         "description": summary,
         "recipe_instructions": steps,
     }
     # a list-valued name only
-    lists = NamingOptions(anchored=True, anchor_lists_only=True)
+    lists = NamingOptions(anchored=True, anchor_lists_only=True, anchor_size_slack=0)
     assert _filled(lists, summary, steps) == {"recipe_instructions": steps}
     # a text far longer than the site's summaries is a content block, not a summary
     block = " ".join([summary] * 8)
-    sized = NamingOptions(anchored=True, anchor_size_slack=1.5)
+    sized = NamingOptions(anchored=True, anchor_size_slack=1.5, anchor_no_code=False)
     assert _filled(sized, block, steps) == {"recipe_instructions": steps}
     assert _filled(sized, summary, steps)["description"] == summary
     # a list of many more steps than the site's lists had
     assert "recipe_instructions" not in _filled(sized, summary, [f"Step {k}" for k in range(9)])
     # a style sheet left in the body is never a description
     css = ".css-1x{border:0;margin:1rem 0;} .css-2y{display:flex;}"
-    code = NamingOptions(anchored=True, anchor_no_code=True)
+    code = NamingOptions(anchored=True, anchor_no_code=True, anchor_size_slack=0)
     assert "description" not in _filled(code, css, steps)
-    assert "description" in _filled(NamingOptions(anchored=True), css, steps)
+    assert "description" in _filled(anchored, css, steps)
+    # the leave-one-site-out choice, for when ``anchored`` is switched on
+    chosen = NamingOptions()
+    assert (chosen.anchor_depth, chosen.anchor_size_slack, chosen.anchor_no_code) == (1, 2.0, True)
+    assert not chosen.anchored and not chosen.anchor_lists_only
 
 
 def test_a_settled_read_finds_the_anchored_elements_the_whole_body_has():

@@ -64,7 +64,11 @@ import lxml.html
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pagesim_scrapy.core.record.bodyfields import body_fields, is_image_key  # noqa: E402
+from pagesim_scrapy.core.record.bodyfields import (  # noqa: E402
+    anchor_fields,
+    body_fields,
+    is_image_key,
+)
 from pagesim_scrapy.core.record.bodyvalues import (  # noqa: E402
     read_as,
     same,
@@ -466,6 +470,15 @@ def _judge_filled(truth: CoreRecord, filled: CoreRecord, body: dict[str, str]) -
     return figures
 
 
+def settled_body(naming: BodyNaming, core: CoreRecord, root: Any, url: str) -> dict[str, str]:
+    """The body fields the pipeline reads for a page: the wanted keys (every one while the
+    naming learns), and the elements near the anchors of the learned keys the page lacks."""
+    wanted = naming.wanted()
+    body = body_fields(root, url, wanted)
+    steps = naming.missing_anchors(core, body) if wanted is not None else frozenset()
+    return {**body, **anchor_fields(root, url, steps, naming.options.anchor_depth)}
+
+
 def judge_crawl(pages: list[Page], options: NamingOptions) -> tuple[Counter[str], int]:
     """In crawl order, each page teaches the naming (with its metadata, reading only the
     keys :meth:`BodyNaming.wanted` asks for, as the pipeline does) and is then filled
@@ -476,7 +489,7 @@ def judge_crawl(pages: list[Page], options: NamingOptions) -> tuple[Counter[str]
         truth, root = read_page(html, url)
         naming.observe(truth, body_fields(root, url, naming.wanted()))
         core, bare = read_page(stripped(html), url)
-        filled = naming.fill(core, body_fields(bare, url, naming.wanted()))
+        filled = naming.fill(core, settled_body(naming, core, bare, url))
         if truth.fields:
             figures += _judge_filled(truth, filled, body_fields(bare, url))
     return figures, naming.pages
@@ -598,7 +611,18 @@ LOSO_GRIDS: dict[str, list[dict[str, Any]]] = {
     "memory": [{"min_sites": sites} for sites in (1, 2, 3, 4, 6)],
     # a page without a name's trusted keys read from the element that ends like one
     "anchored": [{"anchored": False}]
-    + [{"anchored": True, "anchor_depth": depth} for depth in (0, 1, 2, 3)],
+    + [{"anchored": True, "anchor_depth": depth} for depth in (0, 1, 2, 3)]
+    # ... taken only where it looks like the values that agreed on the site's pages
+    + [
+        {"anchored": True, "anchor_depth": depth, **checks}
+        for depth in (1, 2)
+        for checks in [
+            {"anchor_lists_only": True},
+            {"anchor_no_code": True},
+            {"anchor_size_slack": 1.5},
+        ]
+        + [{"anchor_no_code": True, "anchor_size_slack": s} for s in (1.0, 1.5, 2.0, 3.0)]
+    ],
     "formed-near": [
         {"max_formed_elements": formed, "max_keys": keys}
         for formed in (2, 3, 4, 6)

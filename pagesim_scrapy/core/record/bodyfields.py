@@ -20,7 +20,7 @@ from pagesim_scrapy.core.induce.dom import LinkResolver, normalise_classes
 
 from .bodywanted import wanted_keyed
 
-__all__ = ["IMAGE_SUFFIXES", "body_fields", "is_image_key", "key_anchor"]
+__all__ = ["IMAGE_SUFFIXES", "anchor_fields", "body_fields", "is_image_key", "key_anchor"]
 
 Element = etree._Element
 
@@ -285,3 +285,60 @@ def _keyed(body: Element) -> Iterator[tuple[Element, list[str]]]:
         a, b, c = seen.get(full, 0), seen.get(coarse, 0), seen.get(local, 0)
         seen[full], seen[coarse], seen[local] = a + 1, b + 1, c + 1
         yield el, [f"{full}[{a}]", f"{coarse}[{b}]", f"{local}[{c}]"]
+
+
+def anchor_fields(
+    root: Element | None, base_url: str, steps: frozenset[str], depth: int
+) -> dict[str, str]:
+    """``{key: value}`` of the elements at most ``depth`` below an element whose own step
+    (with or without its classes) is one of ``steps``, only the keys whose
+    :func:`key_anchor` is such a step that near: what a settled label's page needs to find
+    a missing key's anchored element, without reading every text of the page. The keys are
+    those :func:`body_fields` gives (every element of such a path is near an anchor too, so
+    its rank counts the same elements)."""
+    body = root.find("body") if root is not None else None
+    if body is None or not steps:
+        return {}
+    out: dict[str, str] = {}
+    absolute = LinkResolver(base_url)
+    for el, keys in _near_keyed(body, steps, depth):
+        kept = [key for key in keys if _anchored_near(key, steps, depth)]
+        for suffix, value in _values(el, absolute) if kept else ():
+            for key in kept:
+                out[key + suffix] = value
+    return out
+
+
+def _anchored_near(key: str, steps: frozenset[str], depth: int) -> bool:
+    """Whether ``key``'s anchor is one of ``steps`` at most ``depth`` elements above it."""
+    found = key_anchor(key)
+    if found is None or found[0] not in steps:
+        return False
+    path = key[1:] if key[:1] in (LOCAL, COARSE) else key
+    below = path[: path.rfind("[")].split("/")[::-1].index(found[0])
+    return below <= depth
+
+
+def _near_keyed(
+    body: Element, steps: frozenset[str], depth: int
+) -> Iterator[tuple[Element, list[str]]]:
+    """:func:`_keyed` for the elements at most ``depth`` below one whose step or own part
+    is in ``steps`` (ranks count those elements only)."""
+    seen: dict[str, int] = {}
+    far = depth + 1
+    distance = {body: 0 if _near_step(body, steps) else far}
+    for el, full, coarse, local in _elements(body):
+        parent = el.getparent()
+        if el is not body:
+            above = distance.get(parent, far) if parent is not None else far
+            distance[el] = 0 if _near_step(el, steps) else min(above + 1, far)
+        if distance[el] > depth:
+            continue
+        a, b, c = seen.get(full, 0), seen.get(coarse, 0), seen.get(local, 0)
+        seen[full], seen[coarse], seen[local] = a + 1, b + 1, c + 1
+        yield el, [f"{full}[{a}]", f"{coarse}[{b}]", f"{local}[{c}]"]
+
+
+def _near_step(el: Element, steps: frozenset[str]) -> bool:
+    step = _step(el)
+    return step in steps or step + _classes(el) in steps

@@ -35,6 +35,7 @@ __all__ = [
     "as_minutes",
     "lengths_agree",
     "list_share",
+    "looks_like_code",
     "prepared",
     "rank_keys",
     "read_as",
@@ -280,6 +281,18 @@ _READERS: dict[str, Callable[[str], Any]] = {
     "date": _date,
     "duration": _duration,
 }
+
+
+#: A CSS rule (``.css-1x{border:0;}``) or script source (``function(``, ``var x =``): the
+#: text of a ``<style>`` or ``<script>`` a page left in its body, never a value.
+_CODE = re.compile(
+    r"[\w\])-]\s*\{\s*[\w-]+\s*:[^{};]*;|\bfunction\s*\(|\b(?:var|let|const)\s+\w+\s*="
+)
+
+
+def looks_like_code(text: str) -> bool:
+    """Whether a body text is style or script source rather than something a visitor reads."""
+    return _CODE.search(text) is not None
 
 
 def read_as(kind: str, text: str) -> Any:

@@ -32,6 +32,7 @@ from .bodyvalues import (
     ANY_RANK,
     lengths_agree,
     list_share,
+    looks_like_code,
     prepared,
     rank_keys,
     read_as,
@@ -120,6 +121,16 @@ class NamingOptions:
             card's container names the card, not the slot). Both chosen
             leave-one-site-out (``eval_body_names.py --loso anchored``).
         anchor_depth: see ``anchored``.
+        anchor_lists_only: only a list-valued name (ingredients, steps) is read from an
+            anchor: a list's repeated element says more about its slot than one text does.
+        anchor_size_slack: an anchored value is taken only when its size (a text's length,
+            a list's items) is within the range the metadata's values had on the site's pages
+            where a body field agreed, widened by this factor each way (0: no such check): a
+            heading or a whole content block read where a summary was is far from its size.
+        anchor_no_code: an anchored text that reads as CSS or script source is not taken.
+            The three chosen leave-one-site-out (``eval_body_names.py --loso anchored``): the
+            choice still names a few more values wrong than the anchors off, so ``anchored``
+            stays off by default (docs/figures_names8.md).
     """
 
     min_pages: int = 2
@@ -141,6 +152,9 @@ class NamingOptions:
     settled_pages: int = 10
     anchored: bool = False
     anchor_depth: int = 1
+    anchor_lists_only: bool = False
+    anchor_size_slack: float = 2.0
+    anchor_no_code: bool = True
 
     def __post_init__(self) -> None:
         counts = (self.min_pages, self.stale_pages, self.max_pages, self.max_keys)
@@ -155,8 +169,8 @@ class NamingOptions:
             )
         if not 0.0 <= self.memory_share < 1.0:
             raise ValueError("memory_share must be in [0, 1)")
-        if self.anchor_depth < 0:
-            raise ValueError("anchor_depth must not be negative")
+        if self.anchor_depth < 0 or self.anchor_size_slack < 0:
+            raise ValueError("anchor_depth and anchor_size_slack must not be negative")
         if self.settled_pages < 0:
             raise ValueError("settled_pages must not be negative")
         if min(self.min_long_chars, self.max_long_elements) < 0:
@@ -248,6 +262,19 @@ _SPECIFIC_KINDS = frozenset({"text", "name", "authors", "id", "gtin", "urls"})
 _FORMED_KINDS = frozenset({"date", "duration", "list"})
 
 
+#: Kinds whose size says what a value is (a summary, not a heading nor a whole article);
+#: a price's, a date's or a URL's length says nothing.
+_SIZED_KINDS = frozenset({"text", "name", "list"})
+
+
+def _size(kind: str, value: Any) -> int | None:
+    """A value's size as :meth:`_TypeCounts.looks_agreed` compares it: a list's items, a
+    text's characters (None for values of other kinds)."""
+    if kind not in _SIZED_KINDS:
+        return None
+    return len(value) if isinstance(value, (str, list, tuple)) else None
+
+
 def _specific(kind: str, value: Any, keys: list[str], options: NamingOptions) -> bool:
     """Few elements of the page agree (an element's keys in the three styles count once),
     and the value is one only a named slot would show: a long text that is not a number,
@@ -299,6 +326,8 @@ class _TypeCounts:
         self.specific: Counter[tuple[str, str]] = Counter()
         #: the first ``few_pages`` pages: their body keys, and per name seen the keys that agreed
         self.early: list[tuple[frozenset[str], dict[str, frozenset[str]]]] = []
+        #: per name, the smallest and largest :func:`_size` of the values a body field agreed with
+        self.sizes: dict[str, tuple[int, int]] = {}
 
     def count(self, core: CoreRecord, body: Mapping[str, Any]) -> None:
         self.pages += 1
@@ -316,11 +345,33 @@ class _TypeCounts:
             self.shown[name] += bool(keys)
             specific = _specific(kind, have.value, keys, self.options)
             agreeing[name] = frozenset(keys)
+            if keys:
+                self._note_size(name, _size(kind, have.value))
             for key in keys:
                 self.agreed[name, key] += 1
                 self.specific[name, key] += specific
         if self.pages <= self.options.few_pages:
             self.early.append((frozenset(_page_keys(body)), agreeing))
+
+    def _note_size(self, name: str, size: int | None) -> None:
+        if size is not None:
+            low, high = self.sizes.get(name, (size, size))
+            self.sizes[name] = (min(low, size), max(high, size))
+
+    def looks_agreed(self, name: str, value: Any) -> bool:
+        """Whether an anchored value looks like those that agreed on the site's pages: a list
+        where the name is one (with ``anchor_lists_only``), no style or script text, and a
+        size within the range theirs had (widened by ``anchor_size_slack``)."""
+        options = self.options
+        if options.anchor_lists_only and self.kinds[name] != "list":
+            return False
+        if options.anchor_no_code and isinstance(value, str) and looks_like_code(value):
+            return False
+        slack, size = options.anchor_size_slack, _size(self.kinds[name], value)
+        if not slack or size is None:
+            return True
+        low, high = self.sizes.get(name, (size, size))
+        return low / slack <= size <= high * slack
 
     def names(self, options: NamingOptions) -> dict[str, str]:
         return {name: keys[0] for name, keys in self.keys(options).items()}
@@ -462,6 +513,25 @@ class BodyNaming:
             keys = self._keys(counts, page_type or "") if counts is not None else {}
         return frozenset(_read_keys(key for trusted in keys.values() for key in trusted))
 
+    def missing_anchors(self, core: CoreRecord, body: Mapping[str, Any]) -> frozenset[str]:
+        """The anchors (:func:`~.bodyfields.key_anchor`) of the trusted keys of each name
+        ``body`` has none of, with ``anchored`` on: the page needs their near elements read
+        (:func:`~.bodyfields.anchor_fields`) where it was read for the :meth:`wanted` keys
+        only, so that :meth:`fill` finds what it finds in the whole body."""
+        if not self.options.anchored:
+            return frozenset()
+        page_type = core.page_type if _typed_by_metadata(core) else self.page_type()
+        with self._lock:
+            counts = self._types.get(page_type or "")
+            if counts is None:
+                return frozenset()
+            keys = self._keys(counts, page_type or "")
+        steps: set[str] = set()
+        for name, trusted in keys.items():
+            if _first_readable(counts.kinds[name], trusted, body)[0] is None:
+                steps.update(_anchor_steps(trusted))
+        return frozenset(steps)
+
     def fill(self, core: CoreRecord, body: Mapping[str, Any]) -> CoreRecord:
         """``core`` with the values its metadata lacks (or states stale) read from the body
         fields the site's metadata names; a page whose type no schema.org data states (a
@@ -489,6 +559,8 @@ class BodyNaming:
             key, value = _first_readable(kind, keys, body)
             if key is None and anchors is not None:
                 key, value = anchors.first_readable(kind, keys)
+                if key is not None and not counts.looks_agreed(name, value):
+                    continue
             if key is None:
                 continue
             have = core.fields.get(name) if core.page_type == page_type else None
@@ -585,6 +657,14 @@ def _below(key: str, step: str) -> tuple[str, int]:
 #: The rank ends an anchored key may have: a slot's first element or a repeated element's
 #: items (a later rank counts cards or tags, which differ from page to page).
 _ANCHOR_RANKS = ("[0]", ANY_RANK)
+
+
+def _anchor_steps(keys: Iterable[str]) -> Iterator[str]:
+    """The anchor elements of ``keys`` that :class:`_Anchors` reads from."""
+    for key in keys:
+        anchor = key_anchor(key)
+        if anchor is not None and anchor[1].startswith(_ANCHOR_RANKS):
+            yield anchor[0]
 
 
 class _Anchors:

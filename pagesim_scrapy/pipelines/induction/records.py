@@ -63,12 +63,37 @@ def _filled(
     fails (logged: a bug, the record keeps its metadata). ``every_field``: the page's body
     fields, all of them, read already (the wanted ones are what reading them alone gives)."""
     try:
-        body = _body(root, url, naming.wanted(), every_field)
+        wanted = naming.wanted()
+        body = _body(root, url, wanted, every_field)
         naming.observe(core, body)
+        if wanted is not None:
+            body = _with_anchors(core, root, url, naming, (body, every_field))
         return naming.fill(core, body)
     except Exception as exc:
         logger.warning("pagesim: no body fields for page item %s: %s", url, describe_error(exc))
         return core
+
+
+def _with_anchors(
+    core: CoreRecord,
+    root: Any,
+    url: str | None,
+    naming: BodyNaming,
+    read: tuple[dict[str, str], dict[str, str] | None],
+) -> dict[str, str]:
+    """The wanted body fields, and where the page lacks a name's learned keys, the fields
+    near their anchors (an anchored naming reads a slot one element deeper or nested
+    elsewhere): a settled label reads its learned keys only, so it would never find them.
+    Only those elements are read, not the whole page (from ``every_field`` if read)."""
+    body, every_field = read
+    steps = naming.missing_anchors(core, body)
+    if not steps:
+        return body
+    if every_field is not None:
+        return every_field
+    from pagesim_scrapy.core.record.bodyfields import anchor_fields
+
+    return {**body, **anchor_fields(root, url or "", steps, naming.options.anchor_depth)}
 
 
 def _body(

@@ -1824,8 +1824,10 @@ done:
 }
 
 static PyObject *title_text(PyObject *self, PyObject *element); /* defined at the end */
+static PyObject *count_features(PyObject *self, PyObject *args); /* defined at the end */
 
 static PyMethodDef methods[] = {
+    {"count_features", count_features, METH_VARARGS, "df[f] = df.get(f, 0) + 1 for each feature of a set (site.py's SiteModel.add)."},
     {"title_text", title_text, METH_O, "The raw text of the page's head/title (summary.py's _find_title)."},
     {"jaccards", jaccards, METH_VARARGS, "site.jaccard_of_totals against every template (site.py's jaccards)."},
     {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
@@ -2152,4 +2154,60 @@ static const CountSlot *light_slot(KeptCounts *t, const SharedSlot *shared, PyOb
     if (k >= 0 && t->union_layout == t->layout) return &t->slots[t->union_slots[k]];
     int made = 0;
     return counts_find(t, shared->key, df, -1, &made);
+}
+
+/* ---- the site model's document counts, one pass over a page's set ----------------------------- */
+
+/* df[key] = df.get(key, 0) + 1 with the key's hash known: the old count raised without the
+   generic number protocol (an exact int), the small ints shared as Python shares them. */
+static int count_one(PyObject *df, PyObject *key, Py_hash_t hash, PyObject *one) {
+    PyObject *old = _PyDict_GetItem_KnownHash(df, key, hash);
+    if (!old) return PyErr_Occurred() ? -1 : _PyDict_SetItem_KnownHash(df, key, one, hash);
+    PyObject *raised = NULL;
+    int overflow = 0;
+    long long value = PyLong_CheckExact(old) ? PyLong_AsLongLongAndOverflow(old, &overflow) : 0;
+    if (value == -1 && PyErr_Occurred()) return -1;
+    if (PyLong_CheckExact(old) && !overflow && value < LLONG_MAX)
+        raised = PyLong_FromLongLong(value + 1);
+    else
+        raised = PyNumber_Add(old, one);
+    if (!raised) return -1;
+    int rc = _PyDict_SetItem_KnownHash(df, key, raised, hash);
+    Py_DECREF(raised);
+    return rc;
+}
+
+/* count_features(df, features) -> None: ``df[f] = df.get(f, 0) + 1`` for each feature of the
+   set ``features``, in the set's order (so df's order is the one collections' _count_elements
+   gives).  Why in C: the site model counts every page of a crawl, a dictionary update per
+   feature, and the set's entries already hold each feature's hash. */
+static PyObject *count_features(PyObject *self, PyObject *args) {
+    PyObject *df, *features;
+    if (!PyArg_ParseTuple(args, "O!O:count_features", &PyDict_Type, &df, &features)) return NULL;
+    if (!PyAnySet_Check(features)) {
+        PyErr_SetString(PyExc_TypeError, "count_features takes a set");
+        return NULL;
+    }
+    PyObject *one = PyLong_FromLong(1);
+    if (!one) return NULL;
+    Py_INCREF(features); /* kept alive (and its entries) while a key's comparison runs code */
+    Py_ssize_t pos = 0;
+    PyObject *key;
+    Py_hash_t hash;
+    int rc = 0;
+    while (rc == 0 && _PySet_NextEntry(features, &pos, &key, &hash)) {
+        /* comparing exact strings runs no code: the key stays in the set; any other key is
+           held while its comparison may change the set */
+        if (PyUnicode_CheckExact(key)) {
+            rc = count_one(df, key, hash, one);
+            continue;
+        }
+        Py_INCREF(key);
+        rc = count_one(df, key, hash, one);
+        Py_DECREF(key);
+    }
+    Py_DECREF(features);
+    Py_DECREF(one);
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
 }

@@ -1658,6 +1658,9 @@ static int slot_members(CountSlot *slot, PyObject *members, uint64_t *out) {
     return 0;
 }
 
+static int kept_sums(KeptCounts *t, PyObject *packed, PyObject *members, PyObject *df, PyObject *table,
+                     Py_ssize_t count, double *total, double *sums); /* defined at the end */
+
 /* weights(packed, members, df, table, count) -> site.packed_weights of a kept page, its
    features' counts read from the slots (made from ``df`` where missing): the same weights, so
    the same sums (exact in any order on the weights' grid). */
@@ -1672,31 +1675,8 @@ static PyObject *KeptCounts_weights(KeptCounts *t, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "between 0 and 64 templates");
         return NULL;
     }
-    if (members != t->members) { /* other templates: their bits are read again */
-        for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].known = 0;
-        Py_XSETREF(t->members, Py_NewRef(members));
-    }
     double sums[64] = {0.0}, total = 0.0;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(packed), size = PyList_GET_SIZE(table);
-    for (Py_ssize_t i = 0; i < n; i += 2) {
-        uint64_t key = packed_key(packed, i), bits;
-        prefetch_ahead(t, packed, i, n);
-        if (!key) continue;
-        int made = 0;
-        CountSlot *slot = counts_find(t, key, df, -1, &made);
-        if (!slot || slot_members(slot, members, &bits) < 0) return NULL;
-        if (slot->count >= size) {
-            PyErr_SetString(PyExc_IndexError, "a count past the weight table");
-            return NULL;
-        }
-        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, slot->count));
-        if (weight == -1.0 && PyErr_Occurred()) return NULL;
-        total += weight;
-        for (; bits; bits &= bits - 1) {
-            int b = __builtin_ctzll(bits);
-            if (b < count) sums[b] += weight;
-        }
-    }
+    if (kept_sums(t, packed, members, df, table, count, &total, sums) < 0) return NULL;
     return weights_result(total, sums, count);
 }
 
@@ -1741,6 +1721,7 @@ static PyObject *KeptCounts_nbytes(KeptCounts *t, void *unused) {
 static Py_ssize_t KeptCounts_len(KeptCounts *t) { return t->used; }
 
 static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args); /* defined at the end */
+static PyObject *KeptCounts_weights_many(KeptCounts *t, PyObject *args); /* defined at the end */
 static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args); /* defined at the end */
 static PyObject *KeptCounts_union_weights(KeptCounts *t, PyObject *args); /* defined at the end */
 
@@ -1748,6 +1729,7 @@ static PyMethodDef kept_counts_methods[] = {
     {"count", (PyCFunction)KeptCounts_count, METH_VARARGS, "Count a page just kept; its shared-feature bits."},
     {"recount", (PyCFunction)KeptCounts_recount, METH_O, "Every count read again from df."},
     {"weights", (PyCFunction)KeptCounts_weights, METH_VARARGS, "site.packed_weights from the counts."},
+    {"weights_many", (PyCFunction)KeptCounts_weights_many, METH_VARARGS, "Each page's site.jaccards against the templates, from the counts."},
     {"clear", (PyCFunction)KeptCounts_clear, METH_NOARGS, "Forget every feature."},
     {"refill", (PyCFunction)KeptCounts_refill, METH_O, "Every feature of df, counted as df counts it."},
     {"light", (PyCFunction)KeptCounts_light, METH_VARARGS, "The bits of the shared features weighing nothing."},
@@ -2210,4 +2192,105 @@ static PyObject *count_features(PyObject *self, PyObject *args) {
     Py_DECREF(one);
     if (rc < 0) return NULL;
     Py_RETURN_NONE;
+}
+
+/* ---- kept pages scored again in one call ------------------------------------------------------ */
+
+/* A kept page's summed weight (``*total``) and its weight in each of ``count`` templates
+   (``sums``, zeroed by the caller), its features' counts read from the slots (made from ``df``
+   where missing): weights()' sums. */
+static int kept_sums(KeptCounts *t, PyObject *packed, PyObject *members, PyObject *df, PyObject *table,
+                     Py_ssize_t count, double *total, double *sums) {
+    if (members != t->members) { /* other templates: their bits are read again */
+        for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].known = 0;
+        Py_XSETREF(t->members, Py_NewRef(members));
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(packed), size = PyList_GET_SIZE(table);
+    for (Py_ssize_t i = 0; i < n; i += 2) {
+        uint64_t key = packed_key(packed, i), bits;
+        prefetch_ahead(t, packed, i, n);
+        if (!key) continue;
+        int made = 0;
+        CountSlot *slot = counts_find(t, key, df, -1, &made);
+        if (!slot || slot_members(slot, members, &bits) < 0) return -1;
+        if (slot->count >= size) {
+            PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+            return -1;
+        }
+        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, slot->count));
+        if (weight == -1.0 && PyErr_Occurred()) return -1;
+        *total += weight;
+        for (; bits; bits &= bits - 1) {
+            int b = __builtin_ctzll(bits);
+            if (b < count) sums[b] += weight;
+        }
+    }
+    return 0;
+}
+
+/* site.jaccards of a page (``total``, ``sums``) against each template's total (``totals``). */
+static PyObject *jaccard_list(double total, const double *sums, PyObject *totals) {
+    Py_ssize_t n = PyList_GET_SIZE(totals);
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double both = sums[i], other = PyFloat_AsDouble(PyList_GET_ITEM(totals, i));
+        if (other == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        double value = 0.0;
+        if (both > 0.0) {
+            double union_ = total + other - both;
+            if (union_ > 0.0) {
+                double ratio = both / union_;
+                value = ratio < 1.0 ? ratio : 1.0; /* min(1.0, ratio) */
+            }
+        }
+        PyObject *item = PyFloat_FromDouble(value);
+        if (!item) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, item);
+    }
+    return out;
+}
+
+/* weights_many(pages, members, df, table, count, totals) -> for each packed page of the list
+   ``pages``, site.jaccards(shared, total, totals) of its weights(): the same floats as one
+   weights() and one jaccards() call per page.  Why: a re-estimate past a site's young pages
+   scores hundreds of kept pages again, and the Python around each page's two calls was a
+   third of the re-scoring. */
+static PyObject *KeptCounts_weights_many(KeptCounts *t, PyObject *args) {
+    PyObject *pages, *members, *df, *table, *totals;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!nO!:weights_many", &PyList_Type, &pages, &PyDict_Type, &members,
+                          &PyDict_Type, &df, &PyList_Type, &table, &count, &PyList_Type, &totals))
+        return NULL;
+    if (count < 0 || count > 64 || PyList_GET_SIZE(totals) != count) {
+        PyErr_SetString(PyExc_ValueError, "between 0 and 64 templates, a total for each");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(pages);
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *packed = PyList_GET_ITEM(pages, i);
+        if (!PyUnicode_Check(packed)) {
+            PyErr_SetString(PyExc_TypeError, "a packed page is a str");
+            goto fail;
+        }
+        Py_INCREF(packed); /* held while df's look-ups run */
+        double sums[64] = {0.0}, total = 0.0;
+        int rc = check_ready(t, packed) < 0 ? -1 : kept_sums(t, packed, members, df, table, count, &total, sums);
+        PyObject *values = rc < 0 ? NULL : jaccard_list(total, sums, totals);
+        Py_DECREF(packed);
+        if (!values) goto fail;
+        PyList_SET_ITEM(out, i, values);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
 }

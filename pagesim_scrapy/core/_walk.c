@@ -2261,7 +2261,7 @@ static PyObject *jaccard_list(double total, const double *sums, PyObject *totals
    ``pages``, site.jaccards(shared, total, totals) of its weights(): the same floats as one
    weights() and one jaccards() call per page.  Why: a re-estimate past a site's young pages
    scores hundreds of kept pages again, and the Python around each page's two calls was a
-   third of the re-scoring. */
+   large part of re-scoring it. */
 static PyObject *KeptCounts_weights_many(KeptCounts *t, PyObject *args) {
     PyObject *pages, *members, *df, *table, *totals;
     Py_ssize_t count;

@@ -179,10 +179,10 @@ def split_run(features: list[Features], sites: int = 1) -> dict[str, float]:
             spent["scoring"] += clock() - began
         return scores
 
-    def scored_again(again: Any, packed: str) -> dict[str, float]:
+    def scored_again(again: Any, packed: str | list[str]) -> Any:
         nonlocal again_inside
         began, again_inside = clock(), True
-        scores: dict[str, float] = again(packed)
+        scores = again(packed)
         again_inside = False
         spent["scoring"] += clock() - began
         return scores
@@ -216,11 +216,25 @@ def split_run(features: list[Features], sites: int = 1) -> dict[str, float]:
 REST_PARTS = {"anchors": "_set_anchors", "cores": "_find_cores", "cuts": "_place_cuts"}
 
 
+class _Hooked:
+    """A re-estimate's scorer with ``around`` called for each page, and for each list of pages
+    its ``many`` scores in one call (``around(many, pages)``) where the scorer has one."""
+
+    def __init__(self, rescore: Any, around: Any) -> None:
+        self._rescore, self._around = rescore, around
+        if hasattr(rescore, "many"):
+            self.many = lambda pages: around(rescore.many, pages)
+
+    def __call__(self, packed: str) -> Any:
+        return self._around(self._rescore, packed)
+
+
 def hook_rescoring(classifier: SiteAwareClassifier, around: Any, prepared: Any = None) -> None:
     """Call ``around(rescore, packed)`` for every kept page a re-estimate scores again from the
-    site's counts, and ``prepared(seconds)`` with the CPU time of readying each re-estimate's
-    scorer: the scorer made once per re-estimate (``_rescorer``), or the method called per
-    page (``_rescored``) in a checkout before it; nothing in a checkout before either."""
+    site's counts (``around(many, pages)`` for a list scored in one call), and
+    ``prepared(seconds)`` with the CPU time of readying each re-estimate's scorer: the scorer
+    made once per re-estimate (``_rescorer``), or the method called per page (``_rescored``)
+    in a checkout before it; nothing in a checkout before either."""
     maker = getattr(classifier, "_rescorer", None)
     if maker is not None:
 
@@ -229,7 +243,7 @@ def hook_rescoring(classifier: SiteAwareClassifier, around: Any, prepared: Any =
             rescore = maker(state, cache)
             if prepared is not None:
                 prepared(time.process_time() - began)
-            return lambda packed: around(rescore, packed)
+            return _Hooked(rescore, around)
 
         classifier._rescorer = made  # type: ignore[method-assign]
         return
@@ -300,12 +314,12 @@ def timed_parts(roots: list[Any], sites: int = 1) -> tuple[dict[str, float], int
         scorings += not again_inside
         return score(features, state)
 
-    def counted_again(again: Any, packed: str) -> dict[str, float]:
+    def counted_again(again: Any, packed: str | list[str]) -> Any:
         nonlocal scorings, again_inside
-        scorings += 1
+        scorings += len(packed) if isinstance(packed, list) else 1
         again_inside = True
         try:
-            scores: dict[str, float] = again(packed)
+            scores = again(packed)
         finally:
             again_inside = False
         return scores

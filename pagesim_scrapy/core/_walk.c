@@ -1658,6 +1658,9 @@ static int slot_members(CountSlot *slot, PyObject *members, uint64_t *out) {
     return 0;
 }
 
+static int kept_sums(KeptCounts *t, PyObject *packed, PyObject *members, PyObject *df, PyObject *table,
+                     Py_ssize_t count, double *total, double *sums); /* defined at the end */
+
 /* weights(packed, members, df, table, count) -> site.packed_weights of a kept page, its
    features' counts read from the slots (made from ``df`` where missing): the same weights, so
    the same sums (exact in any order on the weights' grid). */
@@ -1672,31 +1675,8 @@ static PyObject *KeptCounts_weights(KeptCounts *t, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "between 0 and 64 templates");
         return NULL;
     }
-    if (members != t->members) { /* other templates: their bits are read again */
-        for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].known = 0;
-        Py_XSETREF(t->members, Py_NewRef(members));
-    }
     double sums[64] = {0.0}, total = 0.0;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(packed), size = PyList_GET_SIZE(table);
-    for (Py_ssize_t i = 0; i < n; i += 2) {
-        uint64_t key = packed_key(packed, i), bits;
-        prefetch_ahead(t, packed, i, n);
-        if (!key) continue;
-        int made = 0;
-        CountSlot *slot = counts_find(t, key, df, -1, &made);
-        if (!slot || slot_members(slot, members, &bits) < 0) return NULL;
-        if (slot->count >= size) {
-            PyErr_SetString(PyExc_IndexError, "a count past the weight table");
-            return NULL;
-        }
-        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, slot->count));
-        if (weight == -1.0 && PyErr_Occurred()) return NULL;
-        total += weight;
-        for (; bits; bits &= bits - 1) {
-            int b = __builtin_ctzll(bits);
-            if (b < count) sums[b] += weight;
-        }
-    }
+    if (kept_sums(t, packed, members, df, table, count, &total, sums) < 0) return NULL;
     return weights_result(total, sums, count);
 }
 
@@ -1741,6 +1721,7 @@ static PyObject *KeptCounts_nbytes(KeptCounts *t, void *unused) {
 static Py_ssize_t KeptCounts_len(KeptCounts *t) { return t->used; }
 
 static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args); /* defined at the end */
+static PyObject *KeptCounts_weights_many(KeptCounts *t, PyObject *args); /* defined at the end */
 static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args); /* defined at the end */
 static PyObject *KeptCounts_union_weights(KeptCounts *t, PyObject *args); /* defined at the end */
 
@@ -1748,6 +1729,7 @@ static PyMethodDef kept_counts_methods[] = {
     {"count", (PyCFunction)KeptCounts_count, METH_VARARGS, "Count a page just kept; its shared-feature bits."},
     {"recount", (PyCFunction)KeptCounts_recount, METH_O, "Every count read again from df."},
     {"weights", (PyCFunction)KeptCounts_weights, METH_VARARGS, "site.packed_weights from the counts."},
+    {"weights_many", (PyCFunction)KeptCounts_weights_many, METH_VARARGS, "Each page's site.jaccards against the templates, from the counts."},
     {"clear", (PyCFunction)KeptCounts_clear, METH_NOARGS, "Forget every feature."},
     {"refill", (PyCFunction)KeptCounts_refill, METH_O, "Every feature of df, counted as df counts it."},
     {"light", (PyCFunction)KeptCounts_light, METH_VARARGS, "The bits of the shared features weighing nothing."},
@@ -1824,8 +1806,10 @@ done:
 }
 
 static PyObject *title_text(PyObject *self, PyObject *element); /* defined at the end */
+static PyObject *count_features(PyObject *self, PyObject *args); /* defined at the end */
 
 static PyMethodDef methods[] = {
+    {"count_features", count_features, METH_VARARGS, "df[f] = df.get(f, 0) + 1 for each feature of a set (site.py's SiteModel.add)."},
     {"title_text", title_text, METH_O, "The raw text of the page's head/title (summary.py's _find_title)."},
     {"jaccards", jaccards, METH_VARARGS, "site.jaccard_of_totals against every template (site.py's jaccards)."},
     {"shared_weights", shared_weights, METH_VARARGS, "A page's weight and its weight shared with each template (site.py's shared_weights)."},
@@ -2152,4 +2136,161 @@ static const CountSlot *light_slot(KeptCounts *t, const SharedSlot *shared, PyOb
     if (k >= 0 && t->union_layout == t->layout) return &t->slots[t->union_slots[k]];
     int made = 0;
     return counts_find(t, shared->key, df, -1, &made);
+}
+
+/* ---- the site model's document counts, one pass over a page's set ----------------------------- */
+
+/* df[key] = df.get(key, 0) + 1 with the key's hash known: the old count raised without the
+   generic number protocol (an exact int), the small ints shared as Python shares them. */
+static int count_one(PyObject *df, PyObject *key, Py_hash_t hash, PyObject *one) {
+    PyObject *old = _PyDict_GetItem_KnownHash(df, key, hash);
+    if (!old) return PyErr_Occurred() ? -1 : _PyDict_SetItem_KnownHash(df, key, one, hash);
+    PyObject *raised = NULL;
+    int overflow = 0;
+    long long value = PyLong_CheckExact(old) ? PyLong_AsLongLongAndOverflow(old, &overflow) : 0;
+    if (value == -1 && PyErr_Occurred()) return -1;
+    if (PyLong_CheckExact(old) && !overflow && value < LLONG_MAX)
+        raised = PyLong_FromLongLong(value + 1);
+    else
+        raised = PyNumber_Add(old, one);
+    if (!raised) return -1;
+    int rc = _PyDict_SetItem_KnownHash(df, key, raised, hash);
+    Py_DECREF(raised);
+    return rc;
+}
+
+/* count_features(df, features) -> None: ``df[f] = df.get(f, 0) + 1`` for each feature of the
+   set ``features``, in the set's order (so df's order is the one collections' _count_elements
+   gives).  Why in C: the site model counts every page of a crawl, a dictionary update per
+   feature, and the set's entries already hold each feature's hash. */
+static PyObject *count_features(PyObject *self, PyObject *args) {
+    PyObject *df, *features;
+    if (!PyArg_ParseTuple(args, "O!O:count_features", &PyDict_Type, &df, &features)) return NULL;
+    if (!PyAnySet_Check(features)) {
+        PyErr_SetString(PyExc_TypeError, "count_features takes a set");
+        return NULL;
+    }
+    PyObject *one = PyLong_FromLong(1);
+    if (!one) return NULL;
+    Py_INCREF(features); /* kept alive (and its entries) while a key's comparison runs code */
+    Py_ssize_t pos = 0;
+    PyObject *key;
+    Py_hash_t hash;
+    int rc = 0;
+    while (rc == 0 && _PySet_NextEntry(features, &pos, &key, &hash)) {
+        /* comparing exact strings runs no code: the key stays in the set; any other key is
+           held while its comparison may change the set */
+        if (PyUnicode_CheckExact(key)) {
+            rc = count_one(df, key, hash, one);
+            continue;
+        }
+        Py_INCREF(key);
+        rc = count_one(df, key, hash, one);
+        Py_DECREF(key);
+    }
+    Py_DECREF(features);
+    Py_DECREF(one);
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ---- kept pages scored again in one call ------------------------------------------------------ */
+
+/* A kept page's summed weight (``*total``) and its weight in each of ``count`` templates
+   (``sums``, zeroed by the caller), its features' counts read from the slots (made from ``df``
+   where missing): weights()' sums. */
+static int kept_sums(KeptCounts *t, PyObject *packed, PyObject *members, PyObject *df, PyObject *table,
+                     Py_ssize_t count, double *total, double *sums) {
+    if (members != t->members) { /* other templates: their bits are read again */
+        for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].known = 0;
+        Py_XSETREF(t->members, Py_NewRef(members));
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(packed), size = PyList_GET_SIZE(table);
+    for (Py_ssize_t i = 0; i < n; i += 2) {
+        uint64_t key = packed_key(packed, i), bits;
+        prefetch_ahead(t, packed, i, n);
+        if (!key) continue;
+        int made = 0;
+        CountSlot *slot = counts_find(t, key, df, -1, &made);
+        if (!slot || slot_members(slot, members, &bits) < 0) return -1;
+        if (slot->count >= size) {
+            PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+            return -1;
+        }
+        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, slot->count));
+        if (weight == -1.0 && PyErr_Occurred()) return -1;
+        *total += weight;
+        for (; bits; bits &= bits - 1) {
+            int b = __builtin_ctzll(bits);
+            if (b < count) sums[b] += weight;
+        }
+    }
+    return 0;
+}
+
+/* site.jaccards of a page (``total``, ``sums``) against each template's total (``totals``). */
+static PyObject *jaccard_list(double total, const double *sums, PyObject *totals) {
+    Py_ssize_t n = PyList_GET_SIZE(totals);
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double both = sums[i], other = PyFloat_AsDouble(PyList_GET_ITEM(totals, i));
+        if (other == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        double value = 0.0;
+        if (both > 0.0) {
+            double union_ = total + other - both;
+            if (union_ > 0.0) {
+                double ratio = both / union_;
+                value = ratio < 1.0 ? ratio : 1.0; /* min(1.0, ratio) */
+            }
+        }
+        PyObject *item = PyFloat_FromDouble(value);
+        if (!item) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, item);
+    }
+    return out;
+}
+
+/* weights_many(pages, members, df, table, count, totals) -> for each packed page of the list
+   ``pages``, site.jaccards(shared, total, totals) of its weights(): the same floats as one
+   weights() and one jaccards() call per page.  Why: a re-estimate past a site's young pages
+   scores hundreds of kept pages again, and the Python around each page's two calls was a
+   large part of re-scoring it. */
+static PyObject *KeptCounts_weights_many(KeptCounts *t, PyObject *args) {
+    PyObject *pages, *members, *df, *table, *totals;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!nO!:weights_many", &PyList_Type, &pages, &PyDict_Type, &members,
+                          &PyDict_Type, &df, &PyList_Type, &table, &count, &PyList_Type, &totals))
+        return NULL;
+    if (count < 0 || count > 64 || PyList_GET_SIZE(totals) != count) {
+        PyErr_SetString(PyExc_ValueError, "between 0 and 64 templates, a total for each");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(pages);
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *packed = PyList_GET_ITEM(pages, i);
+        if (!PyUnicode_Check(packed)) {
+            PyErr_SetString(PyExc_TypeError, "a packed page is a str");
+            goto fail;
+        }
+        Py_INCREF(packed); /* held while df's look-ups run */
+        double sums[64] = {0.0}, total = 0.0;
+        int rc = check_ready(t, packed) < 0 ? -1 : kept_sums(t, packed, members, df, table, count, &total, sums);
+        PyObject *values = rc < 0 ? NULL : jaccard_list(total, sums, totals);
+        Py_DECREF(packed);
+        if (!values) goto fail;
+        PyList_SET_ITEM(out, i, values);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
 }

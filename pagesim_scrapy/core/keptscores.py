@@ -196,6 +196,27 @@ class SiteCounts:
 
         return weigh
 
+    def many_weigher(
+        self,
+        members: dict[str, int],
+        count: int,
+        df: dict[str, int],
+        table: list[float],
+        changes: int,
+        totals: list[float],
+    ) -> Callable[[list[str]], list[list[float]]]:
+        """For a list of pages, each one's :func:`~pagesim_scrapy.core.site.jaccards` of its
+        :meth:`weights` against the templates' ``totals``, in one compiled call (the same
+        floats), ``df`` not changing meanwhile: in step once."""
+        self._sync(df, changes)
+        weights_many = self._table.weights_many
+
+        def weigh_many(pages: list[str]) -> list[list[float]]:
+            values: list[list[float]] = weights_many(pages, members, df, table, count, totals)
+            return values
+
+        return weigh_many
+
     def union_sums(
         self,
         union: tuple[str, ...],
@@ -231,6 +252,15 @@ class SiteCounts:
                 self.complete = self._table.recount(df) == len(df)
                 self.recounts += 1
             self.synced = changes
+
+
+def _one_by_one(score: Callable[[str], Scores]) -> Callable[[list[str]], list[Scores]]:
+    """A scorer of lists of pages that scores each page with ``score``."""
+
+    def each(keys: list[str]) -> list[Scores]:
+        return list(map(score, keys))
+
+    return each
 
 
 @dataclass
@@ -278,6 +308,7 @@ class KeptScores:
         young: bool = False,
         stale_ok: bool = False,
         rescore: Callable[[str], Scores] | None = None,
+        rescore_many: Callable[[list[str]], list[Scores]] | None = None,
         changes: int = -1,
     ) -> list[Scores]:
         """The scores of every page of ``packed`` (oldest first) on a site of ``pages``
@@ -285,7 +316,8 @@ class KeptScores:
         unpacked page) a cached page given packed; ``exact`` re-scores every page; on a
         ``young`` site every cached page may be re-scored (its weights move page by page);
         with ``stale_ok`` (the caller's cuts cannot read the scores yet) only the pages not
-        seen are scored and every cached score stands. ``changes``: the site model's count
+        seen are scored and every cached score stands; ``rescore_many``, where given, scores
+        a list of cached pages as ``rescore`` scores each. ``changes``: the site model's count
         of changes (see :meth:`current`)."""
         self._changes = changes
         live = set(packed)
@@ -305,7 +337,7 @@ class KeptScores:
         ]
         if cached:
             again = rescore or (lambda key: score(unpack_features(key)))
-            self._refresh_stale(cached, again, pages, exact)
+            self._refresh_stale(cached, rescore_many or _one_by_one(again), pages, exact)
         return [entries[key].scores for key in packed]
 
     def _first_entry(
@@ -329,21 +361,30 @@ class KeptScores:
         return _Entry(new, pages, bits, changes=self._changes)
 
     def _refresh_stale(
-        self, cached: list[str], score: Callable[[str], Scores], pages: int, exact: bool
+        self,
+        cached: list[str],
+        score_many: Callable[[list[str]], list[Scores]],
+        pages: int,
+        exact: bool,
     ) -> None:
         """Re-score the probes, the pages scored long ago, and every page when a probe
-        moved (or when ``exact``)."""
+        moved (or when ``exact``): the probes in one call, then the others in one."""
         entries = self._entries
         limits = self.limits
         cached.sort(key=lambda key: entries[key].scored_at)
         probes = self._probes(cached)
         moved = exact
-        for key in probes:
-            moved = self._rescore(key, score, pages) > limits.tolerance or moved
+        for key, new in zip(probes, score_many(list(probes))):
+            moved = self._rescore(key, new, pages) > limits.tolerance or moved
         oldest = pages / limits.max_growth
-        for key in cached:
-            if key not in probes and (moved or entries[key].scored_at < oldest):
-                self._rescore(key, score, pages)
+        again = [
+            key
+            for key in cached
+            if key not in probes and (moved or entries[key].scored_at < oldest)
+        ]
+        if again:
+            for key, new in zip(again, score_many(again)):
+                self._rescore(key, new, pages)
 
     def _probes(self, cached: list[str]) -> dict[str, None]:
         """The pages whose moves decide whether the other cached scores stand (in order): the
@@ -361,10 +402,9 @@ class KeptScores:
             probes.setdefault(cached[values.index(max(values))])
         return probes
 
-    def _rescore(self, key: str, score: Callable[[str], Scores], pages: int) -> float:
-        """Score a cached page again (``score`` takes it packed); how far its scores moved."""
+    def _rescore(self, key: str, new: Scores, pages: int) -> float:
+        """Give a cached page its scores computed again (``new``); how far they moved."""
         entry = self._entries[key]
-        new = score(key)
         old = entry.scores
         moved = max(map(abs, map(sub, map(new.__getitem__, old), old.values())), default=0.0)
         entry.scores, entry.scored_at, entry.changes = new, pages, self._changes
@@ -413,6 +453,23 @@ class KeptScores:
         if counts is None or count > 64 or changes < 0:
             return None
         return counts.weigher(members, count, df, table, changes)
+
+    def many_weigher(
+        self,
+        members: dict[str, int],
+        count: int,
+        df: dict[str, int],
+        table: list[float],
+        changes: int,
+        totals: list[float],
+    ) -> Callable[[list[str]], list[list[float]]] | None:
+        """:meth:`weigher` for a list of pages at once, each page's weights made its
+        similarity to each template (``totals``: the templates' totals), in one compiled
+        call; None where :meth:`weigher` gives none."""
+        counts = self.counts
+        if counts is None or count > 64 or changes < 0:
+            return None
+        return counts.many_weigher(members, count, df, table, changes, totals)
 
     def weigh_packed(
         self,

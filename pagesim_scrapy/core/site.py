@@ -277,6 +277,19 @@ def _young_table(pages: int, size: int, ramp_pages: int) -> list[float]:
     return _weight_table(pages, size, ramp_pages)
 
 
+_compiled_count: Any = getattr(_walk_c, "count_features", None)
+
+
+def count_features(df: dict[str, int], features: Features) -> None:
+    """``df[feature] = df.get(feature, 0) + 1`` for each of ``features``, in the set's order:
+    compiled where the walk is built (it reads each feature's hash from the set's entries),
+    the same counts in the same order as ``collections``' loop."""
+    if _compiled_count is not None and type(df) is dict and isinstance(features, (set, frozenset)):
+        _compiled_count(df, features)
+        return
+    _count_elements(df, features)
+
+
 class SiteModel:
     """Document frequencies of structural features over the pages of one site seen so far.
 
@@ -329,8 +342,7 @@ class SiteModel:
         self.pages += 1
         self.changes += 1
         df = self.df
-        # ``df[feature] = df.get(feature, 0) + 1`` for each feature, the loop in C
-        _count_elements(df, features)
+        count_features(df, features)
         if len(df) > self.max_features:
             self.forget_rare()
         if keep:
@@ -362,7 +374,7 @@ class SiteModel:
                 df[feature] = count
             else:
                 df.pop(feature, None)
-        _count_elements(df, features)
+        count_features(df, features)
         packed = _pack(features)
         recent[where] = packed
         self.met.recopied(features, hash(packed))

@@ -495,30 +495,13 @@ class SiteAwareClassifier:
             return self._scores_of(packed, state)
         return self._by_label(jaccards(weighed[1], weighed[0], state.flat_totals))
 
-    def _rescorer(self, state: _Site, cache: KeptScores) -> Callable[[str], dict[str, float]]:
+    def _rescorer(self, state: _Site, cache: KeptScores) -> _Rescorer:
         """:meth:`_rescored` for the pages of one re-estimate, what they all share (the
         templates' totals, the weights, the counts brought in step) looked up once, at its
         first page as :meth:`_rescored` would: a re-estimate past a site's young pages scores
-        hundreds of kept pages again, and one that scores none leaves the totals as they were."""
-        model, by_label = state.model, self._by_label
-        weigh: Callable[[str], tuple[float, list[float]]] | None = None
-        totals: list[float] | None = None
-
-        def rescore(packed: str) -> dict[str, float]:
-            nonlocal weigh, totals
-            if totals is None:
-                self._template_totals(state)
-                totals = state.flat_totals
-                count = len(self._pair_layout[0])
-                weigh = cache.weigher(
-                    self._counted_members, count, model.df, model.table(), model.changes
-                )
-            if weigh is None:
-                return self._rescored(packed, state, cache)
-            total, shared = weigh(packed)
-            return by_label(jaccards(shared, total, totals))
-
-        return rescore
+        hundreds of kept pages again, and one that scores none leaves the totals as they were.
+        Its ``many`` scores a list of pages in one compiled call."""
+        return _Rescorer(self, state, cache)
 
     @cached_property
     def _counted_members(self) -> dict[str, int]:
@@ -725,11 +708,13 @@ class SiteAwareClassifier:
         cache = self._kept_scores(state)
         pages = state.model.pages
         needed = pages_needed(len(state.labels), self.policy)
+        rescorer = self._rescorer(state, cache)
         kept = cache.scores(
             sample,
             lambda page: self._scores_of(page, state),
             pages,
-            rescore=self._rescorer(state, cache),
+            rescore=rescorer,
+            rescore_many=getattr(rescorer, "many", None),
             exact=exact,
             young=pages < self.policy.early_pages,
             # no cut reads them yet (they are counted): earlier scores of the kept pages do
@@ -1267,3 +1252,42 @@ class SiteAwareClassifier:
     def sites(self) -> list[str | None]:
         with self._lock:
             return list(self._sites)
+
+
+class _Rescorer:
+    """A classifier's scorer of kept pages for one re-estimate of a site (see
+    :meth:`SiteAwareClassifier._rescorer`): one page at a time, or a list in one call."""
+
+    def __init__(self, classifier: SiteAwareClassifier, state: _Site, cache: KeptScores) -> None:
+        self._classifier, self._state, self._cache = classifier, state, cache
+        self._weigh: Callable[[str], tuple[float, list[float]]] | None = None
+        self._weigh_many: Callable[[list[str]], list[list[float]]] | None = None
+        self._totals: list[float] | None = None
+
+    def _ready(self) -> list[float]:
+        """The templates' totals, and the weighers, made at the first page scored."""
+        if self._totals is None:
+            classifier, state = self._classifier, self._state
+            classifier._template_totals(state)
+            self._totals = totals = state.flat_totals
+            model, members = state.model, classifier._counted_members
+            count, table = len(classifier._pair_layout[0]), model.table()
+            self._weigh = self._cache.weigher(members, count, model.df, table, model.changes)
+            self._weigh_many = self._cache.many_weigher(
+                members, count, model.df, table, model.changes, totals
+            )
+        return self._totals
+
+    def __call__(self, packed: str) -> dict[str, float]:
+        totals = self._ready()
+        if self._weigh is None:
+            return self._classifier._rescored(packed, self._state, self._cache)
+        total, shared = self._weigh(packed)
+        return self._classifier._by_label(jaccards(shared, total, totals))
+
+    def many(self, pages: list[str]) -> list[dict[str, float]]:
+        """Each page's scores, as one call per page gives them."""
+        self._ready()
+        if self._weigh_many is None:
+            return list(map(self, pages))
+        return list(map(self._classifier._by_label, self._weigh_many(pages)))

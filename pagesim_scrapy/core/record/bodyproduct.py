@@ -53,6 +53,11 @@ _LABEL_WORD = re.compile(r"[^\W_]+")
 _LABEL_CELLS = frozenset({"th", "dt"})
 #: the longest text read as one label row
 _ROW_CHARS = 120
+#: one identifier: letters, digits and the separators a code may hold, no space
+_CODE = re.compile(r"[^\W_]*\d[\w./-]*", re.UNICODE)
+_DIGIT = re.compile(r"\d")
+#: the longest text read as a label without a colon
+_BARE_CHARS = 40
 
 
 def _words(element: Any) -> list[str]:
@@ -115,9 +120,23 @@ def _availability_of(element: Any, options: BodyProductOptions) -> str | None:
     control is disabled. Markup that says "sold out" is left unread: shops keep it in the
     page, hidden, beside products they sell."""
     joined = _joined(element)
-    if not any(part in joined for part in options.buy_parts) or _skipped(element):
+    named = any(part in joined for part in options.buy_parts)
+    if not (named or _says_buy(element, options)) or _skipped(element):
         return None
     return "InStock" if element.get("disabled") is None else "OutOfStock"
+
+
+def _says_buy(element: Any, options: BodyProductOptions) -> bool:
+    """The control's own words ask to buy ("Aggiungi al carrello", "Comprar entrada"): a
+    shop's markup may name its button in no language the markup words know. A form's
+    words are its controls' words: the control itself says whether it is disabled."""
+    if element.tag == "form":
+        return False
+    text = element.get("value") if element.tag == "input" else element.text_content()
+    text = " ".join((text or "").split()).casefold()
+    if not text or len(text) > options.max_buy_chars:
+        return False
+    return any(text == phrase or text.startswith(f"{phrase} ") for phrase in options.buy_texts)
 
 
 def body_product(
@@ -136,6 +155,7 @@ def body_product(
         found.update(_first_price(body, options))
     if wanted & set(LABELLED):
         found.update(_labelled(body, options, wanted))
+        found.update(_named(body, options, wanted - found.keys()))
     if "availability" in wanted:
         said = {_availability_of(e, options) for e in body.iter(*_CONTROLS)}
         said.discard(None)
@@ -158,7 +178,7 @@ def _labelled(body: Any, options: BodyProductOptions, wanted: frozenset[str]) ->
     """The first value of each wanted field (identifiers, brand) a label row of the body
     names."""
     found: dict[str, str] = {}
-    for label, text in _label_rows(body):
+    for label, text in _label_rows(body, options):
         name = _label_names(label, options)
         if name is None or name not in wanted or name in found:
             continue
@@ -170,10 +190,11 @@ def _labelled(body: Any, options: BodyProductOptions, wanted: frozenset[str]) ->
     return found
 
 
-def _label_rows(body: Any) -> Iterator[tuple[str, str]]:
+def _label_rows(body: Any, options: BodyProductOptions) -> Iterator[tuple[str, str]]:
     """``(label, value text)`` of the body's label rows, in page order: an element whose
     own text holds a colon ("EAN: 123", or "EAN:" with the value in its tail or next
-    element), and a table or definition list's label cell with the cell after it."""
+    element), a table or definition list's label cell with the cell after it, and an
+    element that is a label and nothing else ("Item #", "Výrobca") with what follows it."""
     for element in body.iter():
         own = element.text
         if not isinstance(element.tag, str):
@@ -182,6 +203,8 @@ def _label_rows(body: Any) -> Iterator[tuple[str, str]]:
             row = _colon_row(element)
         elif element.tag in _LABEL_CELLS:
             row = (_text(element), _next_text(element))
+        elif own and not len(element) and _bare_label(own, options):
+            row = (own, _after(element))
         else:
             continue
         if row is not None and not _skipped(element):
@@ -195,9 +218,31 @@ def _colon_row(element: Any) -> tuple[str, str] | None:
     if len(text) > _ROW_CHARS:
         return None  # a paragraph that happens to hold a colon
     label, _, value = _split(text)
-    if not value:
-        value = " ".join((element.tail or "").split()) or _next_text(element)
-    return label, value
+    return label, value or _after(element)
+
+
+def _after(element: Any) -> str:
+    """The text that follows a label: its tail, else the next element's text."""
+    return " ".join((element.tail or "").split()) or _next_text(element)
+
+
+def _bare_label(text: str, options: BodyProductOptions) -> bool:
+    """A short text that is one of the label phrases, whole: a label the page sets apart
+    without a colon. Only a whole phrase counts, so a sentence that mentions a brand or a
+    model is not read as a label."""
+    if len(text) > _BARE_CHARS:
+        return False
+    words = " ".join(_LABEL_WORD.findall(_numbered(text)))
+    return any(words in phrases for phrases in _phrases(options))
+
+
+def _phrases(options: BodyProductOptions) -> tuple[tuple[str, ...], ...]:
+    return (options.gtin_labels, options.mpn_labels, options.sku_labels, options.brand_labels)
+
+
+def _numbered(label: str) -> str:
+    """The label in lower case with ``#`` read as "number" ("Item #", "Model #")."""
+    return label.lower().replace("#", " number ")
 
 
 def _split(text: str) -> tuple[str, str, str]:
@@ -219,11 +264,11 @@ def _next_text(element: Any) -> str:
 def _label_names(label: str, options: BodyProductOptions) -> str | None:
     """Which field a label names (a GTIN before a part number before the shop's own code,
     before the brand: "Manufacturer part number" is not the brand)."""
-    words = _LABEL_WORD.findall(label.lower())
+    words = _LABEL_WORD.findall(_numbered(label))
     if not words or len(words) > options.max_label_words:
         return None
     joined = f" {' '.join(words)} "
-    kinds = zip(LABELLED[:3], (options.gtin_labels, options.mpn_labels, options.sku_labels))
+    kinds = zip(LABELLED[:3], _phrases(options)[:3])
     for name, phrases in kinds:
         if any(f" {phrase} " in joined for phrase in phrases):
             return name
@@ -245,6 +290,41 @@ def _value_of(name: str, text: str, options: BodyProductOptions) -> str | None:
     if len(text.split()) > options.max_id_words or not any(c.isdigit() for c in text):
         return None
     return as_gtin(text) if name == "gtin" else as_identifier(text)
+
+
+def _named(body: Any, options: BodyProductOptions, wanted: frozenset[str]) -> dict:
+    """The shop's own identifier and the brand where the markup names their element
+    (``class="product-brand"``, ``id="itemNumber"``) but no label row says what they are:
+    the first such element whose text (after a label and its colon) is a value."""
+    found: dict[str, str] = {}
+    kinds = (
+        ("sku", options.sku_parts, ()),
+        ("brand", options.brand_parts, options.not_brand_parts),
+    )
+    for name, parts, others in kinds:
+        if name not in wanted:
+            continue
+        for element in _marked(body, parts):
+            joined = _joined(element)
+            if not any(p in joined for p in parts) or any(p in joined for p in others):
+                continue
+            value = _named_value(name, _text(element), options)
+            if value is not None:
+                found[name] = value
+                break
+    return found
+
+
+def _named_value(name: str, text: str, options: BodyProductOptions) -> str | None:
+    """The value of an element only its markup names, after a label and its colon where
+    it has one: one code with a digit for an identifier, a name without digits or the
+    word "brand" for a brand ("All brands", a price in a brand slider are not one)."""
+    text = _split(text)[2] or text
+    if name == "sku" and not _CODE.fullmatch(text):
+        return None
+    if name == "brand" and (_DIGIT.search(text) or "brand" in text.lower()):
+        return None
+    return _value_of(name, text, options)
 
 
 def product_from_body(

@@ -193,7 +193,8 @@ def _labelled(body: Any, options: BodyProductOptions, wanted: frozenset[str]) ->
 def _label_rows(body: Any, options: BodyProductOptions) -> Iterator[tuple[str, str]]:
     """``(label, value text)`` of the body's label rows, in page order: an element whose
     own text holds a colon ("EAN: 123", or "EAN:" with the value in its tail or next
-    element), a table or definition list's label cell with the cell after it, and an
+    element), a table or definition list's label cell (or a two-cell row's first cell)
+    with the cell after it, and an
     element that is a label and nothing else ("Item #", "Výrobca") with what follows it."""
     for element in body.iter():
         own = element.text
@@ -201,7 +202,7 @@ def _label_rows(body: Any, options: BodyProductOptions) -> Iterator[tuple[str, s
             continue
         if own and _COLON.search(own):
             row = _colon_row(element)
-        elif element.tag in _LABEL_CELLS:
+        elif element.tag in _LABEL_CELLS or _label_td(element):
             row = (_text(element), _next_text(element))
         elif own and not len(element) and _bare_label(own, options):
             row = (own, _after(element))
@@ -209,6 +210,15 @@ def _label_rows(body: Any, options: BodyProductOptions) -> Iterator[tuple[str, s
             continue
         if row is not None and not _skipped(element):
             yield row
+
+
+def _label_td(element: Any) -> bool:
+    """The first of a table row's two cells: a label beside its value ("ID Produto" |
+    "1257009"), as a ``th`` would be."""
+    if element.tag != "td" or element.getprevious() is not None:
+        return False
+    row = element.getparent()
+    return row is not None and len(row) == 2 and row[1].tag == "td"
 
 
 def _colon_row(element: Any) -> tuple[str, str] | None:

@@ -125,6 +125,10 @@ class BodyProductOptions:
         "code article",
         "商品編號",
         "商品编号",
+        "상품번호",
+        "קוד מוצר",
+        "id",
+        "id produto",
     )
     #: markup words (class, id, itemprop, letters only) of an element holding the shop's own
     #: identifier, read where no label row names one

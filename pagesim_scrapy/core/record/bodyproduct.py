@@ -142,10 +142,11 @@ def _says_buy(element: Any, options: BodyProductOptions) -> bool:
 def body_product(
     root: Any, options: BodyProductOptions | None = None, wanted: frozenset[str] = FILLED
 ) -> dict[str, str]:
-    """``{price, currency, availability}`` as far as the body's own markup names them: the
-    first price element the markup names so (a currency from its sign or code); and
-    ``InStock`` where an enabled add-to-cart control is there (``OutOfStock`` where every
-    one is disabled). Only the ``wanted`` fields are looked for."""
+    """The product fields the body's own markup and words name: the first price element the
+    markup names so (a currency from its sign or code); ``InStock`` where an enabled buy
+    control is there (``OutOfStock`` where every one is disabled); identifiers and the
+    brand from label rows, then from elements the markup names, then (the brand) from a
+    title's byline. Only the ``wanted`` fields are looked for."""
     options = options or BodyProductOptions()
     body = root.find("body") if root is not None else None
     if body is None:
@@ -154,14 +155,28 @@ def body_product(
     if wanted & {"price", "currency"}:
         found.update(_first_price(body, options))
     if wanted & set(LABELLED):
-        found.update(_labelled(body, options, wanted))
-        found.update(_named(body, options, wanted - found.keys()))
+        found.update(_identifiers(body, options, wanted))
     if "availability" in wanted:
-        said = {_availability_of(e, options) for e in body.iter(*_CONTROLS)}
-        said.discard(None)
-        if said:
-            found["availability"] = "InStock" if "InStock" in said else "OutOfStock"
+        found.update(_availability(body, options))
     return {name: value for name, value in found.items() if name in wanted}
+
+
+def _identifiers(body: Any, options: BodyProductOptions, wanted: frozenset[str]) -> dict:
+    """Identifiers and the brand, the most explicit statement first: a label row says
+    what its value is, a markup name less plainly, a byline only of the brand."""
+    found = _labelled(body, options, wanted)
+    found.update(_named(body, options, wanted - found.keys()))
+    if "brand" in wanted and "brand" not in found:
+        found.update(_byline(body, options))
+    return found
+
+
+def _availability(body: Any, options: BodyProductOptions) -> dict[str, str]:
+    said = {_availability_of(e, options) for e in body.iter(*_CONTROLS)}
+    said.discard(None)
+    if not said:
+        return {}
+    return {"availability": "InStock" if "InStock" in said else "OutOfStock"}
 
 
 def _first_price(body: Any, options: BodyProductOptions) -> dict[str, str]:
@@ -323,6 +338,35 @@ def _named(body: Any, options: BodyProductOptions, wanted: frozenset[str]) -> di
                 found[name] = value
                 break
     return found
+
+
+def _byline(body: Any, options: BodyProductOptions) -> dict[str, str]:
+    """The brand a link just under a title of the page names ("Visit the Tefal Store",
+    "by Tefal"): where the page states its brand nowhere else, the title's byline does.
+    Every ``h1`` is tried, since a page's first may be a banner's."""
+    patterns = [_byline_pattern(phrase) for phrase in options.byline_phrases]
+    for title in body.iter("h1") if patterns else ():
+        following = title.xpath("following::a[position() <= $reach]", reach=options.byline_reach)
+        for element in following:
+            value = _byline_brand(_text(element), patterns, options)
+            if value is not None:
+                return {"brand": value}
+    return {}
+
+
+def _byline_brand(
+    text: str, patterns: list[re.Pattern[str]], options: BodyProductOptions
+) -> str | None:
+    for pattern in patterns:
+        match = pattern.fullmatch(text)
+        if match:
+            return _value_of("brand", match.group(1), options)
+    return None
+
+
+def _byline_pattern(phrase: str) -> re.Pattern[str]:
+    before, _, after = phrase.partition("{}")
+    return re.compile(f"{re.escape(before)}(.+?){re.escape(after)}", re.IGNORECASE)
 
 
 def _named_value(name: str, text: str, options: BodyProductOptions) -> str | None:

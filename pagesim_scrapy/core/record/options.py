@@ -103,6 +103,12 @@ class BodyProductOptions:
         "modello",
         "modelo",
         "modèle",
+        "model no",
+        "型番",
+        "型號",
+        "型号",
+        "모델명",
+        "رقم الموديل",
     )
     #: label words that name the shop's own identifier ("ASIN", "Product code", "Item #")
     sku_labels: tuple[str, ...] = (
@@ -152,6 +158,20 @@ class BodyProductOptions:
         "fabricant",
         "fabricante",
         "produttore",
+        "kaubamärk",
+        "tootja",
+        "zīmols",
+        "ražotājs",
+        "gamintojas",
+        "merkki",
+        "märke",
+        "mærke",
+        "merke",
+        "značka",
+        "márka",
+        "marcă",
+        "producător",
+        "μάρκα",
         "proizvajalec",
         "proizvođač",
         "výrobca",
@@ -166,6 +186,22 @@ class BodyProductOptions:
         "ブランド",
         "メーカー",
     )
+    #: how a link under the product's title says the brand ("Visit the {} Store", "by {}"):
+    #: ``{}`` stands for the brand
+    byline_phrases: tuple[str, ...] = (
+        "visit the {} store",
+        "visiter la boutique {}",
+        "besuchen sie den {}-store",
+        "besuchen sie den {} store",
+        "visita lo store di {}",
+        "visita la tienda de {}",
+        "bezoek de {} store",
+        "by {}",
+        "von {}",
+        "par {}",
+    )
+    #: how many links after a title a byline may come
+    byline_reach: int = 5
     #: the most words a brand read after a label may have
     max_brand_words: int = 5
     #: the most words a brand's label may have; it ends with one of ``brand_labels``

@@ -56,6 +56,8 @@ _ROW_CHARS = 120
 #: one identifier: letters, digits and the separators a code may hold, no space
 _CODE = re.compile(r"[^\W_]*\d[\w./-]*", re.UNICODE)
 _DIGIT = re.compile(r"\d")
+#: what may stand around a value without being part of it ("〈M14876706〉", "# 418295")
+_AROUND = " #:-()[]<>\u3008\u3009\uff08\uff09\u3010\u3011"
 #: the longest text read as a label without a colon
 _BARE_CHARS = 40
 
@@ -306,7 +308,7 @@ def _label_names(label: str, options: BodyProductOptions) -> str | None:
 def _value_of(name: str, text: str, options: BodyProductOptions) -> str | None:
     """The value a label row's text is: a short name for a brand, one short code with a
     digit in it for an identifier."""
-    text = text.strip(" #:-")
+    text = text.strip(_AROUND)
     if not text or len(text) > options.max_id_chars:
         return None
     if name == "brand":  # a name, not an address ("Street 75, 21266 Town")

@@ -13,7 +13,9 @@ Two parts:
   per record, duplicated values, posts per thread page; and, for recipes, agreement with the
   recipe-scrapers project's hand-written scrapers (title, author, ingredients).
 
-Run: ``python benchmarks/eval_records.py [--part products|coverage|all] [--limit N]``.
+Run: ``python benchmarks/eval_records.py [--part products|coverage|all] [--limit N]``
+(``--half even|odd``: one half of the product pages; ``--misses``: list what the core record
+does not have right, and whether the page's visible text shows it).
 Output is deterministic (sorted inputs, fixed formatting).
 """
 
@@ -35,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import extruct  # noqa: E402
+import lxml.html  # noqa: E402
 
 from pagesim_scrapy.core.record import read_record, read_structured  # noqa: E402
 from pagesim_scrapy.core.record.normalise import as_currency, as_price, as_text  # noqa: E402
@@ -152,7 +155,7 @@ def _plain_values(item: dict) -> dict[str, Any]:
 # ---------------------------------------------------------------- products
 
 
-def products(limit: int, half: str = "all") -> None:
+def products(limit: int, half: str = "all", misses: bool = False) -> None:
     truth = json.loads((PRODUCTS / "ground-truth.json").read_text())
     shipped = json.loads((PRODUCTS / "output" / "extruct.json").read_text())
     ids = sorted(truth)[:limit] if limit else sorted(truth)
@@ -160,6 +163,7 @@ def products(limit: int, half: str = "all") -> None:
         ids = ids[half == "odd" :: 2]
     score: dict[str, Counter] = defaultdict(Counter)
     unstable = 0
+    missed: list[str] = []
     for page_id in ids:
         html = gzip.decompress((PRODUCTS / "html" / f"{page_id}.html.gz").read_bytes())
         url = truth[page_id]["url"]
@@ -174,11 +178,33 @@ def products(limit: int, half: str = "all") -> None:
             row["support"] += 1
             core = record.get(attribute)
             row["core_found"] += core is not None
-            row["core_right"] += any(same(attribute, core, t) for t in wanted)
+            right = any(same(attribute, core, t) for t in wanted)
+            row["core_right"] += right
+            if misses and not right:
+                missed.append(_miss(page_id, attribute, wanted, record, html))
             row["plain_right"] += any(same(attribute, plain.get(attribute), t) for t in wanted)
             theirs = shipped.get(page_id, {}).get(attribute)
             row["shipped_right"] += any(same(attribute, theirs, t) for t in wanted)
     _print_products(score, len(ids), unstable)
+    if misses:
+        print("misses: page attribute in-body truth | core value (source)")
+        print("\n".join(missed))
+
+
+def _miss(page_id: str, attribute: str, wanted: list, record: Any, html: bytes) -> str:
+    """One line per value the core record does not have right, saying whether the page's
+    visible text shows the annotated value at all (what a body reader could find)."""
+    value = record.fields.get(attribute)
+    got = f"{value.value!r} ({value.source})" if value is not None else "-"
+    shown = any(str(t).casefold() in _visible_text(html) for t in wanted)
+    return f"{page_id[:12]} {attribute:<12} {'yes' if shown else 'no ':<3} {wanted!r} | {got}"
+
+
+def _visible_text(html: bytes) -> str:
+    root = lxml.html.document_fromstring(html)
+    for hidden in root.xpath("//script|//style|//noscript|//template|//head"):
+        hidden.drop_tree()
+    return " ".join(root.text_content().split()).casefold()
 
 
 def _print_products(score: dict[str, Counter], pages: int, unstable: int) -> None:
@@ -318,10 +344,15 @@ def main() -> None:
         default="all",
         help="products: only the pages at even or odd positions (sorted by id)",
     )
+    parser.add_argument(
+        "--misses",
+        action="store_true",
+        help="products: list each annotated value the core record does not have right",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     if args.part in ("products", "all"):
-        products(args.limit, args.half)
+        products(args.limit, args.half, args.misses)
     if args.part in ("coverage", "all"):
         coverage(args.limit)
 

@@ -53,6 +53,13 @@ _LABEL_WORD = re.compile(r"[^\W_]+")
 _LABEL_CELLS = frozenset({"th", "dt"})
 #: the longest text read as one label row
 _ROW_CHARS = 120
+#: one identifier: letters, digits and the separators a code may hold, no space
+_CODE = re.compile(r"[^\W_]*\d[\w./-]*", re.UNICODE)
+_DIGIT = re.compile(r"\d")
+#: what may stand around a value without being part of it ("〈M14876706〉", "# 418295")
+_AROUND = " #:-()[]<>\u3008\u3009\uff08\uff09\u3010\u3011"
+#: the longest text read as a label without a colon
+_BARE_CHARS = 40
 
 
 def _words(element: Any) -> list[str]:
@@ -115,18 +122,33 @@ def _availability_of(element: Any, options: BodyProductOptions) -> str | None:
     control is disabled. Markup that says "sold out" is left unread: shops keep it in the
     page, hidden, beside products they sell."""
     joined = _joined(element)
-    if not any(part in joined for part in options.buy_parts) or _skipped(element):
+    named = any(part in joined for part in options.buy_parts)
+    if not (named or _says_buy(element, options)) or _skipped(element):
         return None
     return "InStock" if element.get("disabled") is None else "OutOfStock"
+
+
+def _says_buy(element: Any, options: BodyProductOptions) -> bool:
+    """The control's own words ask to buy ("Aggiungi al carrello", "Comprar entrada"): a
+    shop's markup may name its button in no language the markup words know. A form's
+    words are its controls' words: the control itself says whether it is disabled."""
+    if element.tag == "form":
+        return False
+    text = element.get("value") if element.tag == "input" else element.text_content()
+    text = " ".join((text or "").split()).casefold()
+    if not text or len(text) > options.max_buy_chars:
+        return False
+    return any(text == phrase or text.startswith(f"{phrase} ") for phrase in options.buy_texts)
 
 
 def body_product(
     root: Any, options: BodyProductOptions | None = None, wanted: frozenset[str] = FILLED
 ) -> dict[str, str]:
-    """``{price, currency, availability}`` as far as the body's own markup names them: the
-    first price element the markup names so (a currency from its sign or code); and
-    ``InStock`` where an enabled add-to-cart control is there (``OutOfStock`` where every
-    one is disabled). Only the ``wanted`` fields are looked for."""
+    """The product fields the body's own markup and words name: the first price element the
+    markup names so (a currency from its sign or code); ``InStock`` where an enabled buy
+    control is there (``OutOfStock`` where every one is disabled); identifiers and the
+    brand from label rows, then from elements the markup names, then (the brand) from a
+    title's byline. Only the ``wanted`` fields are looked for."""
     options = options or BodyProductOptions()
     body = root.find("body") if root is not None else None
     if body is None:
@@ -135,13 +157,28 @@ def body_product(
     if wanted & {"price", "currency"}:
         found.update(_first_price(body, options))
     if wanted & set(LABELLED):
-        found.update(_labelled(body, options, wanted))
+        found.update(_identifiers(body, options, wanted))
     if "availability" in wanted:
-        said = {_availability_of(e, options) for e in body.iter(*_CONTROLS)}
-        said.discard(None)
-        if said:
-            found["availability"] = "InStock" if "InStock" in said else "OutOfStock"
+        found.update(_availability(body, options))
     return {name: value for name, value in found.items() if name in wanted}
+
+
+def _identifiers(body: Any, options: BodyProductOptions, wanted: frozenset[str]) -> dict:
+    """Identifiers and the brand, the most explicit statement first: a label row says
+    what its value is, a markup name less plainly, a byline only of the brand."""
+    found = _labelled(body, options, wanted)
+    found.update(_named(body, options, wanted - found.keys()))
+    if "brand" in wanted and "brand" not in found:
+        found.update(_byline(body, options))
+    return found
+
+
+def _availability(body: Any, options: BodyProductOptions) -> dict[str, str]:
+    said = {_availability_of(e, options) for e in body.iter(*_CONTROLS)}
+    said.discard(None)
+    if not said:
+        return {}
+    return {"availability": "InStock" if "InStock" in said else "OutOfStock"}
 
 
 def _first_price(body: Any, options: BodyProductOptions) -> dict[str, str]:
@@ -158,7 +195,7 @@ def _labelled(body: Any, options: BodyProductOptions, wanted: frozenset[str]) ->
     """The first value of each wanted field (identifiers, brand) a label row of the body
     names."""
     found: dict[str, str] = {}
-    for label, text in _label_rows(body):
+    for label, text in _label_rows(body, options):
         name = _label_names(label, options)
         if name is None or name not in wanted or name in found:
             continue
@@ -170,22 +207,35 @@ def _labelled(body: Any, options: BodyProductOptions, wanted: frozenset[str]) ->
     return found
 
 
-def _label_rows(body: Any) -> Iterator[tuple[str, str]]:
+def _label_rows(body: Any, options: BodyProductOptions) -> Iterator[tuple[str, str]]:
     """``(label, value text)`` of the body's label rows, in page order: an element whose
     own text holds a colon ("EAN: 123", or "EAN:" with the value in its tail or next
-    element), and a table or definition list's label cell with the cell after it."""
+    element), a table or definition list's label cell (or a two-cell row's first cell)
+    with the cell after it, and an
+    element that is a label and nothing else ("Item #", "Výrobca") with what follows it."""
     for element in body.iter():
         own = element.text
         if not isinstance(element.tag, str):
             continue
         if own and _COLON.search(own):
             row = _colon_row(element)
-        elif element.tag in _LABEL_CELLS:
+        elif element.tag in _LABEL_CELLS or _label_td(element):
             row = (_text(element), _next_text(element))
+        elif own and not len(element) and _bare_label(own, options):
+            row = (own, _after(element))
         else:
             continue
         if row is not None and not _skipped(element):
             yield row
+
+
+def _label_td(element: Any) -> bool:
+    """The first of a table row's two cells: a label beside its value ("ID Produto" |
+    "1257009"), as a ``th`` would be."""
+    if element.tag != "td" or element.getprevious() is not None:
+        return False
+    row = element.getparent()
+    return row is not None and len(row) == 2 and row[1].tag == "td"
 
 
 def _colon_row(element: Any) -> tuple[str, str] | None:
@@ -195,9 +245,31 @@ def _colon_row(element: Any) -> tuple[str, str] | None:
     if len(text) > _ROW_CHARS:
         return None  # a paragraph that happens to hold a colon
     label, _, value = _split(text)
-    if not value:
-        value = " ".join((element.tail or "").split()) or _next_text(element)
-    return label, value
+    return label, value or _after(element)
+
+
+def _after(element: Any) -> str:
+    """The text that follows a label: its tail, else the next element's text."""
+    return " ".join((element.tail or "").split()) or _next_text(element)
+
+
+def _bare_label(text: str, options: BodyProductOptions) -> bool:
+    """A short text that is one of the label phrases, whole: a label the page sets apart
+    without a colon. Only a whole phrase counts, so a sentence that mentions a brand or a
+    model is not read as a label."""
+    if len(text) > _BARE_CHARS:
+        return False
+    words = " ".join(_LABEL_WORD.findall(_numbered(text)))
+    return any(words in phrases for phrases in _phrases(options))
+
+
+def _phrases(options: BodyProductOptions) -> tuple[tuple[str, ...], ...]:
+    return (options.gtin_labels, options.mpn_labels, options.sku_labels, options.brand_labels)
+
+
+def _numbered(label: str) -> str:
+    """The label in lower case with ``#`` read as "number" ("Item #", "Model #")."""
+    return label.lower().replace("#", " number ")
 
 
 def _split(text: str) -> tuple[str, str, str]:
@@ -219,11 +291,11 @@ def _next_text(element: Any) -> str:
 def _label_names(label: str, options: BodyProductOptions) -> str | None:
     """Which field a label names (a GTIN before a part number before the shop's own code,
     before the brand: "Manufacturer part number" is not the brand)."""
-    words = _LABEL_WORD.findall(label.lower())
+    words = _LABEL_WORD.findall(_numbered(label))
     if not words or len(words) > options.max_label_words:
         return None
     joined = f" {' '.join(words)} "
-    kinds = zip(LABELLED[:3], (options.gtin_labels, options.mpn_labels, options.sku_labels))
+    kinds = zip(LABELLED[:3], _phrases(options)[:3])
     for name, phrases in kinds:
         if any(f" {phrase} " in joined for phrase in phrases):
             return name
@@ -236,7 +308,7 @@ def _label_names(label: str, options: BodyProductOptions) -> str | None:
 def _value_of(name: str, text: str, options: BodyProductOptions) -> str | None:
     """The value a label row's text is: a short name for a brand, one short code with a
     digit in it for an identifier."""
-    text = text.strip(" #:-")
+    text = text.strip(_AROUND)
     if not text or len(text) > options.max_id_chars:
         return None
     if name == "brand":  # a name, not an address ("Street 75, 21266 Town")
@@ -245,6 +317,70 @@ def _value_of(name: str, text: str, options: BodyProductOptions) -> str | None:
     if len(text.split()) > options.max_id_words or not any(c.isdigit() for c in text):
         return None
     return as_gtin(text) if name == "gtin" else as_identifier(text)
+
+
+def _named(body: Any, options: BodyProductOptions, wanted: frozenset[str]) -> dict:
+    """The shop's own identifier and the brand where the markup names their element
+    (``class="product-brand"``, ``id="itemNumber"``) but no label row says what they are:
+    the first such element whose text (after a label and its colon) is a value."""
+    found: dict[str, str] = {}
+    kinds = (
+        ("sku", options.sku_parts, ()),
+        ("brand", options.brand_parts, options.not_brand_parts),
+    )
+    for name, parts, others in kinds:
+        if name not in wanted:
+            continue
+        for element in _marked(body, parts):
+            joined = _joined(element)
+            if not any(p in joined for p in parts) or any(p in joined for p in others):
+                continue
+            value = _named_value(name, _text(element), options)
+            if value is not None:
+                found[name] = value
+                break
+    return found
+
+
+def _byline(body: Any, options: BodyProductOptions) -> dict[str, str]:
+    """The brand a link just under a title of the page names ("Visit the Tefal Store",
+    "by Tefal"): where the page states its brand nowhere else, the title's byline does.
+    Every ``h1`` is tried, since a page's first may be a banner's."""
+    patterns = [_byline_pattern(phrase) for phrase in options.byline_phrases]
+    for title in body.iter("h1") if patterns else ():
+        following = title.xpath("following::a[position() <= $reach]", reach=options.byline_reach)
+        for element in following:
+            value = _byline_brand(_text(element), patterns, options)
+            if value is not None:
+                return {"brand": value}
+    return {}
+
+
+def _byline_brand(
+    text: str, patterns: list[re.Pattern[str]], options: BodyProductOptions
+) -> str | None:
+    for pattern in patterns:
+        match = pattern.fullmatch(text)
+        if match:
+            return _value_of("brand", match.group(1), options)
+    return None
+
+
+def _byline_pattern(phrase: str) -> re.Pattern[str]:
+    before, _, after = phrase.partition("{}")
+    return re.compile(f"{re.escape(before)}(.+?){re.escape(after)}", re.IGNORECASE)
+
+
+def _named_value(name: str, text: str, options: BodyProductOptions) -> str | None:
+    """The value of an element only its markup names, after a label and its colon where
+    it has one: one code with a digit for an identifier, a name without digits or the
+    word "brand" for a brand ("All brands", a price in a brand slider are not one)."""
+    text = _split(text)[2] or text
+    if name == "sku" and not _CODE.fullmatch(text):
+        return None
+    if name == "brand" and (_DIGIT.search(text) or "brand" in text.lower()):
+        return None
+    return _value_of(name, text, options)
 
 
 def product_from_body(

@@ -35,7 +35,58 @@ class BodyProductOptions:
         "filter",
     )
     #: markup words of an add-to-cart control
-    buy_parts: tuple[str, ...] = ("addtocart", "addtobasket", "addtobag", "buynow", "buybutton")
+    buy_parts: tuple[str, ...] = (
+        "addtocart",
+        "addtobasket",
+        "addtobag",
+        "buynow",
+        "buybutton",
+        "buybtn",
+        "buttoncart",
+    )
+    #: what a buy control's own text says, in several languages ("Aggiungi al carrello", "Do
+    #: košíka"): the control's whole text, or its first words
+    buy_texts: tuple[str, ...] = (
+        "add to cart",
+        "add to basket",
+        "add to bag",
+        "buy now",
+        "buy",
+        "in den warenkorb",
+        "jetzt kaufen",
+        "ajouter au panier",
+        "aggiungi al carrello",
+        "acquista",
+        "añadir al carrito",
+        "comprar",
+        "adicionar ao carrinho",
+        "in winkelwagen",
+        "do košíka",
+        "do koszyka",
+        "dodaj do koszyka",
+        "do košíku",
+        "kosárba",
+        "naroči",
+        "v košarico",
+        "dodaj u košaricu",
+        "lägg i varukorgen",
+        "köp",
+        "læg i kurv",
+        "legg i handlekurv",
+        "lisää ostoskoriin",
+        "sepete ekle",
+        "в корзину",
+        "купить",
+        "加入購物車",
+        "加入购物车",
+        "立即購買",
+        "立即购买",
+        "カートに入れる",
+        "바로구매",
+        "장바구니 담기",
+    )
+    #: the longest text read as a buy control's words
+    max_buy_chars: int = 40
     #: the longest text read as one price
     max_price_chars: int = 40
     #: the longest sign or code beside a price's number (``zł``, ``EUR``, ``Rs.``)
@@ -52,6 +103,12 @@ class BodyProductOptions:
         "modello",
         "modelo",
         "modèle",
+        "model no",
+        "型番",
+        "型號",
+        "型号",
+        "모델명",
+        "رقم الموديل",
     )
     #: label words that name the shop's own identifier ("ASIN", "Product code", "Item #")
     sku_labels: tuple[str, ...] = (
@@ -68,7 +125,24 @@ class BodyProductOptions:
         "référence",
         "reference",
         "ref",
+        "šifra",
+        "código",
+        "codice",
+        "code article",
+        "商品編號",
+        "商品编号",
+        "상품번호",
+        "קוד מוצר",
+        "id",
+        "id produto",
     )
+    #: markup words (class, id, itemprop, letters only) of an element holding the shop's own
+    #: identifier, read where no label row names one
+    sku_parts: tuple[str, ...] = ("sku", "itemnumber", "productid", "productcode", "itemno")
+    #: markup words of an element holding the brand, read where no label row names one
+    brand_parts: tuple[str, ...] = ("brand",)
+    #: markup words beside ``brand_parts`` that name the site's own logo or a list of brands
+    not_brand_parts: tuple[str, ...] = ("navbar", "logo", "brands", "header", "menu", "filter")
     #: label words that name the brand ("Brand: …", "Marke", "Manufacturer :"), tried last
     brand_labels: tuple[str, ...] = (
         "brand",
@@ -84,7 +158,50 @@ class BodyProductOptions:
         "fabricant",
         "fabricante",
         "produttore",
+        "kaubamärk",
+        "tootja",
+        "zīmols",
+        "ražotājs",
+        "gamintojas",
+        "merkki",
+        "märke",
+        "mærke",
+        "merke",
+        "značka",
+        "márka",
+        "marcă",
+        "producător",
+        "μάρκα",
+        "proizvajalec",
+        "proizvođač",
+        "výrobca",
+        "výrobce",
+        "producent",
+        "gyártó",
+        "valmistaja",
+        "tillverkare",
+        "производитель",
+        "бренд",
+        "品牌",
+        "ブランド",
+        "メーカー",
     )
+    #: how a link under the product's title says the brand ("Visit the {} Store", "by {}"):
+    #: ``{}`` stands for the brand
+    byline_phrases: tuple[str, ...] = (
+        "visit the {} store",
+        "visiter la boutique {}",
+        "besuchen sie den {}-store",
+        "besuchen sie den {} store",
+        "visita lo store di {}",
+        "visita la tienda de {}",
+        "bezoek de {} store",
+        "by {}",
+        "von {}",
+        "par {}",
+    )
+    #: how many links after a title a byline may come
+    byline_reach: int = 5
     #: the most words a brand read after a label may have
     max_brand_words: int = 5
     #: the most words a brand's label may have; it ends with one of ``brand_labels``

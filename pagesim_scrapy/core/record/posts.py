@@ -284,10 +284,10 @@ def _author_class_set(root: Element) -> set[Element]:
     from its dates pass the same elements in container after container."""
     found = set()
     for el in root.iter(etree.Element):
-        names = el.get("class")
+        names = el.get("class") or ""
         # every match of the pattern holds one of these words: most classes are told
         # apart by a substring test, without the pattern
-        words = names and ("user" in names or "author" in names or "poster" in names)
+        words = "user" in names or "author" in names or "poster" in names
         if words and _AUTHOR_CLASS.search(names):
             found.add(el)
     return found

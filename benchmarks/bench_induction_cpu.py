@@ -48,6 +48,13 @@ how many are the same and the CPU of each way, per page.
 in a fresh process (what a crawl's first such page item pays once, imports included) and
 which of extruct's other readers' libraries that loaded.
 
+``--settle`` times the settle's learning pass as a crawl of the demo shop runs it: the
+bottom-``--sample`` sample (smallest digests, as a full label keeps) of the demo shop's product
+pages learned once in canonical order (``Learner``'s ``_learn_afresh``); prints the best of
+``--repeat`` runs in CPU ms per page, the shares of the folding walk, the labelled rows and the
+section lists from cProfile, the calls that count the work (pages learned, elements folded,
+children aligned) and a digest of the wrapper.
+
 ``--crawl`` measures instead the README's main job: the sample project's crawl of its
 offline demo shop (``scrapy crawl shop``) with ``PAGESIM_INDUCTION_ENABLED`` True and False,
 in ``--rounds`` alternating pairs (the order flips each round). Prints each crawl's user+sys
@@ -316,6 +323,50 @@ def bench_steps(repeat: int) -> None:
     print(f"  the three: {sum(best.values()):.2f} ms/page; load average {os.getloadavg()[0]:.1f}")
 
 
+def bench_settle(sample: int, repeat: int) -> None:
+    """The settle's one learning pass over a full label's sample (see the docstring)."""
+    from pagesim_scrapy.core.induce.dom import forget_page
+    from pagesim_scrapy.core.induce.wrapper import page_order_key
+
+    def trees() -> list[Any]:
+        roots = [parse_html(h, base_url=u) for h, u in demo_products()]
+        roots.sort(key=lambda root: page_order_key(root)[1])  # the bottom-k sample
+        return sorted(roots[:sample], key=page_order_key)  # canonical order
+
+    def learn_all(roots: list[Any]) -> Wrapper:
+        wrapper = Wrapper(label="product")
+        for root in roots:
+            wrapper.add_page(root)
+        forget_page()
+        wrapper.compiled()
+        return wrapper
+
+    best = float("inf")
+    for _ in range(repeat):
+        roots = trees()
+        start = time.process_time()
+        wrapper = learn_all(roots)
+        best = min(best, time.process_time() - start)
+    prof = cProfile.Profile()
+    roots = trees()
+    prof.enable()
+    learn_all(roots)
+    prof.disable()
+    stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+    calls = {fn[2]: (row[1], row[3]) for fn, row in stats.items()}
+    whole = calls["learn_all"][1]
+    digest = hashlib.sha256(wrapper.to_json().encode()).hexdigest()[:16]
+    print(
+        f"{len(roots)} pages learned once in canonical order, best of {repeat}: "
+        f"{best * 1000 / len(roots):.2f} ms/page; load average {os.getloadavg()[0]:.1f}"
+    )
+    for name in ("_fold", "_find_rows", "find_sections"):
+        print(f"  {name}: {100 * calls[name][1] / whole:.0f} % (cProfile)")
+    for name in ("add_page", "_add_element", "align_template_page", "page_items"):
+        print(f"  calls of {name}: {calls[name][0]}")
+    print(f"  wrapper digest {digest}")
+
+
 def _derived_tree(record_root: Any) -> Any:
     """The wrapper's tree made from a copy of the record's: what its parser and
     :func:`parse_html` remove, removed."""
@@ -489,7 +540,14 @@ def main() -> None:
     parser.add_argument(
         "--trees", action="store_true", help="one parse for the record's and wrapper's trees?"
     )
+    parser.add_argument("--sample", type=int, default=50, help="(--settle) pages kept")
+    parser.add_argument(
+        "--settle", action="store_true", help="the settle's learning pass (demo shop sample)"
+    )
     args = parser.parse_args()
+    if args.settle:
+        bench_settle(args.sample, max(args.repeat, 3))
+        return
     if args.split:
         bench_split(args.learn)
         return

@@ -239,9 +239,8 @@ def _blocks(container: Element) -> list[tuple[Element, int]]:
     """The container's blocks below it with their text's length, longest first, in page
     order among equals (read once per container: the climbs from a page's dates pass the
     same containers)."""
-    blocks = [
-        (el, len(_text(el))) for el in container.iter() if el is not container and el.tag in _BLOCKS
-    ]
+    # lxml picks the block tags while it walks (in C): page order, the container left out
+    blocks = [(el, len(_text(el))) for el in container.iter(*_BLOCKS) if el is not container]
     blocks.sort(key=lambda block: -block[1])  # stable: page order among equals
     return blocks
 
@@ -283,11 +282,15 @@ def _author_classes(container: Element) -> list[Element]:
 def _author_class_set(root: Element) -> set[Element]:
     """The page's elements of an author/user class, looked for once per page: the climbs
     from its dates pass the same elements in container after container."""
-    return {
-        el
-        for el in root.iter()
-        if isinstance(el.tag, str) and _AUTHOR_CLASS.search(el.get("class") or "")
-    }
+    found = set()
+    for el in root.iter(etree.Element):
+        names = el.get("class") or ""
+        # every match of the pattern holds one of these words: most classes are told
+        # apart by a substring test, without the pattern
+        words = "user" in names or "author" in names or "poster" in names
+        if words and _AUTHOR_CLASS.search(names):
+            found.add(el)
+    return found
 
 
 def _profile_links(container: Element) -> list[Element]:

@@ -13,7 +13,7 @@ same merge step.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pagesim_scrapy.core.cluster.agglomerative import agglomerative
@@ -21,9 +21,12 @@ from pagesim_scrapy.core.cluster.closeness import merge_by_closeness
 from pagesim_scrapy.core.cluster.graph import ItemGraph, ProgressFunc, leader_graph
 from pagesim_scrapy.core.cluster.leader import Leader, SimilarityFunc
 from pagesim_scrapy.core.cluster.lone import attach_lone_pages
-from pagesim_scrapy.core.cluster.overlap import merge_by_overlap
+from pagesim_scrapy.core.cluster.overlap import OverlapFunc, merge_by_overlap
 from pagesim_scrapy.core.cluster.sketch import SketchIndex
 from pagesim_scrapy.core.cluster.snn import shared_nearest_neighbours
+
+#: a step over the clusters that judges them on the pages' overlap
+OverlapStep = Callable[[ItemGraph, list[int], Sequence[Leader], OverlapFunc, float, int], list[int]]
 
 #: Leaders per cluster (the largest) compared exactly with each other and with those of every
 #: cluster it has an edge to, before clusters are merged by closeness: the LSH candidates alone
@@ -81,8 +84,8 @@ def group_leaders(
         compare_for_closeness(graph, groups, leaders, similarity)
         before = len(set(groups))
         groups = merge_by_closeness(graph, groups, params.closeness)
-        groups = _merged_by_overlap(graph, groups, leaders, similarity, params.overlap)
-        groups = _lone_attached(graph, groups, leaders, similarity, params.lone)
+        groups = _by_overlap(merge_by_overlap, graph, groups, leaders, similarity, params.overlap)
+        groups = _by_overlap(attach_lone_pages, graph, groups, leaders, similarity, params.lone)
         merged = before - len(set(groups))
     return Grouping(graph, groups, merged, seconds)
 
@@ -113,31 +116,18 @@ def compare_for_closeness(
                     graph.set(i, j, similarity(leaders[i].summary, leaders[j].summary))
 
 
-def _merged_by_overlap(
+def _by_overlap(
+    step: OverlapStep,
     graph: ItemGraph,
     groups: list[int],
     leaders: Sequence[Leader],
     similarity: SimilarityFunc,
     bar: float,
 ) -> list[int]:
-    """The groups merged by overlap where the similarity offers one (the batch site-weighted
-    similarity does) and ``bar`` is on."""
+    """The groups after ``step`` (the merge by overlap, or the lone pages' attachment) where
+    the similarity offers an overlap (the batch site-weighted similarity does) and ``bar`` is
+    on."""
     overlap = getattr(similarity, "overlap", None)
     if overlap is None or bar <= 0.0:
         return groups
-    return merge_by_overlap(graph, groups, leaders, overlap, bar, CLOSENESS_SAMPLE)
-
-
-def _lone_attached(
-    graph: ItemGraph,
-    groups: list[int],
-    leaders: Sequence[Leader],
-    similarity: SimilarityFunc,
-    bar: float,
-) -> list[int]:
-    """The groups with their lone pages attached where the similarity offers an overlap and
-    ``bar`` is on."""
-    overlap = getattr(similarity, "overlap", None)
-    if overlap is None or bar <= 0.0:
-        return groups
-    return attach_lone_pages(graph, groups, leaders, overlap, bar, CLOSENESS_SAMPLE)
+    return step(graph, groups, leaders, overlap, bar, CLOSENESS_SAMPLE)

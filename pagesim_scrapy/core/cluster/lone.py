@@ -17,14 +17,12 @@ the outcome does not depend on the order the small clusters are visited in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from pagesim_scrapy.core.cluster.closeness import PairSums
 from pagesim_scrapy.core.cluster.graph import ItemGraph
 from pagesim_scrapy.core.cluster.leader import Leader
-from pagesim_scrapy.core.summary import PageSummary
-
-OverlapFunc = Callable[[PageSummary, PageSummary], float]
+from pagesim_scrapy.core.cluster.overlap import OverlapFunc
 
 
 def attach_lone_pages(

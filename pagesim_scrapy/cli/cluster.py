@@ -41,6 +41,7 @@ from pagesim_scrapy.core.cluster import (
     cluster_pages,
     templates_snippet,
 )
+from pagesim_scrapy.core.cluster.pipeline import LONE, OVERLAP
 from pagesim_scrapy.core.pageio import PageReadError
 from pagesim_scrapy.core.summary import PageParseError, PageSummary, summarize
 
@@ -139,6 +140,23 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
         help="batch: merge two clusters whose pages are this share as alike as the pages within "
         f"the looser of them; 0 turns it off (default: {_closeness_defaults()})",
     )
+    # Off by default here: the command weighs all the pages it is given as one site, and across
+    # several sites each site's chrome is not discounted, so containment merges a site's types.
+    tuning.add_argument(
+        "--overlap",
+        type=_unit_float,
+        default=0.0,
+        help="batch, one site's pages: merge clusters whose smaller pages are this much "
+        f"contained in the larger ones ({OVERLAP['site']} for one site; default 0: off)",
+    )
+    tuning.add_argument(
+        "--lone",
+        type=_unit_float,
+        default=0.0,
+        help="batch, one site's pages: a lone page joins the cluster it overlaps this share as "
+        f"much as the cluster's pages overlap each other ({LONE['site']} for one site; "
+        "default 0: off)",
+    )
 
 
 def _closeness_defaults() -> str:
@@ -160,6 +178,8 @@ def cluster_options(args: argparse.Namespace) -> ClusterOptions:
             threshold=args.threshold,
             condense=args.condense,
             closeness=args.closeness,
+            overlap=args.overlap,
+            lone=args.lone,
         )
     except ValueError as exc:
         raise CommandError(str(exc)) from exc

@@ -36,7 +36,9 @@ def test_a_site_task_gives_the_local_command_s_lines(tmp_path: Path) -> None:
         for n, path in enumerate(paths)
     ]
     pages.append(((len(paths), 0), "broken.html", None, "cannot parse"))
-    rows_out = list(cluster_site("flink", reversed(pages), ClusterOptions(method="site")))
+    # the cluster command's defaults: the merges by overlap are off there unless asked
+    command_defaults = ClusterOptions(method="site", overlap=0.0, lone=0.0)
+    rows_out = list(cluster_site("flink", reversed(pages), command_defaults))
     page_rows = [row for kind, row in rows_out if kind == "page"]
     ordered = [line for _, line in sorted(page_rows, key=lambda row: row[0])]
     assert len(ordered) == len(paths) + 1

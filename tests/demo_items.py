@@ -4,6 +4,7 @@ for the tests of what a settled label hands its held items."""
 from __future__ import annotations
 
 import random
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,11 @@ def item_pages(count: int, seed: int) -> list[tuple[str, str]]:
 
 def product_pipeline(**settings: Any) -> tuple[TemplateInductionPipeline, Any]:
     """An induction pipeline (``settings`` added) and its product label's state."""
+    # an empty store of its own: not the wrappers and signatures a crawl from this folder saved
+    store = tempfile.mkdtemp(prefix="pagesim-demo-items-")
+    base = {"PAGESIM_INDUCTION_ENABLED": True, "PAGESIM_INDUCTION_DIR": store}
     pipeline = TemplateInductionPipeline.from_crawler(
-        get_crawler(settings_dict={"PAGESIM_INDUCTION_ENABLED": True, **settings})
+        get_crawler(settings_dict={**base, **settings})
     )
     return pipeline, pipeline._label("product")
 

@@ -21,7 +21,7 @@ URLS = [
     "http://example.com:abc/x",
     "http://[/x",
     "http://[/x",
-    "file:///tmp/page.html",
+    "file:///page.html",
     "  http://example.com/leading-blank",
     "http://exa\tmple.com/tab",
     "data:text/html,<p>",

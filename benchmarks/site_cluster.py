@@ -59,7 +59,7 @@ from __future__ import annotations
 import argparse
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -307,27 +307,30 @@ def _grid_figures(
 
 def settle_loso(table: Mapping[float, Mapping[str, float]], names: list[str]) -> None:
     """SETTLE_AFTER per held-out site, chosen by the held labels' ARI of the others."""
-    judges = [name for name in names if name not in SHARED_TEMPLATE_SITES]
-    print(
-        f"\nleave-one-site-out, regroupings that settle a type (from {SETTLE_GRID}, chosen on "
-        f"the other distinct-template sites by the mean ARI of the labels a crawl holding "
-        f"unsettled pages gives; default {SETTLE_AFTER}):"
-    )
-    for held, (chosen, value) in loso(table, names, judges).items():
-        row = "  ".join(f"{after}: {table[after][held]:.3f}" for after in SETTLE_GRID)
-        print(f"  {_site_name(held):24} chosen {chosen:<4} held-out ARI {value:.3f}   ({row})")
+    _print_loso(table, names, SETTLE_GRID, "regroupings that settle a type", SETTLE_AFTER)
 
 
 def young_loso(table: Mapping[float, Mapping[str, float]], names: list[str]) -> None:
     """YOUNG_SITE_PAGES per held-out site, chosen by the crawl-time ARI of the others."""
+    _print_loso(table, names, YOUNG_GRID, "young site pages", YOUNG_SITE_PAGES)
+
+
+def _print_loso(
+    table: Mapping[float, Mapping[str, float]],
+    names: list[str],
+    grid: Sequence[float],
+    what: str,
+    default: float,
+) -> None:
+    """Each held-out site's choice from ``grid``, made on the other distinct-template sites."""
     judges = [name for name in names if name not in SHARED_TEMPLATE_SITES]
     print(
-        f"\nleave-one-site-out, young site pages (from {YOUNG_GRID}, chosen on the other "
+        f"\nleave-one-site-out, {what} (from {tuple(grid)}, chosen on the other "
         f"distinct-template sites by the mean ARI of the labels a crawl holding unsettled "
-        f"pages gives; default {YOUNG_SITE_PAGES}):"
+        f"pages gives; default {default}):"
     )
     for held, (chosen, value) in loso(table, names, judges).items():
-        row = "  ".join(f"{young}: {table[young][held]:.3f}" for young in YOUNG_GRID)
+        row = "  ".join(f"{v}: {table[v][held]:.3f}" for v in grid)
         print(f"  {_site_name(held):24} chosen {chosen:<4} held-out ARI {value:.3f}   ({row})")
 
 

@@ -9,46 +9,22 @@ import lxml.html
 
 from pagesim_scrapy.core.record.bodyfields import anchor_fields, body_fields
 from pagesim_scrapy.core.record.bodyvalues import looks_like_code
-from pagesim_scrapy.core.record.model import CoreRecord, Value
+from pagesim_scrapy.core.record.model import CoreRecord
 from pagesim_scrapy.core.record.naming import BodyNaming, NamingOptions
 
-URL = "https://cook.example/"
+from .anchor_recipes import URL, learned_naming, recipe_page
 
 
 def _root(html: str) -> lxml.html.HtmlElement:
     return lxml.html.fromstring(html)
 
 
-def _core(**values: object) -> CoreRecord:
-    return CoreRecord("recipe", {k: Value(v, "json-ld") for k, v in values.items()}, {})
-
-
 def _page(name: str, summary: str, steps: list[str], wrap: bool = False) -> str:
-    inner = "<span>{}</span>" if wrap else "{}"
-    items = "".join(f"<li id='instruction-step'>{inner.format(s)}</li>" for s in steps)
-    lead = f"<em>{summary}</em>" if wrap else summary
-    return (
-        f"<html><body><nav><a>Home</a><a>Recipes</a></nav><h1>{name}</h1>"
-        f"<div class='recipe-summary'>{lead}</div>"
-        f"<div class='steps'><ol>{items}</ol></div>"
-        "<footer>(c) Cook, all rights reserved</footer></body></html>"
-    )
-
-
-PAGES = [
-    ("Buttermilk Crepes", "Thin crepes for a lazy Sunday morning", ["Whisk the batter", "Fry"]),
-    ("Oat Waffles", "Crisp waffles made with rolled oats", ["Soak the oats", "Bake them"]),
-    ("Rye Bread", "A dense loaf that keeps for a week", ["Mix the dough", "Prove it"]),
-]
+    return recipe_page(name, summary, steps, wrap=wrap)
 
 
 def _learned(options: NamingOptions) -> BodyNaming:
-    naming = BodyNaming(options)
-    for name, summary, steps in PAGES:
-        core = _core(description=summary, recipe_instructions=steps)
-        naming.observe(core, body_fields(_root(_page(name, summary, steps)), URL))
-    naming.stop_learning()
-    return naming
+    return learned_naming(options, stop=True)
 
 
 BARE = CoreRecord("page", {}, {})

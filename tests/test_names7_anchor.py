@@ -10,7 +10,7 @@ from pagesim_scrapy.core.record.bodyfields import body_fields, key_anchor
 from pagesim_scrapy.core.record.model import CoreRecord
 from pagesim_scrapy.core.record.naming import BodyNaming, NamingOptions
 
-from .anchor_recipes import learned_naming, recipe_page
+from tests.anchor_recipes import learned_naming, recipe_page
 
 
 def _body(html: str) -> dict[str, str]:

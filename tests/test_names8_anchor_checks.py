@@ -12,7 +12,7 @@ from pagesim_scrapy.core.record.bodyvalues import looks_like_code
 from pagesim_scrapy.core.record.model import CoreRecord
 from pagesim_scrapy.core.record.naming import BodyNaming, NamingOptions
 
-from .anchor_recipes import URL, learned_naming, recipe_page
+from tests.anchor_recipes import URL, learned_naming, recipe_page
 
 
 def _root(html: str) -> lxml.html.HtmlElement:

@@ -9,7 +9,6 @@ import lxml.html
 from pagesim_scrapy.core.record.bodyfields import body_fields, key_anchor
 from pagesim_scrapy.core.record.model import CoreRecord
 from pagesim_scrapy.core.record.naming import BodyNaming, NamingOptions
-
 from tests.anchor_recipes import learned_naming, recipe_page
 
 

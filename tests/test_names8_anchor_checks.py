@@ -11,7 +11,6 @@ from pagesim_scrapy.core.record.bodyfields import anchor_fields, body_fields
 from pagesim_scrapy.core.record.bodyvalues import looks_like_code
 from pagesim_scrapy.core.record.model import CoreRecord
 from pagesim_scrapy.core.record.naming import BodyNaming, NamingOptions
-
 from tests.anchor_recipes import URL, learned_naming, recipe_page
 
 

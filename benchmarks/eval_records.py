@@ -59,6 +59,9 @@ AMBIGUOUS_SIGNS = {
     "r": {"ZAR"},
     "rs": {"INR", "PKR", "LKR"},
 }
+#: Signs of one currency each that the record's normaliser does not know: without them an
+#: annotated "Kn" or "ر.س" could match no system's value at all.
+OTHER_SIGNS = {"kn": {"HRK"}, "тг.": {"KZT"}, "тг": {"KZT"}, "ر.س": {"SAR"}, "원": {"KRW"}}
 
 
 # ---------------------------------------------------------------- comparison
@@ -73,9 +76,11 @@ def _decimal(value: Any) -> Decimal | None:
 
 
 def _currencies(value: Any) -> set[str]:
-    text = (as_text(value) or "").strip()
+    text = (as_text(value) or "").strip(" ~")  # "원~": the annotation kept a "from" tilde
     code = as_currency(text)
-    return {code} if code else AMBIGUOUS_SIGNS.get(text.lower(), set())
+    if code:
+        return {code}
+    return AMBIGUOUS_SIGNS.get(text.lower()) or OTHER_SIGNS.get(text.lower(), set())
 
 
 def _stock(value: Any) -> str:
@@ -96,9 +101,10 @@ def same(attribute: str, predicted: Any, truth: Any) -> bool:
     """Normalised comparison, the same for every system.
 
     Prices as decimals; currencies as ISO codes (an ambiguous sign like ``$`` accepts any
-    currency it stands for); availability as in stock or not (sold out and discontinued are
-    out of stock); identifiers without separators or case; GTINs without leading zeros;
-    brands without case.
+    currency it stands for; a sign the normaliser does not know is read from
+    ``OTHER_SIGNS``); availability as in stock or not (sold out and discontinued are out of
+    stock); identifiers without separators or case; GTINs without leading zeros; brands
+    without case.
     """
     if predicted in (None, "", []):
         return False

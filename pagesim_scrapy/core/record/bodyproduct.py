@@ -60,6 +60,56 @@ _DIGIT = re.compile(r"\d")
 _AROUND = " #:-()[]<>\u3008\u3009\uff08\uff09\u3010\u3011"
 #: the longest text read as a label without a colon
 _BARE_CHARS = 40
+#: signs of one currency each that the normaliser does not know
+_MORE_SIGNS = {
+    "kn": "HRK",
+    "ft": "HUF",
+    "тг": "KZT",
+    "тг.": "KZT",
+    "₸": "KZT",
+    "руб": "RUB",
+    "руб.": "RUB",
+    "грн": "UAH",
+    "грн.": "UAH",
+    "лв": "BGN",
+    "лв.": "BGN",
+    "ر.س": "SAR",
+    "원": "KRW",
+    "s/": "PEN",
+    "s/.": "PEN",
+}
+_DOLLAR = {
+    "us": "USD",
+    "ca": "CAD",
+    "au": "AUD",
+    "nz": "NZD",
+    "mx": "MXN",
+    "ar": "ARS",
+    "cl": "CLP",
+    "co": "COP",
+    "sg": "SGD",
+    "hk": "HKD",
+    "tw": "TWD",
+    "uy": "UYU",
+    "ec": "USD",
+    "sv": "USD",
+    "pr": "USD",
+}
+_KRONA = {"se": "SEK", "no": "NOK", "dk": "DKK", "is": "ISK"}
+_RUPEE = {"in": "INR", "pk": "PKR", "lk": "LKR", "np": "NPR"}
+#: signs that stand for the currencies of several countries: the page's country says which
+_BY_COUNTRY = {
+    "$": _DOLLAR,
+    "kr": _KRONA,
+    "kr.": _KRONA,
+    "rs": _RUPEE,
+    "rs.": _RUPEE,
+    "元": {"cn": "CNY", "tw": "TWD"},
+}
+#: the country a language without a region is spoken in, where a sign needs it (``kr``)
+_LANGUAGE_COUNTRY = {"sv": "se", "nb": "no", "nn": "no", "no": "no", "da": "dk", "is": "is"}
+_REGION = re.compile(r"^[a-z]{2,3}(?:[-_][a-z]{4})?[-_]([a-z]{2})\b")
+_HOST_TLD = re.compile(r"^[a-z][a-z0-9+.-]*://[^/?#]*\.([a-z]{2})(?::\d+)?(?:[/?#]|$)")
 
 
 def _words(element: Any) -> list[str]:
@@ -83,7 +133,8 @@ def _names_price(words: list[str], options: BodyProductOptions) -> bool:
 
 def _price_of(element: Any, options: BodyProductOptions) -> tuple[str, str | None] | None:
     """The price and currency an element shows, where its text is one amount shown as money
-    (a sign or a code beside it) and nothing else."""
+    (a sign or a code beside it) and nothing else; a sign of several countries' currencies
+    (``$``, ``kr``) is read with the page's country."""
     text = " ".join(element.text_content().split())
     label, colon, after = text.partition(":")
     if colon and not _AMOUNT.search(label):
@@ -91,14 +142,52 @@ def _price_of(element: Any, options: BodyProductOptions) -> tuple[str, str | Non
     if len(text) > options.max_price_chars or len(_AMOUNT.findall(text)) != 1:
         return None  # a container of several prices (was and now) names none of them
     rest = _NUMBER.sub(" ", text).strip()
-    if not rest or len(rest) > options.max_sign_chars or len(_LETTERS.findall(rest)) > 1:
+    sign = _AMOUNT.sub(" ", text).strip().lower()  # "99 ر.س": the sign keeps its dot
+    if not rest or len(rest) > options.max_sign_chars or _words_beside(rest, sign):
         return None  # a bare number, or words beside it: a count, a unit price
     if "%" in rest:
         return None  # a saving
     price = as_price(text)
     if price is None or not price.strip("0."):
         return None  # "0.00" stands in for a price the page has not filled
-    return price, as_currency(rest)
+    return price, as_currency(rest) or _sign_currency(sign, element)
+
+
+def _words_beside(rest: str, sign: str) -> bool:
+    """More than one run of letters beside the number, and not one sign ("ر.س")."""
+    return len(_LETTERS.findall(rest)) > 1 and sign not in _MORE_SIGNS
+
+
+def _sign_currency(sign: str, element: Any) -> str | None:
+    """The ISO code of a sign the normaliser does not know, or of a sign of several
+    countries' currencies read with the page's country."""
+    if sign in _MORE_SIGNS:
+        return _MORE_SIGNS[sign]
+    countries = _BY_COUNTRY.get(sign)
+    if countries is None:
+        return None
+    return countries.get(_country(element.getroottree().getroot()) or "")
+
+
+def _country(root: Any) -> str | None:
+    """The country the page says it is for: its language's region (``lang="en-US"``,
+    ``og:locale`` ``es_CL``), else its address's country domain (``.cl``), else the country
+    of a language spoken in one (``sv``)."""
+    tags = [root.get("lang") or ""]
+    tags += root.xpath("/html/head/meta[@property='og:locale']/@content")
+    for tag in tags:
+        match = _REGION.match(tag.strip().lower())
+        if match:
+            return match.group(1)
+    addresses = root.xpath(
+        "/html/head/link[@rel='canonical']/@href|/html/head/meta[@property='og:url']/@content"
+    )
+    for address in addresses:
+        match = _HOST_TLD.match(address.strip().lower())
+        if match:
+            return match.group(1)
+    language = tags[0].strip().lower()[:2]
+    return _LANGUAGE_COUNTRY.get(language)
 
 
 def _marked(body: Any, parts: tuple[str, ...]) -> Iterator[Any]:

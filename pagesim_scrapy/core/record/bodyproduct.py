@@ -60,6 +60,12 @@ _DIGIT = re.compile(r"\d")
 _AROUND = " #:-()[]<>\u3008\u3009\uff08\uff09\u3010\u3011"
 #: the longest text read as a label without a colon
 _BARE_CHARS = 40
+#: the shortest code a title's last word must be to be read as a model number
+_MIN_MODEL_CHARS = 5
+#: a model number: letters, digits and the separators between them ("AG-M22PCIE4")
+_MODEL = re.compile(r"[^\W_][\w./-]*[^\W_]", re.UNICODE)
+#: a number and its unit ("128GB", "27in", "1.5kg"): a quantity, not a code
+_QUANTITY = re.compile(r"[\d.,]+[^\W\d_]*", re.UNICODE)
 #: signs of one currency each that the normaliser does not know
 _MORE_SIGNS = {
     "kn": "HRK",
@@ -259,7 +265,34 @@ def _identifiers(body: Any, options: BodyProductOptions, wanted: frozenset[str])
     found.update(_named(body, options, wanted - found.keys()))
     if "brand" in wanted and "brand" not in found:
         found.update(_byline(body, options))
+    if "mpn" in wanted and "mpn" not in found and options.title_model:
+        found.update(_title_model(body, options))
     return found
+
+
+def _title_model(body: Any, options: BodyProductOptions) -> dict[str, str]:
+    """The model number a title ends with ("… OS X (MQ2Y2SL/A)") where a label row the
+    words do not know ("Produktové číslo: MQ2Y2SL/A") gives that same code as its whole
+    value: the title and the row together say it is the product's model, whatever the
+    row's language."""
+    codes = {code for code in map(_title_code, body.iter("h1")) if code}
+    if not codes:
+        return {}
+    for label, text in _label_rows(body, options):
+        value = text.strip(_AROUND)
+        if value in codes and _label_names(label, options) is None:
+            return {"mpn": value}
+    return {}
+
+
+def _title_code(title: Any) -> str | None:
+    """The title's last word where it is a code: letters and digits, not a quantity
+    ("128GB", "27in") or a bare number."""
+    words = _text(title).split()
+    code = words[-1].strip(_AROUND) if len(words) > 1 else ""
+    if len(code) < _MIN_MODEL_CHARS or not _MODEL.fullmatch(code) or _QUANTITY.fullmatch(code):
+        return None
+    return code if _LETTERS.search(code) and _DIGIT.search(code) else None
 
 
 def _availability(body: Any, options: BodyProductOptions) -> dict[str, str]:

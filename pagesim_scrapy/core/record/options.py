@@ -202,6 +202,8 @@ class BodyProductOptions:
     )
     #: how many links after a title a byline may come
     byline_reach: int = 5
+    #: read the model number a title ends with where a label row gives the same code
+    title_model: bool = True
     #: the most words a brand read after a label may have
     max_brand_words: int = 5
     #: the most words a brand's label may have; it ends with one of ``brand_labels``

@@ -60,6 +60,10 @@ _DIGIT = re.compile(r"\d")
 _AROUND = " #:-()[]<>\u3008\u3009\uff08\uff09\u3010\u3011"
 #: the longest text read as a label without a colon
 _BARE_CHARS = 40
+#: a part of an address between its separators
+_ADDRESS_PART = re.compile(r"[^\W_]+", re.UNICODE)
+#: the shortest part of an address read as a product's code (not a page or a size)
+_MIN_ADDRESS_CODE = 5
 #: the shortest code a title's last word must be to be read as a model number
 _MIN_MODEL_CHARS = 5
 #: a model number: letters, digits and the separators between them ("AG-M22PCIE4")
@@ -267,7 +271,63 @@ def _identifiers(body: Any, options: BodyProductOptions, wanted: frozenset[str])
         found.update(_byline(body, options))
     if "mpn" in wanted and "mpn" not in found and options.title_model:
         found.update(_title_model(body, options))
+    if "sku" in wanted and "sku" not in found and options.id_attributes:
+        found.update(_address_code(body, options))
     return found
+
+
+def _address_code(body: Any, options: BodyProductOptions) -> dict[str, str]:
+    """The shop's own code where the page's address carries it ("/deal/3454863898",
+    "?pid=260591") and the body gives the same code as a label row's whole value or as the
+    value of markup that names a product id (``data-productid``, an ``<input
+    name="ProductId">``): the address alone may hold any number, the two together name the
+    product."""
+    codes = _address_codes(body.getparent())
+    if not codes:
+        return {}
+    for _, text in _label_rows(body, options):
+        if text.strip(_AROUND) in codes:
+            return {"sku": text.strip(_AROUND)}
+    for element in body.iter():
+        value = _id_attribute(element, options)
+        if value in codes:
+            return {"sku": value}
+    return {}
+
+
+def _address_codes(root: Any) -> set[str]:
+    """The codes the page's own address (its canonical link or ``og:url``) holds: its path's
+    and query's parts that have a digit and are long enough not to be a page number."""
+    addresses = (
+        root.xpath("head/link[@rel='canonical']/@href|head/meta[@property='og:url']/@content")
+        if root is not None
+        else []
+    )
+    codes: set[str] = set()
+    for address in addresses:
+        _, _, rest = address.partition("://")
+        _, _, rest = rest.partition("/")
+        codes.update(
+            part
+            for part in _ADDRESS_PART.findall(rest)
+            if len(part) >= _MIN_ADDRESS_CODE and _DIGIT.search(part)
+        )
+    return codes
+
+
+def _id_attribute(element: Any, options: BodyProductOptions) -> str | None:
+    """The value of an element's product-id markup: an attribute so named, or an input so
+    named."""
+    if not isinstance(element.tag, str):
+        return None
+    for name, value in element.attrib.items():
+        if _NON_LETTER.sub("", name.lower()) in options.id_attributes:
+            return value.strip()
+    if element.tag == "input":
+        name = _NON_LETTER.sub("", (element.get("name") or "").lower())
+        if name in options.id_inputs:
+            return (element.get("value") or "").strip()
+    return None
 
 
 def _title_model(body: Any, options: BodyProductOptions) -> dict[str, str]:

@@ -4,8 +4,9 @@ Many shops state these only in the body, not in their metadata, and a crawl may 
 of a shop: no other page to learn the site's layout from. The page's own markup still names
 its parts: an element whose class, id or itemprop says ``price`` holds a price, and an
 add-to-cart control says the product can be bought, and a label row ("EAN: …", "Model
-number …") says what the identifier beside it is. These values are read only where the
-metadata gives none, and carry the source ``body``.
+number …") says what the identifier beside it is; where no label says it, a code the body
+gives that the page's title ends with or its address holds is the model or the shop's code.
+These values are read only where the metadata gives none, and carry the source ``body``.
 """
 
 from __future__ import annotations
@@ -247,7 +248,8 @@ def body_product(
     markup names so (a currency from its sign or code); ``InStock`` where an enabled buy
     control is there (``OutOfStock`` where every one is disabled); identifiers and the
     brand from label rows, then from elements the markup names, then (the brand) from a
-    title's byline. Only the ``wanted`` fields are looked for."""
+    title's byline, (the model) from a title's code, (the sku) from a code the address holds.
+    Only the ``wanted`` fields are looked for."""
     options = options or BodyProductOptions()
     body = root.find("body") if root is not None else None
     if body is None:
@@ -265,18 +267,33 @@ def body_product(
 def _identifiers(body: Any, options: BodyProductOptions, wanted: frozenset[str]) -> dict:
     """Identifiers and the brand, the most explicit statement first: a label row says
     what its value is, a markup name less plainly, a byline only of the brand."""
-    found = _labelled(body, options, wanted)
+    rows = _Rows(_label_rows(body, options))
+    found = _labelled(rows, options, wanted)
     found.update(_named(body, options, wanted - found.keys()))
     if "brand" in wanted and "brand" not in found:
         found.update(_byline(body, options))
     if "mpn" in wanted and "mpn" not in found and options.title_model:
-        found.update(_title_model(body, options))
+        found.update(_title_model(body, rows, options))
     if "sku" in wanted and "sku" not in found and options.id_attributes:
-        found.update(_address_code(body, options))
+        found.update(_address_code(body, rows, options))
     return found
 
 
-def _address_code(body: Any, options: BodyProductOptions) -> dict[str, str]:
+class _Rows:
+    """The body's label rows, walked once however many readers go through them."""
+
+    def __init__(self, rows: Iterator[tuple[str, str]]) -> None:
+        self._rows = rows
+        self._seen: list[tuple[str, str]] = []
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        yield from self._seen
+        for row in self._rows:
+            self._seen.append(row)
+            yield row
+
+
+def _address_code(body: Any, rows: _Rows, options: BodyProductOptions) -> dict[str, str]:
     """The shop's own code where the page's address carries it ("/deal/3454863898",
     "?pid=260591") and the body gives the same code as a label row's whole value or as the
     value of markup that names a product id (``data-productid``, an ``<input
@@ -285,7 +302,7 @@ def _address_code(body: Any, options: BodyProductOptions) -> dict[str, str]:
     codes = _address_codes(body.getparent())
     if not codes:
         return {}
-    for _, text in _label_rows(body, options):
+    for _, text in rows:
         if text.strip(_AROUND) in codes:
             return {"sku": text.strip(_AROUND)}
     for element in body.iter():
@@ -330,7 +347,7 @@ def _id_attribute(element: Any, options: BodyProductOptions) -> str | None:
     return None
 
 
-def _title_model(body: Any, options: BodyProductOptions) -> dict[str, str]:
+def _title_model(body: Any, rows: _Rows, options: BodyProductOptions) -> dict[str, str]:
     """The model number a title ends with ("… OS X (MQ2Y2SL/A)") where a label row the
     words do not know ("Produktové číslo: MQ2Y2SL/A") gives that same code as its whole
     value: the title and the row together say it is the product's model, whatever the
@@ -338,7 +355,7 @@ def _title_model(body: Any, options: BodyProductOptions) -> dict[str, str]:
     codes = {code for code in map(_title_code, body.iter("h1")) if code}
     if not codes:
         return {}
-    for label, text in _label_rows(body, options):
+    for label, text in rows:
         value = text.strip(_AROUND)
         if value in codes and _label_names(label, options) is None:
             return {"mpn": value}
@@ -373,11 +390,11 @@ def _first_price(body: Any, options: BodyProductOptions) -> dict[str, str]:
     return {}
 
 
-def _labelled(body: Any, options: BodyProductOptions, wanted: frozenset[str]) -> dict:
+def _labelled(rows: _Rows, options: BodyProductOptions, wanted: frozenset[str]) -> dict:
     """The first value of each wanted field (identifiers, brand) a label row of the body
     names."""
     found: dict[str, str] = {}
-    for label, text in _label_rows(body, options):
+    for label, text in rows:
         name = _label_names(label, options)
         if name is None or name not in wanted or name in found:
             continue

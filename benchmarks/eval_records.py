@@ -6,7 +6,10 @@ Two parts:
   availability, sku, brand, gtin, mpn). Per attribute: the share of annotated pages where the
   core record's value matches one of the annotated values, beside a plain extruct reading
   (the first top-level ``Product`` of extruct's JSON-LD, then microdata) and the benchmark's
-  own shipped extruct baseline output. Values are compared normalised (see ``same``).
+  own shipped extruct baseline output. Values are compared normalised (see ``same``). Then
+  the same share over the pages whose visible body text shows an annotated value (``shown``,
+  the issue's "wherever the body shows the value"; a plain substring test, so a short price
+  like "29" counts as shown on most pages, and availability's class names almost never are).
 * ``coverage``: pages of site_page_types, site_page_types_2 and recipe_scrapers_testdata that
   have structured data. Truth taken from a page's own structured data would be circular for a
   metadata reader, so these report coverage: the share of pages with each core field, fields
@@ -56,6 +59,9 @@ AMBIGUOUS_SIGNS = {
     "r": {"ZAR"},
     "rs": {"INR", "PKR", "LKR"},
 }
+#: Signs of one currency each that the record's normaliser does not know: without them an
+#: annotated "Kn" or "ر.س" could match no system's value at all.
+OTHER_SIGNS = {"kn": {"HRK"}, "тг.": {"KZT"}, "тг": {"KZT"}, "ر.س": {"SAR"}, "원": {"KRW"}}
 
 
 # ---------------------------------------------------------------- comparison
@@ -70,9 +76,11 @@ def _decimal(value: Any) -> Decimal | None:
 
 
 def _currencies(value: Any) -> set[str]:
-    text = (as_text(value) or "").strip()
+    text = (as_text(value) or "").strip(" ~")  # "원~": the annotation kept a "from" tilde
     code = as_currency(text)
-    return {code} if code else AMBIGUOUS_SIGNS.get(text.lower(), set())
+    if code:
+        return {code}
+    return AMBIGUOUS_SIGNS.get(text.lower()) or OTHER_SIGNS.get(text.lower(), set())
 
 
 def _stock(value: Any) -> str:
@@ -93,9 +101,10 @@ def same(attribute: str, predicted: Any, truth: Any) -> bool:
     """Normalised comparison, the same for every system.
 
     Prices as decimals; currencies as ISO codes (an ambiguous sign like ``$`` accepts any
-    currency it stands for); availability as in stock or not (sold out and discontinued are
-    out of stock); identifiers without separators or case; GTINs without leading zeros;
-    brands without case.
+    currency it stands for; a sign the normaliser does not know is read from
+    ``OTHER_SIGNS``); availability as in stock or not (sold out and discontinued are out of
+    stock); identifiers without separators or case; GTINs without leading zeros; brands
+    without case.
     """
     if predicted in (None, "", []):
         return False
@@ -170,6 +179,7 @@ def products(limit: int, half: str = "all", misses: bool = False) -> None:
         record = read_record(html, url, page_type="product")
         unstable += record != read_record(html, url, page_type="product")
         plain = plain_extruct(html, url)
+        visible = _visible_text(html)
         for attribute in ATTRIBUTES:
             wanted = truth[page_id].get(attribute) or []
             if not wanted:
@@ -180,8 +190,11 @@ def products(limit: int, half: str = "all", misses: bool = False) -> None:
             row["core_found"] += core is not None
             right = any(same(attribute, core, t) for t in wanted)
             row["core_right"] += right
+            shown = _shown(wanted, visible)
+            row["shown"] += shown
+            row["shown_right"] += shown and right
             if misses and not right:
-                missed.append(_miss(page_id, attribute, wanted, record, html))
+                missed.append(_miss(page_id, attribute, wanted, record, shown))
             row["plain_right"] += any(same(attribute, plain.get(attribute), t) for t in wanted)
             theirs = shipped.get(page_id, {}).get(attribute)
             row["shipped_right"] += any(same(attribute, theirs, t) for t in wanted)
@@ -191,12 +204,17 @@ def products(limit: int, half: str = "all", misses: bool = False) -> None:
         print("\n".join(missed))
 
 
-def _miss(page_id: str, attribute: str, wanted: list, record: Any, html: bytes) -> str:
+def _shown(wanted: list, visible: str) -> bool:
+    """Whether the page's visible text shows an annotated value at all (what a body reader
+    could find)."""
+    return any(str(t).casefold() in visible for t in wanted)
+
+
+def _miss(page_id: str, attribute: str, wanted: list, record: Any, shown: bool) -> str:
     """One line per value the core record does not have right, saying whether the page's
-    visible text shows the annotated value at all (what a body reader could find)."""
+    visible text shows the annotated value."""
     value = record.fields.get(attribute)
     got = f"{value.value!r} ({value.source})" if value is not None else "-"
-    shown = any(str(t).casefold() in _visible_text(html) for t in wanted)
     return f"{page_id[:12]} {attribute:<12} {'yes' if shown else 'no ':<3} {wanted!r} | {got}"
 
 
@@ -211,6 +229,7 @@ def _print_products(score: dict[str, Counter], pages: int, unstable: int) -> Non
     print(f"products: zyte_product_extraction_benchmark, {pages} pages, page_type=product")
     print(
         f"{'attribute':<13}{'support':>8}{'core':>8}{'core prec':>11}{'extruct':>9}{'shipped':>9}"
+        f"{'shown':>7}{'core|shown':>12}"
     )
     pooled: Counter = Counter()
     for attribute in ATTRIBUTES:
@@ -220,7 +239,9 @@ def _print_products(score: dict[str, Counter], pages: int, unstable: int) -> Non
     _print_row("pooled", pooled)
     print(f"records differing between two reads of the same page: {unstable}")
     print("core = core record, share of annotated pages right; core prec = right / found;")
-    print("extruct = plain extruct reading; shipped = the benchmark's own extruct baseline")
+    print("extruct = plain extruct reading; shipped = the benchmark's own extruct baseline;")
+    print("shown = annotated pages whose visible body text shows the value; core|shown = core")
+    print("record's share right over those pages")
 
 
 def _print_row(name: str, row: Counter) -> None:
@@ -229,7 +250,12 @@ def _print_row(name: str, row: Counter) -> None:
     print(
         f"{name:<13}{row['support']:>8}{row['core_right'] / support:>8.3f}{precision:>11.3f}"
         f"{row['plain_right'] / support:>9.3f}{row['shipped_right'] / support:>9.3f}"
+        f"{row['shown']:>7}{_share(row['shown_right'], row['shown']):>12}"
     )
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.3f}" if whole else "-"
 
 
 # ---------------------------------------------------------------- coverage

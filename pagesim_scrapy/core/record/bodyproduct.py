@@ -4,8 +4,9 @@ Many shops state these only in the body, not in their metadata, and a crawl may 
 of a shop: no other page to learn the site's layout from. The page's own markup still names
 its parts: an element whose class, id or itemprop says ``price`` holds a price, and an
 add-to-cart control says the product can be bought, and a label row ("EAN: …", "Model
-number …") says what the identifier beside it is. These values are read only where the
-metadata gives none, and carry the source ``body``.
+number …") says what the identifier beside it is; where no label says it, a code the body
+gives that the page's title ends with or its address holds is the model or the shop's code.
+These values are read only where the metadata gives none, and carry the source ``body``.
 """
 
 from __future__ import annotations
@@ -60,6 +61,66 @@ _DIGIT = re.compile(r"\d")
 _AROUND = " #:-()[]<>\u3008\u3009\uff08\uff09\u3010\u3011"
 #: the longest text read as a label without a colon
 _BARE_CHARS = 40
+#: a part of an address between its separators
+_ADDRESS_PART = re.compile(r"[^\W_]+", re.UNICODE)
+#: the shortest part of an address read as a product's code (not a page or a size)
+_MIN_ADDRESS_CODE = 5
+#: the shortest code a title's last word must be to be read as a model number
+_MIN_MODEL_CHARS = 5
+#: a model number: letters, digits and the separators between them ("AG-M22PCIE4")
+_MODEL = re.compile(r"[^\W_][\w./-]*[^\W_]", re.UNICODE)
+#: a number and its unit ("128GB", "27in", "1.5kg"): a quantity, not a code
+_QUANTITY = re.compile(r"[\d.,]+[^\W\d_]*", re.UNICODE)
+#: signs of one currency each that the normaliser does not know
+_MORE_SIGNS = {
+    "kn": "HRK",
+    "ft": "HUF",
+    "тг": "KZT",
+    "тг.": "KZT",
+    "₸": "KZT",
+    "руб": "RUB",
+    "руб.": "RUB",
+    "грн": "UAH",
+    "грн.": "UAH",
+    "лв": "BGN",
+    "лв.": "BGN",
+    "ر.س": "SAR",
+    "원": "KRW",
+    "s/": "PEN",
+    "s/.": "PEN",
+}
+_DOLLAR = {
+    "us": "USD",
+    "ca": "CAD",
+    "au": "AUD",
+    "nz": "NZD",
+    "mx": "MXN",
+    "ar": "ARS",
+    "cl": "CLP",
+    "co": "COP",
+    "sg": "SGD",
+    "hk": "HKD",
+    "tw": "TWD",
+    "uy": "UYU",
+    "ec": "USD",
+    "sv": "USD",
+    "pr": "USD",
+}
+_KRONA = {"se": "SEK", "no": "NOK", "dk": "DKK", "is": "ISK"}
+_RUPEE = {"in": "INR", "pk": "PKR", "lk": "LKR", "np": "NPR"}
+#: signs that stand for the currencies of several countries: the page's country says which
+_BY_COUNTRY = {
+    "$": _DOLLAR,
+    "kr": _KRONA,
+    "kr.": _KRONA,
+    "rs": _RUPEE,
+    "rs.": _RUPEE,
+    "元": {"cn": "CNY", "tw": "TWD"},
+}
+#: the country a language without a region is spoken in, where a sign needs it (``kr``)
+_LANGUAGE_COUNTRY = {"sv": "se", "nb": "no", "nn": "no", "no": "no", "da": "dk", "is": "is"}
+_REGION = re.compile(r"^[a-z]{2,3}(?:[-_][a-z]{4})?[-_]([a-z]{2})\b")
+_HOST_TLD = re.compile(r"^[a-z][a-z0-9+.-]*://[^/?#]*\.([a-z]{2})(?::\d+)?(?:[/?#]|$)")
 
 
 def _words(element: Any) -> list[str]:
@@ -83,7 +144,8 @@ def _names_price(words: list[str], options: BodyProductOptions) -> bool:
 
 def _price_of(element: Any, options: BodyProductOptions) -> tuple[str, str | None] | None:
     """The price and currency an element shows, where its text is one amount shown as money
-    (a sign or a code beside it) and nothing else."""
+    (a sign or a code beside it) and nothing else; a sign of several countries' currencies
+    (``$``, ``kr``) is read with the page's country."""
     text = " ".join(element.text_content().split())
     label, colon, after = text.partition(":")
     if colon and not _AMOUNT.search(label):
@@ -91,14 +153,52 @@ def _price_of(element: Any, options: BodyProductOptions) -> tuple[str, str | Non
     if len(text) > options.max_price_chars or len(_AMOUNT.findall(text)) != 1:
         return None  # a container of several prices (was and now) names none of them
     rest = _NUMBER.sub(" ", text).strip()
-    if not rest or len(rest) > options.max_sign_chars or len(_LETTERS.findall(rest)) > 1:
+    sign = _AMOUNT.sub(" ", text).strip().lower()  # "99 ر.س": the sign keeps its dot
+    if not rest or len(rest) > options.max_sign_chars or _words_beside(rest, sign):
         return None  # a bare number, or words beside it: a count, a unit price
     if "%" in rest:
         return None  # a saving
     price = as_price(text)
     if price is None or not price.strip("0."):
         return None  # "0.00" stands in for a price the page has not filled
-    return price, as_currency(rest)
+    return price, as_currency(rest) or _sign_currency(sign, element)
+
+
+def _words_beside(rest: str, sign: str) -> bool:
+    """More than one run of letters beside the number, and not one sign ("ر.س")."""
+    return len(_LETTERS.findall(rest)) > 1 and sign not in _MORE_SIGNS
+
+
+def _sign_currency(sign: str, element: Any) -> str | None:
+    """The ISO code of a sign the normaliser does not know, or of a sign of several
+    countries' currencies read with the page's country."""
+    if sign in _MORE_SIGNS:
+        return _MORE_SIGNS[sign]
+    countries = _BY_COUNTRY.get(sign)
+    if countries is None:
+        return None
+    return countries.get(_country(element.getroottree().getroot()) or "")
+
+
+def _country(root: Any) -> str | None:
+    """The country the page says it is for: its language's region (``lang="en-US"``,
+    ``og:locale`` ``es_CL``), else its address's country domain (``.cl``), else the country
+    of a language spoken in one (``sv``)."""
+    tags = [root.get("lang") or ""]
+    tags += root.xpath("/html/head/meta[@property='og:locale']/@content")
+    for tag in tags:
+        match = _REGION.match(tag.strip().lower())
+        if match:
+            return match.group(1)
+    addresses = root.xpath(
+        "/html/head/link[@rel='canonical']/@href|/html/head/meta[@property='og:url']/@content"
+    )
+    for address in addresses:
+        match = _HOST_TLD.match(address.strip().lower())
+        if match:
+            return match.group(1)
+    language = tags[0].strip().lower()[:2]
+    return _LANGUAGE_COUNTRY.get(language)
 
 
 def _marked(body: Any, parts: tuple[str, ...]) -> Iterator[Any]:
@@ -148,7 +248,8 @@ def body_product(
     markup names so (a currency from its sign or code); ``InStock`` where an enabled buy
     control is there (``OutOfStock`` where every one is disabled); identifiers and the
     brand from label rows, then from elements the markup names, then (the brand) from a
-    title's byline. Only the ``wanted`` fields are looked for."""
+    title's byline, (the model) from a title's code, (the sku) from a code the address holds.
+    Only the ``wanted`` fields are looked for."""
     options = options or BodyProductOptions()
     body = root.find("body") if root is not None else None
     if body is None:
@@ -166,11 +267,109 @@ def body_product(
 def _identifiers(body: Any, options: BodyProductOptions, wanted: frozenset[str]) -> dict:
     """Identifiers and the brand, the most explicit statement first: a label row says
     what its value is, a markup name less plainly, a byline only of the brand."""
-    found = _labelled(body, options, wanted)
+    rows = _Rows(_label_rows(body, options))
+    found = _labelled(rows, options, wanted)
     found.update(_named(body, options, wanted - found.keys()))
     if "brand" in wanted and "brand" not in found:
         found.update(_byline(body, options))
+    if "mpn" in wanted and "mpn" not in found and options.title_model:
+        found.update(_title_model(body, rows, options))
+    if "sku" in wanted and "sku" not in found and options.id_attributes:
+        found.update(_address_code(body, rows, options))
     return found
+
+
+class _Rows:
+    """The body's label rows, walked once however many readers go through them."""
+
+    def __init__(self, rows: Iterator[tuple[str, str]]) -> None:
+        self._rows = rows
+        self._seen: list[tuple[str, str]] = []
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        yield from self._seen
+        for row in self._rows:
+            self._seen.append(row)
+            yield row
+
+
+def _address_code(body: Any, rows: _Rows, options: BodyProductOptions) -> dict[str, str]:
+    """The shop's own code where the page's address carries it ("/deal/3454863898",
+    "?pid=260591") and the body gives the same code as a label row's whole value or as the
+    value of markup that names a product id (``data-productid``, an ``<input
+    name="ProductId">``): the address alone may hold any number, the two together name the
+    product."""
+    codes = _address_codes(body.getparent())
+    if not codes:
+        return {}
+    for _, text in rows:
+        if text.strip(_AROUND) in codes:
+            return {"sku": text.strip(_AROUND)}
+    for element in body.iter():
+        value = _id_attribute(element, options)
+        if value in codes:
+            return {"sku": value}
+    return {}
+
+
+def _address_codes(root: Any) -> set[str]:
+    """The codes the page's own address (its canonical link or ``og:url``) holds: its path's
+    and query's parts that have a digit and are long enough not to be a page number."""
+    addresses = (
+        root.xpath("head/link[@rel='canonical']/@href|head/meta[@property='og:url']/@content")
+        if root is not None
+        else []
+    )
+    codes: set[str] = set()
+    for address in addresses:
+        _, _, rest = address.partition("://")
+        _, _, rest = rest.partition("/")
+        codes.update(
+            part
+            for part in _ADDRESS_PART.findall(rest)
+            if len(part) >= _MIN_ADDRESS_CODE and _DIGIT.search(part)
+        )
+    return codes
+
+
+def _id_attribute(element: Any, options: BodyProductOptions) -> str | None:
+    """The value of an element's product-id markup: an attribute so named, or an input so
+    named."""
+    if not isinstance(element.tag, str):
+        return None
+    for name, value in element.attrib.items():
+        if _NON_LETTER.sub("", name.lower()) in options.id_attributes:
+            return value.strip()
+    if element.tag == "input":
+        name = _NON_LETTER.sub("", (element.get("name") or "").lower())
+        if name in options.id_inputs:
+            return (element.get("value") or "").strip()
+    return None
+
+
+def _title_model(body: Any, rows: _Rows, options: BodyProductOptions) -> dict[str, str]:
+    """The model number a title ends with ("… OS X (MQ2Y2SL/A)") where a label row the
+    words do not know ("Produktové číslo: MQ2Y2SL/A") gives that same code as its whole
+    value: the title and the row together say it is the product's model, whatever the
+    row's language."""
+    codes = {code for code in map(_title_code, body.iter("h1")) if code}
+    if not codes:
+        return {}
+    for label, text in rows:
+        value = text.strip(_AROUND)
+        if value in codes and _label_names(label, options) is None:
+            return {"mpn": value}
+    return {}
+
+
+def _title_code(title: Any) -> str | None:
+    """The title's last word where it is a code: letters and digits, not a quantity
+    ("128GB", "27in") or a bare number."""
+    words = _text(title).split()
+    code = words[-1].strip(_AROUND) if len(words) > 1 else ""
+    if len(code) < _MIN_MODEL_CHARS or not _MODEL.fullmatch(code) or _QUANTITY.fullmatch(code):
+        return None
+    return code if _LETTERS.search(code) and _DIGIT.search(code) else None
 
 
 def _availability(body: Any, options: BodyProductOptions) -> dict[str, str]:
@@ -191,11 +390,11 @@ def _first_price(body: Any, options: BodyProductOptions) -> dict[str, str]:
     return {}
 
 
-def _labelled(body: Any, options: BodyProductOptions, wanted: frozenset[str]) -> dict:
+def _labelled(rows: _Rows, options: BodyProductOptions, wanted: frozenset[str]) -> dict:
     """The first value of each wanted field (identifiers, brand) a label row of the body
     names."""
     found: dict[str, str] = {}
-    for label, text in _label_rows(body, options):
+    for label, text in rows:
         name = _label_names(label, options)
         if name is None or name not in wanted or name in found:
             continue

@@ -202,6 +202,13 @@ class BodyProductOptions:
     )
     #: how many links after a title a byline may come
     byline_reach: int = 5
+    #: read the model number a title ends with where a label row gives the same code
+    title_model: bool = True
+    #: attribute names (letters only) whose value is the product's id, read as the sku where
+    #: the page's address holds the same code; empty turns the address reading off
+    id_attributes: tuple[str, ...] = ("dataproductid", "datapid", "dataitemid", "dataitemno")
+    #: names (letters only) of inputs whose value is the product's id
+    id_inputs: tuple[str, ...] = ("productid", "pid", "itemid")
     #: the most words a brand read after a label may have
     max_brand_words: int = 5
     #: the most words a brand's label may have; it ends with one of ``brand_labels``

@@ -330,6 +330,7 @@ def _job_run(
 
     pipeline = TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=NO_STORE))
     state = pipeline._label("product")
+    assert state is not None
     phases: dict[str, float] = {}
     records = []
     if profile is not None:

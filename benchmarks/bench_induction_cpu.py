@@ -55,6 +55,15 @@ pages learned once in canonical order (``Learner``'s ``_learn_afresh``); prints 
 section lists from cProfile, the calls that count the work (pages learned, elements folded,
 children aligned) and a digest of the wrapper.
 
+``--job`` replays the main job's induction worker in process, without Scrapy's crawl around
+it: the demo shop's product pages (its ``labels.json``, 170 pages) in a fixed shuffled
+arrival order go through the pipeline's ``_take``, the label settles (``_relearn_locked``),
+and every page item is extracted with its record (``_extract_record``), as an idle crawl
+releases its held items. Prints the worker's CPU per phase (best of ``--repeat`` runs), each
+step's share from one cProfile run (the profiler's overhead spread in proportion), and a
+digest of the records. The pages get the same ``file:///demo_site/...`` URLs in every
+checkout, so the digest of two checkouts can be compared.
+
 ``--crawl`` measures instead the README's main job: the sample project's crawl of its
 offline demo shop (``scrapy crawl shop``) with ``PAGESIM_INDUCTION_ENABLED`` True and False,
 in ``--rounds`` alternating pairs (the order flips each round). Prints each crawl's user+sys
@@ -281,6 +290,91 @@ def bench_split(learn_pages: int) -> None:
         if step is not None:
             print(f"  {step}: {row[3] * 1000 / len(pages) * total / profiled:.1f} ms/item")
     print(f"  load average {os.getloadavg()[0]:.1f}")
+
+
+#: The worker's steps --job splits its CPU over: the record path's, and the settle's.
+JOB_STEPS = {
+    ("induction/learning.py", "_learn_afresh"): "settle: the wrapper's learning pass",
+    ("induction/naming.py", "learn_namings"): "settle: the body namings' learning",
+    ("record/bodyproduct.py", "product_from_body"): "body product fields",
+    **STEPS,
+}
+
+#: The demo shop's pages as --job names them: the same URL in every checkout.
+JOB_BASE = "file:///demo_site/"
+
+
+def job_pages(seed: int = 0) -> list[tuple[str, str]]:
+    """The main job's page items: the demo shop's product pages (HTML, URL under
+    :data:`JOB_BASE`), in a fixed shuffled order."""
+    import random
+
+    site = Path(__file__).resolve().parent.parent / "sample_project" / "demo_site"
+    labels = json.loads((site / "labels.json").read_text(encoding="utf-8"))
+    pages = [
+        ((site / path).read_text(encoding="utf-8"), JOB_BASE + path)
+        for path, label in sorted(labels.items())
+        if label == "product"
+    ]
+    random.Random(seed).shuffle(pages)
+    return pages
+
+
+def _job_run(
+    pages: list[tuple[str, str]], profile: cProfile.Profile | None
+) -> tuple[dict[str, float], str]:
+    """One run of the worker's three phases: CPU ms of each, and the records' digest."""
+    from scrapy.utils.test import get_crawler
+
+    from pagesim_scrapy.pipelines.induction import TemplateInductionPipeline
+
+    pipeline = TemplateInductionPipeline.from_crawler(get_crawler(settings_dict=NO_STORE))
+    state = pipeline._label("product")
+    assert state is not None
+    phases: dict[str, float] = {}
+    records = []
+    if profile is not None:
+        profile.enable()
+    start = time.thread_time()
+    for html, url in pages:
+        pipeline._take(state, html, url)
+    phases["take"] = time.thread_time() - start
+    start = time.thread_time()
+    pipeline._relearn_locked(state)
+    phases["settle"] = time.thread_time() - start
+    start = time.thread_time()
+    for html, url in pages:
+        result, composed = pipeline._extract_record(state, html, html, url)
+        records.append([url, composed.record, result.records, round(result.fit, 6)])
+    phases["extraction and record"] = time.thread_time() - start
+    if profile is not None:
+        profile.disable()
+    text = json.dumps(sorted(records, key=lambda r: r[0]), sort_keys=True, default=str)
+    return {k: v * 1000 for k, v in phases.items()}, hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def bench_job(repeat: int) -> None:
+    """The main job's induction worker replayed in process (see the docstring)."""
+    import logging
+
+    importlib.import_module("pagesim_scrapy.core.record.build")  # once per crawl: apart
+    logging.disable(logging.WARNING)
+    pages = job_pages()
+    runs = [_job_run(pages, None) for _ in range(repeat)]
+    best = min(runs, key=lambda run: sum(run[0].values()))[0]
+    total = sum(best.values())
+    print(f"{len(pages)} page items: worker CPU {total:.0f} ms ({total / len(pages):.2f} ms/item)")
+    for phase, ms in best.items():
+        print(f"  {phase}: {ms:.0f} ms")
+    profile = cProfile.Profile(time.thread_time)
+    profiled = sum(_job_run(pages, profile)[0].values())
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    for (path, _, name), row in sorted(stats.items(), key=lambda kv: -kv[1][3]):
+        step = next((s for (f, n), s in JOB_STEPS.items() if path.endswith(f) and n == name), None)
+        if step is not None:
+            print(f"  {step}: {row[3] * 1000 * total / profiled:.0f} ms")
+    print(f"  load average {os.getloadavg()[0]:.1f}")
+    print(f"digest of records: {', '.join(sorted({digest for _, digest in runs}))}")
 
 
 def demo_products() -> list[tuple[str, str]]:
@@ -544,18 +638,20 @@ def main() -> None:
     parser.add_argument(
         "--settle", action="store_true", help="the settle's learning pass (demo shop sample)"
     )
+    parser.add_argument(
+        "--job", action="store_true", help="the main job's induction worker, in process"
+    )
     args = parser.parse_args()
-    if args.settle:
-        bench_settle(args.sample, max(args.repeat, 3))
-        return
-    if args.split:
-        bench_split(args.learn)
-        return
-    if args.steps:
-        bench_steps(max(args.repeat, 5))
-        return
-    if args.first_read:
-        bench_first_read(args.repeat)
+    modes = {
+        "settle": lambda: bench_settle(args.sample, max(args.repeat, 3)),
+        "split": lambda: bench_split(args.learn),
+        "steps": lambda: bench_steps(max(args.repeat, 5)),
+        "first_read": lambda: bench_first_read(args.repeat),
+        "job": lambda: bench_job(args.repeat),
+    }
+    chosen = next((name for name in modes if getattr(args, name)), None)
+    if chosen is not None:
+        modes[chosen]()
         return
     if args.crawl:
         print(f"load average {os.getloadavg()[0]:.1f}")

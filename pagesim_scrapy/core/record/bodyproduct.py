@@ -373,11 +373,15 @@ def _title_code(title: Any) -> str | None:
 
 
 def _availability(body: Any, options: BodyProductOptions) -> dict[str, str]:
-    said = {_availability_of(e, options) for e in body.iter(*_CONTROLS)}
-    said.discard(None)
-    if not said:
-        return {}
-    return {"availability": "InStock" if "InStock" in said else "OutOfStock"}
+    """InStock from the first enabled buy control; OutOfStock only when every one is
+    disabled, so the controls after an enabled one need not be read."""
+    said = None
+    for element in body.iter(*_CONTROLS):
+        stock = _availability_of(element, options)
+        if stock == "InStock":
+            return {"availability": stock}
+        said = stock or said
+    return {"availability": said} if said else {}
 
 
 def _first_price(body: Any, options: BodyProductOptions) -> dict[str, str]:

@@ -373,8 +373,21 @@ def body_posts(root: Element | None) -> list[dict[str, Any]]:
 
 
 def _posts_of(body: Element, elements: list[Element]) -> list[dict[str, Any]]:
-    found: list[tuple[Element, Element, str | None, Element]] = []
     dates = _dates(body, elements)
+    posts = _read_posts(dates)
+    signing = _signing_dates(dates, posts)
+    if len(signing) < len(dates):  # some dates are the posts' text: read again without them
+        _forget_blocks()
+        posts = _read_posts(signing)
+    return [
+        {"author": author, "date": _date_value(date), "body": text}
+        for author, date, text in posts[:MAX_POSTS]
+    ]
+
+
+def _read_posts(dates: list[Element]) -> list[tuple[str, Element, str]]:
+    """The posts signed by ``dates``, in page order: ``(author, date, body text)``."""
+    found: list[tuple[Element, Element, str | None, Element]] = []
     dated = {el for date in dates for el in (date, *date.iterancestors())}
     for date in dates:
         if _is_edit(date):
@@ -391,10 +404,34 @@ def _posts_of(body: Element, elements: list[Element]) -> list[dict[str, Any]]:
             continue
         text = _body_text(block, author, dated)
         if author and text:
-            posts.append({"author": author, "date": _date_value(date), "body": text})
+            posts.append((author, date, text))
         if len(posts) >= MAX_POSTS:
             break
     return posts
+
+
+def _shape(el: Element) -> frozenset[str]:
+    """What a repeated element keeps from page to post: its class names, or its tag."""
+    names = (el.get("class") or "").split()
+    return frozenset(names) if names else frozenset({"<" + str(el.tag)})
+
+
+def _signing_dates(dates: list[Element], posts: list[tuple[str, Element, str]]) -> list[Element]:
+    """The dates shaped as the dates of the posts found (at least :data:`MIN_THREAD_POSTS`):
+    posts repeat their signature line, so a date of another shape inside a post (a log line,
+    a quoted date, a version string) is the post's text, and it signs no post of its own."""
+    if len(posts) < MIN_THREAD_POSTS:
+        return dates
+    shapes = {_shape(date) for _, date, _ in posts}
+    return [date for date in dates if any(_shape(date) & shape for shape in shapes)]
+
+
+def _forget_blocks() -> None:
+    """Drop the remembered undated blocks: they depend on which dates sign posts."""
+    read = _READ.get()
+    if read is not None:
+        for key in [key for key in read if key[0] == "undated blocks"]:
+            del read[key]
 
 
 def _lacks_signatures(posts: Any) -> bool:

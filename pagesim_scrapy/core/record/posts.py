@@ -12,7 +12,7 @@ checks look at shapes (dates, profile links, text blocks), not at particular sit
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
 
@@ -64,6 +64,8 @@ _SPACE = re.compile(r"\s+")
 #: A body holds this many words of letters at least: a vote count, a reputation score or a
 #: badge ("16.9k", "♦") is no post text.
 MIN_BODY_WORDS = 1
+#: A block inside a post with this many links and no word outside them is a menu, not text.
+MIN_MENU_LINKS = 2
 #: A block whose text is more than this share link text is a menu or a signature, not a body.
 MAX_LINK_SHARE = 0.5
 #: A text that shows a URL (``http://…``, ``www.…``, ``host.tld/…``).
@@ -327,11 +329,50 @@ def _body_text(block: Element, author: str | None, dated: set[Element]) -> str:
     if parent is None:
         return _text(block)
     parts = [
-        _text(el)
+        _post_text(el)
         for el in parent
         if el is block or (el.tag == block.tag and el not in dated and _beside(el, author))
     ]
     return " ".join(p for p in parts if p)
+
+
+def _post_text(block: Element) -> str:
+    """The block's text without a link menu that ends it (a topic's previous/next links, share
+    links): the page's navigation, not what the author wrote. A list of links inside the text
+    is the author's."""
+    menus = {el for el in _trailing(block) if _is_menu(el)}
+    if not menus:
+        return _text(block)
+    return _SPACE.sub(" ", " ".join(_texts_outside(block, menus))).strip()
+
+
+def _trailing(block: Element) -> list[Element]:
+    """The block's last child element when no text follows it."""
+    children = [el for el in block if isinstance(el.tag, str)]
+    if not children or (children[-1].tail or "").strip():
+        return []
+    last = children[-1]
+    return [last] if last.tag in _BLOCKS else []
+
+
+def _is_menu(el: Element) -> bool:
+    """Several links and no word outside them (a link showing a URL is post text)."""
+    links = [_text(a) for a in el.iter("a")]
+    if len(links) < MIN_MENU_LINKS or any(_is_url_text(t) for t in links):
+        return False
+    words = len(_WORD.findall(_text(el)))
+    return words == sum(len(_WORD.findall(t)) for t in links)
+
+
+def _texts_outside(el: Element, menus: set[Element]) -> Iterator[str]:
+    """The text pieces of ``el`` in page order, the inside of ``menus`` left out."""
+    if el.text and isinstance(el.tag, str):
+        yield el.text
+    for child in el:
+        if child not in menus:
+            yield from _texts_outside(child, menus)
+        if child.tail:
+            yield child.tail
 
 
 def _beside(el: Element, author: str | None) -> bool:

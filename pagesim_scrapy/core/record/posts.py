@@ -5,8 +5,10 @@ no author or date, still show every post the same way: a date (a ``<time>``, a d
 ``title``/``datetime`` attribute, or a short text holding a date), an author (a link to a
 user's profile, an author/user class, or "by NAME" next to the date) and a block of text.
 A post is the smallest ancestor of a date that also holds such a block; one that holds
-another post is no post of its own. The
-checks look at shapes (dates, profile links, text blocks), not at particular sites.
+another post is no post of its own. Posts repeat their signature line: once two posts are
+found, a date shaped unlike theirs (a log line or a version string in a post's text) is
+text, not a signature. The checks look at shapes (dates, profile links, text blocks, how
+posts repeat), not at particular sites.
 """
 
 from __future__ import annotations

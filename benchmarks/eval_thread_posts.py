@@ -2,11 +2,13 @@
 
 Real posts are counted from each forum's own markup (Drupal 6: ``div.comment`` under
 ``#main``; Stack Exchange 2015: the question, its ``div.answer`` and ``tr.comment``).
-Run: ``python benchmarks/eval_thread_posts.py``. Deterministic.
+Run: ``python benchmarks/eval_thread_posts.py [--misses]`` (``--misses``: each page whose
+count differs, with its counts). Deterministic.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import sys
 from pathlib import Path
@@ -35,6 +37,9 @@ def real_posts(root: lxml.html.HtmlElement, site: str) -> int:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--misses", action="store_true", help="list pages whose count differs")
+    misses = parser.parse_args().misses
     for dataset, site, page_type in SITES:
         folder = DATA / dataset / site
         if not folder.is_dir():
@@ -46,6 +51,8 @@ def main() -> int:
             root = lxml.html.fromstring((folder / row["path"]).read_bytes())
             got, want = len(body_posts(root)), real_posts(root, site)
             equal += got == want
+            if misses and got != want:
+                print(f"  {row['path']}: found={got} real={want}")
             found += got
             real += want
         print(

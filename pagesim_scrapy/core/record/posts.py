@@ -5,14 +5,16 @@ no author or date, still show every post the same way: a date (a ``<time>``, a d
 ``title``/``datetime`` attribute, or a short text holding a date), an author (a link to a
 user's profile, an author/user class, or "by NAME" next to the date) and a block of text.
 A post is the smallest ancestor of a date that also holds such a block; one that holds
-another post is no post of its own. The
-checks look at shapes (dates, profile links, text blocks), not at particular sites.
+another post is no post of its own. Posts repeat their signature line: once two posts are
+found, a date shaped unlike theirs (a log line or a version string in a post's text) is
+text, not a signature. The checks look at shapes (dates, profile links, text blocks, how
+posts repeat), not at particular sites.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
 
@@ -64,6 +66,8 @@ _SPACE = re.compile(r"\s+")
 #: A body holds this many words of letters at least: a vote count, a reputation score or a
 #: badge ("16.9k", "♦") is no post text.
 MIN_BODY_WORDS = 1
+#: A block inside a post with this many links and no word outside them is a menu, not text.
+MIN_MENU_LINKS = 2
 #: A block whose text is more than this share link text is a menu or a signature, not a body.
 MAX_LINK_SHARE = 0.5
 #: A text that shows a URL (``http://…``, ``www.…``, ``host.tld/…``).
@@ -327,11 +331,50 @@ def _body_text(block: Element, author: str | None, dated: set[Element]) -> str:
     if parent is None:
         return _text(block)
     parts = [
-        _text(el)
+        _post_text(el)
         for el in parent
         if el is block or (el.tag == block.tag and el not in dated and _beside(el, author))
     ]
     return " ".join(p for p in parts if p)
+
+
+def _post_text(block: Element) -> str:
+    """The block's text without a link menu that ends it (a topic's previous/next links, share
+    links): the page's navigation, not what the author wrote. A list of links inside the text
+    is the author's."""
+    menus = {el for el in _trailing(block) if _is_menu(el)}
+    if not menus:
+        return _text(block)
+    return _SPACE.sub(" ", " ".join(_texts_outside(block, menus))).strip()
+
+
+def _trailing(block: Element) -> list[Element]:
+    """The block's last child element when no text follows it."""
+    children = [el for el in block if isinstance(el.tag, str)]
+    if not children or (children[-1].tail or "").strip():
+        return []
+    last = children[-1]
+    return [last] if last.tag in _BLOCKS else []
+
+
+def _is_menu(el: Element) -> bool:
+    """Several links and no word outside them (a link showing a URL is post text)."""
+    links = [_text(a) for a in el.iter("a")]
+    if len(links) < MIN_MENU_LINKS or any(_is_url_text(t) for t in links):
+        return False
+    words = len(_WORD.findall(_text(el)))
+    return words == sum(len(_WORD.findall(t)) for t in links)
+
+
+def _texts_outside(el: Element, menus: set[Element]) -> Iterator[str]:
+    """The text pieces of ``el`` in page order, the inside of ``menus`` left out."""
+    if el.text and isinstance(el.tag, str):
+        yield el.text
+    for child in el:
+        if child not in menus:
+            yield from _texts_outside(child, menus)
+        if child.tail:
+            yield child.tail
 
 
 def _beside(el: Element, author: str | None) -> bool:
@@ -373,8 +416,21 @@ def body_posts(root: Element | None) -> list[dict[str, Any]]:
 
 
 def _posts_of(body: Element, elements: list[Element]) -> list[dict[str, Any]]:
-    found: list[tuple[Element, Element, str | None, Element]] = []
     dates = _dates(body, elements)
+    posts = _read_posts(dates)
+    signing = _signing_dates(dates, posts)
+    if len(signing) < len(dates):  # some dates are the posts' text: read again without them
+        _forget_blocks()
+        posts = _read_posts(signing)
+    return [
+        {"author": author, "date": _date_value(date), "body": text}
+        for author, date, text in posts[:MAX_POSTS]
+    ]
+
+
+def _read_posts(dates: list[Element]) -> list[tuple[str, Element, str]]:
+    """The posts signed by ``dates``, in page order: ``(author, date, body text)``."""
+    found: list[tuple[Element, Element, str | None, Element]] = []
     dated = {el for date in dates for el in (date, *date.iterancestors())}
     for date in dates:
         if _is_edit(date):
@@ -391,10 +447,34 @@ def _posts_of(body: Element, elements: list[Element]) -> list[dict[str, Any]]:
             continue
         text = _body_text(block, author, dated)
         if author and text:
-            posts.append({"author": author, "date": _date_value(date), "body": text})
+            posts.append((author, date, text))
         if len(posts) >= MAX_POSTS:
             break
     return posts
+
+
+def _shape(el: Element) -> frozenset[str]:
+    """What a repeated element keeps from page to post: its class names, or its tag."""
+    names = (el.get("class") or "").split()
+    return frozenset(names) if names else frozenset({"<" + str(el.tag)})
+
+
+def _signing_dates(dates: list[Element], posts: list[tuple[str, Element, str]]) -> list[Element]:
+    """The dates shaped as the dates of the posts found (at least :data:`MIN_THREAD_POSTS`):
+    posts repeat their signature line, so a date of another shape inside a post (a log line,
+    a quoted date, a version string) is the post's text, and it signs no post of its own."""
+    if len(posts) < MIN_THREAD_POSTS:
+        return dates
+    shapes = {_shape(date) for _, date, _ in posts}
+    return [date for date in dates if any(_shape(date) & shape for shape in shapes)]
+
+
+def _forget_blocks() -> None:
+    """Drop the remembered undated blocks: they depend on which dates sign posts."""
+    read = _READ.get()
+    if read is not None:
+        for key in [key for key in read if key[0] == "undated blocks"]:
+            del read[key]
 
 
 def _lacks_signatures(posts: Any) -> bool:

@@ -1050,28 +1050,24 @@ static PyObject *unpack_features(PyObject *self, PyObject *packed) {
     return out;
 }
 
+static int count_weight(PyObject *table, Py_ssize_t count, double *weight); /* at the end */
+static void add_to_groups(double *sums, uint64_t bits, Py_ssize_t groups, double weight); /* at the end */
+
 /* One feature's weight and the template bits it adds to ``sums`` (shared_weights' step). */
 static int add_feature(PyObject *feature, PyObject *members, PyObject *df, PyObject *table,
                        Py_ssize_t count, double *total, double *sums) {
-    Py_ssize_t k = 0, size = PyList_GET_SIZE(table);
+    Py_ssize_t k = 0;
     PyObject *n = PyDict_GetItemWithError(df, feature);
     if (n) k = PyLong_AsSsize_t(n);
     if (PyErr_Occurred()) return -1;
-    if (k < 0 || k >= size) {
-        PyErr_SetString(PyExc_IndexError, "a count past the weight table");
-        return -1;
-    }
-    double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, k));
+    double weight;
+    if (count_weight(table, k, &weight) < 0) return -1;
     *total += weight;
     PyObject *mask = PyDict_GetItemWithError(members, feature);
     if (!mask) return PyErr_Occurred() ? -1 : 0;
     unsigned long long bits = PyLong_AsUnsignedLongLong(mask);
     if (bits == (unsigned long long)-1 && PyErr_Occurred()) return -1;
-    while (bits) {
-        int t = __builtin_ctzll(bits);
-        if (t < count) sums[t] += weight;
-        bits &= bits - 1;
-    }
+    add_to_groups(sums, bits, count, weight);
     return 0;
 }
 
@@ -1155,6 +1151,8 @@ static PyObject *packed_weights(PyObject *self, PyObject *args) {
    and each template's total, as a list: the same float operations in the same order.  Why
    in C: a page is scored against every template on every decision, and a Python call per
    template cost more than the compiled pass that summed the weights. */
+static PyObject *jaccard_list(double total, const double *sums, PyObject *totals); /* at the end */
+
 static PyObject *jaccards(PyObject *self, PyObject *args) {
     PyObject *shared, *totals;
     double total;
@@ -1165,30 +1163,16 @@ static PyObject *jaccards(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "as many totals as shared weights");
         return NULL;
     }
-    PyObject *out = PyList_New(n);
-    if (!out) return NULL;
+    double *sums = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(double));
+    if (!sums) return PyErr_NoMemory();
+    PyObject *out = NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        double both = PyFloat_AsDouble(PyList_GET_ITEM(shared, i));
-        double other = PyFloat_AsDouble(PyList_GET_ITEM(totals, i));
-        if ((both == -1.0 || other == -1.0) && PyErr_Occurred()) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        double value = 0.0;
-        if (both > 0.0) {
-            double union_ = total + other - both;
-            if (union_ > 0.0) {
-                double ratio = both / union_;
-                value = ratio < 1.0 ? ratio : 1.0; /* min(1.0, ratio) */
-            }
-        }
-        PyObject *item = PyFloat_FromDouble(value);
-        if (!item) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, i, item);
+        sums[i] = PyFloat_AsDouble(PyList_GET_ITEM(shared, i));
+        if (sums[i] == -1.0 && PyErr_Occurred()) goto done;
     }
+    out = jaccard_list(total, sums, totals);
+done:
+    PyMem_Free(sums);
     return out;
 }
 
@@ -1781,7 +1765,7 @@ static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised");
         return NULL;
     }
-    Py_ssize_t words = t->shared_count / 64 + 1, size = PyList_GET_SIZE(table);
+    Py_ssize_t words = t->shared_count / 64 + 1;
     uint64_t *bits = PyMem_Calloc((size_t)words, sizeof(uint64_t));
     if (!bits) return PyErr_NoMemory();
     PyObject *result = NULL;
@@ -1791,12 +1775,8 @@ static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args) {
         if (!shared->key) continue;
         const CountSlot *slot = light_slot(t, shared, df);
         if (!slot) goto done;
-        if (slot->count >= size) {
-            PyErr_SetString(PyExc_IndexError, "a count past the weight table");
-            goto done;
-        }
-        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, slot->count));
-        if (weight == -1.0 && PyErr_Occurred()) goto done;
+        double weight;
+        if (count_weight(table, slot->count, &weight) < 0) goto done;
         if (weight <= 0.0) bits[(shared->place - 1) / 64] |= 1ull << ((shared->place - 1) % 64);
     }
     result = bits_int(bits, words);
@@ -2107,24 +2087,14 @@ static PyObject *KeptCounts_union_weights(KeptCounts *t, PyObject *args) {
     }
     if (union_find_slots(t, df) < 0) return NULL;
     double sums[64] = {0.0}, total = 0.0;
-    Py_ssize_t size = PyList_GET_SIZE(table);
     for (Py_ssize_t g = 0; g < t->union_mask_count; g++) {
-        double sum = 0.0;
+        double sum = 0.0, weight;
         for (Py_ssize_t k = t->union_starts[g]; k < t->union_starts[g + 1]; k++) {
-            int32_t count = t->slots[t->union_slots[k]].count;
-            if (count < 0 || count >= size) {
-                PyErr_SetString(PyExc_IndexError, "a count past the weight table");
-                return NULL;
-            }
-            double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, count));
-            if (weight == -1.0 && PyErr_Occurred()) return NULL;
+            if (count_weight(table, t->slots[t->union_slots[k]].count, &weight) < 0) return NULL;
             sum += weight;
         }
         total += sum;
-        for (uint64_t bits = t->union_masks[g]; bits; bits &= bits - 1) {
-            int b = __builtin_ctzll(bits);
-            if (b < groups) sums[b] += sum;
-        }
+        add_to_groups(sums, t->union_masks[g], groups, sum);
     }
     return weights_result(total, sums, groups);
 }
@@ -2205,41 +2175,34 @@ static int kept_sums(KeptCounts *t, PyObject *packed, PyObject *members, PyObjec
         for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].known = 0;
         Py_XSETREF(t->members, Py_NewRef(members));
     }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(packed), size = PyList_GET_SIZE(table);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(packed);
     for (Py_ssize_t i = 0; i < n; i += 2) {
         uint64_t key = packed_key(packed, i), bits;
         prefetch_ahead(t, packed, i, n);
         if (!key) continue;
         int made = 0;
+        double weight;
         CountSlot *slot = counts_find(t, key, df, -1, &made);
         if (!slot || slot_members(slot, members, &bits) < 0) return -1;
-        if (slot->count >= size) {
-            PyErr_SetString(PyExc_IndexError, "a count past the weight table");
-            return -1;
-        }
-        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, slot->count));
-        if (weight == -1.0 && PyErr_Occurred()) return -1;
+        if (count_weight(table, slot->count, &weight) < 0) return -1;
         *total += weight;
-        for (; bits; bits &= bits - 1) {
-            int b = __builtin_ctzll(bits);
-            if (b < count) sums[b] += weight;
-        }
+        add_to_groups(sums, bits, count, weight);
     }
     return 0;
 }
 
-/* site.jaccards of a page (``total``, ``sums``) against each template's total (``totals``). */
+/* site.jaccards of a page (``total``, ``sums``) against each template's total (``totals``):
+   jaccard_of_totals' float operations in its order. */
 static PyObject *jaccard_list(double total, const double *sums, PyObject *totals) {
     Py_ssize_t n = PyList_GET_SIZE(totals);
     PyObject *out = PyList_New(n);
     if (!out) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        double both = sums[i], other = PyFloat_AsDouble(PyList_GET_ITEM(totals, i));
+        double both = sums[i], other = PyFloat_AsDouble(PyList_GET_ITEM(totals, i)), value = 0.0;
         if (other == -1.0 && PyErr_Occurred()) {
             Py_DECREF(out);
             return NULL;
         }
-        double value = 0.0;
         if (both > 0.0) {
             double union_ = total + other - both;
             if (union_ > 0.0) {
@@ -2293,4 +2256,26 @@ static PyObject *KeptCounts_weights_many(KeptCounts *t, PyObject *args) {
 fail:
     Py_DECREF(out);
     return NULL;
+}
+
+/* ---- one weight read, shared by every pass that sums weights (rest15) -------------------------- */
+
+/* ``table[count]`` as a double, the count checked against the table: the step every pass that
+   sums a site's weights takes (from df's counts or the compiled slots alike). */
+static int count_weight(PyObject *table, Py_ssize_t count, double *weight) {
+    if (count < 0 || count >= PyList_GET_SIZE(table)) {
+        PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+        return -1;
+    }
+    *weight = PyFloat_AsDouble(PyList_GET_ITEM(table, count));
+    return *weight == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* ``weight`` added to ``sums[b]`` for each bit b of ``bits`` below ``groups``: a feature's (or a
+   set of features') weight added to each template or group holding it. */
+static void add_to_groups(double *sums, uint64_t bits, Py_ssize_t groups, double weight) {
+    for (; bits; bits &= bits - 1) {
+        int b = __builtin_ctzll(bits);
+        if (b < groups) sums[b] += weight;
+    }
 }

@@ -1331,14 +1331,16 @@ static PyObject *weight_table(PyObject *self, PyObject *args) {
 /* ---- a site's kept-page feature counts ------------------------------------------------- */
 
 /* One feature of a site (keptscores.py's SiteCounts): its key (feature_key), its count in the
-   site model's df, the templates holding it (once ``known``), and its place among the
-   features some label's templates all share, plus one (0: none). */
+   site model's df, the templates holding it (once ``known``), its place among the
+   features some label's templates all share, plus one (0: none), and its place in the
+   templates' union, plus one (0: none; stamped by union_find_slots). */
 typedef struct {
     uint64_t key;
     uint64_t members;
     int32_t count;
     uint32_t shared : 31;
     uint32_t known : 1;
+    int32_t union_at;
 } CountSlot;
 
 /* A shared feature's key and its place (plus one) among the shared features. */
@@ -1371,6 +1373,10 @@ typedef struct {
     Py_ssize_t *union_starts; /* union_masks' count plus one entries */
     Py_ssize_t union_mask_count;
     Py_ssize_t *shared_union; /* each shared feature's place in the union, or -1 */
+    /* The union's counts in its order, kept in step with the slots' while ``union_counted``
+       (every union feature's slot stamped): summed with no slot read. */
+    int32_t *union_counts;
+    int union_counted;
 } KeptCounts;
 
 
@@ -1466,6 +1472,7 @@ static CountSlot *counts_find(KeptCounts *t, uint64_t key, PyObject *df, int32_t
     slot->members = 0;
     slot->shared = shared_place(t, key);
     slot->known = 0;
+    slot->union_at = 0;
     t->used++;
     return slot;
 }
@@ -1530,6 +1537,8 @@ static int KeptCounts_init(KeptCounts *t, PyObject *args, PyObject *kwds) {
 }
 
 static void union_free(KeptCounts *t); /* defined at the end */
+static void union_raise(KeptCounts *t, const CountSlot *slot); /* at the end */
+static void union_unstamp(KeptCounts *t);                        /* at the end */
 
 static void KeptCounts_dealloc(KeptCounts *t) {
     PyObject_GC_UnTrack(t);
@@ -1600,6 +1609,7 @@ static PyObject *KeptCounts_count(KeptCounts *t, PyObject *args) {
                 goto done;
             }
             slot->count++;
+            union_raise(t, slot);
         }
         if (slot->shared) bits[(slot->shared - 1) / 64] |= 1ull << ((slot->shared - 1) % 64);
     }
@@ -1621,6 +1631,7 @@ static PyObject *KeptCounts_recount(KeptCounts *t, PyObject *df) {
         CountSlot *slot = &t->slots[i];
         if (!slot->key) continue;
         if (df_count(df, slot->key, &slot->count) < 0) return NULL;
+        union_raise(t, slot);
         counted += slot->count > 0;
     }
     return PyLong_FromSsize_t(counted);
@@ -1669,6 +1680,7 @@ static PyObject *KeptCounts_clear(KeptCounts *t, PyObject *unused) {
     t->slots = NULL;
     t->capacity = t->used = 0;
     t->layout++;
+    t->union_counted = 0;
     Py_RETURN_NONE;
 }
 
@@ -1755,7 +1767,7 @@ static int add_kept_counts(PyObject *m) {
    (table[count] <= 0), each count read from its slot (made from ``df`` where missing), as
    KeptScores numbers them.  Why in C: a young site finds its labels' cores on every page,
    and a dictionary read and a float per shared feature cost more than the anchors' sums. */
-static const CountSlot *light_slot(KeptCounts *t, const SharedSlot *shared, PyObject *df); /* at the end */
+static int light_count(KeptCounts *t, const SharedSlot *shared, PyObject *df, int32_t *count); /* at the end */
 static int union_find_slots(KeptCounts *t, PyObject *df);                              /* at the end */
 
 static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args) {
@@ -1773,10 +1785,9 @@ static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args) {
     for (Py_ssize_t i = 0; i < t->shared_capacity; i++) {
         const SharedSlot *shared = &t->shared[i];
         if (!shared->key) continue;
-        const CountSlot *slot = light_slot(t, shared, df);
-        if (!slot) goto done;
+        int32_t count;
         double weight;
-        if (count_weight(table, slot->count, &weight) < 0) goto done;
+        if (light_count(t, shared, df, &count) < 0 || count_weight(table, count, &weight) < 0) goto done;
         if (weight <= 0.0) bits[(shared->place - 1) / 64] |= 1ull << ((shared->place - 1) % 64);
     }
     result = bits_int(bits, words);
@@ -1935,6 +1946,9 @@ static void union_free(KeptCounts *t) {
     PyMem_Free(t->union_masks);
     PyMem_Free(t->union_starts);
     PyMem_Free(t->shared_union);
+    PyMem_Free(t->union_counts);
+    t->union_counts = NULL;
+    t->union_counted = 0;
     t->union_keys = t->union_masks = NULL;
     t->union_slots = t->union_starts = t->shared_union = NULL;
     t->union_size = t->union_mask_count = 0;
@@ -1989,7 +2003,8 @@ static int union_fill(KeptCounts *t, const UnionEntry *entries, Py_ssize_t n) {
     t->union_slots = PyMem_Calloc((size_t)(n ? n : 1), sizeof(Py_ssize_t));
     t->union_masks = PyMem_Calloc((size_t)(n ? n : 1), sizeof(uint64_t));
     t->union_starts = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
-    if (!t->union_keys || !t->union_slots || !t->union_masks || !t->union_starts) {
+    t->union_counts = PyMem_Calloc((size_t)(n ? n : 1), sizeof(int32_t));
+    if (!t->union_keys || !t->union_slots || !t->union_masks || !t->union_starts || !t->union_counts) {
         PyErr_NoMemory();
         return -1;
     }
@@ -2047,6 +2062,7 @@ static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args) {
     UnionEntry *entries = union_entries(features, bits, n);
     if (!entries) return NULL;
     union_free(t);
+    union_unstamp(t);
     int failed = union_fill(t, entries, n) < 0 || shared_in_union(t, entries, n) < 0;
     PyMem_Free(entries);
     if (failed) {
@@ -2059,15 +2075,20 @@ static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args) {
 /* Every union feature's slot found (made from ``df`` where missing) for this layout of the
    slots: making one may grow the table, which moves them all, so until none moved. */
 static int union_find_slots(KeptCounts *t, PyObject *df) {
-    while (t->union_layout != t->layout) {
+    while (t->union_layout != t->layout || !t->union_counted) {
         uint64_t layout = t->layout;
         for (Py_ssize_t k = 0; k < t->union_size && layout == t->layout; k++) {
             int made = 0;
             CountSlot *slot = counts_find(t, t->union_keys[k], df, -1, &made);
             if (!slot) return -1;
             t->union_slots[k] = slot - t->slots;
+            slot->union_at = (int32_t)(k + 1);
+            t->union_counts[k] = slot->count;
         }
-        if (layout == t->layout) t->union_layout = layout;
+        if (layout == t->layout) {
+            t->union_layout = layout;
+            t->union_counted = 1;
+        }
     }
     return 0;
 }
@@ -2085,12 +2106,12 @@ static PyObject *KeptCounts_union_weights(KeptCounts *t, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised, or not 0 to 64 groups");
         return NULL;
     }
-    if (union_find_slots(t, df) < 0) return NULL;
+    if (!t->union_counted && union_find_slots(t, df) < 0) return NULL;
     double sums[64] = {0.0}, total = 0.0;
     for (Py_ssize_t g = 0; g < t->union_mask_count; g++) {
         double sum = 0.0, weight;
         for (Py_ssize_t k = t->union_starts[g]; k < t->union_starts[g + 1]; k++) {
-            if (count_weight(table, t->slots[t->union_slots[k]].count, &weight) < 0) return NULL;
+            if (count_weight(table, t->union_counts[k], &weight) < 0) return NULL;
             sum += weight;
         }
         total += sum;
@@ -2099,13 +2120,19 @@ static PyObject *KeptCounts_union_weights(KeptCounts *t, PyObject *args) {
     return weights_result(total, sums, groups);
 }
 
-/* A shared feature's slot for light(): through the union's slots when it is in the union and
-   they are found for this layout (the union's pass has just read them), else looked up. */
-static const CountSlot *light_slot(KeptCounts *t, const SharedSlot *shared, PyObject *df) {
+/* A shared feature's count for light(): the union's count when it is in the union and the
+   union is counted (no slot read), else its slot's (looked up, made from ``df`` if missing). */
+static int light_count(KeptCounts *t, const SharedSlot *shared, PyObject *df, int32_t *count) {
     Py_ssize_t k = t->shared_union ? t->shared_union[shared->place - 1] : -1;
-    if (k >= 0 && t->union_layout == t->layout) return &t->slots[t->union_slots[k]];
+    if (k >= 0 && t->union_counted) {
+        *count = t->union_counts[k];
+        return 0;
+    }
     int made = 0;
-    return counts_find(t, shared->key, df, -1, &made);
+    const CountSlot *slot = counts_find(t, shared->key, df, -1, &made);
+    if (!slot) return -1;
+    *count = slot->count;
+    return 0;
 }
 
 /* ---- the site model's document counts, one pass over a page's set ----------------------------- */
@@ -2278,4 +2305,19 @@ static void add_to_groups(double *sums, uint64_t bits, Py_ssize_t groups, double
         int b = __builtin_ctzll(bits);
         if (b < groups) sums[b] += weight;
     }
+}
+
+/* ---- the templates' union counted in step with the slots (rest15) -------------------------- */
+
+/* A slot's count copied to the union's counts when the slot is a union feature: the union is
+   then summed from its own small array, not from its ~800 slots spread over a table larger
+   than the cache (a young site sums it on every page). */
+static void union_raise(KeptCounts *t, const CountSlot *slot) {
+    Py_ssize_t k = (Py_ssize_t)slot->union_at - 1;
+    if (k >= 0 && k < t->union_size && t->union_counts) t->union_counts[k] = slot->count;
+}
+
+/* Every slot's union stamp cleared (a new union is set; union_find_slots stamps its own). */
+static void union_unstamp(KeptCounts *t) {
+    for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].union_at = 0;
 }

@@ -8,10 +8,13 @@ import random
 
 import pytest
 
+from pagesim_scrapy.core import site
 from pagesim_scrapy.core.site import (
     SiteModel,
+    count_features,
     jaccard_of_totals,
     jaccards,
+    pack_features,
     shared_weights,
     unpack_features,
 )
@@ -120,3 +123,45 @@ def test_the_fill_labels_its_sample_as_the_decision_does() -> None:
             assert classifier._label_of(scores, "s", features) == verdict.label
             outcomes.add((verdict.label is None, verdict.core))
     assert {(True, False), (False, False)} <= outcomes
+
+
+@compiled
+def test_the_unions_counts_follow_every_change_of_the_slots() -> None:
+    rng = random.Random(21)
+    codes = [chr(c) for c in range(0x100, 0x100 + 40)]
+    pages = [
+        frozenset(rng.choice(codes) + rng.choice(codes) for _ in range(rng.randrange(5, 80)))
+        for _ in range(150)
+    ]
+    union = tuple(sorted(frozenset().union(*pages[:3]) | {codes[0] + codes[1]}))
+    bits = tuple(rng.getrandbits(3) or 1 for _ in union)
+    members = dict(zip(union, bits))
+    shared = union[:5]
+    counts = _walk_c.KeptCounts(_walk_c.shared_keys(shared), len(shared))
+    counts.set_union(union, bits)
+    df: dict[str, int] = {}
+
+    def check() -> None:
+        table = site._weight_table(len(df) + 3, max(df.values(), default=0) + 2)
+        total, sums = shared_weights(frozenset(union), [frozenset()] * 3, members, df, table)
+        got_total, got = counts.union_weights(df, table, 3)
+        assert (got_total.hex(), [s.hex() for s in got]) == (total.hex(), [s.hex() for s in sums])
+        light = sum(1 << i for i, f in enumerate(shared) if table[df.get(f, 0)] <= 0.0)
+        assert counts.light(df, table) == light
+
+    for n, page in enumerate(pages):
+        count_features(df, page)
+        counts.count(pack_features(page), df, 1)  # in step: every held slot raised
+        check()
+        if n % 37 == 36:  # a change the table was not told of, read again
+            for feature in list(df)[:10]:
+                df[feature] += 1
+            counts.recount(df)
+            check()
+        if n % 53 == 52:  # emptied and filled again from df alone
+            counts.refill(df)
+            check()
+    counts.set_union(union[::2], bits[::2])  # another union: the old stamps cleared
+    union, bits = union[::2], bits[::2]
+    members = dict(zip(union, bits))
+    check()

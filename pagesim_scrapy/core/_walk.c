@@ -1332,15 +1332,15 @@ static PyObject *weight_table(PyObject *self, PyObject *args) {
 
 /* One feature of a site (keptscores.py's SiteCounts): its key (feature_key), its count in the
    site model's df, the templates holding it (once ``known``), its place among the
-   features some label's templates all share, plus one (0: none), and its place in the
-   templates' union, plus one (0: none; stamped by union_find_slots). */
+   features some label's templates all share, plus one (0: none; below 2**29, see
+   shared_keys), and whether it is in the templates' union (stamped by union_find_slots). */
 typedef struct {
     uint64_t key;
     uint64_t members;
     int32_t count;
-    uint32_t shared : 31;
+    uint32_t shared : 30;
+    uint32_t in_union : 1;
     uint32_t known : 1;
-    int32_t union_at;
 } CountSlot;
 
 /* A shared feature's key and its place (plus one) among the shared features. */
@@ -1374,9 +1374,13 @@ typedef struct {
     Py_ssize_t union_mask_count;
     Py_ssize_t *shared_union; /* each shared feature's place in the union, or -1 */
     /* The union's counts in its order, kept in step with the slots' while ``union_counted``
-       (every union feature's slot stamped): summed with no slot read. */
+       (every union feature's slot stamped): summed with no slot read; each union feature's
+       place found by its key in a small open-addressing index. */
     int32_t *union_counts;
     int union_counted;
+    uint64_t *union_index_keys;
+    Py_ssize_t *union_index_at;
+    Py_ssize_t union_index_capacity;
 } KeptCounts;
 
 
@@ -1472,7 +1476,7 @@ static CountSlot *counts_find(KeptCounts *t, uint64_t key, PyObject *df, int32_t
     slot->members = 0;
     slot->shared = shared_place(t, key);
     slot->known = 0;
-    slot->union_at = 0;
+    slot->in_union = 0;
     t->used++;
     return slot;
 }
@@ -1518,7 +1522,7 @@ static int KeptCounts_init(KeptCounts *t, PyObject *args, PyObject *kwds) {
     if (!PyArg_ParseTuple(args, "O!n:KeptCounts", &PyBytes_Type, &table, &count)) return -1;
     Py_ssize_t capacity = PyBytes_GET_SIZE(table) / (Py_ssize_t)sizeof(SharedSlot);
     if (capacity < 4 || capacity * (Py_ssize_t)sizeof(SharedSlot) != PyBytes_GET_SIZE(table) ||
-        (capacity & (capacity - 1)) || count < 0 || 2 * count > capacity) {
+        (capacity & (capacity - 1)) || count < 0 || count >= (1 << 29) || 2 * count > capacity) {
         PyErr_SetString(PyExc_ValueError, "not a table of shared_keys");
         return -1;
     }
@@ -1539,6 +1543,7 @@ static int KeptCounts_init(KeptCounts *t, PyObject *args, PyObject *kwds) {
 static void union_free(KeptCounts *t); /* defined at the end */
 static void union_raise(KeptCounts *t, const CountSlot *slot); /* at the end */
 static void union_unstamp(KeptCounts *t);                        /* at the end */
+static int union_index(KeptCounts *t);                           /* at the end */
 
 static void KeptCounts_dealloc(KeptCounts *t) {
     PyObject_GC_UnTrack(t);
@@ -1764,7 +1769,8 @@ static int add_kept_counts(PyObject *m) {
 
 
 /* light(df, table) -> the bits of the shared features that weigh nothing on the site
-   (table[count] <= 0), each count read from its slot (made from ``df`` where missing), as
+   (table[count] <= 0), each count the union's (see union_raise) or read from its slot (made
+   from ``df`` where missing), as
    KeptScores numbers them.  Why in C: a young site finds its labels' cores on every page,
    and a dictionary read and a float per shared feature cost more than the anchors' sums. */
 static int light_count(KeptCounts *t, const SharedSlot *shared, PyObject *df, int32_t *count); /* at the end */
@@ -1781,7 +1787,7 @@ static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args) {
     uint64_t *bits = PyMem_Calloc((size_t)words, sizeof(uint64_t));
     if (!bits) return PyErr_NoMemory();
     PyObject *result = NULL;
-    if (t->shared_union && union_find_slots(t, df) < 0) goto done;
+    if (t->shared_union && !t->union_counted && union_find_slots(t, df) < 0) goto done;
     for (Py_ssize_t i = 0; i < t->shared_capacity; i++) {
         const SharedSlot *shared = &t->shared[i];
         if (!shared->key) continue;
@@ -1947,7 +1953,12 @@ static void union_free(KeptCounts *t) {
     PyMem_Free(t->union_starts);
     PyMem_Free(t->shared_union);
     PyMem_Free(t->union_counts);
+    PyMem_Free(t->union_index_keys);
+    PyMem_Free(t->union_index_at);
     t->union_counts = NULL;
+    t->union_index_keys = NULL;
+    t->union_index_at = NULL;
+    t->union_index_capacity = 0;
     t->union_counted = 0;
     t->union_keys = t->union_masks = NULL;
     t->union_slots = t->union_starts = t->shared_union = NULL;
@@ -2063,7 +2074,7 @@ static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args) {
     if (!entries) return NULL;
     union_free(t);
     union_unstamp(t);
-    int failed = union_fill(t, entries, n) < 0 || shared_in_union(t, entries, n) < 0;
+    int failed = union_fill(t, entries, n) < 0 || shared_in_union(t, entries, n) < 0 || union_index(t) < 0;
     PyMem_Free(entries);
     if (failed) {
         union_free(t);
@@ -2082,7 +2093,7 @@ static int union_find_slots(KeptCounts *t, PyObject *df) {
             CountSlot *slot = counts_find(t, t->union_keys[k], df, -1, &made);
             if (!slot) return -1;
             t->union_slots[k] = slot - t->slots;
-            slot->union_at = (int32_t)(k + 1);
+            slot->in_union = 1;
             t->union_counts[k] = slot->count;
         }
         if (layout == t->layout) {
@@ -2311,13 +2322,37 @@ static void add_to_groups(double *sums, uint64_t bits, Py_ssize_t groups, double
 
 /* A slot's count copied to the union's counts when the slot is a union feature: the union is
    then summed from its own small array, not from its ~800 slots spread over a table larger
-   than the cache (a young site sums it on every page). */
+   than the cache (a young site sums it on every page). Only a stamped slot looks its place
+   up, in an index small enough to stay in the cache. */
 static void union_raise(KeptCounts *t, const CountSlot *slot) {
-    Py_ssize_t k = (Py_ssize_t)slot->union_at - 1;
-    if (k >= 0 && k < t->union_size && t->union_counts) t->union_counts[k] = slot->count;
+    if (!slot->in_union || !t->union_index_capacity) return;
+    size_t mask = (size_t)t->union_index_capacity - 1, at = key_hash(slot->key, t->union_index_capacity);
+    while (t->union_index_keys[at] && t->union_index_keys[at] != slot->key) at = (at + 1) & mask;
+    Py_ssize_t k = t->union_index_keys[at] ? t->union_index_at[at] : -1;
+    if (k >= 0 && k < t->union_size) t->union_counts[k] = slot->count;
 }
 
 /* Every slot's union stamp cleared (a new union is set; union_find_slots stamps its own). */
 static void union_unstamp(KeptCounts *t) {
-    for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].union_at = 0;
+    for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].in_union = 0;
+}
+
+/* The union's index: each feature's key to its place in the union (at most half full). */
+static int union_index(KeptCounts *t) {
+    Py_ssize_t capacity = 4;
+    while (capacity < 2 * t->union_size) capacity *= 2;
+    t->union_index_keys = PyMem_Calloc((size_t)capacity, sizeof(uint64_t));
+    t->union_index_at = PyMem_Calloc((size_t)capacity, sizeof(Py_ssize_t));
+    if (!t->union_index_keys || !t->union_index_at) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->union_index_capacity = capacity;
+    for (Py_ssize_t k = 0; k < t->union_size; k++) {
+        size_t at = key_hash(t->union_keys[k], capacity);
+        while (t->union_index_keys[at]) at = (at + 1) & ((size_t)capacity - 1);
+        t->union_index_keys[at] = t->union_keys[k];
+        t->union_index_at[at] = k;
+    }
+    return 0;
 }

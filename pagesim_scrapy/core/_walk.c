@@ -1050,28 +1050,24 @@ static PyObject *unpack_features(PyObject *self, PyObject *packed) {
     return out;
 }
 
+static int count_weight(PyObject *table, Py_ssize_t count, double *weight); /* at the end */
+static void add_to_groups(double *sums, uint64_t bits, Py_ssize_t groups, double weight); /* at the end */
+
 /* One feature's weight and the template bits it adds to ``sums`` (shared_weights' step). */
 static int add_feature(PyObject *feature, PyObject *members, PyObject *df, PyObject *table,
                        Py_ssize_t count, double *total, double *sums) {
-    Py_ssize_t k = 0, size = PyList_GET_SIZE(table);
+    Py_ssize_t k = 0;
     PyObject *n = PyDict_GetItemWithError(df, feature);
     if (n) k = PyLong_AsSsize_t(n);
     if (PyErr_Occurred()) return -1;
-    if (k < 0 || k >= size) {
-        PyErr_SetString(PyExc_IndexError, "a count past the weight table");
-        return -1;
-    }
-    double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, k));
+    double weight;
+    if (count_weight(table, k, &weight) < 0) return -1;
     *total += weight;
     PyObject *mask = PyDict_GetItemWithError(members, feature);
     if (!mask) return PyErr_Occurred() ? -1 : 0;
     unsigned long long bits = PyLong_AsUnsignedLongLong(mask);
     if (bits == (unsigned long long)-1 && PyErr_Occurred()) return -1;
-    while (bits) {
-        int t = __builtin_ctzll(bits);
-        if (t < count) sums[t] += weight;
-        bits &= bits - 1;
-    }
+    add_to_groups(sums, bits, count, weight);
     return 0;
 }
 
@@ -1155,6 +1151,8 @@ static PyObject *packed_weights(PyObject *self, PyObject *args) {
    and each template's total, as a list: the same float operations in the same order.  Why
    in C: a page is scored against every template on every decision, and a Python call per
    template cost more than the compiled pass that summed the weights. */
+static PyObject *jaccard_list(double total, const double *sums, PyObject *totals); /* at the end */
+
 static PyObject *jaccards(PyObject *self, PyObject *args) {
     PyObject *shared, *totals;
     double total;
@@ -1165,30 +1163,16 @@ static PyObject *jaccards(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "as many totals as shared weights");
         return NULL;
     }
-    PyObject *out = PyList_New(n);
-    if (!out) return NULL;
+    double *sums = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(double));
+    if (!sums) return PyErr_NoMemory();
+    PyObject *out = NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        double both = PyFloat_AsDouble(PyList_GET_ITEM(shared, i));
-        double other = PyFloat_AsDouble(PyList_GET_ITEM(totals, i));
-        if ((both == -1.0 || other == -1.0) && PyErr_Occurred()) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        double value = 0.0;
-        if (both > 0.0) {
-            double union_ = total + other - both;
-            if (union_ > 0.0) {
-                double ratio = both / union_;
-                value = ratio < 1.0 ? ratio : 1.0; /* min(1.0, ratio) */
-            }
-        }
-        PyObject *item = PyFloat_FromDouble(value);
-        if (!item) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, i, item);
+        sums[i] = PyFloat_AsDouble(PyList_GET_ITEM(shared, i));
+        if (sums[i] == -1.0 && PyErr_Occurred()) goto done;
     }
+    out = jaccard_list(total, sums, totals);
+done:
+    PyMem_Free(sums);
     return out;
 }
 
@@ -1347,13 +1331,15 @@ static PyObject *weight_table(PyObject *self, PyObject *args) {
 /* ---- a site's kept-page feature counts ------------------------------------------------- */
 
 /* One feature of a site (keptscores.py's SiteCounts): its key (feature_key), its count in the
-   site model's df, the templates holding it (once ``known``), and its place among the
-   features some label's templates all share, plus one (0: none). */
+   site model's df, the templates holding it (once ``known``), its place among the
+   features some label's templates all share, plus one (0: none; below 2**29, see
+   shared_keys), and whether it is in the templates' union (stamped by union_find_slots). */
 typedef struct {
     uint64_t key;
     uint64_t members;
     int32_t count;
-    uint32_t shared : 31;
+    uint32_t shared : 30;
+    uint32_t in_union : 1;
     uint32_t known : 1;
 } CountSlot;
 
@@ -1387,6 +1373,14 @@ typedef struct {
     Py_ssize_t *union_starts; /* union_masks' count plus one entries */
     Py_ssize_t union_mask_count;
     Py_ssize_t *shared_union; /* each shared feature's place in the union, or -1 */
+    /* The union's counts in its order, kept in step with the slots' while ``union_counted``
+       (every union feature's slot stamped): summed with no slot read; each union feature's
+       place found by its key in a small open-addressing index. */
+    int32_t *union_counts;
+    int union_counted;
+    uint64_t *union_index_keys;
+    Py_ssize_t *union_index_at;
+    Py_ssize_t union_index_capacity;
 } KeptCounts;
 
 
@@ -1482,6 +1476,7 @@ static CountSlot *counts_find(KeptCounts *t, uint64_t key, PyObject *df, int32_t
     slot->members = 0;
     slot->shared = shared_place(t, key);
     slot->known = 0;
+    slot->in_union = 0;
     t->used++;
     return slot;
 }
@@ -1527,7 +1522,7 @@ static int KeptCounts_init(KeptCounts *t, PyObject *args, PyObject *kwds) {
     if (!PyArg_ParseTuple(args, "O!n:KeptCounts", &PyBytes_Type, &table, &count)) return -1;
     Py_ssize_t capacity = PyBytes_GET_SIZE(table) / (Py_ssize_t)sizeof(SharedSlot);
     if (capacity < 4 || capacity * (Py_ssize_t)sizeof(SharedSlot) != PyBytes_GET_SIZE(table) ||
-        (capacity & (capacity - 1)) || count < 0 || 2 * count > capacity) {
+        (capacity & (capacity - 1)) || count < 0 || count >= (1 << 29) || 2 * count > capacity) {
         PyErr_SetString(PyExc_ValueError, "not a table of shared_keys");
         return -1;
     }
@@ -1546,6 +1541,9 @@ static int KeptCounts_init(KeptCounts *t, PyObject *args, PyObject *kwds) {
 }
 
 static void union_free(KeptCounts *t); /* defined at the end */
+static void union_raise(KeptCounts *t, const CountSlot *slot); /* at the end */
+static void union_unstamp(KeptCounts *t);                        /* at the end */
+static int union_index(KeptCounts *t);                           /* at the end */
 
 static void KeptCounts_dealloc(KeptCounts *t) {
     PyObject_GC_UnTrack(t);
@@ -1616,6 +1614,7 @@ static PyObject *KeptCounts_count(KeptCounts *t, PyObject *args) {
                 goto done;
             }
             slot->count++;
+            union_raise(t, slot);
         }
         if (slot->shared) bits[(slot->shared - 1) / 64] |= 1ull << ((slot->shared - 1) % 64);
     }
@@ -1637,6 +1636,7 @@ static PyObject *KeptCounts_recount(KeptCounts *t, PyObject *df) {
         CountSlot *slot = &t->slots[i];
         if (!slot->key) continue;
         if (df_count(df, slot->key, &slot->count) < 0) return NULL;
+        union_raise(t, slot);
         counted += slot->count > 0;
     }
     return PyLong_FromSsize_t(counted);
@@ -1685,6 +1685,7 @@ static PyObject *KeptCounts_clear(KeptCounts *t, PyObject *unused) {
     t->slots = NULL;
     t->capacity = t->used = 0;
     t->layout++;
+    t->union_counted = 0;
     Py_RETURN_NONE;
 }
 
@@ -1768,10 +1769,11 @@ static int add_kept_counts(PyObject *m) {
 
 
 /* light(df, table) -> the bits of the shared features that weigh nothing on the site
-   (table[count] <= 0), each count read from its slot (made from ``df`` where missing), as
+   (table[count] <= 0), each count the union's (see union_raise) or read from its slot (made
+   from ``df`` where missing), as
    KeptScores numbers them.  Why in C: a young site finds its labels' cores on every page,
    and a dictionary read and a float per shared feature cost more than the anchors' sums. */
-static const CountSlot *light_slot(KeptCounts *t, const SharedSlot *shared, PyObject *df); /* at the end */
+static int light_count(KeptCounts *t, const SharedSlot *shared, PyObject *df, int32_t *count); /* at the end */
 static int union_find_slots(KeptCounts *t, PyObject *df);                              /* at the end */
 
 static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args) {
@@ -1781,22 +1783,17 @@ static PyObject *KeptCounts_light(KeptCounts *t, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised");
         return NULL;
     }
-    Py_ssize_t words = t->shared_count / 64 + 1, size = PyList_GET_SIZE(table);
+    Py_ssize_t words = t->shared_count / 64 + 1;
     uint64_t *bits = PyMem_Calloc((size_t)words, sizeof(uint64_t));
     if (!bits) return PyErr_NoMemory();
     PyObject *result = NULL;
-    if (t->shared_union && union_find_slots(t, df) < 0) goto done;
+    if (t->shared_union && !t->union_counted && union_find_slots(t, df) < 0) goto done;
     for (Py_ssize_t i = 0; i < t->shared_capacity; i++) {
         const SharedSlot *shared = &t->shared[i];
         if (!shared->key) continue;
-        const CountSlot *slot = light_slot(t, shared, df);
-        if (!slot) goto done;
-        if (slot->count >= size) {
-            PyErr_SetString(PyExc_IndexError, "a count past the weight table");
-            goto done;
-        }
-        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, slot->count));
-        if (weight == -1.0 && PyErr_Occurred()) goto done;
+        int32_t count;
+        double weight;
+        if (light_count(t, shared, df, &count) < 0 || count_weight(table, count, &weight) < 0) goto done;
         if (weight <= 0.0) bits[(shared->place - 1) / 64] |= 1ull << ((shared->place - 1) % 64);
     }
     result = bits_int(bits, words);
@@ -1955,6 +1952,14 @@ static void union_free(KeptCounts *t) {
     PyMem_Free(t->union_masks);
     PyMem_Free(t->union_starts);
     PyMem_Free(t->shared_union);
+    PyMem_Free(t->union_counts);
+    PyMem_Free(t->union_index_keys);
+    PyMem_Free(t->union_index_at);
+    t->union_counts = NULL;
+    t->union_index_keys = NULL;
+    t->union_index_at = NULL;
+    t->union_index_capacity = 0;
+    t->union_counted = 0;
     t->union_keys = t->union_masks = NULL;
     t->union_slots = t->union_starts = t->shared_union = NULL;
     t->union_size = t->union_mask_count = 0;
@@ -2009,7 +2014,8 @@ static int union_fill(KeptCounts *t, const UnionEntry *entries, Py_ssize_t n) {
     t->union_slots = PyMem_Calloc((size_t)(n ? n : 1), sizeof(Py_ssize_t));
     t->union_masks = PyMem_Calloc((size_t)(n ? n : 1), sizeof(uint64_t));
     t->union_starts = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
-    if (!t->union_keys || !t->union_slots || !t->union_masks || !t->union_starts) {
+    t->union_counts = PyMem_Calloc((size_t)(n ? n : 1), sizeof(int32_t));
+    if (!t->union_keys || !t->union_slots || !t->union_masks || !t->union_starts || !t->union_counts) {
         PyErr_NoMemory();
         return -1;
     }
@@ -2067,7 +2073,8 @@ static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args) {
     UnionEntry *entries = union_entries(features, bits, n);
     if (!entries) return NULL;
     union_free(t);
-    int failed = union_fill(t, entries, n) < 0 || shared_in_union(t, entries, n) < 0;
+    union_unstamp(t);
+    int failed = union_fill(t, entries, n) < 0 || shared_in_union(t, entries, n) < 0 || union_index(t) < 0;
     PyMem_Free(entries);
     if (failed) {
         union_free(t);
@@ -2079,15 +2086,20 @@ static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args) {
 /* Every union feature's slot found (made from ``df`` where missing) for this layout of the
    slots: making one may grow the table, which moves them all, so until none moved. */
 static int union_find_slots(KeptCounts *t, PyObject *df) {
-    while (t->union_layout != t->layout) {
+    while (t->union_layout != t->layout || !t->union_counted) {
         uint64_t layout = t->layout;
         for (Py_ssize_t k = 0; k < t->union_size && layout == t->layout; k++) {
             int made = 0;
             CountSlot *slot = counts_find(t, t->union_keys[k], df, -1, &made);
             if (!slot) return -1;
             t->union_slots[k] = slot - t->slots;
+            slot->in_union = 1;
+            t->union_counts[k] = slot->count;
         }
-        if (layout == t->layout) t->union_layout = layout;
+        if (layout == t->layout) {
+            t->union_layout = layout;
+            t->union_counted = 1;
+        }
     }
     return 0;
 }
@@ -2105,37 +2117,33 @@ static PyObject *KeptCounts_union_weights(KeptCounts *t, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "KeptCounts not initialised, or not 0 to 64 groups");
         return NULL;
     }
-    if (union_find_slots(t, df) < 0) return NULL;
+    if (!t->union_counted && union_find_slots(t, df) < 0) return NULL;
     double sums[64] = {0.0}, total = 0.0;
-    Py_ssize_t size = PyList_GET_SIZE(table);
     for (Py_ssize_t g = 0; g < t->union_mask_count; g++) {
-        double sum = 0.0;
+        double sum = 0.0, weight;
         for (Py_ssize_t k = t->union_starts[g]; k < t->union_starts[g + 1]; k++) {
-            int32_t count = t->slots[t->union_slots[k]].count;
-            if (count < 0 || count >= size) {
-                PyErr_SetString(PyExc_IndexError, "a count past the weight table");
-                return NULL;
-            }
-            double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, count));
-            if (weight == -1.0 && PyErr_Occurred()) return NULL;
+            if (count_weight(table, t->union_counts[k], &weight) < 0) return NULL;
             sum += weight;
         }
         total += sum;
-        for (uint64_t bits = t->union_masks[g]; bits; bits &= bits - 1) {
-            int b = __builtin_ctzll(bits);
-            if (b < groups) sums[b] += sum;
-        }
+        add_to_groups(sums, t->union_masks[g], groups, sum);
     }
     return weights_result(total, sums, groups);
 }
 
-/* A shared feature's slot for light(): through the union's slots when it is in the union and
-   they are found for this layout (the union's pass has just read them), else looked up. */
-static const CountSlot *light_slot(KeptCounts *t, const SharedSlot *shared, PyObject *df) {
+/* A shared feature's count for light(): the union's count when it is in the union and the
+   union is counted (no slot read), else its slot's (looked up, made from ``df`` if missing). */
+static int light_count(KeptCounts *t, const SharedSlot *shared, PyObject *df, int32_t *count) {
     Py_ssize_t k = t->shared_union ? t->shared_union[shared->place - 1] : -1;
-    if (k >= 0 && t->union_layout == t->layout) return &t->slots[t->union_slots[k]];
+    if (k >= 0 && t->union_counted) {
+        *count = t->union_counts[k];
+        return 0;
+    }
     int made = 0;
-    return counts_find(t, shared->key, df, -1, &made);
+    const CountSlot *slot = counts_find(t, shared->key, df, -1, &made);
+    if (!slot) return -1;
+    *count = slot->count;
+    return 0;
 }
 
 /* ---- the site model's document counts, one pass over a page's set ----------------------------- */
@@ -2205,41 +2213,34 @@ static int kept_sums(KeptCounts *t, PyObject *packed, PyObject *members, PyObjec
         for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].known = 0;
         Py_XSETREF(t->members, Py_NewRef(members));
     }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(packed), size = PyList_GET_SIZE(table);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(packed);
     for (Py_ssize_t i = 0; i < n; i += 2) {
         uint64_t key = packed_key(packed, i), bits;
         prefetch_ahead(t, packed, i, n);
         if (!key) continue;
         int made = 0;
+        double weight;
         CountSlot *slot = counts_find(t, key, df, -1, &made);
         if (!slot || slot_members(slot, members, &bits) < 0) return -1;
-        if (slot->count >= size) {
-            PyErr_SetString(PyExc_IndexError, "a count past the weight table");
-            return -1;
-        }
-        double weight = PyFloat_AsDouble(PyList_GET_ITEM(table, slot->count));
-        if (weight == -1.0 && PyErr_Occurred()) return -1;
+        if (count_weight(table, slot->count, &weight) < 0) return -1;
         *total += weight;
-        for (; bits; bits &= bits - 1) {
-            int b = __builtin_ctzll(bits);
-            if (b < count) sums[b] += weight;
-        }
+        add_to_groups(sums, bits, count, weight);
     }
     return 0;
 }
 
-/* site.jaccards of a page (``total``, ``sums``) against each template's total (``totals``). */
+/* site.jaccards of a page (``total``, ``sums``) against each template's total (``totals``):
+   jaccard_of_totals' float operations in its order. */
 static PyObject *jaccard_list(double total, const double *sums, PyObject *totals) {
     Py_ssize_t n = PyList_GET_SIZE(totals);
     PyObject *out = PyList_New(n);
     if (!out) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        double both = sums[i], other = PyFloat_AsDouble(PyList_GET_ITEM(totals, i));
+        double both = sums[i], other = PyFloat_AsDouble(PyList_GET_ITEM(totals, i)), value = 0.0;
         if (other == -1.0 && PyErr_Occurred()) {
             Py_DECREF(out);
             return NULL;
         }
-        double value = 0.0;
         if (both > 0.0) {
             double union_ = total + other - both;
             if (union_ > 0.0) {
@@ -2293,4 +2294,65 @@ static PyObject *KeptCounts_weights_many(KeptCounts *t, PyObject *args) {
 fail:
     Py_DECREF(out);
     return NULL;
+}
+
+/* ---- one weight read, shared by every pass that sums weights (rest15) -------------------------- */
+
+/* ``table[count]`` as a double, the count checked against the table: the step every pass that
+   sums a site's weights takes (from df's counts or the compiled slots alike). */
+static int count_weight(PyObject *table, Py_ssize_t count, double *weight) {
+    if (count < 0 || count >= PyList_GET_SIZE(table)) {
+        PyErr_SetString(PyExc_IndexError, "a count past the weight table");
+        return -1;
+    }
+    *weight = PyFloat_AsDouble(PyList_GET_ITEM(table, count));
+    return *weight == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* ``weight`` added to ``sums[b]`` for each bit b of ``bits`` below ``groups``: a feature's (or a
+   set of features') weight added to each template or group holding it. */
+static void add_to_groups(double *sums, uint64_t bits, Py_ssize_t groups, double weight) {
+    for (; bits; bits &= bits - 1) {
+        int b = __builtin_ctzll(bits);
+        if (b < groups) sums[b] += weight;
+    }
+}
+
+/* ---- the templates' union counted in step with the slots (rest15) -------------------------- */
+
+/* A slot's count copied to the union's counts when the slot is a union feature: the union is
+   then summed from its own small array, not from its ~800 slots spread over a table larger
+   than the cache (a young site sums it on every page). Only a stamped slot looks its place
+   up, in an index small enough to stay in the cache. */
+static void union_raise(KeptCounts *t, const CountSlot *slot) {
+    if (!slot->in_union || !t->union_index_capacity) return;
+    size_t mask = (size_t)t->union_index_capacity - 1, at = key_hash(slot->key, t->union_index_capacity);
+    while (t->union_index_keys[at] && t->union_index_keys[at] != slot->key) at = (at + 1) & mask;
+    Py_ssize_t k = t->union_index_keys[at] ? t->union_index_at[at] : -1;
+    if (k >= 0 && k < t->union_size) t->union_counts[k] = slot->count;
+}
+
+/* Every slot's union stamp cleared (a new union is set; union_find_slots stamps its own). */
+static void union_unstamp(KeptCounts *t) {
+    for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].in_union = 0;
+}
+
+/* The union's index: each feature's key to its place in the union (at most half full). */
+static int union_index(KeptCounts *t) {
+    Py_ssize_t capacity = 4;
+    while (capacity < 2 * t->union_size) capacity *= 2;
+    t->union_index_keys = PyMem_Calloc((size_t)capacity, sizeof(uint64_t));
+    t->union_index_at = PyMem_Calloc((size_t)capacity, sizeof(Py_ssize_t));
+    if (!t->union_index_keys || !t->union_index_at) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->union_index_capacity = capacity;
+    for (Py_ssize_t k = 0; k < t->union_size; k++) {
+        size_t at = key_hash(t->union_keys[k], capacity);
+        while (t->union_index_keys[at]) at = (at + 1) & ((size_t)capacity - 1);
+        t->union_index_keys[at] = t->union_keys[k];
+        t->union_index_at[at] = k;
+    }
+    return 0;
 }

@@ -1015,10 +1015,8 @@ class SiteAwareClassifier:
         threshold, source = self.threshold_info(best_label, site)
         accepted = best_score >= threshold
         by_core = False
-        if not accepted and features is not None and source != "given":
-            with self._lock:
-                info = self._site(site).labels[best_label]
-                by_core = accepted = holds_the_core(info, features, best_score, self.policy)
+        if not accepted:
+            by_core = accepted = self._by_core(best_label, best_score, source, site, features)
         evidence = confidence_features(
             best_score,
             threshold,
@@ -1039,6 +1037,36 @@ class SiteAwareClassifier:
             confidence=verdict_confidence(evidence, self.policy.confidence_weights),
             core=by_core,
         )
+
+    def _by_core(
+        self,
+        label: str,
+        score: float,
+        source: str,
+        site: str | None,
+        features: Features | None,
+    ) -> bool:
+        """Whether a page under ``label``'s cut is given it for holding its core (see
+        :func:`holds_the_core`): never without the page's ``features`` or under a given
+        threshold."""
+        if features is None or source == "given":
+            return False
+        with self._lock:
+            info = self._site(site).labels[label]
+            return holds_the_core(info, features, score, self.policy)
+
+    def _label_of(
+        self, scores: Mapping[str, float], site: str | None, features: Features
+    ) -> str | None:
+        """:meth:`decide`'s label alone: the crawl's fill labels every page of its sample at
+        each build, and reads nothing else of the verdict (its confidence and the verdict
+        itself were most of that cost)."""
+        label = max(scores, key=scores.__getitem__)  # the first highest, as decide's sort
+        score = scores[label]
+        threshold, source = self.threshold_info(label, site)
+        if score >= threshold or self._by_core(label, score, source, site, features):
+            return label
+        return None
 
     def classify(self, page: Any, *, site: str | None = None, learn: bool = True) -> Verdict:
         """Score ``page`` on its site and decide; ``learn`` counts it into the site first."""
@@ -1202,8 +1230,8 @@ class SiteAwareClassifier:
             scores = scored.current(packed, state.model)
             if scores is None:
                 page = unpack_features(packed)
-                return self.decide(self._scores_of(page, state), site=site, features=page).label
-            return self.decide(scores, site=site, features=scored.held_shared(packed)).label
+                return self._label_of(self._scores_of(page, state), site, page)
+            return self._label_of(scores, site, scored.held_shared(packed))
 
         examples = [(label, page) for label, pages in self._templates.items() for page in pages]
         kept = self._sample(state)

@@ -41,8 +41,18 @@ longer text" only where a text ends with it after a short label ("by Mike") or t
 every item of a list; a value only mentioned in running text (a title, a menu item, a
 comment) or shown in part is counted apart.
 
+The held-out page is filled as a crawl fills it: by the site's learned naming first, then by
+the body reader (:mod:`~pagesim_scrapy.core.record.bodyproduct`,
+:mod:`~pagesim_scrapy.core.record.bodyrecipe`) for what the naming leaves; the goal lines say
+the reader's share apart. ``--no-reader``: the naming alone. ``--typed``: the held-out page
+is read as its type, so the reader runs before the naming (a page whose own metadata names
+its type); ``--reader-first``: the naming then keeps the reader's values
+(``NamingOptions.over_body_reader`` off). ``--half even|odd``: the recipe sites at even or
+odd places by sorted name (the reader's words were chosen on the even half).
+
 Run: ``python benchmarks/eval_body_names.py [--held N] [--train N] [--min-pages N] [--site S]
-[--loso [GRID]] [--misses] [--unshown] [--settled]``. Deterministic.
+[--loso [GRID]] [--misses] [--unshown] [--settled] [--no-reader] [--typed] [--reader-first]
+[--half even|odd]``. Deterministic.
 """
 
 from __future__ import annotations

@@ -69,6 +69,19 @@ def test_only_the_wanted_fields_and_no_body_reads_nothing():
     assert body_recipe(_root(CARD), BodyRecipeOptions(prep_labels=())).get("prep_time") is None
 
 
+def test_an_ingredient_list_mostly_begins_with_quantities():
+    """Kitchen tools or a list written "Flour 200 g" under the heading are not read as the
+    ingredients; the share is an option."""
+    tools = CARD.replace("200 g flour", "Flour 200 g").replace("2 eggs", "Eggs")
+    assert "recipe_ingredient" not in body_recipe(_root(tools))
+    loose = BodyRecipeOptions(min_measured_share=0.0)
+    assert body_recipe(_root(tools), loose)["recipe_ingredient"] == [
+        "Flour 200 g",
+        "Eggs",
+        "1 lemon",
+    ]
+
+
 def test_metadata_wins_and_other_types_are_left_alone():
     core = CoreRecord("recipe", {"prep_time": Value("PT20M", "json-ld")}, {})
     filled = recipe_from_body(core, _root(CARD), BodyRecipeOptions())

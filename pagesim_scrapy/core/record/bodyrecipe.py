@@ -269,9 +269,24 @@ def _listed(elements: list[Any], options: BodyRecipeOptions, wanted: frozenset[s
         if name is None or name not in wanted or _in_chrome(element):
             continue
         items = _items_after(elements, at + _size(element, index), element, sections, options)
+        if name == "recipe_ingredient" and not _measured(items, options):
+            continue
         if len(items) > len(best.get(name, ())):
             best[name] = items
     return {name: items for name, items in best.items() if len(items) >= 2}
+
+
+def _measured(items: list[str], options: BodyRecipeOptions) -> bool:
+    """An ingredient list whose lines mostly begin with their quantity ("200 g flour",
+    "½ cup milk"): a list of another kind under the heading (a shopping tip, kitchen tools,
+    a list written "Flour 200 g" whose metadata says otherwise) is not read as one."""
+    if not items:
+        return False
+    measured = sum(bool(_QUANTITY.match(item)) for item in items)
+    return measured >= options.min_measured_share * len(items)
+
+
+_QUANTITY = re.compile(r"^[\W_]*[\d\u00bc-\u00be\u2150-\u215e]")
 
 
 def _size(element: Any, index: dict[Any, int]) -> int:

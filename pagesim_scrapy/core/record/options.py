@@ -354,6 +354,9 @@ class BodyRecipeOptions:
     max_value_chars: int = 60
     #: the most elements, in page order after a heading, searched for its list's items
     max_reach: int = 400
+    #: an ingredient list is read only where at least this share of its lines begin with a
+    #: quantity (0: any list under the heading)
+    min_measured_share: float = 0.5
 
 
 @dataclass(frozen=True)

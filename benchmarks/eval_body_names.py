@@ -46,12 +46,13 @@ the body reader (:mod:`~pagesim_scrapy.core.record.bodyproduct`,
 :mod:`~pagesim_scrapy.core.record.bodyrecipe`) for what the naming leaves; the goal lines say
 the reader's share apart. ``--no-reader``: the naming alone. ``--typed``: the held-out page
 is read as its type, so the reader runs before the naming (a page whose own metadata names
-its type); ``--reader-first``: the naming then keeps the reader's values
-(``NamingOptions.over_body_reader`` off). ``--half even|odd``: the recipe sites at even or
-odd places by sorted name (the reader's words were chosen on the even half).
+its type); ``--over-reader``: the naming then replaces the reader's values with its own
+(``NamingOptions.over_body_reader`` on; off by default, the naming keeps them).
+``--half even|odd``: the recipe sites at even or odd places by sorted name (the reader's
+words were chosen on the even half).
 
 Run: ``python benchmarks/eval_body_names.py [--held N] [--train N] [--min-pages N] [--site S]
-[--loso [GRID]] [--misses] [--unshown] [--settled] [--no-reader] [--typed] [--reader-first]
+[--loso [GRID]] [--misses] [--unshown] [--settled] [--no-reader] [--typed] [--over-reader]
 [--half even|odd]``. Deterministic.
 """
 
@@ -796,16 +797,16 @@ def main() -> int:
         "--no-reader", action="store_true", help="the naming alone (no body reader after it)"
     )
     parser.add_argument(
-        "--reader-first",
+        "--over-reader",
         action="store_true",
-        help="the naming keeps the body reader's values (NamingOptions.over_body_reader off)",
+        help="the naming replaces the body reader's values (NamingOptions.over_body_reader on)",
     )
     parser.add_argument(
         "--typed", action="store_true", help="held-out pages read as their type (reader first)"
     )
     args = parser.parse_args()
     HALF["of"], READER["on"], TYPED["on"] = args.half, not args.no_reader, args.typed
-    options = NamingOptions(min_pages=args.min_pages, over_body_reader=not args.reader_first)
+    options = NamingOptions(min_pages=args.min_pages, over_body_reader=args.over_reader)
     logging.disable(logging.WARNING)
     warnings.simplefilter("ignore")  # dateutil on time zone names it does not know
     if args.settled:

@@ -131,11 +131,12 @@ class NamingOptions:
             The three chosen leave-one-site-out (``eval_body_names.py --loso anchored``): the
             choice still names a few more values wrong than the anchors off, so ``anchored``
             stays off by default (docs/figures_names8.md).
-        over_body_reader: a value the page's generic body reader set (:mod:`.bodyproduct`,
-            :mod:`.bodyrecipe`: source ``body`` before the naming fills) is replaced by the
-            site's learned field where that has one: the site's own pages vouch for the
-            field, the reader only for its words. Off keeps the reader's value (the first
-            order); measured both ways in docs/figures_recipe1.md.
+        over_body_reader: a value the page's generic body reader set before the naming
+            fills (:mod:`.bodyproduct`, :mod:`.bodyrecipe`, on a page whose own metadata
+            names its type) is replaced by the site's learned field where that has one. Off
+            (kept): measured both ways, replacing it named a few more values right and more
+            of them wrong (docs/figures_recipe1.md). A page the label types is filled by the
+            naming first either way: the reader runs after it.
     """
 
     min_pages: int = 2
@@ -160,7 +161,7 @@ class NamingOptions:
     anchor_lists_only: bool = False
     anchor_size_slack: float = 2.0
     anchor_no_code: bool = True
-    over_body_reader: bool = True
+    over_body_reader: bool = False
 
     def __post_init__(self) -> None:
         counts = (self.min_pages, self.stale_pages, self.max_pages, self.max_keys)

@@ -41,8 +41,19 @@ longer text" only where a text ends with it after a short label ("by Mike") or t
 every item of a list; a value only mentioned in running text (a title, a menu item, a
 comment) or shown in part is counted apart.
 
+The held-out page is filled as a crawl fills it: by the site's learned naming first, then by
+the body reader (:mod:`~pagesim_scrapy.core.record.bodyproduct`,
+:mod:`~pagesim_scrapy.core.record.bodyrecipe`) for what the naming leaves; the goal lines say
+the reader's share apart. ``--no-reader``: the naming alone. ``--typed``: the held-out page
+is read as its type, so the reader runs before the naming (a page whose own metadata names
+its type); ``--over-reader``: the naming then replaces the reader's values with its own
+(``NamingOptions.over_body_reader`` on; off by default, the naming keeps them).
+``--half even|odd``: the recipe sites at even or odd places by sorted name (the reader's
+words were chosen on the even half).
+
 Run: ``python benchmarks/eval_body_names.py [--held N] [--train N] [--min-pages N] [--site S]
-[--loso [GRID]] [--misses] [--unshown] [--settled]``. Deterministic.
+[--loso [GRID]] [--misses] [--unshown] [--settled] [--no-reader] [--typed] [--over-reader]
+[--half even|odd]``. Deterministic.
 """
 
 from __future__ import annotations
@@ -75,6 +86,7 @@ from pagesim_scrapy.core.record.bodyvalues import (  # noqa: E402
     sequences,
     value_kind,
 )
+from pagesim_scrapy.core.record.build import from_body as body_reader  # noqa: E402
 from pagesim_scrapy.core.record.build import read_page  # noqa: E402
 from pagesim_scrapy.core.record.fields import FIELDS  # noqa: E402
 from pagesim_scrapy.core.record.model import CoreRecord  # noqa: E402
@@ -153,6 +165,8 @@ def prepared(pages: list[Page]) -> list[tuple[CoreRecord, dict[str, str]]]:
 
 
 Read = tuple[CoreRecord, dict[str, str]]
+#: a held-out page read without its metadata: its core record, body fields and tree
+Bare = tuple[CoreRecord, dict[str, str], Any]
 
 
 #: why values were missed, ``{attribute: Counter(reason)}``, and examples (``--misses``)
@@ -160,9 +174,14 @@ MISSES: dict[str, Counter[str]] = {}
 EXAMPLES: dict[tuple[str, str], list[str]] = {}
 
 
+#: the held-out pages are filled by the naming, then by the body reader (``--no-reader``:
+#: by the naming alone, the figures before the reader)
+READER = {"on": True}
+
+
 def judge_page(
     truth: CoreRecord,
-    bare: Read,
+    bare: Bare,
     others: list[Read],
     options: NamingOptions,
     site: str = "",
@@ -172,8 +191,9 @@ def judge_page(
     naming = BodyNaming(options, memory, site.rsplit("#", 1)[0])
     for core, body in others:
         naming.observe(core, body)
-    filled = naming.fill(*bare)
-    body = bare[1]
+    core, body, root = bare
+    named = naming.fill(core, body)
+    filled = body_reader(named, root) if READER["on"] else named
     figures: Counter[str] = Counter()
     for spec in FIELDS.get(truth.page_type, ()):
         kind = value_kind(spec.name, spec.kind)
@@ -191,15 +211,36 @@ def judge_page(
             figures[f"{spec.name}/shown"] += 1
             figures[f"{spec.name}/got"] += right
         figures[f"{spec.name}/wrong"] += from_body and not right
-        if not shown and html is not None:
-            figures[f"{spec.name}/{_cause(site, spec.name, html, kind, want.value)}"] += 1
-        if not shown and not from_body:
-            UNSHOWN.append((site, spec.name, kind, want.value))
+        by_reader = from_body and named.fields.get(spec.name) != got  # the naming had none
+        if by_reader:
+            figures += _reader_figures(spec.name, right, shown)
+        if not shown:
+            figures += _unshown(site, spec.name, html, kind, want.value, from_body)
         if not right:
             reason = _reason(naming, truth.page_type, spec.name, shown, from_body)
+            reason += " (the body reader's)" if by_reader else ""
             extra = f" got {got.value!r}" if from_body and got is not None else ""
             _missed(spec.name, reason, site, want.value, body, extra)
     return figures
+
+
+def _unshown(
+    site: str, name: str, html: bytes | None, kind: str, value: Any, from_body: bool
+) -> Counter[str]:
+    """Where a value the stripped body does not show is (the goal line's causes; kept for
+    ``--unshown`` where nothing was filled)."""
+    if not from_body:
+        UNSHOWN.append((site, name, kind, value))
+    if html is None:
+        return Counter()
+    return Counter({f"{name}/{_cause(site, name, html, kind, value)}": 1})
+
+
+def _reader_figures(name: str, right: bool, shown: bool) -> Counter[str]:
+    """The body reader's share: a value it filled, right where shown (counted in the goal
+    figure), right elsewhere, or wrong."""
+    kind = "reader_got" if right and shown else "reader_other"
+    return Counter({f"{name}/{kind}": 1, f"{name}/reader_wrong": int(not right)})
 
 
 def _reason(naming: BodyNaming, page_type: str, name: str, shown: bool, from_body: bool) -> str:
@@ -394,7 +435,10 @@ def _shown(kind: str, truth: Any, body: dict[str, str]) -> bool:
 
 #: a site's pages read with their metadata, its held-out pages read without it, and the
 #: held-out pages' HTML (to say where a value the body does not show is)
-Site = tuple[list[Read], list[Read], list[bytes]]
+Site = tuple[list[Read], list["Bare"], list[bytes]]
+#: read the held-out pages as their type (``--typed``): the body reader runs before the
+#: naming fills, as on a crawled page whose own metadata names its type but lacks a value
+TYPED = {"on": False}
 
 
 def read_site(pages: list[Page], held: int, train: int) -> Site:
@@ -402,9 +446,10 @@ def read_site(pages: list[Page], held: int, train: int) -> Site:
     ones read again without it (parsed once, judged with any options)."""
     ready = prepared(pages[: held + train])
     bare = []
-    for url, html in pages[:held]:
-        core, root = read_page(stripped(html), url)
-        bare.append((core, body_fields(root, url)))
+    for (truth, _), (url, html) in zip(ready, pages[:held]):
+        page_type = truth.page_type if TYPED["on"] and truth.fields else None
+        core, root = read_page(stripped(html), url, page_type=page_type)
+        bare.append((core, body_fields(root, url), root))
     return ready, bare, [html for _, html in pages[:held]]
 
 
@@ -553,12 +598,26 @@ def print_goal(per_site: dict[str, Counter[str]], prefix: str = "") -> None:
     others = sum((f for n, f in per_site.items() if not n.startswith("recipes/")), Counter())
     for kind, figures in (("recipes", recipes), ("others", others), ("pooled", recipes + others)):
         print(goal_line(f"{prefix}goal {kind}", figures))
+        print(reader_line(f"{prefix}  of which the body reader", figures))
+
+
+def reader_line(name: str, figures: Counter[str]) -> str:
+    """The body reader's share of the goal figure: the values it filled (where the naming
+    filled none) right, wrong, and right where the judge does not count the value shown."""
+    got, other, wrong = (_total(figures, k) for k in ("reader_got", "reader_other", "reader_wrong"))
+    return f"{name}: right {got}, wrong {wrong} (filled where not shown whole: {other})"
+
+
+#: ``--half even|odd``: the recipe sites at even or odd places by sorted name (the reader's
+#: words chosen on the even half, the odd half reported beside it)
+HALF = {"of": "all"}
 
 
 def sites(only: str | None) -> list[tuple[str, list[Page]]]:
     out = [("demo_shop", demo_pages())]
     out += [(f"{site}/{kind}", type_pages(ds, site, kind)) for ds, site, kind in TYPES]
-    out += recipe_sites()
+    recipes = recipe_sites()
+    out += recipes if HALF["of"] == "all" else recipes[HALF["of"] == "odd" :: 2]
     return [(name, pages) for name, pages in out if only is None or only in name]
 
 
@@ -731,8 +790,23 @@ def main() -> int:
     parser.add_argument(
         "--min-sites", type=int, default=2, help="sites a signature's name needs (memory)"
     )
+    parser.add_argument(
+        "--half", choices=("all", "even", "odd"), default="all", help="recipe sites: one half"
+    )
+    parser.add_argument(
+        "--no-reader", action="store_true", help="the naming alone (no body reader after it)"
+    )
+    parser.add_argument(
+        "--over-reader",
+        action="store_true",
+        help="the naming replaces the body reader's values (NamingOptions.over_body_reader on)",
+    )
+    parser.add_argument(
+        "--typed", action="store_true", help="held-out pages read as their type (reader first)"
+    )
     args = parser.parse_args()
-    options = NamingOptions(min_pages=args.min_pages)
+    HALF["of"], READER["on"], TYPED["on"] = args.half, not args.no_reader, args.typed
+    options = NamingOptions(min_pages=args.min_pages, over_body_reader=args.over_reader)
     logging.disable(logging.WARNING)
     warnings.simplefilter("ignore")  # dateutil on time zone names it does not know
     if args.settled:

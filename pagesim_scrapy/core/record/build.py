@@ -8,10 +8,12 @@ from typing import Any
 from . import groups
 from .bodycrumbs import body_breadcrumbs, with_body_breadcrumbs
 from .bodyproduct import product_from_body
+from .bodyrecipe import recipe_from_body
 from .bodyvariants import body_variants, with_body_variants
 from .entities import find_entity, resolve, types_of, walk
 from .fields import FIELDS, MAIN_TYPES, OG_TYPES, FieldSpec
 from .model import CoreRecord, Value
+from .naming import BodyNaming
 from .normalise import (
     as_availability,
     as_currency,
@@ -27,7 +29,14 @@ from .options import RecordOptions
 from .posts import body_posts, posts_may_change, with_body_posts
 from .read import StructuredData, read_structured
 
-__all__ = ["build_record", "guess_page_type", "read_page", "read_record"]
+__all__ = [
+    "build_record",
+    "fill_from_body",
+    "from_body",
+    "guess_page_type",
+    "read_page",
+    "read_record",
+]
 
 _STRUCTURED = ("json-ld", "microdata", "rdfa")
 _FLAT = ("opengraph", "twitter", "meta")
@@ -65,10 +74,31 @@ def read_page(
         record = with_body_posts(record, body_posts(data.root), forced)
     if record.page_type == "product" and "variants" not in record.fields:
         record = with_body_variants(record, body_variants(data.root))
-    record = product_from_body(record, data.root, options.body_product)
+    record = from_body(record, data.root, options)
     if "breadcrumbs" not in record.fields:
         record = with_body_breadcrumbs(record, body_breadcrumbs(data.root, url))
     return record, data.root
+
+
+def from_body(record: CoreRecord, root: Any, options: RecordOptions | None = None) -> CoreRecord:
+    """``record`` with what the body's own markup, labels and headings say of the product or
+    recipe fields its metadata leaves empty (source ``body``)."""
+    options = options or RecordOptions()
+    record = product_from_body(record, root, options.body_product)
+    return recipe_from_body(record, root, options.body_recipe)
+
+
+def fill_from_body(
+    naming: BodyNaming,
+    core: CoreRecord,
+    body: Any,
+    root: Any,
+    options: RecordOptions | None = None,
+) -> CoreRecord:
+    """``core``'s gaps filled first from the body fields the site's metadata names
+    (:meth:`.BodyNaming.fill`), then from what the body's own labels say (:func:`from_body`):
+    a page the site's label types (no metadata of its own) is read for its type's values too."""
+    return from_body(naming.fill(core, body), root, options)
 
 
 def build_record(

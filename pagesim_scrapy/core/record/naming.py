@@ -131,6 +131,12 @@ class NamingOptions:
             The three chosen leave-one-site-out (``eval_body_names.py --loso anchored``): the
             choice still names a few more values wrong than the anchors off, so ``anchored``
             stays off by default (docs/figures_names8.md).
+        over_body_reader: a value the page's generic body reader set before the naming
+            fills (:mod:`.bodyproduct`, :mod:`.bodyrecipe`, on a page whose own metadata
+            names its type) is replaced by the site's learned field where that has one. Off
+            (kept): measured both ways, replacing it named a few more values right and more
+            of them wrong (docs/figures_recipe1.md). A page the label types is filled by the
+            naming first either way: the reader runs after it.
     """
 
     min_pages: int = 2
@@ -155,6 +161,7 @@ class NamingOptions:
     anchor_lists_only: bool = False
     anchor_size_slack: float = 2.0
     anchor_no_code: bool = True
+    over_body_reader: bool = False
 
     def __post_init__(self) -> None:
         counts = (self.min_pages, self.stale_pages, self.max_pages, self.max_keys)
@@ -564,6 +571,8 @@ class BodyNaming:
             if key is None:
                 continue
             have = core.fields.get(name) if core.page_type == page_type else None
+            if have is not None and have.source == BODY and self.options.over_body_reader:
+                have = None  # the generic reader's guess gives way to the site's field
             if have is None or (
                 not same(kind, have.value, value) and counts.overrides(name, key, self.options)
             ):

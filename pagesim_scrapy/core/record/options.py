@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["BodyProductOptions", "RecordOptions"]
+__all__ = ["BodyProductOptions", "BodyRecipeOptions", "RecordOptions"]
 
 
 @dataclass(frozen=True)
@@ -222,6 +222,151 @@ class BodyProductOptions:
 
 
 @dataclass(frozen=True)
+class BodyRecipeOptions:
+    """Which label and heading words name a recipe's parts in its body ("Prep Time",
+    "Servings", "Ingredients", "Method"), in the languages of the recipe benchmark's sites
+    (chosen on half of its sites, checked on the other half: ``eval_body_names.py --half``).
+    A label is matched whole, case folded, a colon and a trailing ``#`` aside."""
+
+    #: labels of the preparation time
+    prep_labels: tuple[str, ...] = (
+        "prep time",
+        "prep",
+        "preparation time",
+        "preparation",
+        "vorbereitungszeit",
+        "vorbereitung",
+        "arbeitszeit",
+        "temps de préparation",
+        "préparation",
+        "voorbereidingstijd",
+        "voorbereiding",
+        "tiempo de preparación",
+        "preparación",
+        "tempo di preparazione",
+        "forberedelse",
+        "förberedelse",
+        "előkészítés",
+    )
+    #: labels of the cooking time
+    cook_labels: tuple[str, ...] = (
+        "cook time",
+        "cook",
+        "cooking time",
+        "bake time",
+        "baking time",
+        "kochzeit",
+        "backzeit",
+        "garzeit",
+        "temps de cuisson",
+        "cuisson",
+        "kooktijd",
+        "baktijd",
+        "oventijd",
+        "tiempo de cocción",
+        "cocción",
+        "tempo di cottura",
+        "tilberedningstid",
+        "sütési idő",
+    )
+    #: labels of the whole time
+    total_labels: tuple[str, ...] = (
+        "total time",
+        "total",
+        "ready in",
+        "gesamtzeit",
+        "temps total",
+        "totale tijd",
+        "tiempo total",
+        "tempo totale",
+        "total tid",
+        "samlet tid",
+        "totalt",
+        "összesen",
+    )
+    #: labels of the yield
+    yield_labels: tuple[str, ...] = (
+        "servings",
+        "serves",
+        "yield",
+        "yields",
+        "makes",
+        "portions",
+        "portionen",
+        "personen",
+        "personnes",
+        "porciones",
+        "raciones",
+        "comensales",
+        "porzioni",
+        "porsjoner",
+        "portioner",
+        "adag",
+    )
+    #: labels of the author
+    author_labels: tuple[str, ...] = ("author", "recipe by", "by", "auteur", "autor", "autore")
+    #: labels of the cuisine
+    cuisine_labels: tuple[str, ...] = ("cuisine", "küche", "keuken", "cocina", "cucina", "kök")
+    #: labels of the category
+    category_labels: tuple[str, ...] = (
+        "course",
+        "category",
+        "kategorie",
+        "catégorie",
+        "categoría",
+        "categoria",
+        "kategori",
+        "gang",
+        "gerecht",
+        "plat",
+    )
+    #: headings of the ingredient list
+    ingredient_headings: tuple[str, ...] = (
+        "ingredients",
+        "zutaten",
+        "ingrédients",
+        "ingredientes",
+        "ingrediënten",
+        "ingredienti",
+        "ingredienser",
+        "hozzávalók",
+    )
+    #: headings of the steps
+    instruction_headings: tuple[str, ...] = (
+        "instructions",
+        "directions",
+        "method",
+        "steps",
+        "zubereitung",
+        "anleitung",
+        "préparation",
+        "preparación",
+        "elaboración",
+        "pasos a seguir",
+        "bereiding",
+        "bereidingswijze",
+        "werkwijze",
+        "procedimento",
+        "fremgangsmåde",
+        "fremgangsmåte",
+        "gör så här",
+        "tillagning",
+        "elkészítés",
+    )
+    #: headings that end a list section (the notes and nutrition after a recipe's steps)
+    end_headings: tuple[str, ...] = ("notes", "nutrition", "equipment", "video", "tips")
+    #: the longest text read as a label or a heading
+    max_label_chars: int = 30
+    #: the longest text read as a label's value (a time, a yield, a name)
+    max_value_chars: int = 60
+    #: the most elements, in page order after a heading, searched for its list's items
+    max_reach: int = 400
+    #: an ingredient list is read only where at least this share of its lines begin with a
+    #: quantity (0: any list under the heading)
+    min_measured_share: float = 0.5
+
+
+@dataclass(frozen=True)
 class RecordOptions:
     """Bounds that keep a hostile or broken page from costing more than it is worth.
 
@@ -237,6 +382,9 @@ class RecordOptions:
         body_product: the markup and label words by which a product page's body names its
             price, buy control, identifiers and brand, read where the metadata gives none;
             ``None`` reads no body values.
+        body_recipe: the label and heading words by which a recipe page's body names its
+            times, yield, ingredients, steps, author, cuisine and category, read where the
+            metadata (and a site's learned naming) gives none; ``None`` reads none.
     """
 
     max_block_chars: int = 2_000_000
@@ -245,6 +393,7 @@ class RecordOptions:
     max_text: int = 100_000
     rdfa: str = "auto"
     body_product: BodyProductOptions | None = field(default_factory=BodyProductOptions)
+    body_recipe: BodyRecipeOptions | None = field(default_factory=BodyRecipeOptions)
 
     def __post_init__(self) -> None:
         if self.rdfa not in ("auto", "always", "never"):

@@ -68,7 +68,9 @@ def _filled(
         naming.observe(core, body)
         if wanted is not None:
             body = _with_anchors(core, root, url, naming, (body, every_field))
-        return naming.fill(core, body)
+        from pagesim_scrapy.core.record.build import fill_from_body
+
+        return fill_from_body(naming, core, body, root)
     except Exception as exc:
         logger.warning("pagesim: no body fields for page item %s: %s", url, describe_error(exc))
         return core

@@ -146,9 +146,7 @@ class PoolNumbers:
             fresh = distinct[new]
             numbers = np.arange(len(self.names), len(self.names) + len(fresh), dtype=np.int64)
             self.names.extend(code_names(fresh))
-            at = np.searchsorted(self.codes, fresh)
-            self.codes = np.insert(self.codes, at, fresh)
-            self.slots = np.insert(self.slots, at, numbers)
+            self.codes, self.slots = _merged(self.codes, self.slots, fresh, numbers)
             ids[new] = numbers
         return ids
 
@@ -160,6 +158,21 @@ class PoolNumbers:
             self._reset_table()
             return
         self._pages = {page: self._pages[page] for page in pages}
+
+
+def _merged(
+    codes: np.ndarray, slots: np.ndarray, fresh: np.ndarray, numbers: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The table (``codes`` ascending, their ``slots``) with the ``fresh`` codes (ascending,
+    none in it) and their ``numbers`` merged in, in one pass."""
+    at = np.searchsorted(codes, fresh) + np.arange(len(fresh))
+    placed = np.zeros(len(codes) + len(fresh), dtype=bool)
+    placed[at] = True
+    merged_codes = np.empty(len(placed), dtype=np.uint64)
+    merged_slots = np.empty(len(placed), dtype=np.int64)
+    merged_codes[at], merged_slots[at] = fresh, numbers
+    merged_codes[~placed], merged_slots[~placed] = codes, slots
+    return merged_codes, merged_slots
 
 
 def lookup_codes(table: np.ndarray, slots: np.ndarray, codes: np.ndarray) -> np.ndarray:

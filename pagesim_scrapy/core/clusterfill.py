@@ -30,6 +30,15 @@ from typing import Any
 
 import numpy as np
 
+from pagesim_scrapy.core.poolnumbers import (
+    RENUMBER_AT as RENUMBER_AT,  # the old import path of the constant
+)
+from pagesim_scrapy.core.poolnumbers import (
+    PoolNumbers,
+    code_names,
+    lookup_codes,
+    page_codes,
+)
 from pagesim_scrapy.core.site import Features, SiteModel
 from pagesim_scrapy.core.summary import PageSummary, _walk_c
 from pagesim_scrapy.core.verdict import Verdict
@@ -298,49 +307,6 @@ class KeptNeighbours:
         return found
 
 
-#: A site's numbering starts again once it holds this many times the numbers its sample
-#: uses (the features of pages no longer sampled keep theirs until then).
-RENUMBER_AT = 4
-
-
-class PoolNumbers:
-    """A site's feature numbers kept from one build of its :class:`KeptNeighbours` to the
-    next: a kept page is numbered once while it stays sampled, not at every re-estimate."""
-
-    def __init__(self) -> None:
-        self.number: dict[str, int] = {}
-        #: each number's feature
-        self.names: list[str] = []
-        self._pages: dict[Features | str, np.ndarray] = {}
-
-    def of(self, page: Features | str) -> np.ndarray:
-        """The page's feature numbers, ascending (``page``: its features, or packed)."""
-        found = self._pages.get(page)
-        if found is None:
-            found = self._pages[page] = self._numbered(page)
-        return found
-
-    def _numbered(self, page: Features | str) -> np.ndarray:
-        number, names = self.number, self.names
-        ids = []
-        for feature in _packed_features(page) if isinstance(page, str) else page:
-            n = number.get(feature)
-            if n is None:
-                n = number[feature] = len(names)
-                names.append(feature)
-            ids.append(n)
-        ids.sort()
-        return np.array(ids, dtype=np.int64)
-
-    def keep_only(self, pages: Sequence[Features | str], used: int) -> None:
-        """Forget the pages not in ``pages`` (the sample now, whose pages use ``used``
-        numbers), and every number once most belong to pages no longer sampled."""
-        if len(self.names) > RENUMBER_AT * used:
-            self.number, self.names, self._pages = {}, [], {}
-            return
-        self._pages = {page: self._pages[page] for page in pages}
-
-
 def _weights_of(features: Sequence[str], model: SiteModel) -> np.ndarray:
     """``model.weights`` of ``features`` as an array in their order (no dict on the way)."""
     table = model.table()
@@ -370,9 +336,9 @@ class NumberedPool:
         self, numbers: PoolNumbers, model: SiteModel, pages: Sequence[Features | str]
     ) -> None:
         self.model = model
-        arrays = [numbers.of(page) for page in pages]
-        #: the numbering the arrays are in (a later build may start another one)
-        self.number = numbers.number
+        arrays = numbers.of_all(pages)
+        #: the numbering the arrays are in (a later build may start another one or add to it)
+        self._codes, self._slots = numbers.codes, numbers.slots
         sizes = np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays))
         self.flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
@@ -388,6 +354,12 @@ class NumberedPool:
             self.weights[present] = _weights_of(held, model)
         self.totals = _segment_sums(self.weights[self.flat], self.starts, sizes)
         numbers.keep_only(pages, len(present))
+
+    @property
+    def number(self) -> dict[str, int]:
+        """Each feature's number in the numbering the arrays are in (built on demand)."""
+        names = code_names(self._codes)
+        return dict(zip(names, self._slots.tolist()))
 
     def nearest(self) -> tuple[np.ndarray, np.ndarray]:
         """Each page's most similar other page (the first on a tie; itself alone) and that
@@ -420,8 +392,7 @@ class NumberedPool:
         """The page's site-weighted similarity to every page (a feature no page holds weighs
         in the page's own total only, at its weight on the site now), and the last page equal
         to it (None when none is)."""
-        number = self.number
-        ids = np.fromiter((number.get(f, -1) for f in page), dtype=np.int64, count=len(page))
+        ids = lookup_codes(self._codes, self._slots, page_codes(page))
         known = (ids >= 0) & (ids < len(self.sampled))  # numbered by a later build: not sampled
         known[known] = self.sampled[ids[known]]
         mine = ids[known]

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
-from .fields import FIELDS
-from .model import CoreRecord, Value
+from .bodyfill import fill_from_body, with_body_values
+from .model import CoreRecord
 from .normalise import as_currency, as_gtin, as_identifier, as_price
 from .options import BodyProductOptions
-from .posts import BODY
 
 __all__ = [
     "FILLED",
@@ -591,22 +589,14 @@ def product_from_body(
 ) -> CoreRecord:
     """``record`` with what the body says of the product fields its metadata leaves empty
     (the same record for other page types, or when ``options`` is None)."""
-    wanted = FILLED - record.fields.keys()
-    if record.page_type != "product" or options is None or not wanted:
+    if options is None:
         return record
-    return with_body_product(record, body_product(root, options, wanted))
+    return fill_from_body(
+        record, "product", FILLED, lambda wanted: body_product(root, options, wanted)
+    )
 
 
 def with_body_product(record: CoreRecord, found: dict[str, str]) -> CoreRecord:
     """``record`` with the body's values (source ``body``) for the product fields its
     metadata leaves empty; the fields stay in their standard order."""
-    if record.page_type != "product":
-        return record
-    added = {k: Value(v, BODY) for k, v in found.items() if k not in record.fields}
-    if not added:
-        return record
-    fields = {**record.fields, **added}
-    order = [spec.name for spec in FIELDS["product"]]
-    ordered = {name: fields[name] for name in order if name in fields}
-    ordered.update((k, v) for k, v in fields.items() if k not in ordered)
-    return replace(record, fields=ordered)
+    return with_body_values(record, "product", found)

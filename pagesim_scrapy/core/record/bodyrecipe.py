@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from .bodyfill import fill_from_body, with_body_values
 from .bodyvalues import read_as
-from .fields import FIELDS
-from .model import CoreRecord, Value
+from .model import CoreRecord
 from .options import BodyRecipeOptions
-from .posts import BODY
 
 __all__ = [
     "FILLED",
@@ -369,22 +367,14 @@ def recipe_from_body(
 ) -> CoreRecord:
     """``record`` with what the body says of the recipe fields its metadata leaves empty
     (the same record for other page types, or when ``options`` is None)."""
-    wanted = FILLED - record.fields.keys()
-    if record.page_type != "recipe" or options is None or not wanted:
+    if options is None:
         return record
-    return with_body_recipe(record, body_recipe(root, options, wanted))
+    return fill_from_body(
+        record, "recipe", FILLED, lambda wanted: body_recipe(root, options, wanted)
+    )
 
 
 def with_body_recipe(record: CoreRecord, found: dict[str, Any]) -> CoreRecord:
     """``record`` with the body's values (source ``body``) for the recipe fields its
     metadata leaves empty; the fields stay in their standard order."""
-    if record.page_type != "recipe":
-        return record
-    added = {k: Value(v, BODY) for k, v in found.items() if k not in record.fields}
-    if not added:
-        return record
-    fields = {**record.fields, **added}
-    order = [spec.name for spec in FIELDS["recipe"]]
-    ordered = {name: fields[name] for name in order if name in fields}
-    ordered.update((k, v) for k, v in fields.items() if k not in ordered)
-    return replace(record, fields=ordered)
+    return with_body_values(record, "recipe", found)

@@ -7,6 +7,9 @@ then every page of the type (at most ``--pages``) is extracted. ``before`` is th
 record as the pipeline gave it until now (the induction core is unchanged, so this is the
 record of main before the change); ``after`` is
 :func:`pagesim_scrapy.core.record.item_record` of the page's core record and that record.
+The core record is typed as the pipeline types it once the label's naming is fixed: a plain
+page of a type whose ``--learn`` pages' records are mostly threads is a thread when its body
+shows one signed post (:func:`pagesim_scrapy.core.record.build.typed_by_label`).
 
 Figures per record (means over the type's pages):
 
@@ -37,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from pagesim_scrapy.core.induce import Wrapper, parse_html  # noqa: E402
 from pagesim_scrapy.core.record import item_record, read_record  # noqa: E402
+from pagesim_scrapy.core.record.build import label_type  # noqa: E402
 from pagesim_scrapy.core.record.rows import page_rows  # noqa: E402
 from pagesim_scrapy.core.record.tidy import is_layout_name, value_keys  # noqa: E402
 
@@ -109,12 +113,14 @@ def measure(records: list[dict[str, Any]], names: tuple[str, ...]) -> dict[str, 
 def evaluate(pages: list[tuple[str, bytes]], learn: int) -> tuple[str, dict, dict]:
     wrapper = Wrapper(label="type")
     wrapper.add_pages([parse_html(html, base_url=url) for url, html in pages[:learn]])
+    learned = [read_record(html, url).page_type for url, html in pages[:learn]]
+    label = label_type({kind: learned.count(kind) for kind in set(learned)})
     before, after, kinds = [], [], []
     for url, html in pages:
         root = parse_html(html, base_url=url)
         rows = page_rows(root)
         induced = {k: v for k, v in wrapper.extract(root, url=url).record.items() if k != _MARKER}
-        core = read_record(html, url)
+        core = read_record(html, url, label=label)
         kinds.append(core.page_type if core else "")
         before.append(induced)
         after.append(item_record(core, induced, url, rows).record)

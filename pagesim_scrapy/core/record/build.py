@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import groups
@@ -34,8 +34,10 @@ __all__ = [
     "fill_from_body",
     "from_body",
     "guess_page_type",
+    "label_type",
     "read_page",
     "read_record",
+    "typed_by_label",
 ]
 
 _STRUCTURED = ("json-ld", "microdata", "rdfa")
@@ -49,12 +51,14 @@ def read_record(
     *,
     page_type: str | None = None,
     options: RecordOptions | None = None,
+    label: str | None = None,
 ) -> CoreRecord:
     """The core record of a page: standard names for its page type, each value with its source.
 
-    ``page_type`` overrides the type guessed from the page's schema.org types.
+    ``page_type`` overrides the type guessed from the page's schema.org types; ``label`` is
+    the type most of the page's label's records have (:func:`typed_by_label`).
     """
-    return read_page(html, url, page_type=page_type, options=options)[0]
+    return read_page(html, url, page_type=page_type, options=options, label=label)[0]
 
 
 def read_page(
@@ -63,6 +67,7 @@ def read_page(
     *,
     page_type: str | None = None,
     options: RecordOptions | None = None,
+    label: str | None = None,
 ) -> tuple[CoreRecord, Any]:
     """:func:`read_record` and the parsed page it was read from (None for an empty or
     unparsable page), for what else the body shows (:func:`.bodyfields.body_fields`)."""
@@ -77,7 +82,28 @@ def read_page(
     record = from_body(record, data.root, options)
     if "breadcrumbs" not in record.fields:
         record = with_body_breadcrumbs(record, body_breadcrumbs(data.root, url))
-    return record, data.root
+    return typed_by_label(record, data.root, label), data.root
+
+
+def label_type(types: Mapping[str, int]) -> str | None:
+    """The page type most of a label's records have (``types``: records per type), None
+    when two types tie for the most: the site's own say on what its label's pages are."""
+    ranked = sorted(types.items(), key=lambda item: -item[1])
+    if not ranked or ranked[0][1] <= 0:
+        return None
+    if len(ranked) > 1 and ranked[1][1] == ranked[0][1]:
+        return None
+    return ranked[0][0]
+
+
+def typed_by_label(record: CoreRecord, root: Any, label: str | None) -> CoreRecord:
+    """``record`` as its label's type (:func:`label_type`) says: a plain page whose label's
+    records are threads is a thread when its body shows one signed post (a topic nobody
+    answered yet). One post alone does not make a page a thread (an article or a product
+    page shows one signed block too): it takes the site's other pages to say so."""
+    if label != "thread" or record.page_type != "page" or root is None:
+        return record
+    return with_body_posts(record, body_posts(root), False, min_posts=1)
 
 
 def from_body(record: CoreRecord, root: Any, options: RecordOptions | None = None) -> CoreRecord:

@@ -492,19 +492,25 @@ def posts_may_change(record: CoreRecord, forced: bool) -> bool:
     return record.page_type == "page" and not forced
 
 
-def with_body_posts(record: CoreRecord, posts: list[dict[str, Any]], forced: bool) -> CoreRecord:
+def with_body_posts(
+    record: CoreRecord,
+    posts: list[dict[str, Any]],
+    forced: bool,
+    min_posts: int = MIN_THREAD_POSTS,
+) -> CoreRecord:
     """``record`` with the body's posts where its structured data gives none (their author
     and date where it gives posts without them); a plain ``page`` (type not
-    ``forced`` by the caller) whose body shows :data:`MIN_THREAD_POSTS` posts becomes a
-    thread (title from its name); a product's or recipe's are its reviews. Their source is
-    :data:`BODY`."""
+    ``forced`` by the caller) whose body shows ``min_posts`` posts becomes a thread (title
+    from its name); a product's or recipe's are its reviews. Their source is :data:`BODY`.
+    ``min_posts`` is lower only where the site says the page is a thread (its label's
+    other pages are: :func:`.build.typed_by_label`)."""
     if not posts:
         return record
     if record.page_type == "thread":
         return _signed(record, posts)
     if record.page_type in REVIEWED:
         return _reviewed(record, posts)
-    if record.page_type != "page" or forced or len(posts) < MIN_THREAD_POSTS:
+    if record.page_type != "page" or forced or len(posts) < min_posts:
         return record
     fields = {"title": record.fields["name"]} if "name" in record.fields else {}
     fields["posts"] = Value(posts, BODY)

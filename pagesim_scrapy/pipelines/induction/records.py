@@ -2,7 +2,10 @@
 the induced fields kept (:func:`pagesim_scrapy.core.record.item_record`). Runs in the worker
 thread. The core record's gaps are filled from the body fields the site's own metadata
 names on its other pages of the label (:class:`pagesim_scrapy.core.record.naming.BodyNaming`,
-one per label and site, learned from the label's kept pages in canonical order: :mod:`.naming`)."""
+one per label and site, learned from the label's kept pages in canonical order: :mod:`.naming`).
+A plain page is typed as the records that naming learned from mostly are
+(:func:`~pagesim_scrapy.core.record.build.typed_by_label`): the site says what its label's
+pages are where one page alone cannot."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from pagesim_scrapy.pipelines.induction.stores import logger
 __all__ = [
     "body_naming",
     "compose_record",
+    "label_type_of",
     "labelled_rows",
     "page_tree",
     "site_chrome_texts",
@@ -126,10 +130,37 @@ def compose_record(
     read keeps its other fields (with a WARNING)."""
     core, root, every_field = read if read is not None else (*_read_page(html, url), None)
     if core is not None and naming is not None:
+        core = _typed(core, root, url, naming)
         core = _filled(core, root, url, naming, every_field)
     record = item_record(core, induced, url, rows, site_chrome_texts(root, url), root)
     forget_page()  # the page's trees and element lists are not needed past its record
     return record
+
+
+def label_type_of(naming: BodyNaming) -> str | None:
+    """The page type most of the records ``naming`` learned from have, once it learns no
+    more (None while it learns as pages come: which pages it saw would depend on their
+    order, and so would the records)."""
+    from pagesim_scrapy.core.record.build import label_type
+
+    if naming.learning:
+        return None
+    # the naming counts the pages of each type it learned from (no public view of them yet)
+    with naming._lock:
+        types = {page_type: counts.pages for page_type, counts in naming._types.items()}
+    return label_type(types)
+
+
+def _typed(core: CoreRecord, root: Any, url: str | None, naming: BodyNaming) -> CoreRecord:
+    """``core`` typed as its label's records mostly are; ``core`` itself if that fails
+    (logged: a bug, the record keeps the type guessed from the page alone)."""
+    from pagesim_scrapy.core.record.build import typed_by_label
+
+    try:
+        return typed_by_label(core, root, label_type_of(naming))
+    except Exception as exc:
+        logger.warning("pagesim: no label type for page item %s: %s", url, describe_error(exc))
+        return core
 
 
 def _read_page(html: str | bytes, url: str | None) -> tuple[CoreRecord | None, Any]:

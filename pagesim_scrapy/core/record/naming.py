@@ -495,6 +495,11 @@ class BodyNaming:
         self._unchanged = self._unchanged + 1 if same_keys else 0
         self._last = keys
 
+    def type_counts(self) -> dict[str, int]:
+        """How many of the pages it learned from had each page type."""
+        with self._lock:
+            return {page_type: counts.pages for page_type, counts in self._types.items()}
+
     def page_type(self) -> str | None:
         """The page type the label's pages have most (a plain ``page`` only when no other)."""
         with self._lock:

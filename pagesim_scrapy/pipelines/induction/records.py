@@ -145,10 +145,7 @@ def label_type_of(naming: BodyNaming) -> str | None:
 
     if naming.learning:
         return None
-    # the naming counts the pages of each type it learned from (no public view of them yet)
-    with naming._lock:
-        types = {page_type: counts.pages for page_type, counts in naming._types.items()}
-    return label_type(types)
+    return label_type(naming.type_counts())
 
 
 def _typed(core: CoreRecord, root: Any, url: str | None, naming: BodyNaming) -> CoreRecord:

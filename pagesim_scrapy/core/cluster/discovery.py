@@ -29,6 +29,7 @@ exact comparisons and the update, so concurrent callers always agree on the type
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import threading
 import zlib
@@ -51,6 +52,7 @@ from pagesim_scrapy.core.cluster.pipeline import (
     DEFAULT_METHOD,
     SITE_METHOD,
     ClusterOptions,
+    condensing_pass,
     measure_function,
     method_thresholds,
 )
@@ -272,6 +274,7 @@ class OnlineDiscovery:
             self.closeness,
             self.young_pages,
             self.settle_after,
+            functools.partial(condensing_pass, options, similarity, self.sketcher),
         )
 
     def _site_similarity(self, page: PageSummary, leader: PageSummary) -> float:
@@ -442,8 +445,15 @@ class OnlineDiscovery:
         self._model = self._sites.get(site)
 
     def _use_batch_model(self, site: str | None) -> None:
-        """Weigh by the site's model as batch ``cluster`` does (no floor)."""
-        self._model = self._sites.get(site)
+        """Weigh by the site's model as batch ``cluster`` does (no floor), at the site's
+        current page count: a crawl's model rebuilds its weights only as the site grows by a
+        share, and batch ``cluster`` weighs by the pages it was given."""
+        model = self._sites.get(site)
+        if model is not None:
+            model = SiteModel.from_counts(
+                model.pages, model.df, max_features=model.max_features, keep_pages=0
+            )
+        self._model = model
         self._floor = 0
 
     def _apply(self, change: Regrouping) -> None:

@@ -178,6 +178,29 @@ class LeaderClustering:
             self._join_layout(leader.key, layout)
             return Assignment(leader.key, 1.0, True)
 
+    def fold(self, leader: Leader) -> Assignment:
+        """Add the pages of another clustering's ``leader`` as :meth:`add` adds one page: they
+        join this clustering's best leader when the leader page would, else ``leader`` becomes
+        a leader here with its pages and their scores (it is not itself changed)."""
+        with self._lock:
+            best, score = self.best_leader(leader.summary, leader.minhash)
+            if best is not None and score >= self.bar(best):
+                best.absorb(score, leader.weight)
+                best.sim_min = min(best.sim_min, leader.sim_min)
+                return Assignment(best.key, score, False)
+            layout = self._layout_near(best, score)
+            if layout is not None and self._layout_full(layout):
+                assert best is not None
+                best.absorb(score, leader.weight)
+                self.layout_folds += 1
+                return Assignment(best.key, score, False)
+            if self.full:
+                return Assignment(None, score, False)
+            copy = self.new_leader(leader.summary, leader.minhash, weight=leader.weight)
+            copy.sim_sum, copy.sim_min, copy.scored = leader.sim_sum, leader.sim_min, leader.scored
+            self._join_layout(copy.key, layout)
+            return Assignment(copy.key, 1.0, True)
+
     def _layout_near(self, best: Leader | None, score: float) -> int | None:
         """The layout of ``best`` when layouts are bounded and the page is close enough to it."""
         if self.layout_leaders is None or best is None or score < self.layout_bar:

@@ -391,6 +391,26 @@ class _Progress:
             self.func(stage, done, total)
 
 
+def condensing_pass(
+    options: ClusterOptions, similarity: SimilarityFunc, sketcher: Sketcher
+) -> LeaderClustering:
+    """The leaders of the condensing pass (step 1), empty: batch ``cluster`` adds its pages,
+    crawl-time discovery's final regrouping its leaders, so both group the same items."""
+    thresholds = options.resolved()
+    online = options.algorithm == "online"
+    return LeaderClustering(
+        similarity,
+        thresholds["threshold"] if online else thresholds["condense"],
+        sketcher=sketcher,
+        lsh_threshold=options.lsh_threshold,
+        max_compare=options.max_compare,
+        early_accept=None if online else thresholds["condense"],
+        bucket_cap=options.bucket_cap,
+        layout_leaders=options.layout_bound(),
+        layout_bar=_or_one(options.layout_similarity()),
+    )
+
+
 def cluster_pages(
     pages: Iterable[PageSummary],
     options: ClusterOptions | None = None,
@@ -413,7 +433,6 @@ def cluster_pages(
         options = ClusterOptions(**kwargs)
     elif kwargs:
         raise TypeError("give either options or keyword arguments, not both")
-    thresholds = options.resolved()
     sketcher = Sketcher(options.num_perm, 1, options.shingle_size, options.shingle_relation)
     batch: BatchSiteSimilarity | None = None
     similarity: SimilarityFunc
@@ -422,18 +441,7 @@ def cluster_pages(
         pages, similarity = batch.pages, batch
     else:
         similarity = measure_function(options.method, options.method_params)
-    online = options.algorithm == "online"
-    condenser = LeaderClustering(
-        similarity,
-        thresholds["threshold"] if online else thresholds["condense"],
-        sketcher=sketcher,
-        lsh_threshold=options.lsh_threshold,
-        max_compare=options.max_compare,
-        early_accept=None if online else thresholds["condense"],
-        bucket_cap=options.bucket_cap,
-        layout_leaders=options.layout_bound(),
-        layout_bar=_or_one(options.layout_similarity()),
-    )
+    condenser = condensing_pass(options, similarity, sketcher)
     report = _Progress(progress)
     started = time.perf_counter()
     leader_of: list[int] = []

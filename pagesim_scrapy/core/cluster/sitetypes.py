@@ -98,6 +98,8 @@ class SiteTypes:
     could not follow them apart.
     ``settle_after``: the regroupings in a row that must leave a leader in its type before
     its type is settled (:meth:`settled`).
+    ``condenser``: an empty condensing pass of batch ``cluster`` (None: none); the final
+    regrouping folds the site's leaders into it before grouping (:meth:`_batch_groups`).
     Not thread-safe: the caller holds its lock.
     """
 
@@ -110,10 +112,12 @@ class SiteTypes:
         closeness: float = 0.0,
         young_pages: int = 0,
         settle_after: int = 1,
+        condenser: Callable[[], LeaderClustering] | None = None,
     ) -> None:
         if settle_after < 1:
             raise ValueError("settle_after must be >= 1")
         self.leaders = leaders
+        self.condenser = condenser
         self.settle_after = settle_after
         self.join = join
         self.closeness = closeness
@@ -253,16 +257,36 @@ class SiteTypes:
             return Regrouping()
         if use_model is not None:
             use_model(site)
+        if final and self.condenser is not None:
+            groups = self._batch_groups(keys, self.condenser())
+        else:
+            groups = self._crawl_groups(keys, site, final)
+        before = [self.type_of[key] for key in keys]
+        change = self._relabel(keys, groups)
+        self._confirm(keys, before)
+        return change
+
+    def _crawl_groups(self, keys: list[int], site: str | None, final: bool) -> list[int]:
+        """A group per leader of ``keys``: the grouping step over the leaders as they are."""
         leaders = [self.leaders.leaders[key] for key in keys]
         params = self.params if final else dataclasses.replace(self.params, lone=0.0)
         grouping = group_leaders(leaders, self.leaders.similarity, self.leaders.index, params)
         groups = grouping.groups
         if not final and self.closeness and self.young(site):
             groups = self._kept_apart(keys, grouping.graph, groups, site)
-        before = [self.type_of[key] for key in keys]
-        change = self._relabel(keys, groups)
-        self._confirm(keys, before)
-        return change
+        return groups
+
+    def _batch_groups(self, keys: list[int], condenser: LeaderClustering) -> list[int]:
+        """A group per leader of ``keys``, as batch ``cluster`` groups the site's pages: the
+        leaders, in the order they were founded, folded into ``condenser`` under the
+        similarity in force now (a crawl's leaders were condensed under the weights of the
+        site's first pages, which keep near-duplicates apart that the site's weights join),
+        then the grouping step over what it kept."""
+        folded = [condenser.fold(self.leaders.leaders[key]).key for key in keys]
+        kept = sorted(condenser.leaders.values(), key=lambda leader: leader.key)
+        grouping = group_leaders(kept, condenser.similarity, condenser.index, self.params)
+        group_of = {leader.key: group for leader, group in zip(kept, grouping.groups)}
+        return [group_of[key] for key in folded]
 
     def _confirm(self, keys: list[int], before: list[int]) -> None:
         """Leaders a regrouping left in their type count one more regrouping in a row; those

@@ -248,7 +248,9 @@ class SiteTypes:
         ``final`` False (a regrouping during the crawl) on a young site: two types are merged
         only where they are as close as ``closeness`` requires of a new leader (see
         :meth:`_kept_apart`), and no lone page is attached (mid-crawl, a lone page is as often
-        the first page of a type not seen twice yet). The final regrouping is batch ``cluster``'s.
+        the first page of a type not seen twice yet). The final regrouping is batch ``cluster``'s:
+        with a ``condenser``, its condensing pass and grouping step over the site's leaders
+        (:meth:`_batch_groups`).
         """
         self._regrouped_at[site] = self.site_pages[site]
         keys = sorted(key for key, owner in self.site_of.items() if owner == site)
@@ -282,7 +284,11 @@ class SiteTypes:
         similarity in force now (a crawl's leaders were condensed under the weights of the
         site's first pages, which keep near-duplicates apart that the site's weights join),
         then the grouping step over what it kept."""
-        folded = [condenser.fold(self.leaders.leaders[key]).key for key in keys]
+        folded = []
+        for key in keys:
+            found = condenser.fold(self.leaders.leaders[key]).key
+            assert found is not None  # the batch pass keeps a leader for every page
+            folded.append(found)
         kept = sorted(condenser.leaders.values(), key=lambda leader: leader.key)
         grouping = group_leaders(kept, condenser.similarity, condenser.index, self.params)
         group_of = {leader.key: group for leader, group in zip(kept, grouping.groups)}

@@ -7,8 +7,8 @@
 
 ``--agreement`` (fast): per site of both visible sets, batch ``cluster`` (``site``, defaults)
 and crawl-time discovery (``OnlineDiscovery``, three shuffled orders) against the page types,
-and the ARI between the two on the same pages; means per set (starred sites included and
-excluded).
+and the ARI between the two on the same pages (batch in path order, and in the crawl's
+order); means per set (starred sites included and excluded).
 
 Pages: ../shared/data/site_page_types (five real sites, 976 labelled pages; the wiki's <body>
 class removed, summaries with the crawl's options, as in ``benchmarks/site_accuracy.py``).
@@ -142,11 +142,13 @@ SO_SET = "stackoverflow_page_types"
 def agreement(pages: list[Page], seeds: int = 3) -> tuple[float, ...]:
     """Batch ARI; crawl-time discovery's ARI as labelled in the crawl and with the types it
     ended with (mean over shuffled orders); the ARI between those types and the batch
-    clusters of the same pages."""
+    clusters of the same pages, in path order and in the crawl's order (the batch clustering
+    depends on its pages' order too: what is left between the crawl and the batch of the
+    same order is the crawl's own)."""
     batch = cluster_pages([page.summary for page in pages], method="site").labels()
     truth = [page.label for page in pages]
     options = PageSimConfig().summary_options()
-    online, final, agree = 0.0, 0.0, 0.0
+    online, final, agree, same = 0.0, 0.0, 0.0, 0.0
     for seed in range(1, seeds + 1):
         order = list(range(len(pages)))
         random.Random(seed).shuffle(order)
@@ -157,13 +159,16 @@ def agreement(pages: list[Page], seeds: int = 3) -> tuple[float, ...]:
         online += adjusted_rand_index([truth[i] for i in order], labels)
         final += adjusted_rand_index([truth[i] for i in order], ended)
         agree += adjusted_rand_index([batch[i] for i in order], ended)
-    return adjusted_rand_index(truth, batch), online / seeds, final / seeds, agree / seeds
+        in_order = cluster_pages([pages[i].summary for i in order], method="site").labels()
+        same += adjusted_rand_index(in_order, ended)
+    figures = (online, final, agree, same)
+    return adjusted_rand_index(truth, batch), *(figure / seeds for figure in figures)
 
 
 def agreement_table(sets: list[str], sites: list[str]) -> None:
     print(
         f"{'site':24} {'types':>5} {'batch ARI':>9} {'crawl ARI':>9} {'ended ARI':>9}"
-        f" {'ended vs batch':>14}"
+        f" {'ended vs batch':>14} {'same order':>10}"
     )
     for name in sets:
         root = shared(name)
@@ -183,7 +188,7 @@ def agreement_table(sets: list[str], sites: list[str]) -> None:
             ("distinct-template", [r for r in rows if r[0] not in SHARED_TEMPLATE_SITES]),
         ):
             if kept:
-                means = [sum(r[1][i] for r in kept) / len(kept) for i in range(4)]
+                means = [sum(r[1][i] for r in kept) / len(kept) for i in range(5)]
                 print(f"  mean {name}, {title}: " + " ".join(f"{v:.3f}" for v in means))
 
 

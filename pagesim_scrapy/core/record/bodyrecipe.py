@@ -38,11 +38,15 @@ LABELLED = {
     "author": "authors",
     "recipe_cuisine": "text",
     "recipe_category": "text",
+    "date_published": "date",
+    "date_modified": "date",
 }
 #: the lists under a heading
 LISTED = ("recipe_ingredient", "recipe_instructions")
+#: the field the page's main heading names
+HEADED = "name"
 #: the recipe fields the body may fill
-FILLED = frozenset(LABELLED) | frozenset(LISTED)
+FILLED = frozenset(LABELLED) | frozenset(LISTED) | {HEADED}
 
 _SKIPPED = frozenset({"script", "style", "noscript", "template", "head", "select", "option"})
 #: the site's chrome: a menu's "Category" or "Cocina" names no value of the recipe
@@ -95,6 +99,8 @@ def _labels(options: BodyRecipeOptions) -> dict[str, str]:
         ("author", options.author_labels),
         ("recipe_cuisine", options.cuisine_labels),
         ("recipe_category", options.category_labels),
+        ("date_published", options.published_labels),
+        ("date_modified", options.modified_labels),
     )
     found: dict[str, str] = {}
     for name, labels in kinds:
@@ -153,11 +159,46 @@ def body_recipe(
         return {}
     elements = _elements(body)
     found: dict[str, Any] = {}
+    if HEADED in wanted:
+        found.update(_headed(elements, options))
     if wanted & LABELLED.keys():
         found.update(_labelled(elements, options, wanted))
     if wanted & set(LISTED):
         found.update(_listed(elements, options, wanted))
     return found
+
+
+def _headed(elements: list[Any], options: BodyRecipeOptions) -> dict[str, str]:
+    """The recipe's name: the title its recipe card repeats (an element whose class names a
+    recipe's name or title), else the text of the page's one main heading (``h1``) outside
+    the site's chrome. A blog's ``h1`` often dresses the name up ("The Easiest Dan Dan
+    Noodles") where the card states it; a page with several different ``h1`` says none."""
+    for element in elements:
+        if _names_recipe(element) and not _in_chrome(element):
+            heading = next(element.iter("h1", "h2", "h3", "h4"), element)  # beside a rating
+            name = _text(heading)
+            if name and len(name) <= options.max_name_chars:
+                return {HEADED: name}
+    texts = {_text(e) for e in elements if e.tag == "h1" and not _in_chrome(e)}
+    texts.discard("")
+    if len(texts) != 1:
+        return {}
+    name = texts.pop()
+    return {HEADED: name} if len(name) <= options.max_name_chars else {}
+
+
+def _names_recipe(element: Any) -> bool:
+    """A recipe card's title: a class ``wprm-recipe-name``, ``tasty-recipes-title``,
+    ``recipe-name``…, not on a link (another recipe's card) or a control."""
+    classes = element.get("class")
+    if not classes or "recipe" not in classes or element.tag in _NOT_LABELS:
+        return False
+    if not any(_CARD_NAME.match(token) for token in classes.split()):
+        return False
+    return not any(a.tag == "a" for a in element.iterancestors())
+
+
+_CARD_NAME = re.compile(r"^(?:[a-z]+-)?recipes?-(?:name|title)$", re.I)
 
 
 def _labelled(elements: list[Any], options: BodyRecipeOptions, wanted: frozenset[str]) -> dict:
@@ -194,9 +235,20 @@ def _rows(element: Any, labels: dict[str, str], options: BodyRecipeOptions) -> I
     if colon and _fold(before) in labels and after.strip():
         yield labels[_fold(before)], after.strip()
         return
+    dated = _dated(options).match(text)
+    if dated:
+        yield labels[_fold(dated.group(1))], dated.group(2)
+        return
     byline = _BYLINE.match(text) if len(element) <= 1 else None
     if byline and not _DIGIT.search(byline.group(1)):
         yield "author", byline.group(1)
+
+
+@lru_cache(maxsize=8)
+def _dated(options: BodyRecipeOptions) -> re.Pattern[str]:
+    """A date label before its date in one text, without a colon ("Posted on May 5, 2021")."""
+    words = sorted(options.published_labels + options.modified_labels, key=len, reverse=True)
+    return re.compile(rf"^({'|'.join(map(re.escape, words))})\s+(.*\d.*)$", re.I)
 
 
 def _beside(element: Any, label: str, options: BodyRecipeOptions) -> Iterator[str]:
@@ -222,8 +274,12 @@ def _value_of(name: str, text: str, options: BodyRecipeOptions) -> Any:
     """The label row's value as its field's kind (None where it does not read as one): a
     yield needs a number, a cuisine or category a short text, a time a duration."""
     text = text.split(" (", 1)[0].strip(_TRIM)  # "4 (12-16 tortillas)": the count first
-    if not text or len(text) > options.max_value_chars or ":" in text:
-        return None  # a ":" in it: the next label row glued on ("Dessert Cuisine: American")
+    if not text or len(text) > options.max_value_chars:
+        return None
+    if LABELLED[name] == "date":
+        return read_as("date", text)
+    if ":" in text:
+        return None  # the next label row glued on ("Dessert Cuisine: American")
     if name == "recipe_yield":
         return _yield(text)
     if name in ("recipe_cuisine", "recipe_category", "author") and _DIGIT.search(text):

@@ -54,3 +54,15 @@ def test_dates_from_label_rows():
 def test_only_wanted_fields_are_read():
     html = "<html><body><h1>Soup</h1><p>Published: Aug 6, 2012</p></body></html>"
     assert read(html, frozenset({"recipe_yield"})) == {}
+
+
+def test_the_card_summary_is_the_description_without_its_heading():
+    html = """<html><body><div class="tasty-recipes-description">
+    <h3>Description</h3><p>A quick soup for cold days.</p></div></body></html>"""
+    found = read(html, frozenset({"description"}))
+    assert found == {"description": "A quick soup for cold days."}
+
+
+def test_no_card_summary_no_description():
+    html = "<html><body><p class='intro'>Hello and welcome.</p></body></html>"
+    assert read(html, frozenset({"description"})) == {}

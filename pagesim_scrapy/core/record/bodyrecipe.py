@@ -45,8 +45,10 @@ LABELLED = {
 LISTED = ("recipe_ingredient", "recipe_instructions")
 #: the field the page's main heading names
 HEADED = "name"
+#: the field the recipe card's summary gives
+SUMMED = "description"
 #: the recipe fields the body may fill
-FILLED = frozenset(LABELLED) | frozenset(LISTED) | {HEADED}
+FILLED = frozenset(LABELLED) | frozenset(LISTED) | {HEADED, SUMMED}
 
 _SKIPPED = frozenset({"script", "style", "noscript", "template", "head", "select", "option"})
 #: the site's chrome: a menu's "Category" or "Cocina" names no value of the recipe
@@ -161,6 +163,8 @@ def body_recipe(
     found: dict[str, Any] = {}
     if HEADED in wanted:
         found.update(_headed(elements, options))
+    if SUMMED in wanted:
+        found.update(_summed(elements, options))
     if wanted & LABELLED.keys():
         found.update(_labelled(elements, options, wanted))
     if wanted & set(LISTED):
@@ -174,7 +178,7 @@ def _headed(elements: list[Any], options: BodyRecipeOptions) -> dict[str, str]:
     the site's chrome. A blog's ``h1`` often dresses the name up ("The Easiest Dan Dan
     Noodles") where the card states it; a page with several different ``h1`` says none."""
     for element in elements:
-        if _names_recipe(element) and not _in_chrome(element):
+        if _in_card(element, _CARD_NAME):
             heading = next(element.iter("h1", "h2", "h3", "h4"), element)  # beside a rating
             name = _text(heading)
             if name and len(name) <= options.max_name_chars:
@@ -187,18 +191,45 @@ def _headed(elements: list[Any], options: BodyRecipeOptions) -> dict[str, str]:
     return {HEADED: name} if len(name) <= options.max_name_chars else {}
 
 
-def _names_recipe(element: Any) -> bool:
-    """A recipe card's title: a class ``wprm-recipe-name``, ``tasty-recipes-title``,
-    ``recipe-name``…, not on a link (another recipe's card) or a control."""
+def _summed(elements: list[Any], options: BodyRecipeOptions) -> dict[str, str]:
+    """The recipe's description: the text the recipe card's summary holds (a class
+    ``wprm-recipe-summary``, ``tasty-recipes-description``…), its own "Description"
+    heading left out."""
+    for element in elements:
+        if _in_card(element, _CARD_SUMMARY):
+            text = _unheaded(element)
+            if text and len(text) <= options.max_description_chars:
+                return {SUMMED: text}
+            return {}
+    return {}
+
+
+def _unheaded(element: Any) -> str:
+    """An element's text without the headings inside it."""
+    if not any(True for _ in element.iter(*_HEADINGS)):
+        return _text(element)
+    parts = [element.text or ""]
+    for child in element:
+        if isinstance(child.tag, str) and child.tag not in _HEADINGS:
+            parts.append(_unheaded(child))
+        parts.append(child.tail or "")
+    return " ".join(" ".join(parts).split())
+
+
+def _in_card(element: Any, part: re.Pattern[str]) -> bool:
+    """A part of a recipe card by its class (``wprm-recipe-name``, ``tasty-recipes-title``,
+    ``recipe-summary``…), outside the chrome and not on a link (another recipe's card) or
+    a control."""
     classes = element.get("class")
     if not classes or "recipe" not in classes or element.tag in _NOT_LABELS:
         return False
-    if not any(_CARD_NAME.match(token) for token in classes.split()):
+    if not any(part.match(token) for token in classes.split()):
         return False
-    return not any(a.tag == "a" for a in element.iterancestors())
+    return not _in_chrome(element) and not any(a.tag == "a" for a in element.iterancestors())
 
 
 _CARD_NAME = re.compile(r"^(?:[a-z]+-)?recipes?-(?:name|title)$", re.I)
+_CARD_SUMMARY = re.compile(r"^(?:[a-z]+-)?recipes?-(?:summary|description|intro)$", re.I)
 
 
 def _labelled(elements: list[Any], options: BodyRecipeOptions, wanted: frozenset[str]) -> dict:

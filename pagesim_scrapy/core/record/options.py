@@ -399,6 +399,8 @@ class BodyRecipeOptions:
     end_headings: tuple[str, ...] = ("notes", "nutrition", "equipment", "video", "tips")
     #: the longest main heading read as the recipe's name
     max_name_chars: int = 150
+    #: the longest recipe card summary read as the recipe's description
+    max_description_chars: int = 2000
     #: the longest text read as a label or a heading
     max_label_chars: int = 30
     #: the longest text read as a label's value (a time, a yield, a name)

@@ -38,11 +38,17 @@ LABELLED = {
     "author": "authors",
     "recipe_cuisine": "text",
     "recipe_category": "text",
+    "date_published": "date",
+    "date_modified": "date",
 }
 #: the lists under a heading
 LISTED = ("recipe_ingredient", "recipe_instructions")
+#: the field the page's main heading names
+HEADED = "name"
+#: the field the recipe card's summary gives
+SUMMED = "description"
 #: the recipe fields the body may fill
-FILLED = frozenset(LABELLED) | frozenset(LISTED)
+FILLED = frozenset(LABELLED) | frozenset(LISTED) | {HEADED, SUMMED}
 
 _SKIPPED = frozenset({"script", "style", "noscript", "template", "head", "select", "option"})
 #: the site's chrome: a menu's "Category" or "Cocina" names no value of the recipe
@@ -95,6 +101,8 @@ def _labels(options: BodyRecipeOptions) -> dict[str, str]:
         ("author", options.author_labels),
         ("recipe_cuisine", options.cuisine_labels),
         ("recipe_category", options.category_labels),
+        ("date_published", options.published_labels),
+        ("date_modified", options.modified_labels),
     )
     found: dict[str, str] = {}
     for name, labels in kinds:
@@ -153,11 +161,75 @@ def body_recipe(
         return {}
     elements = _elements(body)
     found: dict[str, Any] = {}
+    if HEADED in wanted:
+        found.update(_headed(elements, options))
+    if SUMMED in wanted:
+        found.update(_summed(elements, options))
     if wanted & LABELLED.keys():
         found.update(_labelled(elements, options, wanted))
     if wanted & set(LISTED):
         found.update(_listed(elements, options, wanted))
     return found
+
+
+def _headed(elements: list[Any], options: BodyRecipeOptions) -> dict[str, str]:
+    """The recipe's name: the title its recipe card repeats (an element whose class names a
+    recipe's name or title), else the text of the page's one main heading (``h1``) outside
+    the site's chrome. A blog's ``h1`` often dresses the name up ("The Easiest Dan Dan
+    Noodles") where the card states it; a page with several different ``h1`` says none."""
+    for element in elements:
+        if _in_card(element, _CARD_NAME):
+            heading = next(element.iter("h1", "h2", "h3", "h4"), element)  # beside a rating
+            name = _text(heading)
+            if name and len(name) <= options.max_name_chars:
+                return {HEADED: name}
+    texts = {_text(e) for e in elements if e.tag == "h1" and not _in_chrome(e)}
+    texts.discard("")
+    if len(texts) != 1:
+        return {}
+    name = texts.pop()
+    return {HEADED: name} if len(name) <= options.max_name_chars else {}
+
+
+def _summed(elements: list[Any], options: BodyRecipeOptions) -> dict[str, str]:
+    """The recipe's description: the text the recipe card's summary holds (a class
+    ``wprm-recipe-summary``, ``tasty-recipes-description``…), its own "Description"
+    heading left out."""
+    for element in elements:
+        if _in_card(element, _CARD_SUMMARY):
+            text = _unheaded(element)
+            if text and len(text) <= options.max_description_chars:
+                return {SUMMED: text}
+            return {}
+    return {}
+
+
+def _unheaded(element: Any) -> str:
+    """An element's text without the headings inside it."""
+    if not any(True for _ in element.iter(*_HEADINGS)):
+        return _text(element)
+    parts = [element.text or ""]
+    for child in element:
+        if isinstance(child.tag, str) and child.tag not in _HEADINGS:
+            parts.append(_unheaded(child))
+        parts.append(child.tail or "")
+    return " ".join(" ".join(parts).split())
+
+
+def _in_card(element: Any, part: re.Pattern[str]) -> bool:
+    """A part of a recipe card by its class (``wprm-recipe-name``, ``tasty-recipes-title``,
+    ``recipe-summary``…), outside the chrome and not on a link (another recipe's card) or
+    a control."""
+    classes = element.get("class")
+    if not classes or "recipe" not in classes or element.tag in _NOT_LABELS:
+        return False
+    if not any(part.match(token) for token in classes.split()):
+        return False
+    return not _in_chrome(element) and not any(a.tag == "a" for a in element.iterancestors())
+
+
+_CARD_NAME = re.compile(r"^(?:[a-z]+-)?recipes?-(?:name|title)$", re.I)
+_CARD_SUMMARY = re.compile(r"^(?:[a-z]+-)?recipes?-(?:summary|description|intro)$", re.I)
 
 
 def _labelled(elements: list[Any], options: BodyRecipeOptions, wanted: frozenset[str]) -> dict:
@@ -194,9 +266,20 @@ def _rows(element: Any, labels: dict[str, str], options: BodyRecipeOptions) -> I
     if colon and _fold(before) in labels and after.strip():
         yield labels[_fold(before)], after.strip()
         return
+    dated = _dated(options).match(text)
+    if dated:
+        yield labels[_fold(dated.group(1))], dated.group(2)
+        return
     byline = _BYLINE.match(text) if len(element) <= 1 else None
     if byline and not _DIGIT.search(byline.group(1)):
         yield "author", byline.group(1)
+
+
+@lru_cache(maxsize=8)
+def _dated(options: BodyRecipeOptions) -> re.Pattern[str]:
+    """A date label before its date in one text, without a colon ("Posted on May 5, 2021")."""
+    words = sorted(options.published_labels + options.modified_labels, key=len, reverse=True)
+    return re.compile(rf"^({'|'.join(map(re.escape, words))})\s+(.*\d.*)$", re.I)
 
 
 def _beside(element: Any, label: str, options: BodyRecipeOptions) -> Iterator[str]:
@@ -222,8 +305,12 @@ def _value_of(name: str, text: str, options: BodyRecipeOptions) -> Any:
     """The label row's value as its field's kind (None where it does not read as one): a
     yield needs a number, a cuisine or category a short text, a time a duration."""
     text = text.split(" (", 1)[0].strip(_TRIM)  # "4 (12-16 tortillas)": the count first
-    if not text or len(text) > options.max_value_chars or ":" in text:
-        return None  # a ":" in it: the next label row glued on ("Dessert Cuisine: American")
+    if not text or len(text) > options.max_value_chars:
+        return None
+    if LABELLED[name] == "date":
+        return read_as("date", text)
+    if ":" in text:
+        return None  # the next label row glued on ("Dessert Cuisine: American")
     if name == "recipe_yield":
         return _yield(text)
     if name in ("recipe_cuisine", "recipe_category", "author") and _DIGIT.search(text):

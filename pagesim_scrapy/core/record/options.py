@@ -320,6 +320,48 @@ class BodyRecipeOptions:
         "gerecht",
         "plat",
     )
+    #: labels of the date a recipe was published ("Published: Aug 6, 2012", "Posted on …")
+    published_labels: tuple[str, ...] = (
+        "published",
+        "published on",
+        "posted",
+        "posted on",
+        "veröffentlicht",
+        "veröffentlicht am",
+        "publié",
+        "publié le",
+        "publicado",
+        "publicado el",
+        "gepubliceerd",
+        "gepubliceerd op",
+        "pubblicato",
+        "pubblicato il",
+        "publiceret",
+        "publicerad",
+        "publisert",
+        "közzétéve",
+    )
+    #: labels of the date a recipe was last changed
+    modified_labels: tuple[str, ...] = (
+        "updated",
+        "updated on",
+        "last updated",
+        "last updated on",
+        "aktualisiert",
+        "aktualisiert am",
+        "mis à jour",
+        "mis à jour le",
+        "actualizado",
+        "actualizado el",
+        "bijgewerkt",
+        "bijgewerkt op",
+        "aggiornato",
+        "aggiornato il",
+        "opdateret",
+        "uppdaterad",
+        "oppdatert",
+        "frissítve",
+    )
     #: headings of the ingredient list
     ingredient_headings: tuple[str, ...] = (
         "ingredients",
@@ -355,6 +397,10 @@ class BodyRecipeOptions:
     )
     #: headings that end a list section (the notes and nutrition after a recipe's steps)
     end_headings: tuple[str, ...] = ("notes", "nutrition", "equipment", "video", "tips")
+    #: the longest main heading read as the recipe's name
+    max_name_chars: int = 150
+    #: the longest recipe card summary read as the recipe's description
+    max_description_chars: int = 2000
     #: the longest text read as a label or a heading
     max_label_chars: int = 30
     #: the longest text read as a label's value (a time, a yield, a name)

@@ -22,7 +22,7 @@ from pagesim_scrapy.core.induce import Wrapper, WrapperError
 from pagesim_scrapy.core.pageio import PageReadError, read_page_bytes
 from pagesim_scrapy.core.record import item_record
 from pagesim_scrapy.core.record.bodyfields import body_fields
-from pagesim_scrapy.core.record.build import read_page
+from pagesim_scrapy.core.record.build import fill_from_body, read_page
 from pagesim_scrapy.core.record.naming import BodyNaming
 
 
@@ -104,7 +104,9 @@ def learned_naming(paths: list[Any]) -> BodyNaming:
 
 def _core_record(page: bytes, naming: BodyNaming | None) -> Any:
     core, root = read_page(page)
-    return core if naming is None else naming.fill(core, body_fields(root, "", naming.wanted()))
+    if naming is None:
+        return core
+    return fill_from_body(naming, core, body_fields(root, "", naming.wanted()), root)
 
 
 def extract_record(

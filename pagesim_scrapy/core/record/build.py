@@ -123,8 +123,13 @@ def fill_from_body(
 ) -> CoreRecord:
     """``core``'s gaps filled first from the body fields the site's metadata names
     (:meth:`.BodyNaming.fill`), then from what the body's own labels say (:func:`from_body`):
-    a page the site's label types (no metadata of its own) is read for its type's values too."""
-    return from_body(naming.fill(core, body), root, options)
+    a page the site's label types (no metadata of its own) is read for its type's values too.
+    A page whose type the naming left as it was was read so when its record was read: the
+    body readers would find nothing more."""
+    filled = naming.fill(core, body)
+    if filled.page_type == core.page_type:
+        return filled
+    return from_body(filled, root, options)
 
 
 def build_record(

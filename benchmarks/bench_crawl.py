@@ -29,6 +29,14 @@ walk, features, decision, site re-estimates, drift watch, meta/stats/holding) ne
 ``pagesim/time_ms`` stat: the stat covers all of the middleware's per-page work less the parse
 the callback reuses, so it should match the profile's ``_classify`` less ``parsed_root``
 (both include the profiler's own overhead).
+
+    python benchmarks/bench_crawl.py --verdicts OUT.json [--pages 2000] [-s NAME=VALUE ...]
+
+runs crawl B once and writes every response's ``meta["pagesim"]`` (by URL) and the crawl's
+``pagesim/`` stats (less ``pagesim/time_ms``) to OUT.json, and prints a digest of each: to check
+that a change to the per-page work kept the verdicts, meta and stats (``-s
+CONCURRENT_REQUESTS=1`` and ``PYTHONHASHSEED`` fixed make the page order, hence the verdicts of
+an order-dependent site model, repeatable).
 """
 
 from __future__ import annotations
@@ -230,6 +238,9 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
                 failure.raiseException()
 
         def parse(self, response):  # type: ignore[override]
+            if verdicts is not None:
+                # by path: the server's port differs from run to run
+                verdicts[response.url.split("/", 3)[3]] = response.meta.get("pagesim")
             if plain_weak:
                 from pagesim_scrapy.middlewares.workarounds import parsed_root
 
@@ -247,6 +258,9 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         "CONCURRENT_REQUESTS_PER_DOMAIN": 16,
     }
     profile_out = extra.pop("BENCH_PROFILE", None)
+    # --verdicts: each response's meta verdict and the crawl's pagesim stats, written there
+    verdicts_out = extra.pop("BENCH_VERDICTS", None)
+    verdicts: dict[str, Any] | None = {} if verdicts_out else None
     # crawl A freeing each page as crawl B does (pagesim makes the selector's link back to the
     # response weak: see middlewares/workarounds.py), to tell that cost from pagesim's
     plain_weak = mode == "plain" and bool(extra.pop("BENCH_PLAIN_WEAK", False))
@@ -296,6 +310,8 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         result["gc"] = collections.as_dict()
         result["peak_rss_mb"] = round(after.ru_maxrss / 1024.0, 1)
         result["verdicts"] = verdict_counts(stats)
+        if verdicts_out:
+            write_verdicts(verdicts_out, verdicts or {}, stats)
 
     def done(outcome: Any) -> None:
         if not result:
@@ -305,6 +321,14 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
 
     deferred_from_coro(run()).addBoth(done)
     reactor.run()  # type: ignore[attr-defined]
+
+
+def write_verdicts(path: str, verdicts: dict[str, Any], stats: dict[str, Any]) -> None:
+    """Every response's meta verdict and the crawl's ``pagesim/`` stats (less the time) as
+    JSON."""
+    kept = {k: v for k, v in stats.items() if k.startswith("pagesim/") and k != "pagesim/time_ms"}
+    data = {"verdicts": dict(sorted(verdicts.items())), "stats": dict(sorted(kept.items()))}
+    Path(path).write_text(json.dumps(data, indent=1, default=repr))
 
 
 # --- the driver --------------------------------------------------------------------------------
@@ -385,6 +409,26 @@ def profile(pages: int, extra: list[str], keep: str | None = None) -> None:
     mine = [row for row in own if ours in files.get(row[2], "") or "core._walk" in row[2]]
     for ms, calls, where in sorted(mine, reverse=True)[:25]:
         print(f"    {where:60s} {ms:7.3f} ms/page  ({calls} calls)")
+
+
+def verdicts_digest(pages: int, extra: list[str], out: str) -> None:
+    """Crawl B once; write its verdicts and stats to ``out`` and print a digest of each."""
+    import hashlib
+
+    served, _ = served_pages(pages)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        page_server(__file__, Path(tmp), served) as (port, _),
+    ):
+        load = os.getloadavg()[0]
+        result = run_crawl("pagesim", port, pages, [*extra, f"BENCH_VERDICTS={out}"])
+    data = json.loads(Path(out).read_text())
+    print(f"{pages} pages, crawl B once; load average {load:.1f}")
+    for part in ("verdicts", "stats"):
+        text = json.dumps(data[part], sort_keys=True)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+        print(f"  {part}: {len(data[part])} entries, digest {digest}")
+    print(f"  verdict counts: {result['verdicts']}")
 
 
 def own_times(stats: Any, pages: int) -> dict[str, tuple[float, int]]:
@@ -483,6 +527,11 @@ def main() -> None:
         action="store_true",
         help="profile crawls A and B once each and print where B spends more",
     )
+    parser.add_argument(
+        "--verdicts",
+        metavar="OUT",
+        help="crawl B once; write each response's meta verdict and the stats to OUT",
+    )
     parser.add_argument("--crawl", choices=("plain", "pagesim"), help=argparse.SUPPRESS)
     parser.add_argument("--serve", metavar="INDEX", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -492,6 +541,9 @@ def main() -> None:
         return
     if args.crawl:
         crawl(args.crawl, args.port, args.pages, parse_settings(args.set))
+        return
+    if args.verdicts:
+        verdicts_digest(args.pages, args.set, args.verdicts)
         return
     if args.profile_diff:
         profile_diff(args.pages, args.set)

@@ -36,7 +36,9 @@ def count_decision(
             stats.inc_value(f"pagesim/neighbour_fill/{label}")
     if decision.held_for_type:
         stats.inc_value("pagesim/discovery/held")
-    elif decision.classified:  # a page back for its discovered type is counted when due
+    # a page back for its discovered type is counted when due; most pages are neither
+    # decided again nor held, and have no second-look stat
+    elif decision.classified and (decision.again or decision.held):
         _count_second_look(stats, decision)
     if decision.discovered in (JOINED, FOUNDED):
         stats.inc_value("pagesim/discovery/pages")

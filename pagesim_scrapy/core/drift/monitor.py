@@ -44,6 +44,9 @@ class DriftMonitor:
         self._reported: dict[tuple[str | None, str], DriftReport] = {}
         self._early: set[tuple[str | None, str]] = set()
         self._next_site_check: dict[str | None, int] = {}
+        #: this crawl's pages of each site so far (``self.now``'s, counted as they come
+        #: rather than summed over the site's labels on every page)
+        self._site_pages: dict[str | None, int] = {}
         self._next_field_check: dict[tuple[str | None, str], int] = {}
         self._fields_reported: dict[tuple[str | None, str], list[FieldDrift]] = {}
 
@@ -58,15 +61,17 @@ class DriftMonitor:
         """Count one decided page (``label`` None: no label; ``skeleton``: its tag skeleton,
         see :func:`~.looks.skeleton_features`); return a report the first time its (site,
         label) drifted (changed or two looks), else None."""
-        if label is not None and self._is_early(site, label):
+        if label is not None and self.first_pages and self._is_early(site, label):
             self.baseline.add(site, label, features, page_id, skeleton)
             return None
-        self.now.add(site, label, features, page_id, skeleton)
-        collapse = self._check_collapses(site)
+        look = self.now.site(site).look(label)
+        look.add(features, page_id, skeleton)
+        site_pages = self._site_pages[site] = self._site_pages.get(site, 0) + 1
+        collapse = self._check_collapses(site, site_pages)
         if label is None or collapse is not None:
             return collapse
         key = (site, label)
-        pages = self.now.site(site).labels[label].pages
+        pages = look.pages
         if key in self._reported or pages < self._next_check.get(key, self.options.min_pages):
             return None
         self._next_check[key] = 2 * pages
@@ -115,10 +120,9 @@ class DriftMonitor:
         """The (site, label)s whose field drift :meth:`observe_record` returned."""
         return dict(self._fields_reported)
 
-    def _check_collapses(self, site: str | None) -> DriftReport | None:
+    def _check_collapses(self, site: str | None, pages: int) -> DriftReport | None:
         """A report for a label of the baseline whose pages vanished from the site (a
-        redesign its templates no longer match); checked as the site's pages double."""
-        pages = self.now.site(site).pages
+        redesign its templates no longer match); checked as the site's ``pages`` double."""
         if pages < self._next_site_check.get(site, self.options.collapse_pages):
             return None
         self._next_site_check[site] = 2 * pages

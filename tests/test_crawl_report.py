@@ -29,6 +29,7 @@ import pytest
 from pagesim_scrapy.crawlreport import OTHER_SITES, CrawlReportCollector
 from pagesim_scrapy.reports import crawl_report
 from sample_project.demo_shop.spiders.opensource import LABELS_FILE, SITE_DIR, TEMPLATES
+from tests.project_state import own_state
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CRAWL_TIMEOUT = 300
@@ -133,8 +134,7 @@ def _crawl(tmp: Path, *args: str) -> tuple[list[dict[str, Any]], str]:
         str(items),
         "-s",
         "LOG_LEVEL=INFO",
-        "-s",
-        f"PAGESIM_DRIFT_FILE={items.parent / 'drift.json'}",
+        *own_state(items.parent),
         *args,
     ]
     result = subprocess.run(

@@ -39,6 +39,7 @@ from sample_project.demo_shop.extensions import (
     page_key,
 )
 from sample_project.demo_shop.spiders.shop import normalise_start_url
+from tests.project_state import own_state
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GENERATOR = REPO_ROOT / "sample_project" / "generate_demo_site.py"
@@ -378,11 +379,11 @@ def demo_server() -> Iterator[str]:
 
 def _crawl(tmp_path: Path, *args: str, spider: str = "shop") -> tuple[list[dict[str, Any]], str]:
     out = tmp_path / "items.jsonl"
-    # a drift file of its own: the project's (.scrapy/pagesim/drift.json) is what earlier
-    # crawls from the repository, and tests running beside this one, saved
-    drift = f"PAGESIM_DRIFT_FILE={tmp_path / 'drift.json'}"
+    # state files of its own: the project's (.scrapy/pagesim) are what earlier crawls from the
+    # repository, and tests running beside this one, saved
+    state = own_state(tmp_path)
     result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", spider, "-O", str(out), "-s", drift, *args],
+        [sys.executable, "-m", "scrapy", "crawl", spider, "-O", str(out), *state, *args],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
@@ -436,6 +437,7 @@ def _site_method_crawl(tmp_path: Path, *settings: str) -> tuple[dict[str, float]
     args = ["PAGESIM_METHOD=site", "PAGESIM_INDUCTION_ENABLED=False", *settings]
     result = subprocess.run(
         [sys.executable, "-m", "scrapy", "crawl", "shop", "-O", str(tmp_path / "items.jsonl")]
+        + own_state(tmp_path)
         + [arg for setting in args for arg in ("-s", setting)],
         cwd=REPO_ROOT,
         capture_output=True,

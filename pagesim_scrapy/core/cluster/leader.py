@@ -161,45 +161,39 @@ class LeaderClustering:
     def add(self, summary: PageSummary, minhash: MinHash | None = None) -> Assignment:
         if minhash is None:
             minhash = self.sketcher.sketch(summary)
-        with self._lock:
-            best, score = self.best_leader(summary, minhash)
-            if best is not None and score >= self.bar(best):
-                best.absorb(score)
-                return Assignment(best.key, score, False)
-            layout = self._layout_near(best, score)
-            if layout is not None and self._layout_full(layout):
-                assert best is not None
-                best.absorb(score)
-                self.layout_folds += 1
-                return Assignment(best.key, score, False)
-            if self.full:
-                return Assignment(None, score, False)
-            leader = self.new_leader(summary, minhash)
-            self._join_layout(leader.key, layout)
-            return Assignment(leader.key, 1.0, True)
+        return self._place(summary, minhash, None)
 
     def fold(self, leader: Leader) -> Assignment:
         """Add the pages of another clustering's ``leader`` as :meth:`add` adds one page: they
         join this clustering's best leader when the leader page would, else ``leader`` becomes
         a leader here with its pages and their scores (it is not itself changed)."""
+        return self._place(leader.summary, leader.minhash, leader)
+
+    def _place(self, summary: PageSummary, minhash: MinHash, pages: Leader | None) -> Assignment:
+        """One page (``pages`` None), or another clustering's leader with its pages, into the
+        best leader above its bar (or its full layout's), else into a new leader."""
+        count = 1 if pages is None else pages.weight
         with self._lock:
-            best, score = self.best_leader(leader.summary, leader.minhash)
+            best, score = self.best_leader(summary, minhash)
             if best is not None and score >= self.bar(best):
-                best.absorb(score, leader.weight)
-                best.sim_min = min(best.sim_min, leader.sim_min)
+                best.absorb(score, count)
+                if pages is not None:
+                    best.sim_min = min(best.sim_min, pages.sim_min)
                 return Assignment(best.key, score, False)
             layout = self._layout_near(best, score)
             if layout is not None and self._layout_full(layout):
                 assert best is not None
-                best.absorb(score, leader.weight)
+                best.absorb(score, count)
                 self.layout_folds += 1
                 return Assignment(best.key, score, False)
             if self.full:
                 return Assignment(None, score, False)
-            copy = self.new_leader(leader.summary, leader.minhash, weight=leader.weight)
-            copy.sim_sum, copy.sim_min, copy.scored = leader.sim_sum, leader.sim_min, leader.scored
-            self._join_layout(copy.key, layout)
-            return Assignment(copy.key, 1.0, True)
+            leader = self.new_leader(summary, minhash, weight=count)
+            if pages is not None:
+                leader.sim_sum, leader.sim_min = pages.sim_sum, pages.sim_min
+                leader.scored = pages.scored
+            self._join_layout(leader.key, layout)
+            return Assignment(leader.key, 1.0, True)
 
     def _layout_near(self, best: Leader | None, score: float) -> int | None:
         """The layout of ``best`` when layouts are bounded and the page is close enough to it."""

@@ -10,6 +10,7 @@ each core value's source is returned beside it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,8 +24,10 @@ from .landmarks import LandmarkTexts
 from .model import CoreRecord
 from .tidy import (
     _SLOT,
+    MAX_NAME_TEXT,
     _norm,
     _texts,
+    _value_name,
     is_chrome,
     is_layout_name,
     member_keys,
@@ -32,7 +35,6 @@ from .tidy import (
     readable_name,
     text_of,
     value_keys,
-    value_names,
 )
 
 __all__ = ["ItemRecord", "item_record"]
@@ -71,11 +73,96 @@ class ItemRecord:
     dropped: dict[str, int] = field(default_factory=dict)
 
 
+class Reading:
+    """A value's texts, read once for every check the record makes of it: its keys
+    (:func:`.tidy.value_keys`), its folded text (:func:`.tidy.text_of`), whether a core text
+    holds it, its list's region. Reading a list of groups is most of what those checks
+    cost, and each used to read it again."""
+
+    __slots__ = ("_folded", "_keys", "_texts", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self._texts: list[str] | None = None
+        self._folded: str | None = None
+        self._keys: frozenset[str] | None = None
+
+    @property
+    def texts(self) -> list[str]:
+        """:func:`.tidy._texts` of the value."""
+        if self._texts is None:
+            self._texts = _texts(self.value)
+        return self._texts
+
+    @property
+    def folded(self) -> str:
+        """:func:`.tidy.text_of` of the value: its texts joined, folded."""
+        if self._folded is None:
+            self._folded = _norm(" ".join(self.texts))
+        return self._folded
+
+    def keys(self) -> frozenset[str]:
+        """:func:`.tidy.value_keys` of the value."""
+        if self._keys is None:
+            value = self.value
+            if not _joined_keys(value):
+                self._keys = frozenset(value_keys(value))
+            elif self.folded:
+                self._keys = frozenset((self.folded,))
+            else:
+                self._keys = frozenset((json.dumps(value, sort_keys=True, default=str),))
+        return self._keys
+
+
+def _joined_keys(value: Any) -> bool:
+    """Whether :func:`.tidy.value_keys` keys ``value`` by its folded joined text: a
+    non-empty dict, or a non-empty list or tuple with a member that is not a string."""
+    if isinstance(value, dict):
+        return bool(value)
+    if isinstance(value, (list, tuple)):
+        return bool(value) and not all(isinstance(v, str) for v in value)
+    return False
+
+
+class _Readings:
+    """The readings of one record's values, by the value object (a value merged or
+    gathered anew gets a reading of its own)."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, Reading] = {}
+
+    def of(self, value: Any) -> Reading:
+        reading = self._by_id.get(id(value))
+        if reading is None or reading.value is not value:
+            reading = self._by_id[id(value)] = Reading(value)
+        return reading
+
+
+def _value_names(readings: _Readings, values: Any) -> set[str]:
+    """:func:`.tidy.value_names` of a record whose values are ``values``, from their
+    readings (the same texts, read once for this and the checks after it)."""
+    names = {
+        _value_name(text)
+        for value in values
+        for text in readings.of(value).texts
+        if len(text) <= MAX_NAME_TEXT
+    }
+    names.discard("")
+    return names
+
+
 class _Builder:
     """The record being built: its names and the values it holds already."""
 
-    def __init__(self, value_names: set[str], landmarks: LandmarkTexts | None = None) -> None:
+    def __init__(
+        self,
+        value_names: set[str],
+        landmarks: LandmarkTexts | None = None,
+        readings: _Readings | None = None,
+    ) -> None:
         self.record: dict[str, Any] = {}
+        #: each value's texts and keys, read once (:class:`Reading`)
+        self.readings = readings or _Readings()
         self.sources: dict[str, str] = {}
         self.seen: set[str] = set()
         #: values held in another shape (product cards as the wrapper read them)
@@ -97,8 +184,9 @@ class _Builder:
             return
         self.record[name] = value
         self.sources[name] = source
-        self.seen |= value_keys(value) | member_keys(value)
-        text = text_of(value)
+        reading = self.readings.of(value)
+        self.seen |= reading.keys() | member_keys(value)
+        text = reading.folded
         if len(text) >= MIN_CONTAINED:
             self.core_texts.append(text)
         if isinstance(value, list):
@@ -114,7 +202,7 @@ class _Builder:
         """A row the page labels: named by its label, kept unless it repeats a value; a
         label that is a core name whose value differs is the page's specification of it
         (``spec_brand``), so the record says which value came from where."""
-        keys = value_keys(value)
+        keys = self.readings.of(value).keys()
         if not keys or keys & self.seen:
             self._drop("repeat")
             return
@@ -127,16 +215,21 @@ class _Builder:
         if is_chrome(name, value, page_url):
             self._drop("chrome")
             return
-        texts = _texts(value)  # read once for the checks below
+        reading = self.readings.of(value)  # read once for the checks below
+        texts = reading.texts
         if self._in_site_chrome(texts):
             self._drop("chrome")
             return
-        keys = value_keys(value)
+        keys = reading.keys()
         known = self.seen if name == RELATED_PRODUCTS else self.seen | self.held
-        region = _region_key(value, texts)
-        if keys & known or self._in_core_text(texts) or self._groups_held(value, known, texts):
+        if (
+            keys & known
+            or self._in_core_text(reading.folded)
+            or self._groups_held(value, known, texts)
+        ):
             self._drop("repeat")
             return
+        region = _region_key(value, texts)  # only a value not dropped above needs it
         if region and region in self.regions:
             self._drop("repeat")  # one region read twice: its texts alone, and with links
             return
@@ -179,8 +272,9 @@ class _Builder:
         text = text_of(group)
         return any(held in text for held in self.group_texts)
 
-    def _in_core_text(self, texts: list[str]) -> bool:
-        text = _norm(" ".join(texts))  # the value's text_of
+    def _in_core_text(self, text: str) -> bool:
+        """A long value text (``text``: the value's folded :func:`.tidy.text_of`) that a
+        core text holds."""
         return len(text) >= MIN_CONTAINED and any(text in core for core in self.core_texts)
 
     def _drop(self, why: str) -> None:
@@ -228,7 +322,8 @@ def item_record(
     rows = rows or {}
     # a name the page itself uses as a row label is a label, not a value ("Brand" in a
     # specification table)
-    builder = _Builder(value_names(induced) - set(rows), landmarks)
+    readings = _Readings()
+    builder = _Builder(_value_names(readings, induced.values()) - set(rows), landmarks, readings)
     if core is not None:
         for name, value in core.fields.items():
             builder.add_core(name, value.value, value.source)
@@ -244,7 +339,7 @@ def item_record(
         builder.add_induced(name, induced[name], page_url)
     for name, value in rows.items():
         learned = induced.get(name)
-        if learned is not None and value_keys(learned) & value_keys(value):
+        if learned is not None and readings.of(learned).keys() & value_keys(value):
             value = learned  # the wrapper's field of that label, at the grain it learned
         builder.add_row(name, value)
     for name, value in induced.items():

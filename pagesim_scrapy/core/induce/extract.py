@@ -331,8 +331,11 @@ Step = tuple[str, int, int, str | None, int]
 
 
 def _group_key(group: tuple[Element | str, ...]) -> tuple[Any, ...]:
-    """Everything the alignment of a group depends on: each element's tag, class, id and
-    itemprop, and where non-blank text is."""
+    """Everything the alignment of a group depends on: each element's signature (its tag,
+    stable classes and id, itemprop: what alignment compares), whether it has a class or
+    an id at all (an inline element without either is read as text), and where non-blank
+    text is. Not the raw class or id: a card list whose every card has an id of its own
+    ("pc-12554") has one structure, aligned once, not one per card."""
     key: list[Any] = []
     for item in group:
         if isinstance(item, str):
@@ -341,12 +344,13 @@ def _group_key(group: tuple[Element | str, ...]) -> tuple[Any, ...]:
         for el in item.iter():
             text = el.text
             tail = el.tail if el is not item else None
+            get = el.get
             key.append(
                 (
-                    el.tag,
-                    el.get("class"),
-                    el.get("id"),
-                    el.get("itemprop"),
+                    element_sig(el),
+                    bool(get("class")),
+                    bool(get("id")),
+                    get("itemprop"),
                     bool(text and not text.isspace()),
                     bool(tail and not tail.isspace()),
                 )

@@ -64,6 +64,15 @@ step's share from one cProfile run (the profiler's overhead spread in proportion
 digest of the records. The pages get the same ``file:///demo_site/...`` URLs in every
 checkout, so the digest of two checkouts can be compared.
 
+``--drops`` asks what a structural cut of the fields the item record throws away could
+save, on the ``--job`` replay: for each of the wrapper's fields, how often the item record
+kept it or dropped it (as a repeat, as chrome) and the item record's CPU on it; which fields
+no page kept, and how many of those a verdict on the field's name alone drops (the only
+drops that do not read the page's value); then the ceiling of such a cut, in ``--repeat``
+alternating runs: the replay as it is, and with the fields every page dropped neither read
+by the extraction (their lists' groups) nor checked by the item record, told in advance
+(an oracle: a crawl cannot know them), each run's extraction-and-record CPU and digest.
+
 ``--crawl`` measures instead the README's main job: the sample project's crawl of its
 offline demo shop (``scrapy crawl shop``) with ``PAGESIM_INDUCTION_ENABLED`` True and False,
 in ``--rounds`` alternating pairs (the order flips each round). Prints each crawl's user+sys
@@ -377,6 +386,97 @@ def bench_job(repeat: int) -> None:
     print(f"digest of records: {', '.join(sorted({digest for _, digest in runs}))}")
 
 
+def _item_verdicts(pages: list[tuple[str, str]]) -> tuple[dict[str, Any], dict[str, float]]:
+    """Per wrapper field, the item record's verdicts (kept, repeat, chrome) over the --job
+    replay, and its CPU (ms) on the field."""
+    from collections import Counter, defaultdict
+
+    from pagesim_scrapy.core.record import item
+
+    verdicts: dict[str, Counter[str]] = defaultdict(Counter)
+    cpu: dict[str, float] = defaultdict(float)
+    add = item._Builder.add_induced
+
+    def counted(self: Any, name: str, value: Any, page_url: str | None) -> None:
+        size, before = len(self.record), dict(self.dropped)
+        start = time.thread_time()
+        add(self, name, value, page_url)
+        cpu[name] += (time.thread_time() - start) * 1000
+        why = next((k for k, n in self.dropped.items() if n != before.get(k, 0)), "kept")
+        verdicts[name][why if len(self.record) == size else "kept"] += 1
+
+    item._Builder.add_induced = counted  # type: ignore[method-assign]
+    try:
+        _job_run(pages, None)
+    finally:
+        item._Builder.add_induced = add  # type: ignore[method-assign]
+    return verdicts, cpu
+
+
+def _without_fields(never: set[str], on: bool) -> None:
+    """The extraction's lists and the item record's checks skip the ``never`` fields (``on``),
+    or run as they are."""
+    from pagesim_scrapy.core.induce import extract
+    from pagesim_scrapy.core.record import item
+
+    region = getattr(extract._Walk, "_full_region", extract._Walk._region)
+    add = getattr(item._Builder, "_full_add", item._Builder.add_induced)
+    extract._Walk._full_region = region  # type: ignore[attr-defined]
+    item._Builder._full_add = add  # type: ignore[attr-defined]
+
+    def skipped_region(self: Any, c: Any, run: Any, rec: dict[str, Any]) -> None:
+        if c.field in never and c is not self.comp.main:
+            self.filled += len(run.groups)
+            return
+        region(self, c, run, rec)
+
+    def skipped_add(self: Any, name: str, value: Any, page_url: str | None) -> None:
+        if name in never:
+            self._drop("never kept")
+            return
+        add(self, name, value, page_url)
+
+    extract._Walk._region = skipped_region if on else region  # type: ignore[method-assign]
+    item._Builder.add_induced = skipped_add if on else add  # type: ignore[method-assign]
+
+
+def bench_drops(repeat: int) -> None:
+    """What the item record keeps of the wrapper's fields, and the ceiling of not reading
+    the fields no page keeps (see the module's docstring)."""
+    import logging
+
+    from pagesim_scrapy.core.record.tidy import _is_control_name
+
+    importlib.import_module("pagesim_scrapy.core.record.build")
+    logging.disable(logging.WARNING)
+    pages = job_pages()
+    verdicts, cpu = _item_verdicts(pages)
+    totals = {why: sum(c[why] for c in verdicts.values()) for why in ("kept", "repeat", "chrome")}
+    # a field every page's record checked under its own name and none kept
+    never = {n for n, c in verdicts.items() if not c["kept"] and sum(c.values()) == len(pages)}
+    print(f"{len(pages)} page items, {len(verdicts)} wrapper fields: {totals}")
+    print(
+        f"  fields no page kept: {len(never)} ({sum(sum(verdicts[n].values()) for n in never)}"
+        f" field values); dropped by their name alone: {sum(map(_is_control_name, never))}"
+    )
+    print(
+        f"  item record's checks of induced fields: {sum(cpu.values()):.0f} ms, of which on "
+        f"fields no page kept {sum(cpu[n] for n in never):.0f} ms"
+    )
+    for name in sorted(verdicts, key=lambda n: -cpu[n])[:8]:
+        print(f"    {name}: {cpu[name]:.1f} ms {dict(verdicts[name])}")
+    for k in range(repeat):
+        for on in (k % 2 == 1, k % 2 == 0):
+            _without_fields(never, on)
+            phases, digest = _job_run(pages, None)
+            what = "without the never-kept fields" if on else "as it is"
+            print(
+                f"  extraction and record {what}: {phases['extraction and record']:.0f} ms, "
+                f"digest {digest} (load {os.getloadavg()[0]:.1f})"
+            )
+    _without_fields(never, False)
+
+
 def demo_products() -> list[tuple[str, str]]:
     """The demo shop's product pages (HTML, file URL), in a fixed shuffled order."""
     import random
@@ -641,6 +741,9 @@ def main() -> None:
     parser.add_argument(
         "--job", action="store_true", help="the main job's induction worker, in process"
     )
+    parser.add_argument(
+        "--drops", action="store_true", help="what the item record drops, a cut's ceiling"
+    )
     args = parser.parse_args()
     modes = {
         "settle": lambda: bench_settle(args.sample, max(args.repeat, 3)),
@@ -648,6 +751,7 @@ def main() -> None:
         "steps": lambda: bench_steps(max(args.repeat, 5)),
         "first_read": lambda: bench_first_read(args.repeat),
         "job": lambda: bench_job(args.repeat),
+        "drops": lambda: bench_drops(args.repeat),
     }
     chosen = next((name for name in modes if getattr(args, name)), None)
     if chosen is not None:

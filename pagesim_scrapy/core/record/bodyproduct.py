@@ -57,10 +57,14 @@ _CODE = re.compile(r"[^\W_]*\d[\w./-]*", re.UNICODE)
 _DIGIT = re.compile(r"\d")
 #: what may stand around a value without being part of it ("〈M14876706〉", "# 418295")
 _AROUND = " #:-()[]<>\u3008\u3009\uff08\uff09\u3010\u3011"
+#: what ends a sentence a label row is written as ("EAN: 5018479061991."): no code ends so
+_SENTENCE_END = ".;,"
 #: the longest text read as a label without a colon
 _BARE_CHARS = 40
 #: a part of an address between its separators
 _ADDRESS_PART = re.compile(r"[^\W_]+", re.UNICODE)
+#: one word of an address, between its separators ("/shop-by-brand/" holds "brand")
+_ADDRESS_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 #: the shortest part of an address read as a product's code (not a page or a size)
 _MIN_ADDRESS_CODE = 5
 #: the shortest code a title's last word must be to be read as a model number
@@ -268,6 +272,8 @@ def _identifiers(body: Any, options: BodyProductOptions, wanted: frozenset[str])
     rows = _Rows(_label_rows(body, options))
     found = _labelled(rows, options, wanted)
     found.update(_named(body, options, wanted - found.keys()))
+    if "brand" in wanted and "brand" not in found:
+        found.update(_brand_link(body, options))
     if "brand" in wanted and "brand" not in found:
         found.update(_byline(body, options))
     if "mpn" in wanted and "mpn" not in found and options.title_model:
@@ -515,6 +521,7 @@ def _value_of(name: str, text: str, options: BodyProductOptions) -> str | None:
     if name == "brand":  # a name, not an address ("Street 75, 21266 Town")
         short = len(text.split()) <= options.max_brand_words and "," not in text
         return text if short else None
+    text = text.rstrip(_SENTENCE_END)  # "R.K." keeps its dot: a brand is read above
     if len(text.split()) > options.max_id_words or not any(c.isdigit() for c in text):
         return None
     return as_gtin(text) if name == "gtin" else as_identifier(text)
@@ -541,6 +548,32 @@ def _named(body: Any, options: BodyProductOptions, wanted: frozenset[str]) -> di
                 found[name] = value
                 break
     return found
+
+
+def _brand_link(body: Any, options: BodyProductOptions) -> dict[str, str]:
+    """The brand a link to the shop's listing of one brand names ("/brands/norton",
+    "?marca=cic"), where the product's title holds the link's words: a page links to many
+    brands (menus, "All brands"), the title says which one is the product's."""
+    titles = [_text(title).casefold() for title in body.iter("h1")]
+    if not any(titles) or not options.brand_address_words:
+        return {}
+    for link in body.iter("a"):
+        if not _links_to_brand(link.get("href") or "", options):
+            continue
+        text = _text(link)
+        if not text or _DIGIT.search(text) or len(text.split()) > options.max_brand_words:
+            continue
+        words = re.compile(rf"(?<!\w){re.escape(text.casefold())}(?!\w)")
+        if any(words.search(title) for title in titles) and not _skipped(link):
+            return {"brand": text}
+    return {}
+
+
+def _links_to_brand(address: str, options: BodyProductOptions) -> bool:
+    """The address's path or query has a part that is a brand word ("brands", "marca")."""
+    _, slashes, rest = address.partition("//")
+    path = rest.partition("/")[2] if slashes else address
+    return any(word in options.brand_address_words for word in _ADDRESS_WORD.findall(path.lower()))
 
 
 def _byline(body: Any, options: BodyProductOptions) -> dict[str, str]:

@@ -200,6 +200,24 @@ class BodyProductOptions:
         "von {}",
         "par {}",
     )
+    #: words of an address part that lists one brand's products ("/brands/norton",
+    #: "?marca=cic"); empty turns the brand link reading off
+    brand_address_words: tuple[str, ...] = (
+        "brand",
+        "brands",
+        "marca",
+        "marcas",
+        "marque",
+        "marques",
+        "marke",
+        "marken",
+        "merk",
+        "merken",
+        "marka",
+        "hersteller",
+        "manufacturer",
+        "manufacturers",
+    )
     #: how many links after a title a byline may come
     byline_reach: int = 5
     #: read the model number a title ends with where a label row gives the same code

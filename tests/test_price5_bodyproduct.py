@@ -1,0 +1,65 @@
+"""Body product values (``core/record/bodyproduct.py``): a label row written as a sentence,
+and the brand a link to the shop's listing of one brand names."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any
+
+from pagesim_scrapy.core.record import read_record
+from pagesim_scrapy.core.record.bodyproduct import BodyProductOptions, body_product
+from pagesim_scrapy.core.record.read import read_structured
+from tests.conftest import shared_data
+
+#: every other way the body names a brand turned off: only its links are read
+LINKS_ONLY = BodyProductOptions(brand_labels=(), brand_parts=(), byline_phrases=())
+
+
+def _found(body: str, options: BodyProductOptions | None = None) -> dict[str, str]:
+    return body_product(read_structured(f"<html><body>{body}</body></html>").root, options)
+
+
+def _page(prefix: str) -> tuple[bytes, str]:
+    data = shared_data("zyte_product_extraction_benchmark", "dataset")
+    truths = json.loads((data / "ground-truth.json").read_text())
+    page = next(k for k in truths if k.startswith(prefix))
+    return gzip.decompress((data / "html" / f"{page}.html.gz").read_bytes()), truths[page]["url"]
+
+
+def _root(prefix: str) -> Any:
+    html, url = _page(prefix)
+    return read_structured(html, url).root
+
+
+def test_a_label_row_written_as_a_sentence_gives_its_code_without_the_full_stop():
+    found = _found("<ul><li>Weight 200g.</li><li>EAN: 5018479061991.</li></ul>")
+    assert found["gtin"] == "5018479061991"
+    assert _found("<p>SKU: AB-1234;</p>")["sku"] == "AB-1234"
+    # a brand's own dots stay: it is a name, not a code
+    assert _found("<p>Brand: R.K.</p>")["brand"] == "R.K."
+
+
+def test_a_real_page_whose_gtin_a_bullet_sentence_states():
+    html, url = _page("442c155e306d")
+    record = read_record(html, url, page_type="product")
+    assert record.fields["gtin"].source == "body"
+    assert record.get("gtin") == "5018479061991"
+
+
+def test_a_brand_listing_link_names_the_brand_the_title_holds():
+    page = (
+        '<nav><a href="/brands">All brands</a><a href="/brands/acme">Acme</a></nav>'
+        '<h1>Norton 360 Deluxe</h1><a href="/shop/brand/norton">Norton</a>'
+    )
+    assert _found(page, LINKS_ONLY)["brand"] == "Norton"
+    assert _found(page.replace("/brand/", "/offers/"), LINKS_ONLY) == {}
+    assert _found(page, BodyProductOptions(brand_address_words=())).get("brand") != "Norton"
+    # a brand the title does not hold is another product's, or a menu's
+    assert _found('<h1>Kettle</h1><a href="/marca/cic">CIC</a>', LINKS_ONLY) == {}
+
+
+def test_real_pages_whose_brand_link_and_title_agree():
+    for prefix, brand in (("b475627f8942", "Norton"), ("8cb33a3e85d7", "CIC")):
+        found = body_product(_root(prefix), LINKS_ONLY, frozenset({"brand"}))
+        assert found == {"brand": brand}

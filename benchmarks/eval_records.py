@@ -213,7 +213,7 @@ def products(limit: int, half: str = "all", misses: bool = False) -> None:
 def _shown(wanted: list, visible: str) -> bool:
     """Whether the page's visible text shows an annotated value at all (what a body reader
     could find)."""
-    return any(str(t).casefold() in visible for t in wanted)
+    return any(str(t).strip().casefold() in visible for t in wanted)
 
 
 def _miss(page_id: str, attribute: str, wanted: list, record: Any, shown: bool) -> str:

@@ -63,3 +63,16 @@ def test_real_pages_whose_brand_link_and_title_agree():
     for prefix, brand in (("b475627f8942", "Norton"), ("8cb33a3e85d7", "CIC")):
         found = body_product(_root(prefix), LINKS_ONLY, frozenset({"brand"}))
         assert found == {"brand": brand}
+
+
+def test_cents_set_apart_from_the_whole_units_follow_a_decimal_point():
+    assert _found('<div class="price">$229<span class="cents">99</span></div>')["price"] == "229.99"
+    assert _found('<p class="price">173<sup>34</sup> Lei</p>')["price"] == "173.34"
+    # units that already hold their decimals, or a third digit, are left as the page wrote
+    assert _found('<p class="price">12,50 <span>€</span></p>')["price"] == "12.50"
+    assert _found('<p class="price">$1<span>299</span></p>')["price"] == "1299"
+
+
+def test_real_pages_whose_cents_sit_in_their_own_element():
+    for prefix, price in (("2c42fb6035ff", "229.99"), ("2fa16d14a9e3", "173.34")):
+        assert body_product(_root(prefix), None, frozenset({"price"})) == {"price": price}

@@ -38,6 +38,9 @@ _NON_LETTER = re.compile(r"[^a-z]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 #: one amount: digits, with the separators and spaces a price may hold between them
 _AMOUNT = re.compile(r"\d(?:[\d.,'\s\u00a0\u202f]*\d)?")
+#: cents set apart from the whole units, and whole units that already hold a decimal point
+_CENTS = re.compile(r"\d{2}")
+_POINTED = re.compile(r"[.,]\d{1,2}$")
 #: what is left of a price's text once its number is taken out: a sign or a code
 _NUMBER = re.compile(r"[\d\s.,'\u00a0\u202f-]+")
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -148,7 +151,7 @@ def _price_of(element: Any, options: BodyProductOptions) -> tuple[str, str | Non
     """The price and currency an element shows, where its text is one amount shown as money
     (a sign or a code beside it) and nothing else; a sign of several countries' currencies
     (``$``, ``kr``) is read with the page's country."""
-    text = " ".join(element.text_content().split())
+    text = _money_text(element)
     label, colon, after = text.partition(":")
     if colon and not _AMOUNT.search(label):
         text = after.strip()  # "Price: $3.34": the label names the number after it
@@ -164,6 +167,17 @@ def _price_of(element: Any, options: BodyProductOptions) -> tuple[str, str | Non
     if price is None or not price.strip("0."):
         return None  # "0.00" stands in for a price the page has not filled
     return price, as_currency(rest) or _sign_currency(sign, element)
+
+
+def _money_text(element: Any) -> str:
+    """The element's text, with cents the page sets in their own element after the whole
+    units ("$229<sup>99</sup>") read after a decimal point, as the reader sees them."""
+    pieces = [piece for piece in element.itertext() if piece.strip()]
+    for index in range(1, len(pieces)):
+        before, cents = pieces[index - 1].rstrip(), pieces[index].strip()
+        if _CENTS.fullmatch(cents) and before[-1:].isdigit() and not _POINTED.search(before):
+            pieces[index - 1], pieces[index] = before, f".{pieces[index].lstrip()}"
+    return " ".join("".join(pieces).split())
 
 
 def _words_beside(rest: str, sign: str) -> bool:

@@ -76,3 +76,14 @@ def test_cents_set_apart_from_the_whole_units_follow_a_decimal_point():
 def test_real_pages_whose_cents_sit_in_their_own_element():
     for prefix, price in (("2c42fb6035ff", "229.99"), ("2fa16d14a9e3", "173.34")):
         assert body_product(_root(prefix), None, frozenset({"price"})) == {"price": price}
+
+
+def test_a_price_reads_only_the_text_the_page_shows():
+    page = '<div class="price"><span>1,679</span><span style="display: none">1679</span> ₪</div>'
+    assert _found(page)["price"] == "1679"
+    page = '<div class="price"><span>$12</span><span hidden>$15</span></div>'
+    assert _found(page)["price"] == "12"
+
+
+def test_a_real_page_whose_price_repeats_hidden_beside_the_shown_one():
+    assert body_product(_root("469894a59bfb"), None, frozenset({"price"})) == {"price": "1679"}

@@ -170,14 +170,31 @@ def _price_of(element: Any, options: BodyProductOptions) -> tuple[str, str | Non
 
 
 def _money_text(element: Any) -> str:
-    """The element's text, with cents the page sets in their own element after the whole
-    units ("$229<sup>99</sup>") read after a decimal point, as the reader sees them."""
-    pieces = [piece for piece in element.itertext() if piece.strip()]
+    """The element's text as a reader sees it: without what the page hides
+    (``style="display:none"``, ``hidden``), with cents the page sets in their own element
+    after the whole units ("$229<sup>99</sup>") read after a decimal point."""
+    pieces = [piece for piece in _shown_text(element) if piece.strip()]
     for index in range(1, len(pieces)):
         before, cents = pieces[index - 1].rstrip(), pieces[index].strip()
         if _CENTS.fullmatch(cents) and before[-1:].isdigit() and not _POINTED.search(before):
             pieces[index - 1], pieces[index] = before, f".{pieces[index].lstrip()}"
     return " ".join("".join(pieces).split())
+
+
+def _shown_text(element: Any) -> Iterator[str]:
+    """The texts of the element and its descendants, in order, leaving out hidden ones."""
+    if _hidden(element):
+        return
+    yield element.text or ""
+    for child in element:
+        if isinstance(child.tag, str):
+            yield from _shown_text(child)
+        yield child.tail or ""
+
+
+def _hidden(element: Any) -> bool:
+    style = (element.get("style") or "").replace(" ", "").lower()
+    return "display:none" in style or element.get("hidden") is not None
 
 
 def _words_beside(rest: str, sign: str) -> bool:

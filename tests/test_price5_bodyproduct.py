@@ -87,3 +87,15 @@ def test_a_price_reads_only_the_text_the_page_shows():
 
 def test_a_real_page_whose_price_repeats_hidden_beside_the_shown_one():
     assert body_product(_root("469894a59bfb"), None, frozenset({"price"})) == {"price": "1679"}
+
+
+def test_a_price_in_a_list_of_other_products_is_theirs_but_its_currency_the_shops():
+    cards = '<div class="related-products"><p class="price">€ 12,00</p></div>'
+    assert _found(f'{cards}<p class="price">€ 30,00</p>') == {"price": "30.00", "currency": "EUR"}
+    assert _found(cards) == {"currency": "EUR"}
+    assert _found(cards, BodyProductOptions(others_parts=()))["price"] == "12.00"
+
+
+def test_a_real_page_whose_recommendations_come_before_its_own_price():
+    found = body_product(_root("359ca699f879"), None, frozenset({"price", "currency"}))
+    assert found == {"price": "115.00", "currency": "GBP"}

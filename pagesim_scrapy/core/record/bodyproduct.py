@@ -420,13 +420,30 @@ def _availability(body: Any, options: BodyProductOptions) -> dict[str, str]:
 
 
 def _first_price(body: Any, options: BodyProductOptions) -> dict[str, str]:
-    """The first price the markup names: the product's own comes before cards of others."""
+    """The first price the markup names outside lists of other products: the product's own
+    comes before cards of others. Where only those cards show a price, their currency is
+    still the shop's."""
+    currency = None
     for element in _marked(body, options.price_parts):
-        if _names_price(_words(element), options):
-            read = _price_of(element, options)
-            if read is not None:
-                return {"price": read[0], **({"currency": read[1]} if read[1] else {})}
-    return {}
+        if not _names_price(_words(element), options):
+            continue
+        read = _price_of(element, options)
+        if read is None:
+            continue
+        if not _in_others(element, options):
+            return {"price": read[0], **({"currency": read[1]} if read[1] else {})}
+        currency = currency or read[1]
+    return {"currency": currency} if currency else {}
+
+
+def _in_others(element: Any, options: BodyProductOptions) -> bool:
+    """Inside a block whose markup names it a list of other products ("recommended",
+    "related", a carousel): their prices are theirs, not the page's product's."""
+    for ancestor in element.iterancestors():
+        words = _words(ancestor)
+        if any(part in word for word in words for part in options.others_parts):
+            return True
+    return False
 
 
 def _labelled(rows: _Rows, options: BodyProductOptions, wanted: frozenset[str]) -> dict:

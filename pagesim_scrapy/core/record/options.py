@@ -34,6 +34,15 @@ class BodyProductOptions:
         "range",
         "filter",
     )
+    #: markup words of a block that lists other products: a price inside it is theirs
+    others_parts: tuple[str, ...] = (
+        "recommend",
+        "reco",
+        "related",
+        "similar",
+        "upsell",
+        "crosssell",
+    )
     #: markup words of an add-to-cart control
     buy_parts: tuple[str, ...] = (
         "addtocart",

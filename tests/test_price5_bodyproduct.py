@@ -99,3 +99,13 @@ def test_a_price_in_a_list_of_other_products_is_theirs_but_its_currency_the_shop
 def test_a_real_page_whose_recommendations_come_before_its_own_price():
     found = body_product(_root("359ca699f879"), None, frozenset({"price", "currency"}))
     assert found == {"price": "115.00", "currency": "GBP"}
+
+
+def test_a_label_whose_colon_a_comment_sets_apart_is_still_a_label():
+    page = "<div><span>Article number<!-- -->:</span> <span>VEI22G013-K11</span></div>"
+    assert _found(page)["sku"] == "VEI22G013-K11"
+
+
+def test_a_real_page_whose_label_a_comment_splits():
+    found = body_product(_root("4f4a8f8ddd03"), None, frozenset({"sku"}))
+    assert found == {"sku": "VEI22G013-K11"}

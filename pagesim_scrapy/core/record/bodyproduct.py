@@ -469,19 +469,26 @@ def _label_rows(body: Any, options: BodyProductOptions) -> Iterator[tuple[str, s
     with the cell after it, and an
     element that is a label and nothing else ("Item #", "Výrobca") with what follows it."""
     for element in body.iter():
-        own = element.text
         if not isinstance(element.tag, str):
             continue
+        leaf = _leaf(element)
+        own = element.text_content() if leaf and len(element) else element.text
         if own and _COLON.search(own):
             row = _colon_row(element)
         elif element.tag in _LABEL_CELLS or _label_td(element):
             row = (_text(element), _next_text(element))
-        elif own and not len(element) and _bare_label(own, options):
+        elif own and leaf and _bare_label(own, options):
             row = (own, _after(element))
         else:
             continue
         if row is not None and not _skipped(element):
             yield row
+
+
+def _leaf(element: Any) -> bool:
+    """No child element, only text (and comments, which split a label's text from its
+    colon: "Article number<!-- -->:")."""
+    return all(not isinstance(child.tag, str) for child in element)
 
 
 def _label_td(element: Any) -> bool:

@@ -109,3 +109,17 @@ def test_a_label_whose_colon_a_comment_sets_apart_is_still_a_label():
 def test_a_real_page_whose_label_a_comment_splits():
     found = body_product(_root("4f4a8f8ddd03"), None, frozenset({"sku"}))
     assert found == {"sku": "VEI22G013-K11"}
+
+
+def test_product_code_labels_in_more_languages():
+    assert _found("<p>Tootekood: 763127</p>")["sku"] == "763127"
+    assert _found("<dl><dt>Tuotenumero</dt><dd>SU221U09P-E11</dd></dl>")["sku"] == "SU221U09P-E11"
+    assert _found("<p>Артикул: 12-345</p>")["sku"] == "12-345"
+    assert _found("<p>Vonalkód: 5999884034018</p>")["gtin"] == "5999884034018"
+    # a postal code is no product's code: a bare "code" word names nothing
+    assert "sku" not in _found("<p>Kod pocztowy: 00-950</p>")
+
+
+def test_a_real_page_whose_product_code_an_estonian_label_names():
+    found = body_product(_root("42b022ac447f"), None, frozenset({"sku"}))
+    assert found == {"sku": "763127"}

@@ -123,3 +123,23 @@ def test_product_code_labels_in_more_languages():
 def test_a_real_page_whose_product_code_an_estonian_label_names():
     found = body_product(_root("42b022ac447f"), None, frozenset({"sku"}))
     assert found == {"sku": "763127"}
+
+
+def _titled(body: str, title: str) -> dict[str, str]:
+    html = f"<html><head><title>{title}</title></head><body>{body}</body></html>"
+    return body_product(read_structured(html).root, None, frozenset({"brand"}))
+
+
+def test_the_line_before_the_title_that_the_page_name_repeats_is_the_brand():
+    page = "<div><h3>Superdry</h3><h1>Spirit Sports Puffer</h1></div>"
+    assert _titled(page, "Superdry Spirit Sports Puffer - Zalando") == {"brand": "Superdry"}
+    # a heading the page's name does not hold is a section, not a maker
+    assert _titled(page, "Spirit Sports Puffer - Zalando") == {}
+    # a line with a number is a date or a count, and the title's own words are the title's
+    assert _titled("<p>Sale 2020</p><h1>Puffer</h1>", "Sale 2020: Puffer") == {}
+    assert _titled("<p>Puffer</p><h1>Puffer jacket</h1>", "Puffer jacket") == {}
+
+
+def test_a_real_page_whose_brand_stands_above_its_title():
+    found = body_product(_root("6f905464d48c"), None, frozenset({"brand"}))
+    assert found == {"brand": "Superdry"}

@@ -307,6 +307,8 @@ def _identifiers(body: Any, options: BodyProductOptions, wanted: frozenset[str])
         found.update(_brand_link(body, options))
     if "brand" in wanted and "brand" not in found:
         found.update(_byline(body, options))
+    if "brand" in wanted and "brand" not in found and options.title_kicker:
+        found.update(_kicker(body, options))
     if "mpn" in wanted and "mpn" not in found and options.title_model:
         found.update(_title_model(body, rows, options))
     if "sku" in wanted and "sku" not in found and options.id_attributes:
@@ -643,6 +645,35 @@ def _byline(body: Any, options: BodyProductOptions) -> dict[str, str]:
             if value is not None:
                 return {"brand": value}
     return {}
+
+
+def _kicker(body: Any, options: BodyProductOptions) -> dict[str, str]:
+    """The brand a shop sets just before the product's title ("Superdry" above "Spirit
+    Sports Puffer"), where the page's own ``<title>`` names it too: a short line next to
+    the title that the page's name repeats is the maker's name, not a section heading."""
+    title = next(body.iter("h1"), None)
+    head = body.getparent().find("head") if body.getparent() is not None else None
+    named = " ".join((head.findtext("title") or "").split()).casefold() if head is not None else ""
+    if title is None or not named:
+        return {}
+    heading = _text(title).casefold()
+    for node in (title, title.getparent()):
+        before = _previous_text(node) if node is not None else ""
+        if before and not _DIGIT.search(before) and before.casefold() not in heading:
+            if len(before.split()) <= options.max_brand_words and before.casefold() in named:
+                value = _value_of("brand", before, options)
+                return {"brand": value} if value else {}
+    return {}
+
+
+def _previous_text(element: Any) -> str:
+    """The text of the element's nearest earlier sibling that has any."""
+    for sibling in element.itersiblings(preceding=True):
+        if isinstance(sibling.tag, str):
+            text = _text(sibling)
+            if text:
+                return text
+    return ""
 
 
 def _byline_brand(

@@ -286,6 +286,9 @@ class BodyProductOptions:
     )
     #: how many links after a title a byline may come
     byline_reach: int = 5
+    #: read the brand a shop sets just before the product's title, where the page's
+    #: ``<title>`` names it too
+    title_kicker: bool = True
     #: read the model number a title ends with where a label row gives the same code
     title_model: bool = True
     #: attribute names (letters only) whose value is the product's id, read as the sku where

@@ -659,11 +659,17 @@ def _kicker(body: Any, options: BodyProductOptions) -> dict[str, str]:
     heading = _text(title).casefold()
     for node in (title, title.getparent()):
         before = _previous_text(node) if node is not None else ""
-        if before and not _DIGIT.search(before) and before.casefold() not in heading:
-            if len(before.split()) <= options.max_brand_words and before.casefold() in named:
-                value = _value_of("brand", before, options)
-                return {"brand": value} if value else {}
+        if _names_maker(before, heading, named, options):
+            value = _value_of("brand", before, options)
+            return {"brand": value} if value else {}
     return {}
+
+
+def _names_maker(text: str, heading: str, named: str, options: BodyProductOptions) -> bool:
+    """A short line without a number, not part of the title, that the page's name holds."""
+    folded = text.casefold()
+    short = 0 < len(text.split()) <= options.max_brand_words
+    return short and not _DIGIT.search(text) and folded not in heading and folded in named
 
 
 def _previous_text(element: Any) -> str:

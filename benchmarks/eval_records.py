@@ -43,6 +43,8 @@ import extruct  # noqa: E402
 import lxml.html  # noqa: E402
 
 from pagesim_scrapy.core.record import read_record, read_structured  # noqa: E402
+from pagesim_scrapy.core.record.bodyproduct import FILLED, body_product  # noqa: E402
+from pagesim_scrapy.core.record.build import read_page  # noqa: E402
 from pagesim_scrapy.core.record.normalise import as_currency, as_price, as_text  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
@@ -176,10 +178,11 @@ def products(limit: int, half: str = "all", misses: bool = False) -> None:
     for page_id in ids:
         html = gzip.decompress((PRODUCTS / "html" / f"{page_id}.html.gz").read_bytes())
         url = truth[page_id]["url"]
-        record = read_record(html, url, page_type="product")
+        record, root = read_page(html, url, page_type="product")
         unstable += record != read_record(html, url, page_type="product")
         plain = plain_extruct(html, url)
         visible = _visible_text(html)
+        body = body_product(root, None, FILLED)  # the body reader alone, metadata aside
         for attribute in ATTRIBUTES:
             wanted = truth[page_id].get(attribute) or []
             if not wanted:
@@ -193,6 +196,9 @@ def products(limit: int, half: str = "all", misses: bool = False) -> None:
             shown = _shown(wanted, visible)
             row["shown"] += shown
             row["shown_right"] += shown and right
+            body_right = any(same(attribute, body.get(attribute), t) for t in wanted)
+            row["body_found"] += shown and attribute in body
+            row["body_right"] += shown and body_right
             if misses and not right:
                 missed.append(_miss(page_id, attribute, wanted, record, shown))
             row["plain_right"] += any(same(attribute, plain.get(attribute), t) for t in wanted)
@@ -207,7 +213,7 @@ def products(limit: int, half: str = "all", misses: bool = False) -> None:
 def _shown(wanted: list, visible: str) -> bool:
     """Whether the page's visible text shows an annotated value at all (what a body reader
     could find)."""
-    return any(str(t).casefold() in visible for t in wanted)
+    return any(str(t).strip().casefold() in visible for t in wanted)
 
 
 def _miss(page_id: str, attribute: str, wanted: list, record: Any, shown: bool) -> str:
@@ -229,7 +235,7 @@ def _print_products(score: dict[str, Counter], pages: int, unstable: int) -> Non
     print(f"products: zyte_product_extraction_benchmark, {pages} pages, page_type=product")
     print(
         f"{'attribute':<13}{'support':>8}{'core':>8}{'core prec':>11}{'extruct':>9}{'shipped':>9}"
-        f"{'shown':>7}{'core|shown':>12}"
+        f"{'shown':>7}{'core|shown':>12}{'body|shown':>12}{'body prec':>11}"
     )
     pooled: Counter = Counter()
     for attribute in ATTRIBUTES:
@@ -241,7 +247,8 @@ def _print_products(score: dict[str, Counter], pages: int, unstable: int) -> Non
     print("core = core record, share of annotated pages right; core prec = right / found;")
     print("extruct = plain extruct reading; shipped = the benchmark's own extruct baseline;")
     print("shown = annotated pages whose visible body text shows the value; core|shown = core")
-    print("record's share right over those pages")
+    print("record's share right over those pages; body|shown = the body reader alone (metadata")
+    print("aside), share right over the same pages; body prec = its right / found there")
 
 
 def _print_row(name: str, row: Counter) -> None:
@@ -251,6 +258,8 @@ def _print_row(name: str, row: Counter) -> None:
         f"{name:<13}{row['support']:>8}{row['core_right'] / support:>8.3f}{precision:>11.3f}"
         f"{row['plain_right'] / support:>9.3f}{row['shipped_right'] / support:>9.3f}"
         f"{row['shown']:>7}{_share(row['shown_right'], row['shown']):>12}"
+        f"{_share(row['body_right'], row['shown']):>12}"
+        f"{_share(row['body_right'], row['body_found']):>11}"
     )
 
 

@@ -38,6 +38,9 @@ _NON_LETTER = re.compile(r"[^a-z]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 #: one amount: digits, with the separators and spaces a price may hold between them
 _AMOUNT = re.compile(r"\d(?:[\d.,'\s\u00a0\u202f]*\d)?")
+#: cents set apart from the whole units, and whole units that already hold a decimal point
+_CENTS = re.compile(r"\d{2}")
+_POINTED = re.compile(r"[.,]\d{1,2}$")
 #: what is left of a price's text once its number is taken out: a sign or a code
 _NUMBER = re.compile(r"[\d\s.,'\u00a0\u202f-]+")
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -57,10 +60,14 @@ _CODE = re.compile(r"[^\W_]*\d[\w./-]*", re.UNICODE)
 _DIGIT = re.compile(r"\d")
 #: what may stand around a value without being part of it ("〈M14876706〉", "# 418295")
 _AROUND = " #:-()[]<>\u3008\u3009\uff08\uff09\u3010\u3011"
+#: what ends a sentence a label row is written as ("EAN: 5018479061991."): no code ends so
+_SENTENCE_END = ".;,"
 #: the longest text read as a label without a colon
 _BARE_CHARS = 40
 #: a part of an address between its separators
 _ADDRESS_PART = re.compile(r"[^\W_]+", re.UNICODE)
+#: one word of an address, between its separators ("/shop-by-brand/" holds "brand")
+_ADDRESS_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 #: the shortest part of an address read as a product's code (not a page or a size)
 _MIN_ADDRESS_CODE = 5
 #: the shortest code a title's last word must be to be read as a model number
@@ -144,7 +151,7 @@ def _price_of(element: Any, options: BodyProductOptions) -> tuple[str, str | Non
     """The price and currency an element shows, where its text is one amount shown as money
     (a sign or a code beside it) and nothing else; a sign of several countries' currencies
     (``$``, ``kr``) is read with the page's country."""
-    text = " ".join(element.text_content().split())
+    text = _money_text(element)
     label, colon, after = text.partition(":")
     if colon and not _AMOUNT.search(label):
         text = after.strip()  # "Price: $3.34": the label names the number after it
@@ -160,6 +167,34 @@ def _price_of(element: Any, options: BodyProductOptions) -> tuple[str, str | Non
     if price is None or not price.strip("0."):
         return None  # "0.00" stands in for a price the page has not filled
     return price, as_currency(rest) or _sign_currency(sign, element)
+
+
+def _money_text(element: Any) -> str:
+    """The element's text as a reader sees it: without what the page hides
+    (``style="display:none"``, ``hidden``), with cents the page sets in their own element
+    after the whole units ("$229<sup>99</sup>") read after a decimal point."""
+    pieces = [piece for piece in _shown_text(element) if piece.strip()]
+    for index in range(1, len(pieces)):
+        before, cents = pieces[index - 1].rstrip(), pieces[index].strip()
+        if _CENTS.fullmatch(cents) and before[-1:].isdigit() and not _POINTED.search(before):
+            pieces[index - 1], pieces[index] = before, f".{pieces[index].lstrip()}"
+    return " ".join("".join(pieces).split())
+
+
+def _shown_text(element: Any) -> Iterator[str]:
+    """The texts of the element and its descendants, in order, leaving out hidden ones."""
+    if _hidden(element):
+        return
+    yield element.text or ""
+    for child in element:
+        if isinstance(child.tag, str):
+            yield from _shown_text(child)
+        yield child.tail or ""
+
+
+def _hidden(element: Any) -> bool:
+    style = (element.get("style") or "").replace(" ", "").lower()
+    return "display:none" in style or element.get("hidden") is not None
 
 
 def _words_beside(rest: str, sign: str) -> bool:
@@ -269,7 +304,11 @@ def _identifiers(body: Any, options: BodyProductOptions, wanted: frozenset[str])
     found = _labelled(rows, options, wanted)
     found.update(_named(body, options, wanted - found.keys()))
     if "brand" in wanted and "brand" not in found:
+        found.update(_brand_link(body, options))
+    if "brand" in wanted and "brand" not in found:
         found.update(_byline(body, options))
+    if "brand" in wanted and "brand" not in found and options.title_kicker:
+        found.update(_kicker(body, options))
     if "mpn" in wanted and "mpn" not in found and options.title_model:
         found.update(_title_model(body, rows, options))
     if "sku" in wanted and "sku" not in found and options.id_attributes:
@@ -383,13 +422,30 @@ def _availability(body: Any, options: BodyProductOptions) -> dict[str, str]:
 
 
 def _first_price(body: Any, options: BodyProductOptions) -> dict[str, str]:
-    """The first price the markup names: the product's own comes before cards of others."""
+    """The first price the markup names outside lists of other products: the product's own
+    comes before cards of others. Where only those cards show a price, their currency is
+    still the shop's."""
+    currency = None
     for element in _marked(body, options.price_parts):
-        if _names_price(_words(element), options):
-            read = _price_of(element, options)
-            if read is not None:
-                return {"price": read[0], **({"currency": read[1]} if read[1] else {})}
-    return {}
+        if not _names_price(_words(element), options):
+            continue
+        read = _price_of(element, options)
+        if read is None:
+            continue
+        if not _in_others(element, options):
+            return {"price": read[0], **({"currency": read[1]} if read[1] else {})}
+        currency = currency or read[1]
+    return {"currency": currency} if currency else {}
+
+
+def _in_others(element: Any, options: BodyProductOptions) -> bool:
+    """Inside a block whose markup names it a list of other products ("recommended",
+    "related", a carousel): their prices are theirs, not the page's product's."""
+    for ancestor in element.iterancestors():
+        words = _words(ancestor)
+        if any(part in word for word in words for part in options.others_parts):
+            return True
+    return False
 
 
 def _labelled(rows: _Rows, options: BodyProductOptions, wanted: frozenset[str]) -> dict:
@@ -415,19 +471,26 @@ def _label_rows(body: Any, options: BodyProductOptions) -> Iterator[tuple[str, s
     with the cell after it, and an
     element that is a label and nothing else ("Item #", "Výrobca") with what follows it."""
     for element in body.iter():
-        own = element.text
         if not isinstance(element.tag, str):
             continue
+        leaf = _leaf(element)
+        own = element.text_content() if leaf and len(element) else element.text
         if own and _COLON.search(own):
             row = _colon_row(element)
         elif element.tag in _LABEL_CELLS or _label_td(element):
             row = (_text(element), _next_text(element))
-        elif own and not len(element) and _bare_label(own, options):
+        elif own and leaf and _bare_label(own, options):
             row = (own, _after(element))
         else:
             continue
         if row is not None and not _skipped(element):
             yield row
+
+
+def _leaf(element: Any) -> bool:
+    """No child element, only text (and comments, which split a label's text from its
+    colon: "Article number<!-- -->:")."""
+    return all(not isinstance(child.tag, str) for child in element)
 
 
 def _label_td(element: Any) -> bool:
@@ -515,6 +578,7 @@ def _value_of(name: str, text: str, options: BodyProductOptions) -> str | None:
     if name == "brand":  # a name, not an address ("Street 75, 21266 Town")
         short = len(text.split()) <= options.max_brand_words and "," not in text
         return text if short else None
+    text = text.rstrip(_SENTENCE_END)  # "R.K." keeps its dot: a brand is read above
     if len(text.split()) > options.max_id_words or not any(c.isdigit() for c in text):
         return None
     return as_gtin(text) if name == "gtin" else as_identifier(text)
@@ -543,6 +607,32 @@ def _named(body: Any, options: BodyProductOptions, wanted: frozenset[str]) -> di
     return found
 
 
+def _brand_link(body: Any, options: BodyProductOptions) -> dict[str, str]:
+    """The brand a link to the shop's listing of one brand names ("/brands/norton",
+    "?marca=cic"), where the product's title holds the link's words: a page links to many
+    brands (menus, "All brands"), the title says which one is the product's."""
+    titles = [_text(title).casefold() for title in body.iter("h1")]
+    if not any(titles) or not options.brand_address_words:
+        return {}
+    for link in body.iter("a"):
+        if not _links_to_brand(link.get("href") or "", options):
+            continue
+        text = _text(link)
+        if not text or _DIGIT.search(text) or len(text.split()) > options.max_brand_words:
+            continue
+        words = re.compile(rf"(?<!\w){re.escape(text.casefold())}(?!\w)")
+        if any(words.search(title) for title in titles) and not _skipped(link):
+            return {"brand": text}
+    return {}
+
+
+def _links_to_brand(address: str, options: BodyProductOptions) -> bool:
+    """The address's path or query has a part that is a brand word ("brands", "marca")."""
+    _, slashes, rest = address.partition("//")
+    path = rest.partition("/")[2] if slashes else address
+    return any(word in options.brand_address_words for word in _ADDRESS_WORD.findall(path.lower()))
+
+
 def _byline(body: Any, options: BodyProductOptions) -> dict[str, str]:
     """The brand a link just under a title of the page names ("Visit the Tefal Store",
     "by Tefal"): where the page states its brand nowhere else, the title's byline does.
@@ -555,6 +645,41 @@ def _byline(body: Any, options: BodyProductOptions) -> dict[str, str]:
             if value is not None:
                 return {"brand": value}
     return {}
+
+
+def _kicker(body: Any, options: BodyProductOptions) -> dict[str, str]:
+    """The brand a shop sets just before the product's title ("Superdry" above "Spirit
+    Sports Puffer"), where the page's own ``<title>`` names it too: a short line next to
+    the title that the page's name repeats is the maker's name, not a section heading."""
+    title = next(body.iter("h1"), None)
+    head = body.getparent().find("head") if body.getparent() is not None else None
+    named = " ".join((head.findtext("title") or "").split()).casefold() if head is not None else ""
+    if title is None or not named:
+        return {}
+    heading = _text(title).casefold()
+    for node in (title, title.getparent()):
+        before = _previous_text(node) if node is not None else ""
+        if _names_maker(before, heading, named, options):
+            value = _value_of("brand", before, options)
+            return {"brand": value} if value else {}
+    return {}
+
+
+def _names_maker(text: str, heading: str, named: str, options: BodyProductOptions) -> bool:
+    """A short line without a number, not part of the title, that the page's name holds."""
+    folded = text.casefold()
+    short = 0 < len(text.split()) <= options.max_brand_words
+    return short and not _DIGIT.search(text) and folded not in heading and folded in named
+
+
+def _previous_text(element: Any) -> str:
+    """The text of the element's nearest earlier sibling that has any."""
+    for sibling in element.itersiblings(preceding=True):
+        if isinstance(sibling.tag, str):
+            text = _text(sibling)
+            if text:
+                return text
+    return ""
 
 
 def _byline_brand(

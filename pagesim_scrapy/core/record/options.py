@@ -34,6 +34,15 @@ class BodyProductOptions:
         "range",
         "filter",
     )
+    #: markup words of a block that lists other products: a price inside it is theirs
+    others_parts: tuple[str, ...] = (
+        "recommend",
+        "reco",
+        "related",
+        "similar",
+        "upsell",
+        "crosssell",
+    )
     #: markup words of an add-to-cart control
     buy_parts: tuple[str, ...] = (
         "addtocart",
@@ -92,7 +101,24 @@ class BodyProductOptions:
     #: the longest sign or code beside a price's number (``zł``, ``EUR``, ``Rs.``)
     max_sign_chars: int = 5
     #: label words that name a GTIN, tried first ("EAN: 190198419941")
-    gtin_labels: tuple[str, ...] = ("ean", "upc", "gtin", "isbn", "ean13", "gtin13", "barcode")
+    gtin_labels: tuple[str, ...] = (
+        "ean",
+        "upc",
+        "gtin",
+        "isbn",
+        "ean13",
+        "gtin13",
+        "barcode",
+        "jan",
+        "janコード",
+        "código de barras",
+        "streckkod",
+        "viivakoodi",
+        "vonalkód",
+        "čárový kód",
+        "штрихкод",
+        "штрих код",
+    )
     #: label words that name a manufacturer's part number ("Item model number", "Modellnummer")
     mpn_labels: tuple[str, ...] = (
         "mpn",
@@ -104,6 +130,15 @@ class BodyProductOptions:
         "modelo",
         "modèle",
         "model no",
+        "modelnummer",
+        "modelu",
+        "malli",
+        "mudel",
+        "modelis",
+        "модель",
+        "μοντέλο",
+        "herstellernummer",
+        "hersteller artikelnummer",
         "型番",
         "型號",
         "型号",
@@ -135,6 +170,37 @@ class BodyProductOptions:
         "קוד מוצר",
         "id",
         "id produto",
+        "art nr",
+        "artikel nr",
+        "artikelnr",
+        "productcode",
+        "item code",
+        "réf",
+        "referência",
+        "varenummer",
+        "varenr",
+        "tuotenumero",
+        "tuotekoodi",
+        "tootekood",
+        "preces kods",
+        "prekės kodas",
+        "kod produktu",
+        "kód produktu",
+        "katalogové číslo",
+        "cikkszám",
+        "termékkód",
+        "cod produs",
+        "κωδικός προϊόντος",
+        "šifra proizvoda",
+        "код товара",
+        "код товару",
+        "артикул",
+        "ürün kodu",
+        "stok kodu",
+        "商品コード",
+        "货号",
+        "貨號",
+        "상품코드",
     )
     #: markup words (class, id, itemprop, letters only) of an element holding the shop's own
     #: identifier, read where no label row names one
@@ -200,8 +266,29 @@ class BodyProductOptions:
         "von {}",
         "par {}",
     )
+    #: words of an address part that lists one brand's products ("/brands/norton",
+    #: "?marca=cic"); empty turns the brand link reading off
+    brand_address_words: tuple[str, ...] = (
+        "brand",
+        "brands",
+        "marca",
+        "marcas",
+        "marque",
+        "marques",
+        "marke",
+        "marken",
+        "merk",
+        "merken",
+        "marka",
+        "hersteller",
+        "manufacturer",
+        "manufacturers",
+    )
     #: how many links after a title a byline may come
     byline_reach: int = 5
+    #: read the brand a shop sets just before the product's title, where the page's
+    #: ``<title>`` names it too
+    title_kicker: bool = True
     #: read the model number a title ends with where a label row gives the same code
     title_model: bool = True
     #: attribute names (letters only) whose value is the product's id, read as the sku where

@@ -165,8 +165,10 @@ def body_recipe(
         found.update(_headed(elements, options))
     if SUMMED in wanted:
         found.update(_summed(elements, options))
-    if wanted & LABELLED.keys():
-        found.update(_labelled(elements, options, wanted))
+    if wanted & _CARD_TERMS.keys():
+        found.update(_carded(elements, options, wanted))
+    if wanted & LABELLED.keys() - found.keys():
+        found.update(_labelled(elements, options, wanted - found.keys()))
     if wanted & set(LISTED):
         found.update(_listed(elements, options, wanted))
     return found
@@ -228,6 +230,31 @@ def _in_card(element: Any, part: re.Pattern[str]) -> bool:
     return not _in_chrome(element) and not any(a.tag == "a" for a in element.iterancestors())
 
 
+#: a recipe card's term slots by their class: WP Recipe Maker's ``wprm-recipe-course``,
+#: ``wprm-recipe-cuisine`` and Tasty Recipes' ``tasty-recipes-category``,
+#: ``tasty-recipes-cuisine`` hold the term alone, often with no label beside it (an icon, or
+#: a label hidden from the eye); a term slot is read before the label rows
+_CARD_TERMS = {
+    "recipe_category": re.compile(r"^(?:[a-z]+-)?recipes?-(?:course|category)$", re.I),
+    "recipe_cuisine": re.compile(r"^(?:[a-z]+-)?recipes?-cuisine$", re.I),
+}
+
+
+def _carded(elements: list[Any], options: BodyRecipeOptions, wanted: frozenset[str]) -> dict:
+    """The first readable term of each wanted field a recipe card's term slot holds."""
+    found: dict[str, Any] = {}
+    for name, part in _CARD_TERMS.items():
+        if name not in wanted:
+            continue
+        for element in elements:
+            if _in_card(element, part):
+                value = _value_of(name, _text(element), options)
+                if value is not None:
+                    found[name] = value
+                    break
+    return found
+
+
 _CARD_NAME = re.compile(r"^(?:[a-z]+-)?recipes?-(?:name|title)$", re.I)
 _CARD_SUMMARY = re.compile(r"^(?:[a-z]+-)?recipes?-(?:summary|description|intro)$", re.I)
 
@@ -250,7 +277,8 @@ def _labelled(elements: list[Any], options: BodyRecipeOptions, wanted: frozenset
 def _rows(element: Any, labels: dict[str, str], options: BodyRecipeOptions) -> Iterator:
     """``(field, value text)`` candidates an element stands for as a label: its whole text
     a label (the value in its tail, the next element, or the rest of its parent's text),
-    "Label: value" in one element, or a byline ("By Jane Doe")."""
+    "Label: value" in one element, its own text a label before the value its children hold,
+    or a byline ("By Jane Doe")."""
     own = element.text or ""
     if not own.strip() and not len(element):
         return
@@ -265,6 +293,10 @@ def _rows(element: Any, labels: dict[str, str], options: BodyRecipeOptions) -> I
     before, colon, after = text.partition(":")
     if colon and _fold(before) in labels and after.strip():
         yield labels[_fold(before)], after.strip()
+        return
+    lead = " ".join(own.split())
+    if len(element) and _fold(lead) in labels and text.startswith(lead):
+        yield labels[_fold(lead)], text[len(lead) :].strip()  # "Total Time<div>35 Mins</div>"
         return
     dated = _dated(options).match(text)
     if dated:

@@ -39,6 +39,11 @@ runs crawl B once with the functions behind each part of the per-page work (SPLI
 wrapped in thread-CPU timers, no profiler: the split as the crawl runs it, beside the
 ``pagesim/time_ms`` stat of the same run.
 
+    python benchmarks/bench_crawl.py --features [--pages 2000] [--rounds 3]
+
+times the feature path of crawl B in process, without the crawl: the served pages' features
+(``structural_features``) and their counting into one site model (``SiteModel.add_once``).
+
     python benchmarks/bench_crawl.py --verdicts OUT.json [--pages 2000] [-s NAME=VALUE ...]
 
 runs crawl B once and writes every response's ``meta["pagesim"]`` (by URL) and the crawl's
@@ -531,6 +536,39 @@ def split(pages: int, extra: list[str]) -> None:
     print(f"  crawl B CPU {cpu:.2f} ms/page; verdicts {result['verdicts']}")
 
 
+def features_in_process(pages: int, rounds: int) -> None:
+    """The per-page feature path of crawl B without the crawl: the served pages' walks, then
+    their features (``structural_features``) counted into one site model (``add_once``),
+    timed in thread CPU time (median of ``rounds``; a fresh model each round)."""
+    from lxml import html
+
+    from pagesim_scrapy.core.site import SiteModel, structural_features
+    from pagesim_scrapy.core.summary import SummaryOptions, summarize_tree
+
+    served, _ = served_pages(pages)
+    bases = [Path(p) for p in served["base"]]
+    options = SummaryOptions(max_nodes=300)  # the crawl's default node budget
+    roots = [html.fromstring(variant(read_page(bases[b]), n)) for b, n in served["index"]]
+    summaries = []
+    for number, root in enumerate(roots):
+        summaries.append(summarize_tree(root, options, source=f"http://127.0.0.1/page/{number}"))
+    times: dict[str, list[float]] = {"features": [], "count (add_once)": []}
+    for _ in range(rounds):
+        model = SiteModel()
+        began = time.thread_time()
+        features = [structural_features(summary) for summary in summaries]
+        middle = time.thread_time()
+        for page in features:
+            model.add_once(page)
+        ended = time.thread_time()
+        times["features"].append((middle - began) * 1e6 / len(summaries))
+        times["count (add_once)"].append((ended - middle) * 1e6 / len(summaries))
+    print(f"{len(summaries)} served pages in process; load average {os.getloadavg()[0]:.1f}")
+    for name, values in times.items():
+        spent = ", ".join(f"{v:.1f}" for v in values)
+        print(f"  {name:18s} {statistics.median(values):6.1f} us/page  ({spent})")
+
+
 def verdicts_digest(pages: int, extra: list[str], out: str) -> None:
     """Crawl B once; write its verdicts and stats to ``out`` and print a digest of each."""
     import hashlib
@@ -653,6 +691,11 @@ def main() -> None:
         help="crawl B once; write each response's meta verdict and the stats to OUT",
     )
     parser.add_argument(
+        "--features",
+        action="store_true",
+        help="time the served pages' features and site counts in process (no crawl)",
+    )
+    parser.add_argument(
         "--split",
         action="store_true",
         help="crawl B once with its per-page parts timed in place (no profiler)",
@@ -672,6 +715,9 @@ def main() -> None:
         return
     if args.split:
         split(args.pages, args.set)
+        return
+    if args.features:
+        features_in_process(args.pages, args.rounds)
         return
     if args.profile_diff:
         profile_diff(args.pages, args.set)

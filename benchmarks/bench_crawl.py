@@ -30,6 +30,20 @@ walk, features, decision, site re-estimates, drift watch, meta/stats/holding) ne
 the callback reuses, so it should match the profile's ``_classify`` less ``parsed_root``
 (both include the profiler's own overhead).
 
+``-s BENCH_SITES=64`` spreads any crawl's pages over 64 sites (hosts ``site<k>.test``, which the
+one local server serves as their proxy): the per-site work of a crawl over many young sites.
+
+    python benchmarks/bench_crawl.py --split [--pages 2000] [-s NAME=VALUE ...]
+
+runs crawl B once with the functions behind each part of the per-page work (SPLIT_PARTS)
+wrapped in thread-CPU timers, no profiler: the split as the crawl runs it, beside the
+``pagesim/time_ms`` stat of the same run.
+
+    python benchmarks/bench_crawl.py --features [--pages 2000] [--rounds 3]
+
+times the feature path of crawl B in process, without the crawl: the served pages' features
+(``structural_features``) and their counting into one site model (``SiteModel.add_once``).
+
     python benchmarks/bench_crawl.py --verdicts OUT.json [--pages 2000] [-s NAME=VALUE ...]
 
 runs crawl B once and writes every response's ``meta["pagesim"]`` (by URL) and the crawl's
@@ -137,6 +151,81 @@ PROFILE_PARTS: dict[str, tuple[str, str]] = {
 }
 
 
+#: the functions timed by ``--split`` (no profiler): part -> (module, attribute); a part's time
+#: includes its callees, indented parts are inside the part above them
+SPLIT_PARTS: dict[str, tuple[str, str]] = {
+    "walk (summarize_tree)": ("pagesim_scrapy.middlewares.downloader", "summarize_tree"),
+    "decision (PageDecider.decide)": ("pagesim_scrapy.core.decide", "PageDecider.decide"),
+    "  features (structural_features)": ("pagesim_scrapy.core.siteaware", "structural_features"),
+    "  site model update (_add)": ("pagesim_scrapy.core.siteaware", "SiteAwareClassifier._add"),
+    "  scoring, every call (_scores_of)": (
+        "pagesim_scrapy.core.siteaware",
+        "SiteAwareClassifier._scores_of",
+    ),
+    "  re-estimates (_maybe_refresh)": (
+        "pagesim_scrapy.core.siteaware",
+        "SiteAwareClassifier._maybe_refresh",
+    ),
+    "  site verdict (SiteAwareClassifier.decide)": (
+        "pagesim_scrapy.core.siteaware",
+        "SiteAwareClassifier.decide",
+    ),
+    "  neighbour fill (fill_from_kept)": (
+        "pagesim_scrapy.core.siteaware",
+        "SiteAwareClassifier.fill_from_kept",
+    ),
+    "drift watch (DriftWatch.observe)": ("pagesim_scrapy.middlewares.drift", "DriftWatch.observe"),
+    "meta, flag, stats (_publish)": (
+        "pagesim_scrapy.middlewares.downloader",
+        "PageSimDownloaderMiddleware._publish",
+    ),
+    "holding, drop, explore (_act)": (
+        "pagesim_scrapy.middlewares.downloader",
+        "PageSimDownloaderMiddleware._act",
+    ),
+}
+
+
+class SplitTimers:
+    """Thread CPU time spent in each of SPLIT_PARTS during a crawl, without a profiler: each
+    function is wrapped in place (a call inside an outer call of the same part, such as a
+    re-scoring inside a re-estimate, is counted once, by the outer call)."""
+
+    def __init__(self) -> None:
+        self.seconds = dict.fromkeys(SPLIT_PARTS, 0.0)
+        self.calls = dict.fromkeys(SPLIT_PARTS, 0)
+
+    def install(self) -> None:
+        import importlib
+
+        for part, (module_name, attribute) in SPLIT_PARTS.items():
+            owner: Any = importlib.import_module(module_name)
+            *path, name = attribute.split(".")
+            for step in path:
+                owner = getattr(owner, step)
+            setattr(owner, name, self._timed(part, getattr(owner, name)))
+
+    def _timed(self, part: str, function: Any) -> Any:
+        import functools
+
+        depth = [0]
+
+        @functools.wraps(function)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if depth[0]:
+                return function(*args, **kwargs)
+            depth[0] += 1
+            began = time.thread_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.seconds[part] += time.thread_time() - began
+                self.calls[part] += 1
+                depth[0] -= 1
+
+        return timed
+
+
 def profile_split(stats: Any, pages: int) -> dict[str, tuple[float, int]]:
     """{part: (ms per page, calls)} from a ``pstats.Stats``: cumulative time of each part."""
     found: dict[str, tuple[float, int]] = {}
@@ -226,9 +315,12 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
 
         async def start(self):  # type: ignore[override]
             for i in range(count):
-                yield scrapy.Request(
-                    f"http://127.0.0.1:{port}/page/{i}", callback=self.parse, errback=self.dropped
-                )
+                if sites:
+                    # another host per site, all served by the one server acting as their proxy
+                    url, meta = f"http://site{i % sites}.test/page/{i}", {"proxy": server}
+                else:
+                    url, meta = f"{server}/page/{i}", {}
+                yield scrapy.Request(url, callback=self.parse, errback=self.dropped, meta=meta)
 
         def dropped(self, failure):  # type: ignore[no-untyped-def]
             # a page that pagesim dropped (-s PAGESIM_ACTION=drop) is a page of the crawl too
@@ -258,6 +350,13 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         "CONCURRENT_REQUESTS_PER_DOMAIN": 16,
     }
     profile_out = extra.pop("BENCH_PROFILE", None)
+    # --split: the per-page parts timed in place, no profiler
+    timers = SplitTimers() if extra.pop("BENCH_SPLIT", False) else None
+    if timers is not None:
+        timers.install()
+    # -s BENCH_SITES=N: the pages spread over N sites (hosts) instead of one
+    sites = int(extra.pop("BENCH_SITES", 0))
+    server = f"http://127.0.0.1:{port}"
     # --verdicts: each response's meta verdict and the crawl's pagesim stats, written there
     verdicts_out = extra.pop("BENCH_VERDICTS", None)
     verdicts: dict[str, Any] | None = {} if verdicts_out else None
@@ -310,6 +409,8 @@ def crawl(mode: str, port: int, count: int, extra: dict[str, Any]) -> None:
         result["gc"] = collections.as_dict()
         result["peak_rss_mb"] = round(after.ru_maxrss / 1024.0, 1)
         result["verdicts"] = verdict_counts(stats)
+        if timers is not None:
+            result["split"] = {"seconds": timers.seconds, "calls": timers.calls}
         if verdicts_out:
             write_verdicts(verdicts_out, verdicts or {}, stats)
 
@@ -409,6 +510,63 @@ def profile(pages: int, extra: list[str], keep: str | None = None) -> None:
     mine = [row for row in own if ours in files.get(row[2], "") or "core._walk" in row[2]]
     for ms, calls, where in sorted(mine, reverse=True)[:25]:
         print(f"    {where:60s} {ms:7.3f} ms/page  ({calls} calls)")
+
+
+def split(pages: int, extra: list[str]) -> None:
+    """Crawl B once with SPLIT_PARTS timed in place (thread CPU time, no profiler); print each
+    part per page beside the ``pagesim/time_ms`` stat of the same run."""
+    served, _ = served_pages(pages)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        page_server(__file__, Path(tmp), served) as (port, _),
+    ):
+        load = os.getloadavg()[0]
+        result = run_crawl("pagesim", port, pages, [*extra, "BENCH_SPLIT=1"])
+    load_after = os.getloadavg()[0]
+    print(f"{pages} pages, crawl B timed in place; load average {load:.1f} -> {load_after:.1f}")
+    seconds, calls = result["split"]["seconds"], result["split"]["calls"]
+    for part in SPLIT_PARTS:
+        print(f"  {part:45s} {seconds[part] * 1000.0 / pages:7.3f} ms/page  ({calls[part]} calls)")
+    outer = sum(seconds[part] for part in SPLIT_PARTS if not part.startswith(" "))
+    own = result["pagesim_ms"] / pages
+    rest = own - outer * 1000.0 / pages
+    print(f"  {'rest (gate, site key, watches, spider side)':45s} {rest:7.3f} ms/page")
+    print(f"  {'stat pagesim/time_ms (same run)':45s} {own:7.3f} ms/page")
+    cpu = result["cpu"] / pages * 1000.0
+    print(f"  crawl B CPU {cpu:.2f} ms/page; verdicts {result['verdicts']}")
+
+
+def features_in_process(pages: int, rounds: int) -> None:
+    """The per-page feature path of crawl B without the crawl: the served pages' walks, then
+    their features (``structural_features``) counted into one site model (``add_once``),
+    timed in thread CPU time (median of ``rounds``; a fresh model each round)."""
+    from lxml import html
+
+    from pagesim_scrapy.core.site import SiteModel, structural_features
+    from pagesim_scrapy.core.summary import SummaryOptions, summarize_tree
+
+    served, _ = served_pages(pages)
+    bases = [Path(p) for p in served["base"]]
+    options = SummaryOptions(max_nodes=300)  # the crawl's default node budget
+    roots = [html.fromstring(variant(read_page(bases[b]), n)) for b, n in served["index"]]
+    summaries = []
+    for number, root in enumerate(roots):
+        summaries.append(summarize_tree(root, options, source=f"http://127.0.0.1/page/{number}"))
+    times: dict[str, list[float]] = {"features": [], "count (add_once)": []}
+    for _ in range(rounds):
+        model = SiteModel()
+        began = time.thread_time()
+        features = [structural_features(summary) for summary in summaries]
+        middle = time.thread_time()
+        for page in features:
+            model.add_once(page)
+        ended = time.thread_time()
+        times["features"].append((middle - began) * 1e6 / len(summaries))
+        times["count (add_once)"].append((ended - middle) * 1e6 / len(summaries))
+    print(f"{len(summaries)} served pages in process; load average {os.getloadavg()[0]:.1f}")
+    for name, values in times.items():
+        spent = ", ".join(f"{v:.1f}" for v in values)
+        print(f"  {name:18s} {statistics.median(values):6.1f} us/page  ({spent})")
 
 
 def verdicts_digest(pages: int, extra: list[str], out: str) -> None:
@@ -532,6 +690,16 @@ def main() -> None:
         metavar="OUT",
         help="crawl B once; write each response's meta verdict and the stats to OUT",
     )
+    parser.add_argument(
+        "--features",
+        action="store_true",
+        help="time the served pages' features and site counts in process (no crawl)",
+    )
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="crawl B once with its per-page parts timed in place (no profiler)",
+    )
     parser.add_argument("--crawl", choices=("plain", "pagesim"), help=argparse.SUPPRESS)
     parser.add_argument("--serve", metavar="INDEX", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -544,6 +712,12 @@ def main() -> None:
         return
     if args.verdicts:
         verdicts_digest(args.pages, args.set, args.verdicts)
+        return
+    if args.split:
+        split(args.pages, args.set)
+        return
+    if args.features:
+        features_in_process(args.pages, args.rounds)
         return
     if args.profile_diff:
         profile_diff(args.pages, args.set)

@@ -966,6 +966,64 @@ static PyObject *pack_features(PyObject *self, PyObject *features) {
     return out;
 }
 
+/* ---- the feature strings, made once ------------------------------------------------- */
+
+/*
+ * The 2-character feature strings made so far, by their two codes (key: (a << 32 | b) + 1, 0
+ * an empty slot), at most PAIR_CACHE_MAX of them (then all forgotten at once).  Why: every page
+ * of a site holds mostly the pairs the pages before it held; made once, a pair is not allocated
+ * and hashed again on every page, and the site model's counts find it by identity.  The
+ * strings are the ones made without the cache (equal, with the same hash), so every set and
+ * dict built from them is the same, iteration order included.
+ */
+#define PAIR_CACHE_MAX 65536
+typedef struct {
+    uint64_t key;
+    PyObject *text;
+} PairSlot;
+static PairSlot *pair_slots = NULL; /* 2 * PAIR_CACHE_MAX slots */
+static size_t pair_count = 0;
+
+static size_t pair_slot_of(uint64_t key) {
+    const size_t mask = 2 * PAIR_CACHE_MAX - 1;
+    size_t slot = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & mask;
+    while (pair_slots[slot].key && pair_slots[slot].key != key) slot = (slot + 1) & mask;
+    return slot;
+}
+
+static void pair_cache_clear(void) {
+    for (size_t i = 0; i < 2 * PAIR_CACHE_MAX; i++) {
+        Py_CLEAR(pair_slots[i].text);
+        pair_slots[i].key = 0;
+    }
+    pair_count = 0;
+}
+
+/* The string of the pair (a, b): a new reference, NULL on error. */
+static PyObject *pair_text(Py_UCS4 a, Py_UCS4 b) {
+    if (!pair_slots) {
+        pair_slots = PyMem_Calloc(2 * PAIR_CACHE_MAX, sizeof(PairSlot));
+        if (!pair_slots) return PyErr_NoMemory();
+    }
+    uint64_t key = (((uint64_t)a << 32) | b) + 1;
+    size_t slot = pair_slot_of(key);
+    if (pair_slots[slot].key) return Py_NewRef(pair_slots[slot].text);
+    Py_UCS4 pair[2] = {a, b};
+    PyObject *text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, pair, 2);
+    if (!text) return NULL;
+    if (pair_count >= PAIR_CACHE_MAX) {
+        pair_cache_clear();
+        slot = pair_slot_of(key);
+    }
+    pair_slots[slot] = (PairSlot){key, Py_NewRef(text)};
+    pair_count++;
+    return text;
+}
+
+static PyObject *pair_cache_size(PyObject *self, PyObject *unused) {
+    return PyLong_FromSize_t(pair_count);
+}
+
 /* The set of parent -> child pairs of a walk's codes: codes[parents[i]] + codes[i] for each
    node i past the first, as 2-character strings added in the order of the nodes (so the set is
    the one the Python loop builds, iteration order included); a frozenset when asked.  Why in C: a page of a few hundred
@@ -1000,7 +1058,7 @@ static PyObject *node_pairs(PyObject *self, PyObject *args) {
         while (seen[slot] && seen[slot] != key) slot = (slot + 1) & (size - 1);
         if (seen[slot]) continue;
         seen[slot] = key;
-        PyObject *text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, pair, 2);
+        PyObject *text = pair_text(pair[0], pair[1]);
         if (!text || PySet_Add(out, text) < 0) {
             Py_XDECREF(text);
             goto fail;
@@ -1028,7 +1086,9 @@ static PyObject *unpack_features(PyObject *self, PyObject *packed) {
     PyObject *features = PySet_New(NULL);
     if (!features) return NULL;
     for (Py_ssize_t i = 1; i < n; i += 2) {
-        PyObject *pair = PyUnicode_Substring(packed, i, i + 2 < n ? i + 2 : n);
+        PyObject *pair = i + 2 <= n ? pair_text(PyUnicode_READ_CHAR(packed, i),
+                                                PyUnicode_READ_CHAR(packed, i + 1))
+                                    : PyUnicode_Substring(packed, i, n);
         if (!pair || PySet_Add(features, pair) < 0) {
             Py_XDECREF(pair);
             Py_DECREF(features);
@@ -1816,6 +1876,7 @@ static PyMethodDef methods[] = {
     {"node_pairs", node_pairs, METH_VARARGS, "Parent -> child pairs of a walk's codes (summary.py's node_pairs)."},
     {"normalise", Walker_normalise, METH_O, "The C normalisation of an attribute value (for tests)."},
     {"pack_features", pack_features, METH_O, "A page's features packed into one string (site.py's _pack)."},
+    {"pair_cache_size", pair_cache_size, METH_NOARGS, "How many feature strings node_pairs and unpack_features keep made (for tests)."},
     {"weight_table", weight_table, METH_VARARGS, "A site's weight table (site.py's _weight_table)."},
     {"weights_of", weights_of, METH_VARARGS, "Each feature's weight on a site (clusterfill's _weights_of)."},
     {"pool_shared", pool_shared, METH_VARARGS, "The weight every two pages of a pool share (clusterfill's KeptNeighbours)."},

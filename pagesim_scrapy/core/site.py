@@ -108,7 +108,9 @@ def page_keys(summary: PageSummary) -> tuple[int, ...]:
         # a file path, or a WARC record named ``archive#offset``: its name is not a URL whose
         # query or fragment could be a view of another page
         return ()
-    return (hash((parts.netloc, parts.path, _without_views(parts.query), summary.title)),)
+    # most URLs have no query: nothing to take out of it
+    query = _without_views(parts.query) if parts.query else ""
+    return (hash((parts.netloc, parts.path, query, summary.title)),)
 
 
 def structural_features(summary: PageSummary) -> Features:

@@ -82,6 +82,13 @@ starts from an empty state folder of its own, as a user's first run does (``--ke
 from the checkout's ``.scrapy/pagesim``, which the crawls before it saved into). Compare
 digests of two versions run from the same folder: the demo shop's file URLs, and so the
 order the wrapper learns its pages in, depend on where the checkout is.
+
+``--account`` accounts for the main job's CPU with induction over without (issue 31): in
+``--rounds`` alternating pairs, each crawl runs under ``_crawl_accounted.py``, which counts
+each thread's CPU, the garbage collector's passes (``gc.callbacks``), the induction worker's
+jobs by function and the ``time_ms`` stat, and a few reactor-thread functions (the
+pipeline's steps, the drift watch, the feed export); prints each row's median with and
+without, the difference and its share of the whole difference, and the records' digest.
 """
 
 from __future__ import annotations

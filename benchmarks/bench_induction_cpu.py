@@ -82,6 +82,13 @@ starts from an empty state folder of its own, as a user's first run does (``--ke
 from the checkout's ``.scrapy/pagesim``, which the crawls before it saved into). Compare
 digests of two versions run from the same folder: the demo shop's file URLs, and so the
 order the wrapper learns its pages in, depend on where the checkout is.
+
+``--account`` accounts for the main job's CPU with induction over without (issue 31): in
+``--rounds`` alternating pairs, each crawl runs under ``_crawl_accounted.py``, which counts
+each thread's CPU, the garbage collector's passes (``gc.callbacks``), the induction worker's
+jobs by function and the ``time_ms`` stat, and a few reactor-thread functions (the
+pipeline's steps, the drift watch, the feed export); prints each row's median with and
+without, the difference and its share of the whole difference, and the records' digest.
 """
 
 from __future__ import annotations
@@ -662,6 +669,92 @@ def crawl_cpu(induction: bool, out: Path, state: Path | None = None) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def crawl_accounted(induction: bool, out: Path, state: Path) -> dict[str, Any]:
+    """One main-job crawl run by ``_crawl_accounted.py``: its CPU per thread, the garbage
+    collector's, the induction worker's counted jobs (see that file); items in ``out``."""
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    env["PAGESIM_ACCOUNT_OUT"] = str(out.with_suffix(".account.json"))
+    command = [sys.executable, str(root / "benchmarks" / "_crawl_accounted.py"), "crawl", "shop"]
+    command += ["-s", "LOG_LEVEL=ERROR", "-s", f"PAGESIM_INDUCTION_ENABLED={induction}"]
+    command += ["-O", str(out)]
+    for name, file in STATE_FILES.items():
+        command += ["-s", f"{name}={state / file}"]
+    subprocess.run(command, cwd=root / "sample_project", env=env, check=True)
+    report: dict[str, Any] = json.loads(out.with_suffix(".account.json").read_text())
+    return report
+
+
+def _account_rows(report: dict[str, Any]) -> dict[str, float]:
+    """A crawl's CPU seconds split into the rows of the ``--account`` table."""
+    threads = dict(report["threads"])
+    worker = report.get("worker", {})
+    rows = {"main thread (reactor)": threads.pop("MainThread", 0.0)}
+    gc_main = sum(v for k, v in report["gc"].items() if k.startswith("MainThread/"))
+    rows["  of which garbage collection"] = gc_main
+    user_sys_switches = report.get("main_thread_user_sys_switches") or [0.0] * 4
+    rows["  of which system CPU"] = user_sys_switches[1]
+    rows["  (its context switches, voluntary, count)"] = user_sys_switches[2] / 1000
+    rows["  (its context switches, forced, count)"] = user_sys_switches[3] / 1000
+    for name, seconds in sorted(report.get("calls", {}).items()):
+        rows[f"  of which {name}"] = seconds
+    induction = threads.pop("pagesim-induction", 0.0)
+    rows["induction worker thread"] = induction
+    for key in sorted(worker):
+        if key.startswith("job/"):
+            rows[f"  job {key[4:]}"] = worker[key]
+    rows["  (memory trims before jobs)"] = worker.get("trim_memory", 0.0)
+    rows["  outside jobs"] = induction - worker.get("counted_jobs", 0.0)
+    gc_worker = sum(v for k, v in report["gc"].items() if k.startswith("pagesim-induction/"))
+    rows["  (garbage collection in jobs)"] = gc_worker
+    rows["induction's time_ms stat"] = worker.get("time_ms_stat", 0.0)
+    rows["other threads"] = sum(threads.values())
+    rows["process (user+sys)"] = report["process"]
+    rows["  not in any thread's count"] = report["process"] - sum(report["threads"].values())
+    return rows
+
+
+def bench_account(rounds: int) -> None:
+    """Where the main job's CPU with induction goes beyond the CPU without: alternating
+    pairs of accounted crawls, the median of each row over the pairs."""
+    with_rows: list[dict[str, float]] = []
+    without_rows: list[dict[str, float]] = []
+    digests: set[str] = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        for index in range(rounds):
+            for induction in (True, False) if index % 2 == 0 else (False, True):
+                out = Path(tmp) / f"items-{index}-{induction}.jsonl"
+                rows = _account_rows(
+                    crawl_accounted(induction, out, Path(tmp) / f"state-{index}-{induction}")
+                )
+                (with_rows if induction else without_rows).append(rows)
+                print(
+                    f"  round {index + 1}, induction {induction}: process "
+                    f"{rows['process (user+sys)']:.2f} s, main thread "
+                    f"{rows['main thread (reactor)']:.2f} s, load average {os.getloadavg()[0]:.1f}"
+                )
+                if induction:
+                    digests.add(records_digest(out))
+    names = list(dict.fromkeys(name for rows in with_rows + without_rows for name in rows))
+
+    def median(runs: list[dict[str, float]], name: str) -> float:
+        return statistics.median(rows.get(name, 0.0) for rows in runs) * 1000
+
+    diff = median(with_rows, "process (user+sys)") - median(without_rows, "process (user+sys)")
+    print(
+        f"\n{'CPU, median of ' + str(rounds) + ' runs':40} {'with':>8} {'without':>8} "
+        f"{'more':>8} {'share':>6}"
+    )
+    for name in names:
+        more = median(with_rows, name) - median(without_rows, name)
+        print(
+            f"{name:40} {median(with_rows, name):8.0f} {median(without_rows, name):8.0f} "
+            f"{more:8.0f} {100 * more / diff:5.0f}%"
+        )
+    print(f"digest of records: {', '.join(sorted(digests))}")
+
+
 def records_digest(path: Path) -> str:
     """A digest of a crawl's items' records and induction verdicts, sorted by URL (the
     checkout's own folder left out of the demo shop's file URLs: the same in any clone)."""
@@ -718,6 +811,9 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=2, help="pairs of crawls (--crawl)")
     parser.add_argument(
+        "--account", action="store_true", help="the main job's CPU with induction, per thread"
+    )
+    parser.add_argument(
         "--keep-state",
         action="store_true",
         help="(--crawl) crawl with the checkout's saved wrappers and site models",
@@ -756,6 +852,10 @@ def main() -> None:
     chosen = next((name for name in modes if getattr(args, name)), None)
     if chosen is not None:
         modes[chosen]()
+        return
+    if args.account:
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        bench_account(args.rounds)
         return
     if args.crawl:
         print(f"load average {os.getloadavg()[0]:.1f}")

@@ -51,7 +51,8 @@ pass through untouched):
   The worker thread also hands the memory freed by parsed pages back to the system (glibc's
   ``malloc_trim``) after every relearning and every 100 pages.
 * learning and extracting run in one worker thread of the pipeline's own, one page at a time
-  (a page is parsed once, for both; stat ``pagesim/induction/time_ms``, the thread's CPU):
+  (a page is parsed once, for both; stat ``pagesim/induction/time_ms``: that thread's CPU
+  and the pipeline's own work in the reactor thread, one counter for induction's CPU):
   the work is pure Python under the GIL, so more threads would not run it faster, and each
   more thread would take a larger share of the interpreter away from the reactor that
   downloads.

@@ -133,21 +133,22 @@ class TemplateInductionPipeline:
     async def process_item(self, item: Any) -> Any:
         if not isinstance(item, PageItem):
             return item
-        self.stats.inc_value(f"{STATS_PREFIX}/items")
-        state = self._state_for(item)
+        with self.worker.counting():
+            self.stats.inc_value(f"{STATS_PREFIX}/items")
+            state = self._state_for(item)
         if state is None:
             return item
         failure, root = await self._learn_item(item, state)
         if not self.learner.settled(state) and self.config.buffer_size > 0:
             # a held item keeps its HTML only, not a parsed tree (memory)
-            held = self.holding.new(item, state.label)
+            with self.worker.counting():
+                held = self.holding.new(item, state.label)
             try:
                 mode = await self.holding.hold(held)
-                if mode in SETTLED_RELEASES:
-                    # no more pages of the label will be learned: its wrapper is learned
-                    # afresh from all of them in canonical order before its items go
-                    await self._in_worker(self._relearn_locked, state)
-                await self._extract_into(item, state, mode, failure)
+                # a label no more pages of which will be learned has its wrapper learned
+                # afresh from all of them, in canonical order, before its items go
+                settle = mode in SETTLED_RELEASES
+                await self._extract_into(item, state, mode, failure, settle=settle)
                 if mode not in SETTLED_RELEASES and self.learner.settled(state):
                     # an early release fixed a full label's wrapper: the label's other
                     # items need not wait for a wrapper that will not change any more
@@ -166,8 +167,9 @@ class TemplateInductionPipeline:
                 await self._in_worker(self._relearn_locked, state)
         self.worker.shutdown()
         if self.store is not None:
-            save_wrappers(self.store, self.labels.values(), self.stats)
-            save_signatures(self.store, self.learner.signatures.taught, self.stats)
+            with self.worker.counting():
+                save_wrappers(self.store, self.labels.values(), self.stats)
+                save_signatures(self.store, self.learner.signatures.taught, self.stats)
 
     def release_all_on_close(self) -> None:
         """``spider_closed``: nothing may stay held once the spider is gone."""
@@ -207,11 +209,12 @@ class TemplateInductionPipeline:
             outcome, failure, root = await self._in_worker(self._take, state, item.html, item.url)
         finally:
             self._learning -= 1
-        stat = OUTCOME_STATS.get(outcome)
-        if stat is not None:
-            self.stats.inc_value(f"{STATS_PREFIX}/{stat.format(label=state.label)}")
-        if outcome in ("learned", "node_limit") and self.learner.settled(state):
-            self.holding.release_label(state.label, "ready")
+        with self.worker.counting():
+            stat = OUTCOME_STATS.get(outcome)
+            if stat is not None:
+                self.stats.inc_value(f"{STATS_PREFIX}/{stat.format(label=state.label)}")
+            if outcome in ("learned", "node_limit") and self.learner.settled(state):
+                self.holding.release_label(state.label, "ready")
         return failure, root
 
     async def _extract_into(
@@ -221,20 +224,30 @@ class TemplateInductionPipeline:
         mode: str,
         failure: str | None = None,
         root: Element | None = None,
+        settle: bool = False,
     ) -> None:
-        ready = state.pages >= self.config.min_pages
-        result: Extraction | None = None
-        composed: ItemRecord | None = None
-        if state.pages > 0 and item.html:
-            page = item.html if root is None else root
-            result, composed = await self._in_worker(
-                self._extract_record, state, page, item.html, item.url
+        """Fill the item from the label's wrapper; with ``settle``, the label settles first,
+        in the same worker job (one trip to the worker thread, not two)."""
+        page = item.html if root is None else root
+        if settle:
+            pages, extracted = await self._in_worker(
+                self._settle_and_extract, state, page, item.html, item.url
             )
-        elif failure is not None:  # nothing to extract with, but the item says why it is empty
-            result = Extraction({}, [], 0.0, failure)
-        status = "ready" if ready else "partial"
-        self._finish(item, result, state, status if mode != "skipped" else mode, composed)
-        self.stats.inc_value(f"{STATS_PREFIX}/extracted/{status}")
+        else:
+            pages = state.pages
+            extracted = None
+            if pages > 0 and item.html:
+                extracted = await self._in_worker(
+                    self._extract_record, state, page, item.html, item.url
+                )
+        with self.worker.counting():
+            result, composed = extracted if extracted is not None else (None, None)
+            if result is None and failure is not None:
+                # nothing to extract with, but the item says why it is empty
+                result = Extraction({}, [], 0.0, failure)
+            status = "ready" if pages >= self.config.min_pages else "partial"
+            self._finish(item, result, state, status if mode != "skipped" else mode, composed)
+            self.stats.inc_value(f"{STATS_PREFIX}/extracted/{status}")
 
     def _finish(
         self,
@@ -295,6 +308,18 @@ class TemplateInductionPipeline:
 
     def _relearn_locked(self, state: LabelState) -> None:
         self.learner.relearn_locked(state)
+
+    def _settle_and_extract(
+        self, state: LabelState, page: str | Element, html: str | None, url: str | None
+    ) -> tuple[int, tuple[Extraction, ItemRecord] | None]:
+        """Worker thread: the label settled (:meth:`_relearn_locked`), then the item's
+        extraction and record as :meth:`_extract_record` gives them (None when the label
+        learned no page, or the item has no HTML), with the label's pages after settling."""
+        self._relearn_locked(state)
+        pages = state.pages
+        if pages > 0 and html:
+            return pages, self._extract_record(state, page, html, url)
+        return pages, None
 
     _extract = staticmethod(Learner.extract)
 

@@ -13,8 +13,9 @@ import ctypes
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from scrapy.utils.asyncio import is_asyncio_available
@@ -36,13 +37,17 @@ TRIM_EVERY = 100
 
 
 class InductionWorker:
-    """Runs jobs in one thread of its own and counts that thread's CPU (``time_ms`` stat)."""
+    """Runs jobs in one thread of its own and counts induction's CPU (``time_ms`` stat): all
+    of that thread's work, its memory trims included, and what the pipeline reports of its
+    own work in the reactor thread (:meth:`counting`), so that one stat holds the whole."""
 
     def __init__(self, stats: StatsCollector) -> None:
         self.stats = stats
         self._executor: ThreadPoolExecutor | None = None
-        #: CPU seconds of the worker thread's learning and extracting (``time_ms`` stat)
+        #: CPU seconds of the worker thread's learning, extracting and trims
         self.cpu_seconds = 0.0
+        #: CPU seconds of the pipeline's per-item work in the reactor thread
+        self.reactor_seconds = 0.0
         #: jobs given to the thread (every TRIM_EVERY-th is followed by a memory trim)
         self.jobs = 0
 
@@ -52,9 +57,10 @@ class InductionWorker:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="pagesim-induction")
         self.jobs += 1
-        if self.jobs % TRIM_EVERY == 0:
-            self._executor.submit(trim_memory)
-        future: Future[tuple[_T, float, Counter[str]]] = self._executor.submit(_timed, func, *args)
+        trim = self.jobs % TRIM_EVERY == 0
+        future: Future[tuple[_T, float, Counter[str]]] = self._executor.submit(
+            _timed, trim, func, *args
+        )
         if is_asyncio_available():
             result, seconds, skipped = await asyncio.wrap_future(future)
         else:
@@ -62,8 +68,22 @@ class InductionWorker:
         self.cpu_seconds += seconds
         for reason, count in skipped.items():
             self.stats.inc_value(f"{STATS_PREFIX}/parts_skipped/{reason}", count)
-        self.stats.set_value(f"{STATS_PREFIX}/time_ms", round(self.cpu_seconds * 1000))
+        self._count()
         return result
+
+    @contextmanager
+    def counting(self) -> Iterator[None]:
+        """Count the reactor thread's CPU inside the block into the ``time_ms`` stat."""
+        started = time.thread_time()
+        try:
+            yield
+        finally:
+            self.reactor_seconds += time.thread_time() - started
+            self._count()
+
+    def _count(self) -> None:
+        total = self.cpu_seconds + self.reactor_seconds
+        self.stats.set_value(f"{STATS_PREFIX}/time_ms", round(total * 1000))
 
     def shutdown(self) -> None:
         if self._executor is not None:
@@ -94,10 +114,13 @@ def _settle(waiter: Deferred[Any], future: Future[Any]) -> None:
         waiter.callback(result)
 
 
-def _timed(func: Callable[..., _T], *args: Any) -> tuple[_T, float, Counter[str]]:
-    """Worker thread: ``func(*args)``, the thread's CPU seconds it took, and the parts of the
-    page the core skipped (a context variable, so it is read in this thread)."""
+def _timed(trim: bool, func: Callable[..., _T], *args: Any) -> tuple[_T, float, Counter[str]]:
+    """Worker thread: ``func(*args)`` (after a memory trim if ``trim``), the thread's CPU
+    seconds both took, and the parts of the page the core skipped (a context variable, so it
+    is read in this thread)."""
     started = time.thread_time()
+    if trim:
+        trim_memory()
     with recording_skips() as skipped:
         result = func(*args)
     return result, time.thread_time() - started, skipped

@@ -94,3 +94,20 @@ def test_the_pipeline_reads_a_bare_page_as_its_label_s_recipe():
     record = compose_record(_stripped(html), {}, url, {}, naming)
     assert record.page_type == "recipe"
     assert same("list", record.record["recipe_ingredient"], truth.get("recipe_ingredient"))
+
+
+def test_absent_plain_trusts_a_short_slot_the_other_pages_lack():
+    # deliciouslyella: the category shows in a slot on two of three pages, the third page's
+    # layout lacks it; a short word ("Mains") is not a specific agreement
+    from pagesim_scrapy.core.record.naming import NamingOptions
+
+    pages = _pages("deliciouslyella.com")[1:]
+    learned = {}
+    for plain in (False, True):
+        naming = BodyNaming(NamingOptions(absent_plain=plain))
+        for url, html in pages:
+            core, root = read_page(html, url)
+            naming.observe(core, body_fields(root, url))
+        learned[plain] = naming.names("recipe").get("recipe_category")
+    assert learned[False] is None
+    assert learned[True] is not None

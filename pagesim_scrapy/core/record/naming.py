@@ -104,6 +104,8 @@ class NamingOptions:
             specific (a short category or cuisine many elements show) once it agreed on at
             least ``min_pages`` pages: a slot that holds the value on every page that has it,
             and is missing from the others, is the site's own however short its values.
+            Off: chosen leave-one-site-out (``eval_body_names.py --loso absent-plain``), no
+            fold takes it.
         memory_share: a signature other sites vouch for (:class:`~.signatures.SignatureMemory`)
             is taken for a name the site's own pages settle no key for when it agreed on more
             than this share of the site's pages with the value (or on none had the value).

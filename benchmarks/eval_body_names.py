@@ -87,7 +87,7 @@ from pagesim_scrapy.core.record.bodyvalues import (  # noqa: E402
     value_kind,
 )
 from pagesim_scrapy.core.record.build import from_body as body_reader  # noqa: E402
-from pagesim_scrapy.core.record.build import read_page  # noqa: E402
+from pagesim_scrapy.core.record.build import label_type, read_page, typed_by_label  # noqa: E402
 from pagesim_scrapy.core.record.fields import FIELDS  # noqa: E402
 from pagesim_scrapy.core.record.model import CoreRecord  # noqa: E402
 from pagesim_scrapy.core.record.naming import BodyNaming, NamingOptions  # noqa: E402
@@ -177,6 +177,10 @@ EXAMPLES: dict[tuple[str, str], list[str]] = {}
 #: the held-out pages are filled by the naming, then by the body reader (``--no-reader``:
 #: by the naming alone, the figures before the reader)
 READER = {"on": True}
+#: the held-out page is typed by its label first, as a crawl types it
+#: (:func:`~pagesim_scrapy.core.record.build.typed_by_label`: the type most of the pages the
+#: naming learned from have); ``--no-label``: only by what the naming finds on it
+LABEL = {"on": True}
 
 
 def judge_page(
@@ -192,6 +196,8 @@ def judge_page(
     for core, body in others:
         naming.observe(core, body)
     core, body, root = bare
+    if LABEL["on"]:
+        core = typed_by_label(core, root, label_type(naming.type_counts()))
     named = naming.fill(core, body)
     filled = body_reader(named, root) if READER["on"] else named
     figures: Counter[str] = Counter()
@@ -682,6 +688,11 @@ LOSO_GRIDS: dict[str, list[dict[str, Any]]] = {
         ]
         + [{"anchor_no_code": True, "anchor_size_slack": s} for s in (1.0, 1.5, 2.0, 3.0)]
     ],
+    # the share of a name's pages a key must agree on (a site whose metadata names one of
+    # several tags the body lists first on most pages, not all)
+    # ... and a key absent from the other pages trusted whatever its values' specificity
+    "absent-plain": [{"absent_plain": plain} for plain in (False, True)],
+    "share": [{"min_share": share} for share in (0.8, 0.75, 0.66, 0.6)],
     "formed-near": [
         {"max_formed_elements": formed, "max_keys": keys}
         for formed in (2, 3, 4, 6)
@@ -804,8 +815,14 @@ def main() -> int:
     parser.add_argument(
         "--typed", action="store_true", help="held-out pages read as their type (reader first)"
     )
+    parser.add_argument(
+        "--no-label",
+        action="store_true",
+        help="held-out pages not typed by their label (only by what the naming fills)",
+    )
     args = parser.parse_args()
     HALF["of"], READER["on"], TYPED["on"] = args.half, not args.no_reader, args.typed
+    LABEL["on"] = not args.no_label
     options = NamingOptions(min_pages=args.min_pages, over_body_reader=args.over_reader)
     logging.disable(logging.WARNING)
     warnings.simplefilter("ignore")  # dateutil on time zone names it does not know

@@ -13,7 +13,7 @@ from .bodyvariants import body_variants, with_body_variants
 from .entities import find_entity, resolve, types_of, walk
 from .fields import FIELDS, MAIN_TYPES, OG_TYPES, FieldSpec
 from .model import CoreRecord, Value
-from .naming import BodyNaming
+from .naming import BodyNaming, typed_by_metadata
 from .normalise import (
     as_availability,
     as_currency,
@@ -37,6 +37,7 @@ __all__ = [
     "label_type",
     "read_page",
     "read_record",
+    "retyped",
     "typed_by_label",
 ]
 
@@ -82,7 +83,10 @@ def read_page(
     record = from_body(record, data.root, options)
     if "breadcrumbs" not in record.fields:
         record = with_body_breadcrumbs(record, body_breadcrumbs(data.root, url))
-    return typed_by_label(record, data.root, label), data.root
+    typed = typed_by_label(record, data.root, label)
+    if typed.page_type != record.page_type:
+        typed = from_body(typed, data.root, options)
+    return typed, data.root
 
 
 def label_type(types: Mapping[str, int]) -> str | None:
@@ -96,14 +100,34 @@ def label_type(types: Mapping[str, int]) -> str | None:
     return ranked[0][0]
 
 
+#: page types a body reader reads (:func:`from_body`): a plain page of a label whose records
+#: are mostly of one of them is read as one
+BODY_READ_TYPES = frozenset({"product", "recipe"})
+
+
 def typed_by_label(record: CoreRecord, root: Any, label: str | None) -> CoreRecord:
-    """``record`` as its label's type (:func:`label_type`) says: a plain page whose label's
-    records are threads is a thread when its body shows one signed post (a topic nobody
-    answered yet). One post alone does not make a page a thread (an article or a product
-    page shows one signed block too): it takes the site's other pages to say so."""
-    if label != "thread" or record.page_type != "page" or root is None:
+    """``record`` as its label's type (:func:`label_type`) says, where the page's own
+    metadata names none (a plain ``page``). A page whose label's records are threads is a
+    thread when its body shows one signed post (a topic nobody answered yet): one post alone
+    does not make a page a thread (an article or a product page shows one signed block too),
+    it takes the site's other pages to say so. A page whose label's records are recipes or
+    products is one of them, so that the body readers look for its values (the site's
+    learned naming may have no trusted field on this page); the readers run after the
+    naming (:func:`fill_from_body`) or, without one, in :func:`read_page`."""
+    if record.page_type != "page" or root is None:
         return record
-    return with_body_posts(record, body_posts(root), False, min_posts=1)
+    if label == "thread":
+        return with_body_posts(record, body_posts(root), False, min_posts=1)
+    if label in BODY_READ_TYPES:
+        return retyped(record, label)
+    return record
+
+
+def retyped(record: CoreRecord, page_type: str) -> CoreRecord:
+    """``record`` as a record of ``page_type``: the fields that type has too, in its order."""
+    order = [spec.name for spec in FIELDS[page_type]]
+    fields = {name: record.fields[name] for name in order if name in record.fields}
+    return CoreRecord(page_type, fields, dict(record.extra))
 
 
 def from_body(record: CoreRecord, root: Any, options: RecordOptions | None = None) -> CoreRecord:
@@ -123,11 +147,11 @@ def fill_from_body(
 ) -> CoreRecord:
     """``core``'s gaps filled first from the body fields the site's metadata names
     (:meth:`.BodyNaming.fill`), then from what the body's own labels say (:func:`from_body`):
-    a page the site's label types (no metadata of its own) is read for its type's values too.
-    A page whose type the naming left as it was was read so when its record was read: the
-    body readers would find nothing more."""
+    a page the site's label types (no metadata of its own: :func:`typed_by_label`, or the
+    naming's own type) is read for its type's values too. A page whose metadata names its
+    type was read so when its record was read: the body readers would find nothing more."""
     filled = naming.fill(core, body)
-    if filled.page_type == core.page_type:
+    if filled.page_type == core.page_type and typed_by_metadata(core):
         return filled
     return from_body(filled, root, options)
 

@@ -47,7 +47,7 @@ from .model import CoreRecord, Value
 from .posts import BODY
 from .signatures import SignatureMemory, is_signature
 
-__all__ = ["BodyNaming", "NamingOptions"]
+__all__ = ["BodyNaming", "NamingOptions", "typed_by_metadata"]
 
 #: The sources whose schema.org types set a page's type (a head tag alone may not).
 _ENTITY_SOURCES = frozenset({"json-ld", "microdata", "rdfa"})
@@ -100,6 +100,12 @@ class NamingOptions:
             a page that lacks the key's element says nothing against it even where its body
             shows the value nowhere (a recipe without the optional slot): on a small site an
             element that agrees wherever both are present is the best evidence there is.
+        absent_plain: the ``few_pages`` rule trusts too a key whose agreements were not
+            specific (a short category or cuisine many elements show) once it agreed on at
+            least ``min_pages`` pages: a slot that holds the value on every page that has it,
+            and is missing from the others, is the site's own however short its values.
+            Off: chosen leave-one-site-out (``eval_body_names.py --loso absent-plain``), no
+            fold takes it.
         memory_share: a signature other sites vouch for (:class:`~.signatures.SignatureMemory`)
             is taken for a name the site's own pages settle no key for when it agreed on more
             than this share of the site's pages with the value (or on none had the value).
@@ -153,6 +159,7 @@ class NamingOptions:
     max_long_elements: int = 8
     few_pages: int = 4
     absent_silent: int = 1
+    absent_plain: bool = False
     memory_share: float = 0.5
     absent_needs_memory: bool = False
     settled_pages: int = 10
@@ -404,7 +411,7 @@ class _TypeCounts:
         """On a site's first few pages: the key agreed specifically wherever it agreed, and
         every other page with the value lacks the key's element and shows the value
         elsewhere (a second layout) or, with ``absent_silent``, at all: none says otherwise."""
-        if self.specific[name, key] != count or self.pages > len(self.early):
+        if self.pages > len(self.early) or not self._agreed_alike(name, key, count):
             return False
         path = _element_path(key)
         silent = 0 < self.options.absent_silent <= count
@@ -413,6 +420,13 @@ class _TypeCounts:
             for keys, agreed in self.early
             if name in agreed
         )
+
+    def _agreed_alike(self, name: str, key: str, count: int) -> bool:
+        """The key agreed specifically wherever it agreed or, with ``absent_plain``, on at
+        least ``min_pages`` pages."""
+        if self.specific[name, key] == count:
+            return True
+        return self.options.absent_plain and count >= self.options.min_pages
 
     def vouched(self, options: NamingOptions) -> dict[str, list[str]]:
         """``{name: signatures}`` that agreed on at least ``min_share`` of the pages with
@@ -532,7 +546,7 @@ class BodyNaming:
         only, so that :meth:`fill` finds what it finds in the whole body."""
         if not self.options.anchored:
             return frozenset()
-        page_type = core.page_type if _typed_by_metadata(core) else self.page_type()
+        page_type = core.page_type if typed_by_metadata(core) else self.page_type()
         with self._lock:
             counts = self._types.get(page_type or "")
             if counts is None:
@@ -549,7 +563,7 @@ class BodyNaming:
         fields the site's metadata names; a page whose type no schema.org data states (a
         plain ``page``, a ``thread`` only for the posts its body shows) takes the label's.
         The same record when there is nothing to add."""
-        page_type = core.page_type if _typed_by_metadata(core) else self.page_type()
+        page_type = core.page_type if typed_by_metadata(core) else self.page_type()
         if page_type is None:
             return core
         with self._lock:
@@ -727,7 +741,9 @@ class _Anchors:
         return None, None
 
 
-def _typed_by_metadata(core: CoreRecord) -> bool:
+def typed_by_metadata(core: CoreRecord) -> bool:
+    """Whether the page's own schema.org data names its type (not a plain ``page``, nor a
+    type its label or its body alone gave it)."""
     return core.page_type != "page" and any(
         value.source in _ENTITY_SOURCES for value in core.fields.values()
     )

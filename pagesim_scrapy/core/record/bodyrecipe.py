@@ -12,7 +12,7 @@ carry the source ``body``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -80,12 +80,22 @@ def _fold(text: str) -> str:
 
 def _text(element: Any) -> str:
     """The text a reader sees in an element: its scripts' and styles' source left out."""
-    if not any(True for _ in element.iter(*_SKIPPED)):
-        return " ".join(element.text_content().split())
+    return _text_without(element, _SKIPPED, _whole_text)
+
+
+def _whole_text(element: Any) -> str:
+    return " ".join(element.text_content().split())
+
+
+def _text_without(element: Any, tags: Any, whole: Callable[[Any], str]) -> str:
+    """An element's text, whitespace-folded, with the elements of ``tags`` left out; a
+    part holding none of them is read by ``whole``."""
+    if not any(True for _ in element.iter(*tags)):
+        return whole(element)
     parts = [element.text or ""]
     for child in element:
-        if isinstance(child.tag, str) and child.tag not in _SKIPPED:
-            parts.append(_text(child))
+        if isinstance(child.tag, str) and child.tag not in tags:
+            parts.append(_text_without(child, tags, whole))
         parts.append(child.tail or "")
     return " ".join(" ".join(parts).split())
 
@@ -208,14 +218,7 @@ def _summed(elements: list[Any], options: BodyRecipeOptions) -> dict[str, str]:
 
 def _unheaded(element: Any) -> str:
     """An element's text without the headings inside it."""
-    if not any(True for _ in element.iter(*_HEADINGS)):
-        return _text(element)
-    parts = [element.text or ""]
-    for child in element:
-        if isinstance(child.tag, str) and child.tag not in _HEADINGS:
-            parts.append(_unheaded(child))
-        parts.append(child.tail or "")
-    return " ".join(" ".join(parts).split())
+    return _text_without(element, _HEADINGS, _text)
 
 
 def _in_card(element: Any, part: re.Pattern[str]) -> bool:

@@ -10,7 +10,6 @@ each core value's source is returned beside it.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -105,23 +104,9 @@ class Reading:
         """:func:`.tidy.value_keys` of the value."""
         if self._keys is None:
             value = self.value
-            if not _joined_keys(value):
-                self._keys = frozenset(value_keys(value))
-            elif self.folded:
-                self._keys = frozenset((self.folded,))
-            else:
-                self._keys = frozenset((json.dumps(value, sort_keys=True, default=str),))
+            folded = self.folded if isinstance(value, (dict, list, tuple)) else None
+            self._keys = frozenset(value_keys(value, folded))
         return self._keys
-
-
-def _joined_keys(value: Any) -> bool:
-    """Whether :func:`.tidy.value_keys` keys ``value`` by its folded joined text: a
-    non-empty dict, or a non-empty list or tuple with a member that is not a string."""
-    if isinstance(value, dict):
-        return bool(value)
-    if isinstance(value, (list, tuple)):
-        return bool(value) and not all(isinstance(v, str) for v in value)
-    return False
 
 
 class _Readings:

@@ -131,9 +131,10 @@ def _collect_texts(value: Any, out: list[str]) -> None:
             _collect_texts(member, out)
 
 
-def value_keys(value: Any) -> set[str]:
+def value_keys(value: Any, folded: str | None = None) -> set[str]:
     """The keys under which two values count as the same: the whitespace- and case-folded
-    text (a group list's texts joined), and a price-like value's decimal."""
+    text (a group list's texts joined), and a price-like value's decimal. ``folded``: the
+    value's :func:`text_of` where the caller has read it already."""
     if isinstance(value, str):
         return set(_text_keys(value)) if value else set()
     if value is None or value in ([], {}):
@@ -144,7 +145,7 @@ def value_keys(value: Any) -> set[str]:
             return set(_strings_keys_cached(strings))
         return set(_strings_keys(strings))
     if isinstance(value, (dict, list, tuple)):
-        text = _norm(" ".join(_texts(value)))
+        text = folded if folded is not None else _norm(" ".join(_texts(value)))
         return {text} if text else {json.dumps(value, sort_keys=True, default=str)}
     return set(_text_keys(str(value)))
 

@@ -44,9 +44,6 @@ class DriftMonitor:
         self._reported: dict[tuple[str | None, str], DriftReport] = {}
         self._early: set[tuple[str | None, str]] = set()
         self._next_site_check: dict[str | None, int] = {}
-        #: this crawl's pages of each site so far (``self.now``'s, counted as they come
-        #: rather than summed over the site's labels on every page)
-        self._site_pages: dict[str | None, int] = {}
         self._next_field_check: dict[tuple[str | None, str], int] = {}
         self._fields_reported: dict[tuple[str | None, str], list[FieldDrift]] = {}
 
@@ -64,10 +61,10 @@ class DriftMonitor:
         if label is not None and self.first_pages and self._is_early(site, label):
             self.baseline.add(site, label, features, page_id, skeleton)
             return None
-        look = self.now.site(site).look(label)
+        site_looks = self.now.site(site)
+        look = site_looks.look(label)
         look.add(features, page_id, skeleton)
-        site_pages = self._site_pages[site] = self._site_pages.get(site, 0) + 1
-        collapse = self._check_collapses(site, site_pages)
+        collapse = self._check_collapses(site, site_looks.pages)
         if label is None or collapse is not None:
             return collapse
         key = (site, label)

@@ -56,8 +56,8 @@ def test_the_code_inside_the_sites_template_words_is_filled_alone(netloc: str) -
 
 
 def test_a_text_without_a_digit_is_no_code() -> None:
-    # zalando.fi's naming agreed on a text that happened to equal a page's sku position;
-    # a feature line ("Vetoketjutaskut") there must not be filled as the sku
+    # zalando.fi's naming trusts a key for the sku from its other page; on this page that
+    # key holds a feature line ("Kevyesti vuorattu"), which must not be filled as the sku
     for wanted, got in _filled_without_metadata("www.zalando.fi"):
         assert got is None or got in wanted
     assert read_as("id", "Model:") is None

@@ -10,6 +10,10 @@ Two parts:
   the same share over the pages whose visible body text shows an annotated value (``shown``,
   the issue's "wherever the body shows the value"; a plain substring test, so a short price
   like "29" counts as shown on most pages, and availability's class names almost never are).
+  Over those pages, the body reader alone (``body|shown``), and the page filled as a crawl
+  fills a page without metadata (``site|shown``): from the body fields a naming learned from
+  the same shop's other pages of the benchmark names (their metadata its labels, the judged
+  page's own never seen), then by the body reader. A shop with one page gets the reader's.
 * ``coverage``: pages of site_page_types, site_page_types_2 and recipe_scrapers_testdata that
   have structured data. Truth taken from a page's own structured data would be circular for a
   metadata reader, so these report coverage: the share of pages with each core field, fields
@@ -35,6 +39,7 @@ from collections import Counter, defaultdict
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -43,8 +48,11 @@ import extruct  # noqa: E402
 import lxml.html  # noqa: E402
 
 from pagesim_scrapy.core.record import read_record, read_structured  # noqa: E402
+from pagesim_scrapy.core.record.bodyfields import body_fields  # noqa: E402
 from pagesim_scrapy.core.record.bodyproduct import FILLED, body_product  # noqa: E402
-from pagesim_scrapy.core.record.build import read_page  # noqa: E402
+from pagesim_scrapy.core.record.build import fill_from_body, read_page  # noqa: E402
+from pagesim_scrapy.core.record.model import CoreRecord  # noqa: E402
+from pagesim_scrapy.core.record.naming import BodyNaming  # noqa: E402
 from pagesim_scrapy.core.record.normalise import as_currency, as_price, as_text  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
@@ -175,10 +183,12 @@ def products(limit: int, half: str = "all", misses: bool = False) -> None:
     score: dict[str, Counter] = defaultdict(Counter)
     unstable = 0
     missed: list[str] = []
+    site_pages = _read_sites(truth, ids)
     for page_id in ids:
         html = gzip.decompress((PRODUCTS / "html" / f"{page_id}.html.gz").read_bytes())
         url = truth[page_id]["url"]
         record, root = read_page(html, url, page_type="product")
+        site = site_filled(page_id, site_pages)
         unstable += record != read_record(html, url, page_type="product")
         plain = plain_extruct(html, url)
         visible = _visible_text(html)
@@ -199,6 +209,9 @@ def products(limit: int, half: str = "all", misses: bool = False) -> None:
             body_right = any(same(attribute, body.get(attribute), t) for t in wanted)
             row["body_found"] += shown and attribute in body
             row["body_right"] += shown and body_right
+            site_right = any(same(attribute, site.get(attribute), t) for t in wanted)
+            row["site_found"] += shown and attribute in site.fields
+            row["site_right"] += shown and site_right
             if misses and not right:
                 missed.append(_miss(page_id, attribute, wanted, record, shown))
             row["plain_right"] += any(same(attribute, plain.get(attribute), t) for t in wanted)
@@ -208,6 +221,36 @@ def products(limit: int, half: str = "all", misses: bool = False) -> None:
     if misses:
         print("misses: page attribute in-body truth | core value (source)")
         print("\n".join(missed))
+
+
+#: a page of a shop read with its metadata: its record, and its body fields
+SitePage = tuple[str, CoreRecord, dict[str, str], Any]
+
+
+def _read_sites(truth: dict[str, Any], ids: list[str]) -> dict[str, SitePage]:
+    """Every page of the shops the judged pages are from, read with their metadata: the
+    site's own labelling of its body, which the judged page learns from."""
+    shops = {urlsplit(truth[page_id]["url"]).netloc for page_id in ids}
+    pages: dict[str, SitePage] = {}
+    for page_id in sorted(truth):
+        url = truth[page_id]["url"]
+        if urlsplit(url).netloc in shops:
+            html = gzip.decompress((PRODUCTS / "html" / f"{page_id}.html.gz").read_bytes())
+            record, root = read_page(html, url, page_type="product")
+            pages[page_id] = (urlsplit(url).netloc, record, body_fields(root, url), root)
+    return pages
+
+
+def site_filled(page_id: str, pages: dict[str, SitePage]) -> CoreRecord:
+    """The page as a crawl fills it where its own metadata is missing: from the body fields
+    the shop's metadata names on its other pages (a naming learned from them, the judged
+    page's own metadata never seen), then from the body reader for what is left."""
+    shop, _, body, root = pages[page_id]
+    naming = BodyNaming(site=shop)
+    for other, (other_shop, record, other_body, _) in pages.items():
+        if other != page_id and other_shop == shop:
+            naming.observe(record, other_body)
+    return fill_from_body(naming, CoreRecord("product"), body, root)
 
 
 def _shown(wanted: list, visible: str) -> bool:
@@ -236,6 +279,7 @@ def _print_products(score: dict[str, Counter], pages: int, unstable: int) -> Non
     print(
         f"{'attribute':<13}{'support':>8}{'core':>8}{'core prec':>11}{'extruct':>9}{'shipped':>9}"
         f"{'shown':>7}{'core|shown':>12}{'body|shown':>12}{'body prec':>11}"
+        f"{'site|shown':>12}{'site prec':>11}"
     )
     pooled: Counter = Counter()
     for attribute in ATTRIBUTES:
@@ -248,7 +292,10 @@ def _print_products(score: dict[str, Counter], pages: int, unstable: int) -> Non
     print("extruct = plain extruct reading; shipped = the benchmark's own extruct baseline;")
     print("shown = annotated pages whose visible body text shows the value; core|shown = core")
     print("record's share right over those pages; body|shown = the body reader alone (metadata")
-    print("aside), share right over the same pages; body prec = its right / found there")
+    print("aside), share right over the same pages; body prec = its right / found there;")
+    print("site|shown = the page's metadata aside, filled as a crawl fills it: from the body")
+    print("fields the shop's metadata names on its other pages, then by the body reader;")
+    print("site prec = its right / found there")
 
 
 def _print_row(name: str, row: Counter) -> None:
@@ -260,6 +307,8 @@ def _print_row(name: str, row: Counter) -> None:
         f"{row['shown']:>7}{_share(row['shown_right'], row['shown']):>12}"
         f"{_share(row['body_right'], row['shown']):>12}"
         f"{_share(row['body_right'], row['body_found']):>11}"
+        f"{_share(row['site_right'], row['shown']):>12}"
+        f"{_share(row['site_right'], row['site_found']):>11}"
     )
 
 

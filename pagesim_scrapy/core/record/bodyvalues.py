@@ -143,6 +143,19 @@ def _price(text: str) -> str | None:
     return None if _SHARE.search(text) else as_price(text)
 
 
+#: what may stand around a code inside a text without being part of it ("#418295", "(B0…)")
+_AROUND_CODE = "#:;,.()[]"
+
+
+def _identifier(text: str) -> str | None:
+    """A shop's code or a model number: one word that holds a digit, as the body reader's
+    codes do. A text of several words shows one only as its one word with a digit ("AD ID
+    1021493409 Report this ad", "746423 Economize"): the words around it are the site's
+    template; a text without a digit ("Lightly lined", a label "Model:") is no code."""
+    coded = [word for word in text.split() if _DIGIT.search(word)]
+    return as_identifier(coded[0].strip(_AROUND_CODE)) if len(coded) == 1 else None
+
+
 def _currency(text: str) -> str | None:
     return as_currency(text) or as_currency(_NOT_SIGN.sub("", text))
 
@@ -272,7 +285,7 @@ _READERS: dict[str, Callable[[str], Any]] = {
     "text": lambda text: as_text(text),
     "name": _short(lambda text: as_name(_unlabelled(text))),
     "authors": _short(lambda text: authors(_unlabelled(text))),
-    "id": _short(lambda text: as_identifier(_unlabelled(text))),
+    "id": _short(lambda text: _identifier(_unlabelled(text))),
     "gtin": _short(lambda text: as_gtin(_unlabelled(text))),
     "price": _short(_price),
     "currency": _short(_currency),

@@ -20,7 +20,7 @@ from typing import Any
 
 from lxml import etree
 
-from pagesim_scrapy.core.induce.dom import body_elements, subtree_end
+from pagesim_scrapy.core.induce.dom import body_elements, page_memo, subtree_end
 
 from .fields import FIELDS
 from .model import CoreRecord, Value
@@ -405,6 +405,12 @@ def body_posts(root: Element | None) -> list[dict[str, Any]]:
     past its own post (a comment's climb reached the post it comments on): left out."""
     if root is None:
         return []
+    # a plain page is read for posts, then again once its label says it is a thread
+    # (:func:`.build.typed_by_label`): the page's posts are read once
+    return page_memo(root, "body posts", _read_body_posts)
+
+
+def _read_body_posts(root: Element) -> list[dict[str, Any]]:
     body = root.find("body")
     if body is None:
         return []

@@ -34,11 +34,14 @@ from pagesim_scrapy.pipelines.induction.sources import (
     Source,
     kept_source,
     parse_source,
+    source_page,
 )
 from pagesim_scrapy.pipelines.induction.stores import load_wrapper, logger
 from pagesim_scrapy.pipelines.induction.worker import trim_memory
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy.statscollectors import StatsCollector
 
     from pagesim_scrapy.pipelines.induction.stores import WrapperStore
@@ -362,12 +365,38 @@ class Learner:
             learn_namings(state, state.sources[: state.applied], keep, self.signatures)
 
     def _keep_read(self, state: LabelState, page: PageKey, read: PageRead) -> None:
-        """Keep what learning read of ``page`` for its item, within the tree budget."""
+        """Keep what learning read of ``page`` for its item, within the tree budget. A
+        read saves its item the whole record reading, a held tree only a parse: held trees
+        leave the budget to make room for a read."""
         size = body_size(page[0])
-        if page in state.record_reads or not self._trees_fit(size):
+        if page in state.record_reads:
+            return
+        if not self._trees_fit(size):
+            self._drop_held(state, size)
+        if not self._trees_fit(size):
             return
         state.record_reads[page] = (read, size)
         self.read_bytes += size
+
+    def _room_to_hand(self, state: LabelState, reparsed: set[PageKey], page: PageKey) -> bool:
+        """Whether the tree of ``page``, parsed again to settle the label (it did not wait
+        parsed), goes to its item with what learning read of it (its rows and sections):
+        counted now, held trees making room (they spare a parse only)."""
+        size = body_size(page[0])
+        if not self._trees_fit(size):
+            self._drop_held(state, size)
+        if not self._trees_fit(size):
+            return False
+        self.handed_bytes += size
+        reparsed.add(page)
+        return True
+
+    def _drop_held(self, state: LabelState, size: int) -> None:
+        """Held trees of ``state`` let go, the last held first, until ``size`` bytes fit
+        (their items parse their pages again)."""
+        while state.held_trees and not self._trees_fit(size):
+            page = next(reversed(state.held_trees))
+            self.handed_bytes -= state.held_trees.pop(page)[2]
 
     def _trees_fit(self, size: int) -> bool:
         """Whether a parsed page of ``size`` bytes of HTML may be kept (the budget counts
@@ -593,14 +622,19 @@ class Learner:
         waiting = state.waiting
         self._drop_handed(state)
         handed: dict[PageKey, HandedTree] = {}
+        reparsed: set[PageKey] = set()  # counted in the budget as they are handed
+        room = partial(self._room_to_hand, state, reparsed)
         try:
-            wrapper = _learn_afresh(state.wrapper, state.sources, state.waiting_trees, handed)
+            wrapper = _learn_afresh(state.wrapper, state.sources, state.waiting_trees, handed, room)
         except Exception:  # a bug: learn them as they came, which meets it as learn() does
+            self.handed_bytes -= sum(handed[page][2] for page in reparsed if page in handed)
             self._replay(state)
             return
         # the waiting trees stay for their items: they move from one count to the other
         state.read_pages.update(handed)
-        self.handed_bytes += sum(size for _, _, size in handed.values())
+        self.handed_bytes += sum(
+            size for page, (_, _, size) in handed.items() if page not in reparsed
+        )
         state.wrapper = wrapper
         state.learned += waiting
         state.applied = len(state.sources)
@@ -737,19 +771,26 @@ def _learn_afresh(
     sources: list[Source],
     trees: dict[int, tuple[Element, int, PageKey]],
     handed: dict[PageKey, HandedTree] | None = None,
+    room: Callable[[PageKey], bool] | None = None,
 ) -> Wrapper:
     """A new wrapper with ``old``'s options, learned from the kept pages in canonical order
     (as ``Wrapper.add_pages`` learns them), one parsed page at a time (the trees of a full
     label's pages together would take far too much memory): a page's tree in ``trees`` (by
     its index) is used, the others are parsed again. The trees used go to ``handed``, with
-    what learning read of them, for their items."""
+    what learning read of them, for their items; of the trees parsed again, those ``room``
+    takes (by their page) too."""
     wrapper = Wrapper(label=old.label, lam=old.lam, min_fit=old.min_fit, structured=old.structured)
     for index in sorted(range(len(sources)), key=lambda k: sources[k][0]):
         kept = trees.get(index)
-        root = kept[0] if kept is not None else parse_source(sources[index], old.structured)
+        if kept is not None:
+            root, page = kept[0], kept[2]
+        else:
+            page = (source_page(sources[index]), sources[index][3])
+            root = parse_html(page[0], structured=old.structured, base_url=page[1])
         wrapper.add_page(root)
-        if kept is not None and handed is not None:
-            handed[kept[2]] = (root, kept_page_memo(root), kept[1])
+        if handed is not None and (kept is not None or (room is not None and room(page))):
+            size = kept[1] if kept is not None else body_size(page[0])
+            handed[page] = (root, kept_page_memo(root), size)
     forget_page()
     wrapper.compiled()
     return wrapper

@@ -29,7 +29,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import add, itemgetter, sub
+from operator import add, attrgetter, itemgetter, sub
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -272,6 +272,9 @@ class _Entry:
     changes: int = -1  # the site model's count of changes then (-1: not told)
 
 
+_SHARED_BITS = attrgetter("shared")
+
+
 class KeptScores:
     """The cached scores of one site's kept pages (packed features -> scores)."""
 
@@ -321,8 +324,10 @@ class KeptScores:
         of changes (see :meth:`current`)."""
         self._changes = changes
         live = set(packed)
-        entries = {key: entry for key, entry in self._entries.items() if key in live}
-        self._entries = entries
+        entries = self._entries
+        if not live.issuperset(entries):  # pages the site no longer keeps: forgotten
+            entries = {key: entry for key, entry in entries.items() if key in live}
+            self._entries = entries
         for key in packed:  # in order: which pages are probes must not depend on a set's
             if key not in entries:
                 entries[key] = self._first_entry(key, score, rescore, pages)
@@ -575,8 +580,7 @@ class KeptScores:
         """How many of ``packed`` (pages these scores were asked for) hold each set of shared
         features (as bits): every label's core count reads these few sets instead of every
         page (:meth:`holders_in`)."""
-        entries = self._entries
-        return Counter(entries[key].shared for key in packed)
+        return Counter(map(_SHARED_BITS, map(self._entries.__getitem__, packed)))
 
     @staticmethod
     def holders_in(need: int, held: Counter[int]) -> int:

@@ -29,7 +29,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import add, attrgetter, itemgetter, sub
+from operator import add, itemgetter, sub
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -270,9 +270,6 @@ class _Entry:
     shared: int  # bit i: the page holds the i-th feature the templates of a label all share
     rescored: int = 0  # how many times the page was scored again
     changes: int = -1  # the site model's count of changes then (-1: not told)
-
-
-_SHARED_BITS = attrgetter("shared")
 
 
 class KeptScores:
@@ -580,7 +577,8 @@ class KeptScores:
         """How many of ``packed`` (pages these scores were asked for) hold each set of shared
         features (as bits): every label's core count reads these few sets instead of every
         page (:meth:`holders_in`)."""
-        return Counter(map(_SHARED_BITS, map(self._entries.__getitem__, packed)))
+        entries = self._entries
+        return Counter(entries[key].shared for key in packed)
 
     @staticmethod
     def holders_in(need: int, held: Counter[int]) -> int:

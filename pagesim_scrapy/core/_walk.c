@@ -1421,6 +1421,7 @@ typedef struct {
     const SharedSlot *shared;  /* its slots (a power of two) */
     Py_ssize_t shared_capacity, shared_count;
     PyObject *members;         /* the template members the ``known`` bits were read from */
+    int members_in_union;      /* every feature of ``members`` is in the union (set_union) */
     /* The templates' union (set_union), ordered by its features' group bits: each feature's
        key and the index of its slot (valid while ``layout`` is ``union_layout``: the slots
        move when the table grows or is emptied); the distinct bits and where each one's
@@ -1601,6 +1602,7 @@ static int KeptCounts_init(KeptCounts *t, PyObject *args, PyObject *kwds) {
 }
 
 static void union_free(KeptCounts *t); /* defined at the end */
+static int members_in_union(const KeptCounts *t, PyObject *members); /* at the end */
 static void union_raise(KeptCounts *t, const CountSlot *slot); /* at the end */
 static void union_unstamp(KeptCounts *t);                        /* at the end */
 static int union_index(KeptCounts *t);                           /* at the end */
@@ -1703,7 +1705,13 @@ static PyObject *KeptCounts_recount(KeptCounts *t, PyObject *df) {
 }
 
 /* The templates holding a slot's feature (``members``: site.template_members), read once. */
-static int slot_members(CountSlot *slot, PyObject *members, uint64_t *out) {
+static int slot_members(KeptCounts *t, CountSlot *slot, PyObject *members, uint64_t *out) {
+    if (!slot->known && t->members_in_union && t->union_counted && !slot->in_union) {
+        /* every union feature's slot is stamped, and members holds union features alone: a
+           feature outside the union is no template's (no string made, no dictionary read) */
+        slot->members = 0;
+        slot->known = 1;
+    }
     if (!slot->known) {
         PyObject *feature = key_feature(slot->key);
         if (!feature) return -1;
@@ -2021,6 +2029,7 @@ static void union_free(KeptCounts *t) {
     t->union_index_at = NULL;
     t->union_index_capacity = 0;
     t->union_counted = 0;
+    t->members_in_union = 0;
     t->union_keys = t->union_masks = NULL;
     t->union_slots = t->union_starts = t->shared_union = NULL;
     t->union_size = t->union_mask_count = 0;
@@ -2141,6 +2150,7 @@ static PyObject *KeptCounts_set_union(KeptCounts *t, PyObject *args) {
         union_free(t);
         return NULL;
     }
+    t->members_in_union = t->members ? members_in_union(t, t->members) : 0;
     Py_RETURN_NONE;
 }
 
@@ -2268,11 +2278,31 @@ static PyObject *count_features(PyObject *self, PyObject *args) {
 /* A kept page's summed weight (``*total``) and its weight in each of ``count`` templates
    (``sums``, zeroed by the caller), its features' counts read from the slots (made from ``df``
    where missing): weights()' sums. */
+/* Whether every key of ``members`` is a feature of the union (set_union): then a slot outside
+   the union has no template bits, and slot_members need not read the dictionary for it.
+   Why: a young site's new page is scored at every re-estimate, and most of its features are
+   new to the site's table; a string made and a dictionary read for each was most of it. */
+static int members_in_union(const KeptCounts *t, PyObject *members) {
+    if (!t->union_index_capacity) return 0;
+    size_t mask = (size_t)t->union_index_capacity - 1;
+    PyObject *feature, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(members, &pos, &feature, &value)) {
+        uint64_t key = PyUnicode_CheckExact(feature) ? feature_key(feature) : 0;
+        if (!key) return 0;
+        size_t at = key_hash(key, t->union_index_capacity);
+        while (t->union_index_keys[at] && t->union_index_keys[at] != key) at = (at + 1) & mask;
+        if (!t->union_index_keys[at]) return 0;
+    }
+    return 1;
+}
+
 static int kept_sums(KeptCounts *t, PyObject *packed, PyObject *members, PyObject *df, PyObject *table,
                      Py_ssize_t count, double *total, double *sums) {
     if (members != t->members) { /* other templates: their bits are read again */
         for (Py_ssize_t i = 0; i < t->capacity; i++) t->slots[i].known = 0;
         Py_XSETREF(t->members, Py_NewRef(members));
+        t->members_in_union = members_in_union(t, members);
     }
     Py_ssize_t n = PyUnicode_GET_LENGTH(packed);
     for (Py_ssize_t i = 0; i < n; i += 2) {
@@ -2282,7 +2312,7 @@ static int kept_sums(KeptCounts *t, PyObject *packed, PyObject *members, PyObjec
         int made = 0;
         double weight;
         CountSlot *slot = counts_find(t, key, df, -1, &made);
-        if (!slot || slot_members(slot, members, &bits) < 0) return -1;
+        if (!slot || slot_members(t, slot, members, &bits) < 0) return -1;
         if (count_weight(table, slot->count, &weight) < 0) return -1;
         *total += weight;
         add_to_groups(sums, bits, count, weight);

@@ -321,8 +321,10 @@ class KeptScores:
         of changes (see :meth:`current`)."""
         self._changes = changes
         live = set(packed)
-        entries = {key: entry for key, entry in self._entries.items() if key in live}
-        self._entries = entries
+        entries = self._entries
+        if not live.issuperset(entries):  # pages the site no longer keeps: forgotten
+            entries = {key: entry for key, entry in entries.items() if key in live}
+            self._entries = entries
         for key in packed:  # in order: which pages are probes must not depend on a set's
             if key not in entries:
                 entries[key] = self._first_entry(key, score, rescore, pages)

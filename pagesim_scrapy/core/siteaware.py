@@ -557,14 +557,21 @@ class SiteAwareClassifier:
         # jaccard_of_totals of each pair in one call: its union, total_a + total_b - shared,
         # is the same float with the pair's totals added first and a total of 0.0
         firsts, seconds = self._pair_ends
-        both = list(map(add, map(totals.__getitem__, firsts), map(totals.__getitem__, seconds)))
-        return jaccards(shared, 0.0, both)
+        return jaccards(shared, 0.0, list(map(add, firsts(totals), seconds(totals))))
 
     @cached_property
-    def _pair_ends(self) -> tuple[list[int], list[int]]:
-        """The first and the second template of every pair, in the pairs' order."""
+    def _pair_ends(self) -> tuple[Callable[[list[float]], Any], Callable[[list[float]], Any]]:
+        """Getters of the first and of the second template of every pair (in the pairs'
+        order) from a list of the templates' values: one C call each."""
         pairs = self._pair_layout[3]
-        return [i for i, _ in pairs], [j for _, j in pairs]
+
+        def getter(ends: list[int]) -> Callable[[list[float]], Any]:
+            get = itemgetter(*ends)
+            return (lambda values: (get(values),)) if len(ends) == 1 else get
+
+        if not pairs:
+            return (lambda values: ()), (lambda values: ())
+        return getter([i for i, _ in pairs]), getter([j for _, j in pairs])
 
     def _anchor_sums(self, state: _Site, members: dict[str, int], groups: int) -> list[float]:
         """What :func:`grouped_weights` sums over the templates' features (``members``: the
@@ -734,10 +741,19 @@ class SiteAwareClassifier:
         """Every label's scores on the kept pages, its cut, and the gap the cut sits in. The
         scores are kept sorted: every rule reads them sorted (sorting them again is then one
         pass), and the gap's edges are the scores next to the cut."""
-        for label, info in state.labels.items():
-            info.observed = sorted(map(itemgetter(label), kept))
+        labels = state.labels
+        for info, column in zip(labels.values(), self._score_columns(labels, kept)):
+            info.observed = sorted(column)
             info.cut, info.rule = label_cut(info, needed, self.policy)
             info.gap, info.below = gap_and_below_sorted(info.observed, info.cut)
+
+    @staticmethod
+    def _score_columns(labels: Mapping[str, Any], kept: list[dict[str, float]]) -> Iterable[Any]:
+        """Each label's scores on the kept pages (in ``labels``' order), read in one pass over
+        the pages: a young site places its cuts on every page, one pass per label cost more."""
+        if not kept or len(labels) < 2:
+            return [list(map(itemgetter(label), kept)) for label in labels]
+        return zip(*map(itemgetter(*labels), kept))
 
     def _kept_scores(self, state: _Site) -> KeptScores:
         """The site's cached kept-page scores (see :mod:`~pagesim_scrapy.core.keptscores`)."""
@@ -1293,18 +1309,31 @@ class _Rescorer:
         self._totals: list[float] | None = None
 
     def _ready(self) -> list[float]:
-        """The templates' totals, and the weighers, made at the first page scored."""
+        """The templates' totals, and the weigher of one page, made at the first page scored."""
         if self._totals is None:
             classifier, state = self._classifier, self._state
             classifier._template_totals(state)
-            self._totals = totals = state.flat_totals
+            self._totals = state.flat_totals
             model, members = state.model, classifier._counted_members
             count, table = len(classifier._pair_layout[0]), model.table()
             self._weigh = self._cache.weigher(members, count, model.df, table, model.changes)
-            self._weigh_many = self._cache.many_weigher(
-                members, count, model.df, table, model.changes, totals
-            )
         return self._totals
+
+    def _many_weigher(self) -> Callable[[list[str]], list[list[float]]] | None:
+        """The weigher of lists of pages, made at the first list (a young site's re-estimate
+        scores its one new page alone: it makes none)."""
+        totals = self._ready()
+        if self._weigh_many is None and self._weigh is not None:
+            classifier, model = self._classifier, self._state.model
+            self._weigh_many = self._cache.many_weigher(
+                classifier._counted_members,
+                len(classifier._pair_layout[0]),
+                model.df,
+                model.table(),
+                model.changes,
+                totals,
+            )
+        return self._weigh_many
 
     def __call__(self, packed: str) -> dict[str, float]:
         totals = self._ready()
@@ -1315,7 +1344,7 @@ class _Rescorer:
 
     def many(self, pages: list[str]) -> list[dict[str, float]]:
         """Each page's scores, as one call per page gives them."""
-        self._ready()
-        if self._weigh_many is None:
+        weigh_many = self._many_weigher()
+        if weigh_many is None:
             return list(map(self, pages))
-        return list(map(self._classifier._by_label, self._weigh_many(pages)))
+        return list(map(self._classifier._by_label, weigh_many(pages)))

@@ -145,15 +145,18 @@ def fill_from_body(
     root: Any,
     options: RecordOptions | None = None,
 ) -> CoreRecord:
-    """``core``'s gaps filled first from the body fields the site's metadata names
-    (:meth:`.BodyNaming.fill`), then from what the body's own labels say (:func:`from_body`):
-    a page the site's label types (no metadata of its own: :func:`typed_by_label`, or the
-    naming's own type) is read for its type's values too. A page whose metadata names its
-    type was read so when its record was read: the body readers would find nothing more."""
-    filled = naming.fill(core, body)
-    if filled.page_type == core.page_type and typed_by_metadata(core):
-        return filled
-    return from_body(filled, root, options)
+    """``core``'s gaps filled from what the body's own labels say (:func:`from_body`), then
+    from the body fields the site's metadata names (:meth:`.BodyNaming.fill`), which keeps
+    the reader's values: the order a page whose metadata names its type is read in (its
+    readers ran when its record was read). A plain page the naming types (its label's
+    type) is read for that type's values after the naming."""
+    if typed_by_metadata(core):
+        return naming.fill(core, body)
+    read = from_body(core, root, options)
+    filled = naming.fill(read, body)
+    if filled.page_type != read.page_type:
+        return from_body(filled, root, options)
+    return filled
 
 
 def build_record(

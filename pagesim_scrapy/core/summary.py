@@ -27,8 +27,8 @@ import logging
 import re
 import threading
 import zlib
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from operator import add
 from pathlib import Path
@@ -325,7 +325,6 @@ def _label_cache(options: SummaryOptions) -> _LabelCache:
     return cache
 
 
-@dataclass(eq=False)
 class PageSummary:
     """Structure of one page; nodes are numbered in breadth-first order from the start element.
 
@@ -334,15 +333,40 @@ class PageSummary:
     depth d begins. Everything else is derived lazily.
     """
 
-    bfs: dict[str, str]
-    parent_bfs: list[int]
-    level_starts: list[int]
-    tags: list[str]
-    classes: frozenset[str]
-    options: SummaryOptions = DEFAULT_OPTIONS
-    title: str | None = None
-    source: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    def __init__(
+        self,
+        bfs: dict[str, str],
+        parent_bfs: list[int],
+        level_starts: list[int],
+        tags: list[str],
+        classes: frozenset[str] | None = None,
+        options: SummaryOptions = DEFAULT_OPTIONS,
+        title: str | None = None,
+        source: str | None = None,
+        extra: dict[str, Any] | None = None,
+        *,
+        class_values: Sequence[str] = (),
+    ) -> None:
+        """``classes`` is the page's set of class names; without it, ``class_values`` (the
+        raw ``class`` attribute values, repeats included) give it when it is first read."""
+        self.bfs = bfs
+        self.parent_bfs = parent_bfs
+        self.level_starts = level_starts
+        self.tags = tags
+        self.options = options
+        self.title = title
+        self.source = source
+        self.extra: dict[str, Any] = {} if extra is None else extra
+        self._class_values = class_values
+        if classes is not None:
+            self.classes = classes
+
+    @cached_property
+    def classes(self) -> frozenset[str]:
+        """The class names on the page. Split from the raw values only when read: a crawl
+        decides most pages without it (the style similarity and the cluster file read it)."""
+        values, self._class_values = self._class_values, ()
+        return frozenset(" ".join(set(values)).split())
 
     @property
     def n_nodes(self) -> int:
@@ -541,7 +565,7 @@ def _summarize_compiled(start: Any, options: SummaryOptions, source: str | None)
         parent_bfs=parent_bfs,
         level_starts=level_starts,
         tags=tags,
-        classes=frozenset(" ".join(set(class_values)).split()),
+        class_values=class_values,
         options=options,
         title=_find_title(start),
         source=source,
@@ -552,7 +576,6 @@ def _summarize_python(start: Any, options: SummaryOptions, source: str | None) -
     """The reference walk in Python: one lxml proxy per element."""
     walk = _PythonWalk(options)
     walk.run(start)
-    class_tokens = set(" ".join(set(walk.raw_classes)).split())
     codes = "".join(walk.node_labels)
     rsn, rpsa, csr = codes[0::3], codes[1::3], codes[2::3]
 
@@ -561,7 +584,7 @@ def _summarize_python(start: Any, options: SummaryOptions, source: str | None) -
         parent_bfs=walk.parent_bfs,
         level_starts=walk.level_starts,
         tags=walk.tags,
-        classes=frozenset(class_tokens),
+        class_values=walk.raw_classes,
         options=options,
         title=_find_title(start),
         source=source,

@@ -1,15 +1,23 @@
 """Per-page work made cheaper without changing what it gives: the class set split when first
-read, and the page keys of a plain http(s) URL read without ``urlsplit``."""
+read, the page keys of a plain http(s) URL read without ``urlsplit``, a page packed once for
+the site model and the drift watch, the start element found without a path."""
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
 import pytest
+from lxml import html
 
 from pagesim_scrapy.core import site, summary
 from pagesim_scrapy.core.pageio import PAGE_SUFFIXES, iter_page_paths, read_page_bytes
-from pagesim_scrapy.core.site import _without_views, page_keys
+from pagesim_scrapy.core.site import (
+    SiteModel,
+    _without_views,
+    pack_features,
+    page_keys,
+    structural_features,
+)
 from pagesim_scrapy.core.summary import (
     PageSummary,
     SummaryOptions,
@@ -120,3 +128,31 @@ def test_the_compiled_and_python_walks_give_one_class_set():
         compiled = summary._summarize_compiled(start, OPTIONS, None)
         python = summary._summarize_python(start, OPTIONS, None)
         assert compiled.classes == python.classes
+
+
+def test_a_page_is_packed_once_for_the_site_model_and_the_drift_watch():
+    from pagesim_scrapy.core.drift import DriftMonitor
+
+    model, monitor = SiteModel(), DriftMonitor()
+    for number, root in enumerate(real_roots(20)):
+        url = f"https://example.org/p/{number}"
+        page = summarize_tree(root, OPTIONS, source=url)
+        features = structural_features(page)
+        model.add_once(features)
+        monitor.observe("example.org", "page", features, url)
+        kept = monitor.now.site("example.org").look("page").kept[-1][0]
+        assert model.recent[-1] is kept  # one string for both
+        assert kept == site._pack(frozenset(features))  # as packed before
+        assert pack_features(frozenset(features)) == kept
+
+
+def test_the_start_element_is_the_one_lxml_finds():
+    pages = [parse_html(b"<html><head></head><body><p>x</p></body></html>")]
+    pages.append(html.fromstring(b"<div><section><body><p>inner</p></body></section></div>"))
+    pages += [html.fromstring(read_page_bytes(p)) for p in sorted(FIXTURES.rglob("*.html"))[:10]]
+    pages += real_roots(20)
+    for root in pages:
+        tag = root.tag.lower()
+        found = root.find("body") if tag == "html" else root.find(".//body")
+        expected = root if tag == "body" or found is None else found
+        assert _start_element(root) is expected

@@ -64,9 +64,12 @@ class PageFeatures(frozenset[str]):
     the same page met under several URLs (see :func:`page_keys`), empty where unknown
     (features given as a plain set)."""
 
-    __slots__ = ("page_keys",)
+    __slots__ = ("packed", "page_keys")
 
     page_keys: tuple[int, ...]
+    #: the features packed (see :func:`pack_features`), once the site model or the drift
+    #: watch packed them: both keep the page packed, as one string
+    packed: str
 
 
 def page_keys_of(features: Features) -> tuple[int, ...]:
@@ -184,8 +187,15 @@ def unpack_features(packed: str) -> Features:
 
 
 def pack_features(features: Features) -> str:
-    """A page's features as one string (what :class:`SiteModel` keeps)."""
-    return _pack(features)
+    """A page's features as one string (what :class:`SiteModel` keeps); a page's
+    :class:`PageFeatures` are packed once for the site model and the drift watch."""
+    if type(features) is not PageFeatures:
+        return _pack(features)
+    try:
+        return features.packed
+    except AttributeError:
+        packed = features.packed = _pack(features)
+        return packed
 
 
 def _unpack_in_python(packed: str) -> Features:
@@ -359,12 +369,12 @@ class SiteModel:
         if len(df) > self.max_features:
             self.forget_rare()
         if keep:
-            self.recent.append(_pack(features))
+            self.recent.append(pack_features(features))
 
     def add_once(self, features: Features) -> bool:
         """Count and keep one page of the site unless the same page (see :func:`page_keys`)
         was counted through here already; whether it was counted."""
-        packed = _pack(features)
+        packed = pack_features(features)
         if not self.met.first_meeting(features, hash(packed)):
             return False
         self.add(features, keep=False)

@@ -507,15 +507,13 @@ def _start_element(root: Any) -> Any:
     tag = root.tag.lower()
     if tag == "body":
         return root
+    # next(iterchildren/iterdescendants("body")) is what lxml's find("body") and
+    # find(".//body") run, without parsing the path on every page
     if tag == "html":
-        body = root.find("body")
-        if body is not None:
-            return body
+        body = next(root.iterchildren("body"), None)
     else:
-        body = root.find(".//body")
-        if body is not None:
-            return body
-    return root
+        body = next(root.iterdescendants("body"), None)
+    return root if body is None else body
 
 
 def _find_title(root: Any) -> str | None:

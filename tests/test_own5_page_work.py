@@ -156,3 +156,12 @@ def test_the_start_element_is_the_one_lxml_finds():
         found = root.find("body") if tag == "html" else root.find(".//body")
         expected = root if tag == "body" or found is None else found
         assert _start_element(root) is expected
+
+
+def test_the_label_cache_of_equal_options_is_one_cache():
+    first, equal, other = SummaryOptions(max_nodes=123), SummaryOptions(max_nodes=123), OPTIONS
+    cache = summary._label_cache(first)
+    assert summary._label_cache(equal) is cache  # equal options: the same labels
+    assert summary._label_cache(other) is not cache
+    assert summary._label_cache(other).options == other
+    assert summary._label_cache(first) is cache and summary._label_cache(equal) is cache

@@ -316,12 +316,20 @@ def csr_label(
 
 
 _caches: dict[SummaryOptions, _LabelCache] = {}
+# the cache found last: a crawl summarises every page with one options object, whose
+# dataclass hash and equality cost more in Python than this identity check
+_last_cache: _LabelCache | None = None
 
 
 def _label_cache(options: SummaryOptions) -> _LabelCache:
+    global _last_cache
+    last = _last_cache
+    if last is not None and last.options is options:
+        return last
     cache = _caches.get(options)
     if cache is None:
         cache = _caches[options] = _LabelCache(options)
+    _last_cache = cache
     return cache
 
 

@@ -187,15 +187,22 @@ def unpack_features(packed: str) -> Features:
 
 
 def pack_features(features: Features) -> str:
-    """A page's features as one string (what :class:`SiteModel` keeps); a page's
-    :class:`PageFeatures` are packed once for the site model and the drift watch."""
-    if type(features) is not PageFeatures:
-        return _pack(features)
-    try:
-        return features.packed
-    except AttributeError:
-        packed = features.packed = _pack(features)
-        return packed
+    """A page's features as one string (what :class:`SiteModel` keeps); the string the site
+    model kept of a page's :class:`PageFeatures` (the drift watch keeps it too)."""
+    if type(features) is PageFeatures:
+        packed: str | None = getattr(features, "packed", None)
+        if packed is not None:
+            return packed
+    return _pack(features)
+
+
+def _pack_kept(features: Features) -> str:
+    """:func:`pack_features` for the site model, which keeps the string with a page's
+    :class:`PageFeatures` for the other keepers of the page."""
+    packed = _pack(features)
+    if type(features) is PageFeatures:
+        features.packed = packed
+    return packed
 
 
 def _unpack_in_python(packed: str) -> Features:
@@ -369,12 +376,12 @@ class SiteModel:
         if len(df) > self.max_features:
             self.forget_rare()
         if keep:
-            self.recent.append(pack_features(features))
+            self.recent.append(_pack_kept(features))
 
     def add_once(self, features: Features) -> bool:
         """Count and keep one page of the site unless the same page (see :func:`page_keys`)
         was counted through here already; whether it was counted."""
-        packed = pack_features(features)
+        packed = _pack_kept(features)
         if not self.met.first_meeting(features, hash(packed)):
             return False
         self.add(features, keep=False)

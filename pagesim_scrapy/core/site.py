@@ -24,6 +24,7 @@ pages and its structure would look like the site's chrome (``benchmarks/eval_rep
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, _count_elements, deque  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -63,9 +64,12 @@ class PageFeatures(frozenset[str]):
     the same page met under several URLs (see :func:`page_keys`), empty where unknown
     (features given as a plain set)."""
 
-    __slots__ = ("page_keys",)
+    __slots__ = ("packed", "page_keys")
 
     page_keys: tuple[int, ...]
+    #: the features packed (see :func:`pack_features`), once the site model or the drift
+    #: watch packed them: both keep the page packed, as one string
+    packed: str
 
 
 def page_keys_of(features: Features) -> tuple[int, ...]:
@@ -95,6 +99,13 @@ def _without_views(query: str) -> str:
     return urlencode(kept)
 
 
+#: An http(s) URL that ``urlsplit`` reads as its scheme, netloc (group 1) and path (group 2)
+#: alone: no query or fragment, none of the characters it removes, no bracketed host. Such
+#: a URL, most of a crawl's, is split by this one match instead (``urlsplit`` costs more than
+#: the rest of the page's keys); the netloc must be ASCII too, as ``urlsplit`` checks others.
+_PLAIN_HTTP_URL = re.compile(r"https?://([^/?#\[\]\t\r\n]*)(/[^?#\t\r\n]*)?")
+
+
 def page_keys(summary: PageSummary) -> tuple[int, ...]:
     """How a page is known when met again: its URL without view parameters, with its title
     (the same page sorted, in print, with a notice or a session id). None without an http(s)
@@ -103,12 +114,15 @@ def page_keys(summary: PageSummary) -> tuple[int, ...]:
     their title and every node, and are still other pages."""
     if not summary.source:
         return ()
+    plain = _PLAIN_HTTP_URL.fullmatch(summary.source)
+    if plain is not None and plain[1].isascii():
+        # most URLs have no query: nothing to take out of it
+        return (hash((plain[1], plain[2] or "", "", summary.title)),)
     parts = urlsplit(summary.source)
     if parts.scheme not in ("http", "https"):
         # a file path, or a WARC record named ``archive#offset``: its name is not a URL whose
         # query or fragment could be a view of another page
         return ()
-    # most URLs have no query: nothing to take out of it
     query = _without_views(parts.query) if parts.query else ""
     return (hash((parts.netloc, parts.path, query, summary.title)),)
 
@@ -173,8 +187,22 @@ def unpack_features(packed: str) -> Features:
 
 
 def pack_features(features: Features) -> str:
-    """A page's features as one string (what :class:`SiteModel` keeps)."""
+    """A page's features as one string (what :class:`SiteModel` keeps); the string the site
+    model kept of a page's :class:`PageFeatures` (the drift watch keeps it too)."""
+    if type(features) is PageFeatures:
+        packed: str | None = getattr(features, "packed", None)
+        if packed is not None:
+            return packed
     return _pack(features)
+
+
+def _pack_kept(features: Features) -> str:
+    """:func:`pack_features` for the site model, which keeps the string with a page's
+    :class:`PageFeatures` for the other keepers of the page."""
+    packed = _pack(features)
+    if type(features) is PageFeatures:
+        features.packed = packed
+    return packed
 
 
 def _unpack_in_python(packed: str) -> Features:
@@ -348,12 +376,12 @@ class SiteModel:
         if len(df) > self.max_features:
             self.forget_rare()
         if keep:
-            self.recent.append(_pack(features))
+            self.recent.append(_pack_kept(features))
 
     def add_once(self, features: Features) -> bool:
         """Count and keep one page of the site unless the same page (see :func:`page_keys`)
         was counted through here already; whether it was counted."""
-        packed = _pack(features)
+        packed = _pack_kept(features)
         if not self.met.first_meeting(features, hash(packed)):
             return False
         self.add(features, keep=False)

@@ -27,8 +27,8 @@ import logging
 import re
 import threading
 import zlib
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from operator import add
 from pathlib import Path
@@ -316,16 +316,23 @@ def csr_label(
 
 
 _caches: dict[SummaryOptions, _LabelCache] = {}
+# the cache found last: a crawl summarises every page with one options object, whose
+# dataclass hash and equality cost more in Python than this identity check
+_last_cache: _LabelCache | None = None
 
 
 def _label_cache(options: SummaryOptions) -> _LabelCache:
+    global _last_cache
+    last = _last_cache
+    if last is not None and last.options is options:
+        return last
     cache = _caches.get(options)
     if cache is None:
         cache = _caches[options] = _LabelCache(options)
+    _last_cache = cache
     return cache
 
 
-@dataclass(eq=False)
 class PageSummary:
     """Structure of one page; nodes are numbered in breadth-first order from the start element.
 
@@ -334,15 +341,40 @@ class PageSummary:
     depth d begins. Everything else is derived lazily.
     """
 
-    bfs: dict[str, str]
-    parent_bfs: list[int]
-    level_starts: list[int]
-    tags: list[str]
-    classes: frozenset[str]
-    options: SummaryOptions = DEFAULT_OPTIONS
-    title: str | None = None
-    source: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    def __init__(
+        self,
+        bfs: dict[str, str],
+        parent_bfs: list[int],
+        level_starts: list[int],
+        tags: list[str],
+        classes: frozenset[str] | None = None,
+        options: SummaryOptions = DEFAULT_OPTIONS,
+        title: str | None = None,
+        source: str | None = None,
+        extra: dict[str, Any] | None = None,
+        *,
+        class_values: Sequence[str] = (),
+    ) -> None:
+        """``classes`` is the page's set of class names; without it, ``class_values`` (the
+        raw ``class`` attribute values, repeats included) give it when it is first read."""
+        self.bfs = bfs
+        self.parent_bfs = parent_bfs
+        self.level_starts = level_starts
+        self.tags = tags
+        self.options = options
+        self.title = title
+        self.source = source
+        self.extra: dict[str, Any] = {} if extra is None else extra
+        self._class_values = class_values
+        if classes is not None:
+            self.classes = classes
+
+    @cached_property
+    def classes(self) -> frozenset[str]:
+        """The class names on the page. Split from the raw values only when read: a crawl
+        decides most pages without it (the style similarity and the cluster file read it)."""
+        values, self._class_values = self._class_values, ()
+        return frozenset(" ".join(set(values)).split())
 
     @property
     def n_nodes(self) -> int:
@@ -483,15 +515,13 @@ def _start_element(root: Any) -> Any:
     tag = root.tag.lower()
     if tag == "body":
         return root
+    # next(iterchildren/iterdescendants("body")) is what lxml's find("body") and
+    # find(".//body") run, without parsing the path on every page
     if tag == "html":
-        body = root.find("body")
-        if body is not None:
-            return body
+        body = next(root.iterchildren("body"), None)
     else:
-        body = root.find(".//body")
-        if body is not None:
-            return body
-    return root
+        body = next(root.iterdescendants("body"), None)
+    return root if body is None else body
 
 
 def _find_title(root: Any) -> str | None:
@@ -541,7 +571,7 @@ def _summarize_compiled(start: Any, options: SummaryOptions, source: str | None)
         parent_bfs=parent_bfs,
         level_starts=level_starts,
         tags=tags,
-        classes=frozenset(" ".join(set(class_values)).split()),
+        class_values=class_values,
         options=options,
         title=_find_title(start),
         source=source,
@@ -552,7 +582,6 @@ def _summarize_python(start: Any, options: SummaryOptions, source: str | None) -
     """The reference walk in Python: one lxml proxy per element."""
     walk = _PythonWalk(options)
     walk.run(start)
-    class_tokens = set(" ".join(set(walk.raw_classes)).split())
     codes = "".join(walk.node_labels)
     rsn, rpsa, csr = codes[0::3], codes[1::3], codes[2::3]
 
@@ -561,7 +590,7 @@ def _summarize_python(start: Any, options: SummaryOptions, source: str | None) -
         parent_bfs=walk.parent_bfs,
         level_starts=walk.level_starts,
         tags=walk.tags,
-        classes=frozenset(class_tokens),
+        class_values=walk.raw_classes,
         options=options,
         title=_find_title(start),
         source=source,

@@ -228,16 +228,23 @@ class ExampleWatch:
         if crawler is not None:
             crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
-    def observe(self, url: str, summary: PageSummary, site: str | None = None) -> None:
+    def observe(
+        self,
+        url: str,
+        summary: PageSummary,
+        site: str | None = None,
+        features: Features | None = None,
+    ) -> None:
         """Keep a classified page's features, from the summary its decision was made on
-        (``site``: the URL's site, when the caller has it already)."""
+        (``site``: the URL's site, ``features``: the summary's structural features, when the
+        caller has them already)."""
         if self.classifier is None:
             return
         kept = self.pages.setdefault(site_key(url) if site is None else site, [])
         if len(kept) >= EXAMPLE_PAGES_PER_SITE or url in self._seen:
             return
         self._seen.add(url)
-        kept.append((url, structural_features(summary)))
+        kept.append((url, structural_features(summary) if features is None else features))
 
     def spider_closed(self) -> None:
         self.advice = self.close()

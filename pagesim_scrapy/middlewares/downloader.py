@@ -281,7 +281,7 @@ class PageSimDownloaderMiddleware:
         if self.started.drift is not None:
             self.started.drift.observe(decision, summary, root, url)
         if self.startup.examples is not None:
-            self.startup.examples.observe(url, summary, decision.site)
+            self.startup.examples.observe(url, summary, decision.site, decision.features)
         return decision
 
     def _publish(self, request: Request, response: Response, decision: Decision) -> None:

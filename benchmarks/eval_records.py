@@ -22,7 +22,8 @@ Two parts:
 
 Run: ``python benchmarks/eval_records.py [--part products|coverage|all] [--limit N]``
 (``--half even|odd``: one half of the product pages; ``--misses``: list what the core record
-does not have right, and whether the page's visible text shows it).
+does not have right, and whether the page's visible text shows it; ``--site-misses``: list
+what the ``site|shown`` column has wrong or lacks, and whether the naming or the reader set it).
 Output is deterministic (sorted inputs, fixed formatting).
 """
 
@@ -174,7 +175,9 @@ def _plain_values(item: dict) -> dict[str, Any]:
 # ---------------------------------------------------------------- products
 
 
-def products(limit: int, half: str = "all", misses: bool = False) -> None:
+def products(
+    limit: int, half: str = "all", misses: bool = False, site_misses: bool = False
+) -> None:
     truth = json.loads((PRODUCTS / "ground-truth.json").read_text())
     shipped = json.loads((PRODUCTS / "output" / "extruct.json").read_text())
     ids = sorted(truth)[:limit] if limit else sorted(truth)
@@ -183,12 +186,13 @@ def products(limit: int, half: str = "all", misses: bool = False) -> None:
     score: dict[str, Counter] = defaultdict(Counter)
     unstable = 0
     missed: list[str] = []
+    site_missed: list[str] = []
     site_pages = _read_sites(truth, ids)
     for page_id in ids:
         html = gzip.decompress((PRODUCTS / "html" / f"{page_id}.html.gz").read_bytes())
         url = truth[page_id]["url"]
         record, root = read_page(html, url, page_type="product")
-        site = site_filled(page_id, site_pages)
+        named, site = site_filled(page_id, site_pages)
         unstable += record != read_record(html, url, page_type="product")
         plain = plain_extruct(html, url)
         visible = _visible_text(html)
@@ -212,6 +216,10 @@ def products(limit: int, half: str = "all", misses: bool = False) -> None:
             site_right = any(same(attribute, site.get(attribute), t) for t in wanted)
             row["site_found"] += shown and attribute in site.fields
             row["site_right"] += shown and site_right
+            if site_misses and shown and not site_right:
+                shop = site_pages[page_id][0]
+                line = _site_miss(page_id, attribute, wanted, named, site)
+                site_missed.append(f"{line} | {shop}")
             if misses and not right:
                 missed.append(_miss(page_id, attribute, wanted, record, shown))
             row["plain_right"] += any(same(attribute, plain.get(attribute), t) for t in wanted)
@@ -221,6 +229,9 @@ def products(limit: int, half: str = "all", misses: bool = False) -> None:
     if misses:
         print("misses: page attribute in-body truth | core value (source)")
         print("\n".join(missed))
+    if site_misses:
+        print("site misses: page attribute truth | site value (naming, or reader) | shop")
+        print("\n".join(site_missed))
 
 
 #: a page of a shop read with its metadata: its record, and its body fields
@@ -241,16 +252,18 @@ def _read_sites(truth: dict[str, Any], ids: list[str]) -> dict[str, SitePage]:
     return pages
 
 
-def site_filled(page_id: str, pages: dict[str, SitePage]) -> CoreRecord:
+def site_filled(page_id: str, pages: dict[str, SitePage]) -> tuple[CoreRecord, CoreRecord]:
     """The page as a crawl fills it where its own metadata is missing: from the body fields
     the shop's metadata names on its other pages (a naming learned from them, the judged
-    page's own metadata never seen), then from the body reader for what is left."""
+    page's own metadata never seen), then from the body reader for what is left. Returned
+    beside what the naming alone filled (to tell which of the two set a value)."""
     shop, _, body, root = pages[page_id]
     naming = BodyNaming(site=shop)
     for other, (other_shop, record, other_body, _) in pages.items():
         if other != page_id and other_shop == shop:
             naming.observe(record, other_body)
-    return fill_from_body(naming, CoreRecord("product"), body, root)
+    empty = CoreRecord("product")
+    return naming.fill(empty, body), fill_from_body(naming, empty, body, root)
 
 
 def _shown(wanted: list, visible: str) -> bool:
@@ -265,6 +278,17 @@ def _miss(page_id: str, attribute: str, wanted: list, record: Any, shown: bool) 
     value = record.fields.get(attribute)
     got = f"{value.value!r} ({value.source})" if value is not None else "-"
     return f"{page_id[:12]} {attribute:<12} {'yes' if shown else 'no ':<3} {wanted!r} | {got}"
+
+
+def _site_miss(
+    page_id: str, attribute: str, wanted: list, named: CoreRecord, site: CoreRecord
+) -> str:
+    """One line per shown value the ``site|shown`` path has wrong or lacks: its value, and
+    whether the shop's learned naming or the body reader set it."""
+    value = site.fields.get(attribute)
+    by = "naming" if attribute in named.fields else "reader"
+    got = f"{value.value!r} ({by})" if value is not None else "-"
+    return f"{page_id[:12]} {attribute:<12} {wanted!r} | {got}"
 
 
 def _visible_text(html: bytes) -> str:
@@ -433,10 +457,15 @@ def main() -> None:
         action="store_true",
         help="products: list each annotated value the core record does not have right",
     )
+    parser.add_argument(
+        "--site-misses",
+        action="store_true",
+        help="products: list each shown value the site|shown column has wrong or lacks",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     if args.part in ("products", "all"):
-        products(args.limit, args.half, args.misses)
+        products(args.limit, args.half, args.misses, args.site_misses)
     if args.part in ("coverage", "all"):
         coverage(args.limit)
 

@@ -33,6 +33,7 @@ __all__ = [
     "ANY_RANK",
     "DATE_FIELDS",
     "as_minutes",
+    "label_of",
     "lengths_agree",
     "list_share",
     "looks_like_code",
@@ -129,6 +130,14 @@ def _unlabelled(text: str) -> str:
     return _LABEL.sub("", text, count=1).strip()
 
 
+def label_of(text: str) -> str:
+    """The label a body text shows before its value ("Marca:" in "Marca: Puma"), folded;
+    empty when it shows none. A slot of a site's specs list keeps its label from page to
+    page; the same position under another label is another field."""
+    match = _LABEL.match(text)
+    return _SPACE.sub(" ", match[0]).strip().casefold() if match else ""
+
+
 def _short(function: Callable[[str], Any]) -> Callable[[str], Any]:
     return lambda text: function(text) if len(text) <= MAX_SHORT else None
 
@@ -156,8 +165,31 @@ def _identifier(text: str) -> str | None:
     return as_identifier(coded[0].strip(_AROUND_CODE)) if len(coded) == 1 else None
 
 
+#: ISO 4217 codes: the current list (maintenance agency SIX, as of 2024) without the
+#: testing and no-currency codes, plus codes retired since 2000 that old pages still show.
+#: A body text's three letters are a currency only when they are one of these (a word
+#: such as "alv", Finnish for VAT, is not).
+_ISO_4217_CODES = """
+    AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD
+    BTN BWP BYN BZD CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE CZK DJF DKK DOP
+    DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR
+    IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD
+    MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB
+    PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD
+    SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW UZS
+    VED VES VND VUV WST XAF XAG XAU XCD XDR XOF XPD XPF XPT YER ZAR ZMW ZWL
+    BYR EEK HRK LTL LVL MRO RUR SKK STD TRL VEF
+"""
+ISO_4217 = frozenset(_ISO_4217_CODES.split())
+
+
 def _currency(text: str) -> str | None:
-    return as_currency(text) or as_currency(_NOT_SIGN.sub("", text))
+    """A currency code or sign a short text shows; three letters only when ISO 4217 has them."""
+    for each in (text, _NOT_SIGN.sub("", text)):
+        code = as_currency(each)
+        if code in ISO_4217:
+            return code
+    return None
 
 
 def _date(text: str) -> str | None:

@@ -30,6 +30,7 @@ from typing import Any
 from .bodyfields import COARSE, LOCAL, is_image_key, key_anchor
 from .bodyvalues import (
     ANY_RANK,
+    label_of,
     lengths_agree,
     list_share,
     looks_like_code,
@@ -143,6 +144,23 @@ class NamingOptions:
             (kept): measured both ways, replacing it named a few more values right and more
             of them wrong (docs/figures_recipe1.md). A page the label types is filled by the
             naming first either way: the reader runs after it.
+        labelled_slots: a key whose texts agreed once their label was dropped ("Marca:
+            Puma" for "Puma") is not read on a page where its text shows another label
+            ("Tipo: …"): a specs list's position holds another field there. A label the
+            metadata's value has too ("Rust 1.5: …", a title) is the value's own text.
+        thin_constant: a key trusted from fewer than ``min_pages`` pages is not read on a
+            page where it shows the very value it agreed with: an element that says the
+            same on two pages whose values differ is the site's chrome (a brand menu's
+            link, a select's option), not the page's slot. Only a value that names one
+            element of a page (a text, a name, a code): a currency or a stock state is the
+            same on a shop's pages. Off: on the product shops it leaves out wrong brands
+            (menu links, select options), but on the recipe sites it leaves out a blog's
+            one author as often (docs/figures_name31.md).
+        voted: where the trusted keys read different values on a page, the value most of
+            them read is taken (the first key's on a tie): a key whose rank moved on this
+            page reads a neighbour's text while the others still read the slot. Off: on
+            the even half of the product shops it set as many values wrong as it righted
+            (three styles of one element are three votes).
     """
 
     min_pages: int = 2
@@ -169,6 +187,9 @@ class NamingOptions:
     anchor_size_slack: float = 2.0
     anchor_no_code: bool = True
     over_body_reader: bool = False
+    labelled_slots: bool = True
+    thin_constant: bool = False
+    voted: bool = False
 
     def __post_init__(self) -> None:
         counts = (self.min_pages, self.stale_pages, self.max_pages, self.max_keys)
@@ -342,6 +363,10 @@ class _TypeCounts:
         self.early: list[tuple[frozenset[str], dict[str, frozenset[str]]]] = []
         #: per name, the smallest and largest :func:`_size` of the values a body field agreed with
         self.sizes: dict[str, tuple[int, int]] = {}
+        #: per (name, key), the labels its texts showed where it agreed
+        self.labels: dict[tuple[str, str], set[str]] = {}
+        #: per (name, key), the values it agreed with on the name's first ``min_pages`` pages
+        self.thin: dict[tuple[str, str], list[Any]] = {}
 
     def count(self, core: CoreRecord, body: Mapping[str, Any]) -> None:
         self.pages += 1
@@ -364,8 +389,53 @@ class _TypeCounts:
             for key in keys:
                 self.agreed[name, key] += 1
                 self.specific[name, key] += specific
+                self._note_key(name, key, have.value, body)
         if self.pages <= self.options.few_pages:
             self.early.append((frozenset(_page_keys(body)), agreeing))
+
+    def _note_key(self, name: str, key: str, value: Any, body: Mapping[str, Any]) -> None:
+        """Remember what :meth:`readable` asks of a key that agreed: its text's label, and
+        the value while the name has few pages."""
+        raw = body.get(key)
+        if self.options.labelled_slots and isinstance(raw, str):
+            label = label_of(raw)
+            if label and label not in str(value).casefold():  # read by dropping the label
+                self.labels.setdefault((name, key), set()).add(label)
+        thin = self.options.thin_constant and self.kinds[name] in _SPECIFIC_KINDS
+        if thin and self.seen[name] <= self.options.min_pages:
+            self.thin.setdefault((name, key), []).append(value)
+
+    def readable(
+        self, name: str, keys: list[str], body: Mapping[str, Any]
+    ) -> tuple[str | None, Any]:
+        """The key and value :meth:`BodyNaming.fill` takes from ``body``: the first of
+        ``keys`` whose text reads as the name's kind (or with ``voted``, the value most of
+        them read), a key not read where its label changed or it shows its thin evidence."""
+        kind = self.kinds[name]
+        found: list[tuple[str, Any]] = []
+        for key in keys:
+            value = _value_at(kind, key, body)
+            if value in (None, "", []) or self._unlike(name, key, kind, value, body):
+                continue
+            if not self.options.voted:
+                return key, value
+            found.append((key, value))
+        if not found:
+            return None, None
+        votes = [sum(same(kind, value, other) for _, other in found) for _, value in found]
+        return found[votes.index(max(votes))]
+
+    def _unlike(self, name: str, key: str, kind: str, value: Any, body: Mapping[str, Any]) -> bool:
+        """Whether the key's text on this page is unlike where it agreed: another label, or
+        (trusted from few pages) the same value as there."""
+        labels = self.labels.get((name, key))
+        raw = body.get(key)
+        if labels is not None and isinstance(raw, str) and label_of(raw) not in labels:
+            return True
+        thin = self.thin.get((name, key))
+        if thin is None or self.seen[name] >= self.options.min_pages:
+            return False
+        return any(same(kind, value, agreed) for agreed in thin)
 
     def _note_size(self, name: str, size: int | None) -> None:
         if size is not None:
@@ -582,7 +652,7 @@ class BodyNaming:
         anchors = _Anchors(body, self.options.anchor_depth) if self.options.anchored else None
         for name, keys in self._keys(counts, page_type).items():
             kind = counts.kinds[name]
-            key, value = _first_readable(kind, keys, body)
+            key, value = counts.readable(name, keys, body)
             if key is None and anchors is not None:
                 key, value = anchors.first_readable(kind, keys)
                 if key is not None and not counts.looks_agreed(name, value):

@@ -80,14 +80,14 @@ CLOSENESS: dict[str, float] = {SITE_METHOD: 0.7}
 #: the larger ones (:mod:`~pagesim_scrapy.core.cluster.overlap`): a large type split by what
 #: some of its pages add (replies, a sidebar, a long body). Chosen leave-one-site-out over the
 #: visible sites; a lower value merges the wiki's templates into its articles
-#: (``python benchmarks/site_cluster.py --overlap``; docs/figures_clus11.md). Other measures:
+#: (``python benchmarks/site_cluster.py --overlap``; docs/benchmarks.md). Other measures:
 #: off (0).
 OVERLAP: dict[str, float] = {SITE_METHOD: 0.7}
 
 #: Batch and discovery: after both merges (and only where closeness is on), a page left alone
 #: joins the cluster whose pages overlap it at least this share as much as they overlap each
 #: other (:mod:`~pagesim_scrapy.core.cluster.lone`). Chosen leave-one-site-out over the
-#: visible sites (``python benchmarks/site_cluster.py --lone``; docs/figures_clus12.md).
+#: visible sites (``python benchmarks/site_cluster.py --lone``; docs/benchmarks.md).
 #: Other measures: off (0).
 LONE: dict[str, float] = {SITE_METHOD: 0.4}
 

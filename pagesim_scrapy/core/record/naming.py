@@ -137,13 +137,13 @@ class NamingOptions:
         anchor_no_code: an anchored text that reads as CSS or script source is not taken.
             The three chosen leave-one-site-out (``eval_body_names.py --loso anchored``): the
             choice still names a few more values wrong than the anchors off, so ``anchored``
-            stays off by default (docs/figures_names8.md).
+            stays off by default (docs/benchmarks.md).
         over_body_reader: a value the page's generic body reader set before the naming
             fills (:mod:`.bodyproduct`, :mod:`.bodyrecipe`, on a page whose own metadata
             names its type) is replaced by the site's learned field where that has one. Off
             (kept): measured both ways, replacing it named a few more values right and more
-            of them wrong (docs/figures_recipe1.md). A page the label types is filled by the
-            naming first either way: the reader runs after it.
+            of them wrong (docs/benchmarks.md). A page the label types is read the
+            same way: the reader first, the naming for what it leaves.
         labelled_slots: a key whose texts agreed once their label was dropped ("Marca:
             Puma" for "Puma") is not read on a page where its text shows another label
             ("Tipo: …"): a specs list's position holds another field there. A label the
@@ -155,12 +155,7 @@ class NamingOptions:
             element of a page (a text, a name, a code): a currency or a stock state is the
             same on a shop's pages. Off: on the product shops it leaves out wrong brands
             (menu links, select options), but on the recipe sites it leaves out a blog's
-            one author as often (docs/figures_name31.md).
-        voted: where the trusted keys read different values on a page, the value most of
-            them read is taken (the first key's on a tie): a key whose rank moved on this
-            page reads a neighbour's text while the others still read the slot. Off: on
-            the even half of the product shops it set as many values wrong as it righted
-            (three styles of one element are three votes).
+            one author as often (docs/benchmarks.md, eval_records.py).
     """
 
     min_pages: int = 2
@@ -189,7 +184,6 @@ class NamingOptions:
     over_body_reader: bool = False
     labelled_slots: bool = True
     thin_constant: bool = False
-    voted: bool = False
 
     def __post_init__(self) -> None:
         counts = (self.min_pages, self.stale_pages, self.max_pages, self.max_keys)
@@ -409,21 +403,15 @@ class _TypeCounts:
         self, name: str, keys: list[str], body: Mapping[str, Any]
     ) -> tuple[str | None, Any]:
         """The key and value :meth:`BodyNaming.fill` takes from ``body``: the first of
-        ``keys`` whose text reads as the name's kind (or with ``voted``, the value most of
-        them read), a key not read where its label changed or it shows its thin evidence."""
+        ``keys`` whose text reads as the name's kind, a key not read where its label changed
+        or it shows its thin evidence."""
         kind = self.kinds[name]
-        found: list[tuple[str, Any]] = []
         for key in keys:
             value = _value_at(kind, key, body)
             if value in (None, "", []) or self._unlike(name, key, kind, value, body):
                 continue
-            if not self.options.voted:
-                return key, value
-            found.append((key, value))
-        if not found:
-            return None, None
-        votes = [sum(same(kind, value, other) for _, other in found) for _, value in found]
-        return found[votes.index(max(votes))]
+            return key, value
+        return None, None
 
     def _unlike(self, name: str, key: str, kind: str, value: Any, body: Mapping[str, Any]) -> bool:
         """Whether the key's text on this page is unlike where it agreed: another label, or

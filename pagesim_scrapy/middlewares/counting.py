@@ -26,13 +26,11 @@ def count_decision(
 ) -> None:
     """Count one decided page."""
     label = decision.label
-    # looked up once: Scrapy's collector wraps its methods on every attribute read
-    inc = stats.inc_value
-    inc("pagesim/response_count")
+    stats.inc_value("pagesim/response_count")
     if label is None:
-        inc("pagesim/unmatched")
+        stats.inc_value("pagesim/unmatched")
     else:
-        inc(f"pagesim/label_count/{label}")
+        stats.inc_value(f"pagesim/label_count/{label}")
         if decision.filled is not None:
             stats.inc_value("pagesim/neighbour_fill")
             stats.inc_value(f"pagesim/neighbour_fill/{label}")

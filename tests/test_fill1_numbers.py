@@ -33,6 +33,11 @@ def _pages(rng: random.Random, count: int) -> list[frozenset[str]]:
     return pages
 
 
+def numbered(numbers: PoolNumbers) -> dict[str, int]:
+    """Each feature's number in ``numbers`` (its names are in number order)."""
+    return dict(zip(numbers.names, range(len(numbers.names))))
+
+
 def test_codes_name_the_features_they_stand_for() -> None:
     codes = page_codes(pack_features(_ODD))
     assert sorted(code_names(codes)) == sorted(_ODD)
@@ -56,7 +61,7 @@ def test_numbers_given_in_batches_are_one_numbering() -> None:
     numbers = PoolNumbers()
     numbers.of_all(pages[:25])
     numbers.of_all(pages[20:])
-    number = numbers.number
+    number = numbered(numbers)
     assert len(number) == len(numbers.names) == len(set(numbers.names))
     for page in pages:
         features = page if isinstance(page, frozenset) else unpack_features(page)
@@ -79,4 +84,4 @@ def test_odd_characters_score_as_the_candidate_pool() -> None:
     reference = CandidatePool(feature_numbers(sample), model, sample)
     for page in pages + _pages(rng, 5):
         assert pool.similarities(page)[0].tobytes() == reference.similarities(page).tobytes()
-    assert pool.number == {f: n for f, n in numbers.number.items() if n < len(pool.sampled)}
+    assert pool.number == {f: n for f, n in numbered(numbers).items() if n < len(pool.sampled)}

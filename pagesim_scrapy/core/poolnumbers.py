@@ -109,11 +109,6 @@ class PoolNumbers:
         self.codes = np.zeros(0, dtype=np.uint64)
         self.slots = np.zeros(0, dtype=np.int64)
 
-    @property
-    def number(self) -> dict[str, int]:
-        """Each feature's number (built on demand: the fill looks codes up instead)."""
-        return dict(zip(self.names, range(len(self.names))))
-
     def of(self, page: Features | str) -> np.ndarray:
         """The page's feature numbers, ascending (``page``: its features, or packed)."""
         return self.of_all([page])[0]

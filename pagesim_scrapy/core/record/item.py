@@ -23,15 +23,14 @@ from .landmarks import LandmarkTexts
 from .model import CoreRecord
 from .tidy import (
     _SLOT,
-    MAX_NAME_TEXT,
     _norm,
     _texts,
-    _value_name,
     is_chrome,
     is_layout_name,
     member_keys,
     merge_numbered_regions,
     readable_name,
+    text_names,
     text_of,
     value_keys,
 )
@@ -126,14 +125,7 @@ class _Readings:
 def _value_names(readings: _Readings, values: Any) -> set[str]:
     """:func:`.tidy.value_names` of a record whose values are ``values``, from their
     readings (the same texts, read once for this and the checks after it)."""
-    names = {
-        _value_name(text)
-        for value in values
-        for text in readings.of(value).texts
-        if len(text) <= MAX_NAME_TEXT
-    }
-    names.discard("")
-    return names
+    return text_names(text for value in values for text in readings.of(value).texts)
 
 
 class _Builder:

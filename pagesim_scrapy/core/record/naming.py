@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -406,12 +406,9 @@ class _TypeCounts:
         ``keys`` whose text reads as the name's kind, a key not read where its label changed
         or it shows its thin evidence."""
         kind = self.kinds[name]
-        for key in keys:
-            value = _value_at(kind, key, body)
-            if value in (None, "", []) or self._unlike(name, key, kind, value, body):
-                continue
-            return key, value
-        return None, None
+        return _first_readable(
+            kind, keys, body, lambda key, value: self._unlike(name, key, kind, value, body)
+        )
 
     def _unlike(self, name: str, key: str, kind: str, value: Any, body: Mapping[str, Any]) -> bool:
         """Whether the key's text on this page is unlike where it agreed: another label, or
@@ -715,11 +712,17 @@ def _value_at(kind: str, key: str, body: Mapping[str, Any]) -> Any:
     return read_as(kind, raw) if isinstance(raw, str) else None
 
 
-def _first_readable(kind: str, keys: list[str], body: Mapping[str, Any]) -> tuple[str | None, Any]:
-    """The first of ``keys`` whose body text reads as a value of ``kind``, and the value."""
+def _first_readable(
+    kind: str,
+    keys: list[str],
+    body: Mapping[str, Any],
+    skip: Callable[[str, Any], bool] | None = None,
+) -> tuple[str | None, Any]:
+    """The first of ``keys`` whose body text reads as a value of ``kind``, and the value
+    (``skip``: a key and its value not to take)."""
     for key in keys:
         value = _value_at(kind, key, body)
-        if value not in (None, "", []):
+        if value not in (None, "", []) and (skip is None or not skip(key, value)):
             return key, value
     return None, None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urldefrag
@@ -26,6 +26,7 @@ __all__ = [
     "merge_numbered_regions",
     "readable_name",
     "shape_chrome_patterns",
+    "text_names",
     "text_of",
     "value_keys",
     "value_names",
@@ -190,7 +191,11 @@ def text_of(value: Any) -> str:
 def value_names(record: Mapping[str, Any]) -> set[str]:
     """The names that a record's short texts would give (``Sven`` → ``sven``): a field
     named so was named after a value, not a label."""
-    texts = _texts(list(record.values()))
+    return text_names(_texts(list(record.values())))
+
+
+def text_names(texts: Iterable[str]) -> set[str]:
+    """:func:`value_names` of the short texts ``texts`` (a record's, read already)."""
     names = {_value_name(text) for text in texts if len(text) <= MAX_NAME_TEXT}
     names.discard("")
     return names
